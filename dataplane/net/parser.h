@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Header parser over a plain byte span: Ethernet (optionally one 802.1Q tag),
+// IPv4, ARP and MAC control (PFC / PAUSE). Pure code, no DPDK, so it is unit
+// tested and fuzzed (tests/net/fuzz_parser.cc) on heap buffers.
+// It never reads past data+len: every field is bounds-checked first. It does
+// not modify the packet; see net/ipv4_edit.h for the in-place edits.
+#pragma once
+#include <cstdint>
+#include "dataplane/common/types.h"
+
+namespace pfc {
+
+enum class PktKind : uint8_t {
+  kIpv4,        // valid IPv4 header (options/fragments allowed, flagged)
+  kArp,         // Ethernet/IPv4 ARP, 28-byte body present
+  kMacControl,  // ethertype 0x8808 (PFC, PAUSE, or malformed): consumed, never forwarded
+  kOtherL2,     // any other ethertype (IPv6, LLDP, ...): never lossless
+  kBad,         // malformed: see ParsedPacket::bad
+};
+
+inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+inline constexpr uint16_t kEtherTypeArp = 0x0806;
+inline constexpr uint16_t kEtherTypeVlan = 0x8100;
+inline constexpr uint16_t kEtherTypeMacControl = 0x8808;
+
+struct ParsedPacket {
+  PktKind kind;
+  DropReason bad;          // valid when kind == kBad
+  bool has_vlan;
+  bool ip_options;         // IHL > 5
+  bool ip_fragment;        // MF set or fragment offset != 0
+  bool dst_broadcast;      // ff:ff:ff:ff:ff:ff
+  bool dst_multicast;      // group bit set (includes broadcast)
+  uint16_t ethertype;      // after any VLAN tag
+  uint16_t vlan_tci;
+  uint16_t l3_off;         // offset of the IPv4 / ARP / MAC-control body
+  uint16_t ip_hdr_len;     // bytes (IHL * 4)
+  uint16_t ip_total_len;   // from the header, <= bytes available
+  uint8_t dscp;            // the tag
+  uint8_t ttl;
+  uint8_t ip_proto;
+  uint32_t src_ip;         // host byte order
+  uint32_t dst_ip;         // host byte order
+};
+
+// Parses frame[0, len). verify_ip_csum=false skips the header checksum (for a
+// device that already verified it). Returns out->kind (kBad with out->bad set
+// on any malformed input).
+PktKind ParseFrame(const uint8_t* frame, uint32_t len, bool verify_ip_csum,
+                   ParsedPacket* out);
+
+// ARP body (Ethernet/IPv4 only) at frame + l3_off; ParseFrame guarantees 28 bytes.
+struct ArpView {
+  uint16_t op;             // 1 request, 2 reply
+  uint8_t sha[6];
+  uint32_t spa;            // host byte order
+  uint8_t tha[6];
+  uint32_t tpa;            // host byte order
+};
+bool ParseArp(const uint8_t* frame, uint32_t len, const ParsedPacket& p, ArpView* out);
+
+}  // namespace pfc
