@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// State of one port that only its owning worker reads and writes: the egress
+// scheduler, packets the device did not accept yet (retried before anything
+// else, so a slow device back-pressures instead of dropping), and the PFC
+// machinery (received-pause timers, XOFF/XON generator).
+#pragma once
+#include <rte_mbuf.h>
+
+#include <array>
+#include <cstdint>
+
+#include "dataplane/common/types.h"
+#include "dataplane/pfc/pause_timer.h"
+#include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/sched/egress_scheduler.h"
+
+namespace pfc {
+
+struct TxStash {
+  static constexpr int kCap = 2 * kMaxBurst;
+  std::array<rte_mbuf*, kCap> pkts{};
+  std::array<uint8_t, kCap> prio{};    // egress priority, for tx counters
+  int head = 0, n = 0;
+};
+
+struct PortOwnerState {
+  EgressScheduler sched;
+  TxStash data_stash;     // data packets the device refused
+  TxStash ctrl_stash;     // control frames the device refused
+  PauseTimer pause;       // pause requests received on this port
+  PfcGenerator pfc_gen;   // XOFF/XON we send on this port
+  uint64_t pause_bps = 0; // rate for quanta: the shaper's when shaped
+};
+
+}  // namespace pfc

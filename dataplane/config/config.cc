@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Top-level config loader: reads the file (and its include), parses each
+// section, then cross-checks the whole (buffer fits, routes reach ports,
+// lossy tag is not lossless, ...). Nothing is half-applied: the caller gets a
+// complete SwitchConfig or an error.
+#include "dataplane/config/config.h"
+
+#include <filesystem>
+#include <set>
+
+#include "dataplane/config/sections.h"
+#include "dataplane/config/yaml_util.h"
+
+namespace pfc {
+namespace {
+
+YAML::Node LoadFile(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw cfg::ConfigError(path + ": cannot open file");
+  } catch (const YAML::ParserException& e) {
+    throw cfg::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
+  }
+}
+
+// Applies `include:` — the included file may define qos, rewrite, routes and
+// neighbors; defining a section in both files is an error.
+YAML::Node MergeInclude(const cfg::Reader& rd, YAML::Node root, std::string* inc_path,
+                        std::set<std::string>* from_inc) {
+  YAML::Node inc = root["include"];
+  if (!inc) return root;
+  std::string rel = rd.Str(inc, "include");
+  std::filesystem::path p = std::filesystem::path(rd.file()).parent_path() / rel;
+  if (std::filesystem::path(rel).is_absolute()) p = rel;
+  *inc_path = p.string();
+  YAML::Node other = LoadFile(*inc_path);
+  cfg::Reader ird(*inc_path);
+  if (!other.IsMap()) ird.Fail(other, "(document)", "a map of sections");
+  ird.CheckKeys(other, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
+  for (const char* sec : {"qos", "rewrite", "routes", "neighbors"}) {
+    if (!other[sec]) continue;
+    if (root[sec])
+      throw cfg::ConfigError(rd.file() + ": section '" + sec + "' is defined both here and in " +
+                             *inc_path + " (expected it in one file only)");
+    root[sec] = other[sec];
+    from_inc->insert(sec);
+  }
+  return root;
+}
+
+}  // namespace
+
+bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
+  try {
+    SwitchConfig c;
+    c.path = path;
+    cfg::Reader rd(path);
+    YAML::Node root = LoadFile(path);
+    if (!root.IsMap()) rd.Fail(root, "(document)", "a map with sections switch, ports, ...");
+    rd.CheckKeys(root, "", {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer",
+                            "pfc", "rewrite", "include"});
+    std::string inc_path;
+    std::set<std::string> from_inc;
+    root = MergeInclude(rd, root, &inc_path, &from_inc);
+    // Errors in a section taken from the include name the included file.
+    cfg::Reader ird(inc_path);
+    auto reader_for = [&](const char* sec) -> const cfg::Reader& {
+      return from_inc.count(sec) ? ird : rd;
+    };
+
+    cfgsec::ParseSwitch(rd, root["switch"], &c);
+    cfgsec::ParsePorts(rd, root["ports"], &c);
+    cfgsec::ParseQos(reader_for("qos"), root["qos"], &c);
+    cfgsec::ParsePfc(rd, root["pfc"], &c);
+    cfgsec::ParseBuffer(rd, root["buffer"], &c);
+    cfgsec::ParseRoutes(reader_for("routes"), root["routes"], &c);
+    cfgsec::ParseNeighbors(reader_for("neighbors"), root["neighbors"], &c);
+    cfgsec::ParseL2(rd, root["l2_table"], &c);
+    cfgsec::ParseRewrite(reader_for("rewrite"), root["rewrite"], &c);
+    cfgsec::Validate(rd, &c);
+    *out = std::move(c);
+    return true;
+  } catch (const cfg::ConfigError& e) {
+    *err = e.what();
+    return false;
+  } catch (const YAML::Exception& e) {
+    *err = path + ": " + e.what();
+    return false;
+  }
+}
+
+bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig* out,
+                std::string* err) {
+  try {
+    SwitchConfig c = base;
+    cfg::Reader rd(path);
+    YAML::Node root = LoadFile(path);
+    if (!root.IsMap()) rd.Fail(root, "(document)", "a map with sections qos, rewrite, routes");
+    rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
+    if (root["qos"]) {
+      cfgsec::ParseQos(rd, root["qos"], &c);
+      // Buffers, headroom and PFC generators were sized for the lossless set.
+      if (c.tag_map.lossless_mask != base.tag_map.lossless_mask)
+        rd.Fail(root["qos"]["lossless"], "qos.lossless",
+                "the running switch's lossless priorities (they size buffers; restart to change them)");
+    }
+    if (root["routes"]) {
+      c.routes.clear();
+      c.next_hops.clear();
+      cfgsec::ParseRoutes(rd, root["routes"], &c);
+    }
+    if (root["neighbors"]) {
+      c.neighbors.clear();
+      cfgsec::ParseNeighbors(rd, root["neighbors"], &c);
+    }
+    if (root["rewrite"]) cfgsec::ParseRewrite(rd, root["rewrite"], &c);
+    cfgsec::Validate(rd, &c);
+    *out = std::move(c);
+    return true;
+  } catch (const cfg::ConfigError& e) {
+    *err = e.what();
+    return false;
+  } catch (const YAML::Exception& e) {
+    *err = path + ": " + e.what();
+    return false;
+  }
+}
+
+}  // namespace pfc

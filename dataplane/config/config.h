@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The switch configuration: one YAML file (plus an optional `include:` of a
+// generated rules file), parsed with yaml-cpp and validated completely before
+// anything starts. Every error names the file, the line, the field and what
+// was expected. The result is plain data; the app turns it into tables
+// (tables/), a buffer configuration (buffer/) and port settings.
+// Read on the control thread only.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+#include "dataplane/buffer/accountant.h"
+#include "dataplane/common/types.h"
+#include "dataplane/sched/egress_scheduler.h"
+#include "dataplane/tables/rewrite_table.h"
+#include "dataplane/tables/route_table.h"
+#include "dataplane/tables/tag_map.h"
+
+namespace pfc {
+
+using MacAddr = std::array<uint8_t, 6>;
+
+struct PortConfig {
+  std::string name;
+  std::string device;        // DPDK port name (vdev name or PCI address)
+  bool has_mac = false;
+  MacAddr mac{};
+  bool has_ipv4 = false;
+  uint32_t ipv4 = 0;         // host order
+  uint8_t prefix_len = 0;
+  uint64_t speed_bps = 0;    // emulated link speed: PFC timing and headroom
+  uint32_t cable_m = 0;
+  uint32_t mtu = 1500;
+  SchedConfig sched{};       // shaper_bps/shaper_burst included
+};
+
+struct NeighborConfig { uint32_t ip; MacAddr mac; PortId port; };
+struct L2Entry { MacAddr mac; PortId port; };
+
+struct PfcSettings {
+  uint16_t pause_quanta = 0xffff;     // quanta in an XOFF frame
+  double refresh_fraction = 0.5;      // refresh after this fraction of the pause time
+  bool honor_pause_8023x = true;      // classic PAUSE pauses all priorities
+  uint32_t response_ns = 1000;        // the switch's own reaction time, for headroom
+};
+
+struct SwitchConfig {
+  std::string path;
+  enum class Mode { kL3, kL2 } mode = Mode::kL3;
+  unsigned workers = 1;
+  uint32_t idle_sleep_us = 50;
+  uint16_t burst = kMaxBurst;
+  bool verify_ip_checksum = true;
+
+  std::vector<PortConfig> ports;
+  std::vector<RouteTable::Route> routes;   // nh indexes next_hops
+  std::vector<NextHop> next_hops;
+  std::vector<NeighborConfig> neighbors;
+  std::vector<L2Entry> l2_table;
+
+  TagMap tag_map;
+  uint32_t cell_bytes = 128;               // buffer accounting granularity
+  BufferConfig buffer;
+  RewriteConfig rewrite;
+  PfcSettings pfc;
+
+  int PortIndex(const std::string& name) const;
+};
+
+// Loads and validates `path`. On error returns false and sets *err to a
+// message like "configs/x.yaml:12: ports[1].speed: expected a rate such as
+// 10G or 2.5G (got 'fast')".
+bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err);
+
+// Loads a runtime update (rules/routes file: optional `qos`, `rewrite`,
+// `routes`, `neighbors` sections) on top of a copy of `base`, validating it
+// against base's ports. Used by the reload command.
+bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig* out,
+                std::string* err);
+
+// Helpers exposed for tests and the CLI.
+bool ParseRate(const std::string& s, uint64_t* bps);      // "10G", "2.5G", "100M", "1000000"
+bool ParseBytes(const std::string& s, uint64_t* bytes);   // "4M", "16K", "1500"
+bool ParseMac(const std::string& s, MacAddr* mac);
+bool ParseIpv4(const std::string& s, uint32_t* ip);
+bool ParsePrefix(const std::string& s, uint32_t* ip, uint8_t* len);
+
+}  // namespace pfc

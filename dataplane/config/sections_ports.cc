@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Sections: switch, ports, routes, neighbors, l2_table.
+#include <set>
+
+#include "dataplane/config/sections.h"
+
+namespace pfc::cfgsec {
+
+void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  if (!n) return;  // every field has a documented default
+  rd.CheckKeys(n, "switch", {"mode", "workers", "idle_sleep_us", "burst", "verify_ip_checksum"});
+  if (n["mode"]) {
+    std::string m = rd.Str(n["mode"], "switch.mode");
+    if (m == "l3") c->mode = SwitchConfig::Mode::kL3;
+    else if (m == "l2") c->mode = SwitchConfig::Mode::kL2;
+    else rd.Fail(n["mode"], "switch.mode", "l3 or l2");
+  }
+  if (n["workers"]) c->workers = rd.Int(n["workers"], "switch.workers", 1, 16);
+  if (n["idle_sleep_us"]) c->idle_sleep_us = rd.Int(n["idle_sleep_us"], "switch.idle_sleep_us", 0, 100000);
+  if (n["burst"]) c->burst = rd.Int(n["burst"], "switch.burst", 1, kMaxBurst);
+  if (n["verify_ip_checksum"]) c->verify_ip_checksum = rd.Bool(n["verify_ip_checksum"], "switch.verify_ip_checksum");
+}
+
+static void ParseScheduler(const cfg::Reader& rd, const YAML::Node& n, const std::string& f,
+                           PortConfig* p) {
+  rd.CheckKeys(n, f, {"mode", "quantum"});
+  std::string m = n["mode"] ? rd.Str(n["mode"], f + ".mode") : "strict";
+  if (m == "strict") p->sched.mode = SchedMode::kStrict;
+  else if (m == "dwrr") p->sched.mode = SchedMode::kDwrr;
+  else rd.Fail(n["mode"], f + ".mode", "strict or dwrr");
+  p->sched.quantum.fill(std::max<uint32_t>(p->mtu, 1500));
+  if (n["quantum"]) {
+    const YAML::Node& q = n["quantum"];
+    if (!q.IsSequence() || q.size() != kNumPrio) rd.Fail(q, f + ".quantum", "a list of 8 byte counts");
+    for (int i = 0; i < kNumPrio; i++)
+      p->sched.quantum[i] = rd.Int(q[i], f + ".quantum[" + std::to_string(i) + "]", 64, 1 << 20);
+  }
+}
+
+void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  if (!n) rd.Fail(n, "ports", "a list of 1 to 64 ports");
+  if (!n.IsSequence() || n.size() == 0 || n.size() > kMaxPorts) rd.Fail(n, "ports", "a list of 1 to 64 ports");
+  std::set<std::string> names, devices;
+  for (size_t i = 0; i < n.size(); i++) {
+    const YAML::Node& e = n[i];
+    const std::string f = "ports[" + std::to_string(i) + "]";
+    rd.CheckKeys(e, f, {"name", "device", "mac", "ipv4", "speed", "shaper", "shaper_burst", "cable_m",
+                        "mtu", "scheduler"});
+    PortConfig p;
+    p.name = rd.Str(e["name"], f + ".name");
+    if (p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+            std::string::npos || !names.insert(p.name).second)
+      rd.Fail(e["name"], f + ".name", "a unique name of letters, digits, '_', '.', '-'");
+    p.device = rd.Str(e["device"], f + ".device");
+    if (!devices.insert(p.device).second) rd.Fail(e["device"], f + ".device", "a device not used by another port");
+    if (e["mac"]) {
+      p.has_mac = true;
+      if (!ParseMac(rd.Str(e["mac"], f + ".mac"), &p.mac) || (p.mac[0] & 1))
+        rd.Fail(e["mac"], f + ".mac", "a unicast MAC address like 02:00:00:00:00:01");
+    }
+    if (e["ipv4"]) {
+      p.has_ipv4 = true;
+      if (!ParsePrefix(rd.Str(e["ipv4"], f + ".ipv4"), &p.ipv4, &p.prefix_len) || p.prefix_len == 0 ||
+          p.prefix_len > 31)
+        rd.Fail(e["ipv4"], f + ".ipv4", "an address with prefix length /1../31, like 10.0.1.1/24");
+    }
+    if (!e["speed"]) rd.Fail(e["speed"], f + ".speed", "the link speed, such as 10G (PFC timing needs it)");
+    p.speed_bps = rd.Rate(e["speed"], f + ".speed");
+    if (e["mtu"]) p.mtu = rd.Int(e["mtu"], f + ".mtu", 68, 9216);
+    if (e["cable_m"]) p.cable_m = rd.Int(e["cable_m"], f + ".cable_m", 0, 100000);
+    if (e["shaper"]) {
+      p.sched.shaper_bps = rd.Rate(e["shaper"], f + ".shaper");
+      if (p.sched.shaper_bps > p.speed_bps) rd.Fail(e["shaper"], f + ".shaper", "a rate not above the port speed");
+    }
+    // A bucket of two frames keeps the shaper smooth (and a paused queue's
+    // overshoot small) while still allowing back-to-back MTU frames.
+    p.sched.shaper_burst = 2 * (p.mtu + 18);
+    if (e["shaper_burst"]) {
+      if (!e["shaper"]) rd.Fail(e["shaper_burst"], f + ".shaper_burst", "no shaper_burst without a shaper");
+      p.sched.shaper_burst = rd.Bytes(e["shaper_burst"], f + ".shaper_burst", p.mtu + 18, 64 << 20);
+    }
+    p.sched.quantum.fill(std::max<uint32_t>(p.mtu, 1500));
+    if (e["scheduler"]) ParseScheduler(rd, e["scheduler"], f + ".scheduler", &p);
+    c->ports.push_back(std::move(p));
+  }
+}
+
+PortId PortRef(const cfg::Reader& rd, const YAML::Node& n, const std::string& field,
+               const SwitchConfig& c) {
+  if (n.IsScalar()) {
+    int idx = c.PortIndex(n.Scalar());
+    if (idx >= 0) return static_cast<PortId>(idx);
+    const std::string& s = n.Scalar();
+    if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() < 4) {
+      int v = std::stoi(s);
+      if (v < static_cast<int>(c.ports.size())) return static_cast<PortId>(v);
+    }
+  }
+  rd.Fail(n, field, "a port name from 'ports' or an index 0.." + std::to_string(c.ports.size() - 1));
+}
+
+void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  if (!n) return;
+  rd.RequireSeq(n, "routes");
+  for (size_t i = 0; i < n.size(); i++) {
+    const YAML::Node& e = n[i];
+    const std::string f = "routes[" + std::to_string(i) + "]";
+    rd.CheckKeys(e, f, {"prefix", "port", "via"});
+    RouteTable::Route r{};
+    if (!ParsePrefix(rd.Str(e["prefix"], f + ".prefix"), &r.prefix, &r.len) ||
+        (r.len < 32 && (r.prefix & (0xffffffffu >> r.len))))
+      rd.Fail(e["prefix"], f + ".prefix", "a network like 10.0.9.0/24 with no host bits set");
+    NextHop nh;
+    nh.port = PortRef(rd, e["port"], f + ".port", *c);
+    if (e["via"] && !ParseIpv4(rd.Str(e["via"], f + ".via"), &nh.gateway))
+      rd.Fail(e["via"], f + ".via", "the next hop's IPv4 address");
+    for (const auto& other : c->routes)
+      if (other.prefix == r.prefix && other.len == r.len)
+        rd.Fail(e["prefix"], f + ".prefix", "a prefix not already routed");
+    r.nh = static_cast<uint16_t>(c->next_hops.size());
+    c->next_hops.push_back(nh);
+    c->routes.push_back(r);
+  }
+}
+
+void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  if (!n) return;
+  rd.RequireSeq(n, "neighbors");
+  for (size_t i = 0; i < n.size(); i++) {
+    const YAML::Node& e = n[i];
+    const std::string f = "neighbors[" + std::to_string(i) + "]";
+    rd.CheckKeys(e, f, {"ip", "mac", "port"});
+    NeighborConfig nb{};
+    if (!ParseIpv4(rd.Str(e["ip"], f + ".ip"), &nb.ip) || nb.ip == 0) rd.Fail(e["ip"], f + ".ip", "an IPv4 address");
+    if (!ParseMac(rd.Str(e["mac"], f + ".mac"), &nb.mac) || (nb.mac[0] & 1))
+      rd.Fail(e["mac"], f + ".mac", "a unicast MAC address");
+    nb.port = PortRef(rd, e["port"], f + ".port", *c);
+    c->neighbors.push_back(nb);
+  }
+}
+
+void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  if (!n) return;
+  rd.RequireSeq(n, "l2_table");
+  for (size_t i = 0; i < n.size(); i++) {
+    const YAML::Node& e = n[i];
+    const std::string f = "l2_table[" + std::to_string(i) + "]";
+    rd.CheckKeys(e, f, {"mac", "port"});
+    L2Entry l{};
+    if (!ParseMac(rd.Str(e["mac"], f + ".mac"), &l.mac) || (l.mac[0] & 1))
+      rd.Fail(e["mac"], f + ".mac", "a unicast MAC address");
+    l.port = PortRef(rd, e["port"], f + ".port", *c);
+    for (const auto& o : c->l2_table)
+      if (o.mac == l.mac) rd.Fail(e["mac"], f + ".mac", "a MAC not already in l2_table");
+    c->l2_table.push_back(l);
+  }
+}
+
+}  // namespace pfc::cfgsec

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Sections: qos (tag map), pfc, buffer, rewrite; and the cross-section checks.
+#include <set>
+
+#include "dataplane/config/sections.h"
+#include "dataplane/pfc/headroom.h"
+
+namespace pfc::cfgsec {
+
+void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  TagMap& t = c->tag_map;
+  t = TagMap{};
+  if (!n) return;  // no qos: every packet is lossy (documented)
+  rd.CheckKeys(n, "qos", {"tag_map", "lossless", "lossy_priority", "lossy_tag"});
+  if (n["lossy_priority"]) t.lossy_prio = rd.Int(n["lossy_priority"], "qos.lossy_priority", 0, 7);
+  if (n["lossy_tag"]) t.lossy_tag = rd.Int(n["lossy_tag"], "qos.lossy_tag", 0, 63);
+  t.prio_of.fill(t.lossy_prio);
+  t.mapped.fill(false);
+  if (n["tag_map"]) {
+    const YAML::Node& m = n["tag_map"];
+    rd.RequireMap(m, "qos.tag_map");
+    for (const auto& kv : m) {
+      int tag = rd.Int(kv.first, "qos.tag_map (key)", 0, 63);
+      const std::string f = "qos.tag_map[" + std::to_string(tag) + "]";
+      t.prio_of[tag] = rd.Int(kv.second, f, 0, 7);
+      t.mapped[tag] = true;
+    }
+  }
+  if (n["lossless"]) {
+    const YAML::Node& l = n["lossless"];
+    if (!l.IsSequence()) rd.Fail(l, "qos.lossless", "a list of priorities 0..7");
+    for (size_t i = 0; i < l.size(); i++)
+      t.lossless_mask |= 1u << rd.Int(l[i], "qos.lossless[" + std::to_string(i) + "]", 0, 7);
+  }
+  if (t.IsLossless(t.lossy_prio))
+    rd.Fail(n["lossy_priority"], "qos.lossy_priority", "a priority that is not in qos.lossless");
+  if (t.mapped[t.lossy_tag] && t.IsLossless(t.prio_of[t.lossy_tag]))
+    rd.Fail(n["lossy_tag"], "qos.lossy_tag", "a tag that does not map to a lossless priority");
+}
+
+void ParsePfc(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  if (!n) return;
+  rd.CheckKeys(n, "pfc", {"pause_quanta", "refresh_fraction", "honor_8023x", "response_ns"});
+  if (n["pause_quanta"]) c->pfc.pause_quanta = rd.Int(n["pause_quanta"], "pfc.pause_quanta", 1, 0xffff);
+  if (n["refresh_fraction"]) c->pfc.refresh_fraction = rd.Real(n["refresh_fraction"], "pfc.refresh_fraction", 0.05, 0.95);
+  if (n["honor_8023x"]) c->pfc.honor_pause_8023x = rd.Bool(n["honor_8023x"], "pfc.honor_8023x");
+  if (n["response_ns"]) c->pfc.response_ns = rd.Int(n["response_ns"], "pfc.response_ns", 0, 100'000'000);
+}
+
+namespace {
+
+// Buffer settings of one class (lossy / lossless) or one priority override.
+struct ClassSpec {
+  uint64_t reserved = 0;
+  bool dynamic = true;       // limit (lossy) or xoff (lossless)
+  uint64_t static_bytes = 0;
+  double alpha = 1.0;
+  bool headroom_auto = true;
+  uint64_t headroom = 0;
+  bool hyst_auto = true;
+  uint64_t hysteresis = 0;
+};
+
+void ParseClass(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, bool lossless,
+                uint64_t total, ClassSpec* s) {
+  if (lossless)
+    rd.CheckKeys(n, f, {"reserved", "xoff", "alpha", "headroom", "xon_hysteresis"});
+  else
+    rd.CheckKeys(n, f, {"reserved", "limit", "alpha"});
+  if (n["reserved"]) s->reserved = rd.Bytes(n["reserved"], f + ".reserved", 0, total);
+  const char* lim = lossless ? "xoff" : "limit";
+  if (n[lim]) {
+    if (n[lim].IsScalar() && n[lim].Scalar() == "dynamic") {
+      s->dynamic = true;
+    } else {
+      s->dynamic = false;
+      s->static_bytes = rd.Bytes(n[lim], f + "." + lim, 64, total);
+    }
+  }
+  if (n["alpha"]) s->alpha = rd.Real(n["alpha"], f + ".alpha", 1.0 / 128, 64);
+  if (lossless && n["headroom"]) {
+    if (n["headroom"].IsScalar() && n["headroom"].Scalar() == "auto") {
+      s->headroom_auto = true;
+    } else {
+      s->headroom_auto = false;
+      s->headroom = rd.Bytes(n["headroom"], f + ".headroom", 64, total);
+    }
+  }
+  if (lossless && n["xon_hysteresis"]) {
+    s->hyst_auto = false;
+    s->hysteresis = rd.Bytes(n["xon_hysteresis"], f + ".xon_hysteresis", 0, total);
+  }
+}
+
+}  // namespace
+
+void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  uint64_t total = 4 << 20;
+  ClassSpec lossy, lossless;
+  lossless.reserved = 16 << 10;
+  lossless.alpha = 0.5;
+  std::array<std::pair<bool, ClassSpec>, kNumPrio> per_prio{};
+  if (n) {
+    rd.CheckKeys(n, "buffer", {"total_bytes", "cell_bytes", "lossy", "lossless", "priorities"});
+    if (n["total_bytes"]) total = rd.Bytes(n["total_bytes"], "buffer.total_bytes", 64 << 10, 1ull << 32);
+    if (n["cell_bytes"]) c->cell_bytes = rd.Int(n["cell_bytes"], "buffer.cell_bytes", 1, 1024);
+    if (n["lossy"]) ParseClass(rd, n["lossy"], "buffer.lossy", false, total, &lossy);
+    if (n["lossless"]) ParseClass(rd, n["lossless"], "buffer.lossless", true, total, &lossless);
+    if (n["priorities"]) {
+      rd.RequireMap(n["priorities"], "buffer.priorities");
+      for (const auto& kv : n["priorities"]) {
+        int p = rd.Int(kv.first, "buffer.priorities (key)", 0, 7);
+        bool ll = c->tag_map.IsLossless(p);
+        ClassSpec s = ll ? lossless : lossy;
+        ParseClass(rd, kv.second, "buffer.priorities[" + std::to_string(p) + "]", ll, total, &s);
+        per_prio[p] = {true, s};
+      }
+    }
+  }
+  BufferConfig& b = c->buffer;
+  b.total_bytes = total;
+  b.num_ports = static_cast<uint16_t>(c->ports.size());
+  for (size_t port = 0; port < c->ports.size(); port++) {
+    const PortConfig& pc = c->ports[port];
+    for (int prio = 0; prio < kNumPrio; prio++) {
+      bool ll = c->tag_map.IsLossless(prio);
+      const ClassSpec& s = per_prio[prio].first ? per_prio[prio].second : (ll ? lossless : lossy);
+      PgConfig& g = b.pg[port][prio];
+      g.lossless = ll;
+      g.reserved = static_cast<uint32_t>(s.reserved);
+      g.static_limit = s.dynamic ? 0 : static_cast<uint32_t>(s.static_bytes);
+      g.alpha = s.alpha;
+      if (ll) {
+        g.headroom = static_cast<uint32_t>(s.headroom);
+        if (s.headroom_auto) {
+          // The peer sends into this port at the link speed; our own egress
+          // shaper does not bound what arrives.
+          HeadroomParams hp;
+          hp.port_bps = pc.speed_bps;
+          hp.cable_m = pc.cable_m;
+          hp.mtu_bytes = pc.mtu + 18;
+          hp.response_ns = c->pfc.response_ns;
+          hp.cell_bytes = c->cell_bytes;
+          HeadroomBreakdown hb;
+          std::string err;
+          if (!ComputeHeadroom(hp, &hb, &err))
+            throw cfg::ConfigError(rd.file() + ": ports." + pc.name + ": headroom: " + err);
+          g.headroom = static_cast<uint32_t>(hb.total_bytes);
+        }
+        g.xon_hysteresis = s.hyst_auto ? 2 * (pc.mtu + 18) : static_cast<uint32_t>(s.hysteresis);
+      }
+    }
+  }
+}
+
+namespace {
+
+TagMask TagSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& f) {
+  if (n.IsScalar() && n.Scalar() == "*") return kAnyTag;
+  if (n.IsScalar()) return TagMask{1} << rd.Int(n, f, 0, 63);
+  if (!n.IsSequence() || n.size() == 0) rd.Fail(n, f, "a tag 0..63, a list of tags, or \"*\"");
+  TagMask m = 0;
+  for (size_t i = 0; i < n.size(); i++) m |= TagMask{1} << rd.Int(n[i], f + "[" + std::to_string(i) + "]", 0, 63);
+  return m;
+}
+
+PortMask PortSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& f,
+                 const SwitchConfig& c) {
+  if (n.IsScalar() && n.Scalar() == "*") return kAnyPort;
+  if (n.IsScalar()) return PortMask{1} << PortRef(rd, n, f, c);
+  if (!n.IsSequence() || n.size() == 0) rd.Fail(n, f, "a port, a list of ports, or \"*\"");
+  PortMask m = 0;
+  for (size_t i = 0; i < n.size(); i++) m |= PortMask{1} << PortRef(rd, n[i], f + "[" + std::to_string(i) + "]", c);
+  return m;
+}
+
+}  // namespace
+
+void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  RewriteConfig& r = c->rewrite;
+  r = RewriteConfig{};
+  // Without a rewrite section there are no Tagger rules: tags pass unchanged.
+  if (!n) {
+    r.unmatched_keeps_tag = true;
+    return;
+  }
+  rd.CheckKeys(n, "rewrite", {"unmatched", "rules"});
+  if (n["unmatched"]) {
+    std::string u = rd.Str(n["unmatched"], "rewrite.unmatched");
+    if (u == "keep") r.unmatched_keeps_tag = true;
+    else if (u != "lossy") rd.Fail(n["unmatched"], "rewrite.unmatched", "lossy or keep");
+  }
+  if (!n["rules"]) return;
+  rd.RequireSeq(n["rules"], "rewrite.rules");
+  const YAML::Node& rules = n["rules"];
+  for (size_t i = 0; i < rules.size(); i++) {
+    const YAML::Node& e = rules[i];
+    const std::string f = "rewrite.rules[" + std::to_string(i) + "]";
+    rd.CheckKeys(e, f, {"tag", "in", "out", "new_tag", "priority"});
+    RewriteRule rule;
+    rule.tags = e["tag"] ? TagSet(rd, e["tag"], f + ".tag") : kAnyTag;
+    rule.in_ports = e["in"] ? PortSet(rd, e["in"], f + ".in", *c) : kAnyPort;
+    rule.out_ports = e["out"] ? PortSet(rd, e["out"], f + ".out", *c) : kAnyPort;
+    if (!e["new_tag"]) rd.Fail(e["new_tag"], f + ".new_tag", "the tag 0..63 to write");
+    rule.new_tag = rd.Int(e["new_tag"], f + ".new_tag", 0, 63);
+    if (e["priority"]) rule.priority = rd.Int(e["priority"], f + ".priority", -1000000, 1000000);
+    r.rules.push_back(rule);
+  }
+}
+
+void Validate(const cfg::Reader& rd, SwitchConfig* c) {
+  const std::string& f = rd.file();
+  c->rewrite.num_ports = static_cast<uint16_t>(c->ports.size());
+  c->rewrite.default_tag = c->tag_map.lossy_tag;
+  if (c->mode == SwitchConfig::Mode::kL3) {
+    for (const auto& p : c->ports)
+      if (!p.has_ipv4)
+        throw cfg::ConfigError(f + ": ports." + p.name + ".ipv4: expected an address in l3 mode "
+                               "(hosts use it as their gateway)");
+    // Connected subnets route to their port unless a route says otherwise.
+    for (size_t i = 0; i < c->ports.size(); i++) {
+      const auto& p = c->ports[i];
+      uint32_t mask = p.prefix_len ? 0xffffffffu << (32 - p.prefix_len) : 0;
+      bool have = false;
+      for (const auto& r : c->routes) have |= (r.prefix == (p.ipv4 & mask) && r.len == p.prefix_len);
+      if (have) continue;
+      c->routes.push_back({p.ipv4 & mask, p.prefix_len, static_cast<uint16_t>(c->next_hops.size())});
+      c->next_hops.push_back({static_cast<PortId>(i), 0});
+    }
+    for (const auto& nh : c->next_hops) {
+      if (!nh.gateway) continue;
+      const auto& p = c->ports[nh.port];
+      uint32_t mask = 0xffffffffu << (32 - p.prefix_len);
+      if ((nh.gateway & mask) != (p.ipv4 & mask))
+        throw cfg::ConfigError(f + ": routes: a 'via' on port " + p.name +
+                               ": expected a gateway inside that port's subnet");
+    }
+  }
+  std::string err;
+  BufferAccountant probe;
+  if (!probe.Configure(c->buffer, &err)) throw cfg::ConfigError(f + ": buffer: " + err);
+  RewriteTable rt;
+  if (!rt.Compile(c->rewrite, &err)) throw cfg::ConfigError(f + ": rewrite: " + err);
+  RouteTable routes;
+  if (!routes.Build(c->routes, c->next_hops, &err)) throw cfg::ConfigError(f + ": routes: " + err);
+}
+
+}  // namespace pfc::cfgsec

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/config/yaml_util.h"
+
+#include <cmath>
+#include <set>
+
+#include "dataplane/config/config.h"
+
+namespace pfc::cfg {
+
+std::string Scalar(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsSequence()) return "a list";
+  return "a map";
+}
+
+void Reader::Fail(const YAML::Node& n, const std::string& field,
+                  const std::string& expected) const {
+  std::string where = file_;
+  if (n.IsDefined() && n.Mark().line >= 0) where += ":" + std::to_string(n.Mark().line + 1);
+  throw ConfigError(where + ": " + field + ": expected " + expected + " (got " + Scalar(n) + ")");
+}
+
+void Reader::CheckKeys(const YAML::Node& n, const std::string& field,
+                       std::initializer_list<const char*> allowed) const {
+  RequireMap(n, field);
+  std::set<std::string> ok(allowed.begin(), allowed.end());
+  for (const auto& kv : n) {
+    const std::string key = kv.first.as<std::string>();
+    if (!ok.count(key)) {
+      std::string list;
+      for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+      std::string where = file_;
+      if (kv.first.Mark().line >= 0) where += ":" + std::to_string(kv.first.Mark().line + 1);
+      throw ConfigError(where + ": " + (field.empty() ? "" : field + ".") + key +
+                        ": unknown field (expected one of: " + list + ")");
+    }
+  }
+}
+
+void Reader::RequireMap(const YAML::Node& n, const std::string& field) const {
+  if (!n.IsMap()) Fail(n, field, "a map");
+}
+void Reader::RequireSeq(const YAML::Node& n, const std::string& field) const {
+  if (!n.IsSequence()) Fail(n, field, "a list");
+}
+
+std::string Reader::Str(const YAML::Node& n, const std::string& field) const {
+  if (!n.IsScalar() || n.Scalar().empty()) Fail(n, field, "a non-empty string");
+  return n.Scalar();
+}
+
+int64_t Reader::Int(const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi) const {
+  std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (!n.IsScalar()) Fail(n, field, range);
+  const std::string& s = n.Scalar();
+  size_t pos = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &pos, 0);
+  } catch (...) {
+    Fail(n, field, range);
+  }
+  if (pos != s.size() || v < lo || v > hi) Fail(n, field, range);
+  return v;
+}
+
+double Reader::Real(const YAML::Node& n, const std::string& field, double lo, double hi) const {
+  std::string range = "a number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (!n.IsScalar()) Fail(n, field, range);
+  const std::string& s = n.Scalar();
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &pos);
+  } catch (...) {
+    Fail(n, field, range);
+  }
+  if (pos != s.size() || !std::isfinite(v) || v < lo || v > hi) Fail(n, field, range);
+  return v;
+}
+
+bool Reader::Bool(const YAML::Node& n, const std::string& field) const {
+  if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+  }
+  Fail(n, field, "true or false");
+}
+
+uint64_t Reader::Rate(const YAML::Node& n, const std::string& field) const {
+  uint64_t v = 0;
+  if (!n.IsScalar() || !ParseRate(n.Scalar(), &v) || v < 1000 || v > 1'000'000'000'000ull)
+    Fail(n, field, "a rate in bits/s such as 10G, 2.5G or 100M (1K..1T)");
+  return v;
+}
+
+uint64_t Reader::Bytes(const YAML::Node& n, const std::string& field, uint64_t lo,
+                       uint64_t hi) const {
+  uint64_t v = 0;
+  if (!n.IsScalar() || !ParseBytes(n.Scalar(), &v) || v < lo || v > hi)
+    Fail(n, field, "a size in bytes such as 16K or 4M, from " + std::to_string(lo) + " to " +
+                       std::to_string(hi));
+  return v;
+}
+
+}  // namespace pfc::cfg

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Small yaml-cpp helpers shared by the config loaders: typed getters that
+// throw ConfigError with "file:line: field: expected X (got 'Y')", and a
+// strict key check so that a typo in a field name is an error, not a silent
+// default. Control thread only; never used on the packet path.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
+namespace pfc::cfg {
+
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+
+  [[noreturn]] void Fail(const YAML::Node& n, const std::string& field,
+                         const std::string& expected) const;
+  // Rejects keys of map `n` that are not in `allowed`.
+  void CheckKeys(const YAML::Node& n, const std::string& field,
+                 std::initializer_list<const char*> allowed) const;
+  void RequireMap(const YAML::Node& n, const std::string& field) const;
+  void RequireSeq(const YAML::Node& n, const std::string& field) const;
+
+  std::string Str(const YAML::Node& n, const std::string& field) const;
+  int64_t Int(const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi) const;
+  double Real(const YAML::Node& n, const std::string& field, double lo, double hi) const;
+  bool Bool(const YAML::Node& n, const std::string& field) const;
+  uint64_t Rate(const YAML::Node& n, const std::string& field) const;    // bits/s
+  uint64_t Bytes(const YAML::Node& n, const std::string& field, uint64_t lo, uint64_t hi) const;
+
+ private:
+  std::string file_;
+};
+
+std::string Scalar(const YAML::Node& n);   // the node's text for messages
+
+}  // namespace pfc::cfg

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/stages/egress.h"
+
+#include <rte_ethdev.h>
+
+#include <algorithm>
+
+#include "dataplane/buffer/accountant.h"
+
+namespace pfc {
+namespace {
+
+// Tries to send what the stash holds; returns true when it is empty after.
+bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& rel) {
+  Runtime& rt = *w.rt;
+  while (s.n > 0) {
+    rte_mbuf* burst[kMaxBurst];
+    uint8_t prios[kMaxBurst];
+    const int k = std::min(s.n, kMaxBurst);
+    for (int i = 0; i < k; i++) {
+      burst[i] = s.pkts[(s.head + i) % TxStash::kCap];
+      prios[i] = s.prio[(s.head + i) % TxStash::kCap];
+    }
+    const uint16_t sent = rte_eth_tx_burst(rt.ports[port].dpdk_port, 0, burst, k);
+    uint64_t bytes = 0;
+    for (uint16_t i = 0; i < sent; i++) {
+      const uint32_t len = rte_pktmbuf_pkt_len(burst[i]);
+      bytes += len;
+      if (data) {
+        const PktMeta* meta = rt.Meta(burst[i]);
+        rel.Add(meta->in_port, meta->in_prio, meta->charged);
+        PrioCounters& pc = w.st->prio[port][prios[i]];
+        pc.tx_packets.Add(1);
+        pc.tx_bytes.Add(len);
+      }
+    }
+    PortCounters& pc = w.st->port[port];
+    pc.tx_packets.Add(sent);
+    pc.tx_bytes.Add(bytes);
+    s.head = (s.head + sent) % TxStash::kCap;
+    s.n -= sent;
+    if (sent < k) return false;
+  }
+  return true;
+}
+
+void Stash(TxStash& s, rte_mbuf** pkts, const uint8_t* prios, int from, int to) {
+  for (int i = from; i < to; i++) {
+    const int slot = (s.head + s.n) % TxStash::kCap;
+    s.pkts[slot] = pkts[i];
+    s.prio[slot] = prios ? prios[i] : 0;
+    s.n++;
+  }
+}
+
+}  // namespace
+
+uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns) {
+  Runtime& rt = *w.rt;
+  PortRuntime& pr = rt.ports[port];
+  PortOwnerState& os = *pr.owner_state;
+  ReleaseBatch rel(rt.buffer);
+  const uint64_t before = w.st->port[port].tx_packets.Get();
+
+  // 1. Control frames (PFC, ARP, ICMP replies) go before any data.
+  if (!FlushStash(w, port, os.ctrl_stash, false, rel)) return 0;
+  rte_mbuf* ctrl[kMaxBurst];
+  unsigned nc = rte_ring_dequeue_burst(pr.control, reinterpret_cast<void**>(ctrl), kMaxBurst, nullptr);
+  if (nc) {
+    Stash(os.ctrl_stash, ctrl, nullptr, 0, static_cast<int>(nc));
+    if (!FlushStash(w, port, os.ctrl_stash, false, rel)) return 0;
+  }
+  // 2. Data the device refused before, in order, before anything newer.
+  if (!FlushStash(w, port, os.data_stash, true, rel)) return 0;
+
+  // 3. Scheduler-picked queues, up to one burst per round.
+  int budget_pkts = rt.cfg.burst;
+  while (budget_pkts > 0) {
+    uint8_t nonempty = 0;
+    for (int q = 0; q < kNumPrio; q++)
+      if (!rte_ring_empty(pr.egress[q])) nonempty |= 1u << q;
+    if (!nonempty) break;
+    uint32_t byte_budget = 0;
+    uint64_t ready = 0;
+    const int q = os.sched.Pick(nonempty, paused_mask, w.now_ns, &byte_budget, &ready);
+    if (q < 0) {
+      if (ready && (*ready_ns == 0 || ready < *ready_ns)) *ready_ns = ready;
+      break;
+    }
+    // Without a shaper the budget is large and we move a whole burst; with
+    // one, take about as many MTU frames as the tokens allow (at least one).
+    const uint32_t frame = rt.cfg.ports[port].mtu + 18;
+    int take = static_cast<int>(std::clamp<uint32_t>(byte_budget / frame, 1, budget_pkts));
+    rte_mbuf* pkts[kMaxBurst];
+    uint8_t prios[kMaxBurst];
+    const unsigned got = rte_ring_dequeue_burst(pr.egress[q], reinterpret_cast<void**>(pkts), take, nullptr);
+    if (got == 0) break;
+    uint32_t bytes = 0;
+    for (unsigned i = 0; i < got; i++) {
+      bytes += rte_pktmbuf_pkt_len(pkts[i]);
+      prios[i] = static_cast<uint8_t>(q);
+    }
+    os.sched.Sent(q, bytes, w.now_ns);
+    Stash(os.data_stash, pkts, prios, 0, static_cast<int>(got));
+    budget_pkts -= static_cast<int>(got);
+    if (!FlushStash(w, port, os.data_stash, true, rel)) break;
+  }
+  return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
+}
+
+}  // namespace pfc

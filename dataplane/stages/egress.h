@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The egress stage of one port, run by its owning worker each poll round:
+// control frames first (PFC must overtake queued data), then packets the
+// device refused last time, then the scheduler picks priority queues (strict
+// or DWRR, paused priorities skipped, shaper tokens permitting) and the
+// packets leave; their ingress buffer charge is released as the device takes
+// them. Returns the number of packets sent; *ready_ns is set when the shaper
+// or a pause holds back queued packets (for the idle back-off).
+#pragma once
+#include <cstdint>
+
+#include "dataplane/stages/worker_ctx.h"
+
+namespace pfc {
+
+uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns);
+
+}  // namespace pfc

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/stages/ingress.h"
+
+#include <rte_ether.h>
+#include <rte_prefetch.h>
+
+#include <cstring>
+
+#include "dataplane/buffer/accountant.h"
+#include "dataplane/net/ipv4_edit.h"
+#include "dataplane/net/parser.h"
+#include "dataplane/stages/local.h"
+#include "dataplane/stages/pfc_stage.h"
+
+namespace pfc {
+namespace {
+
+inline void Drop(WorkerCtx& w, PortId in, int prio, DropReason r, rte_mbuf* m) {
+  w.st->prio[in][prio].drops[static_cast<int>(r)].Add(1);
+  rte_pktmbuf_free(m);
+}
+
+inline uint32_t CellRound(uint32_t bytes, uint32_t cell) { return (bytes + cell - 1) / cell * cell; }
+
+// Packets of one burst headed to the same (out port, egress priority).
+struct Group {
+  uint16_t key;   // out * 8 + prio
+  uint16_t n;
+  rte_mbuf* pkts[kMaxBurst];
+};
+
+}  // namespace
+
+bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
+  if (rte_ring_enqueue(w.rt->ports[port].control, m) != 0) {
+    w.st->prio[port][w.rt->cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kEgressQueueFull)].Add(1);
+    rte_pktmbuf_free(m);
+    return false;
+  }
+  return true;
+}
+
+void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uint16_t n) {
+  Runtime& rt = *w.rt;
+  const SwitchConfig& cfg = rt.cfg;
+  const PortRuntime& ip = rt.ports[in];
+  PortCounters& pc = w.st->port[in];
+  const bool l3 = cfg.mode == SwitchConfig::Mode::kL3;
+  const uint8_t lossy = t.tag_map.lossy_prio;
+
+  IngressBatch admit(rt.buffer, in);
+  ReleaseBatch undo(rt.buffer);
+  Group groups[kMaxBurst];
+  int ngroups = 0;
+  uint64_t rx_bytes = 0;
+
+  for (uint16_t i = 0; i < n; i++) {
+    if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
+    rte_mbuf* m = pkts[i];
+    uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
+    const uint32_t len = rte_pktmbuf_data_len(m);
+    rx_bytes += rte_pktmbuf_pkt_len(m);
+
+    ParsedPacket pp;
+    switch (ParseFrame(d, len, cfg.verify_ip_checksum, &pp)) {
+      case PktKind::kBad:
+        Drop(w, in, lossy, pp.bad, m);
+        continue;
+      case PktKind::kMacControl:
+        PfcReceive(w, in, m);   // consumed, never forwarded
+        continue;
+      case PktKind::kArp:
+        HandleArp(w, in, pp, m);
+        continue;
+      case PktKind::kOtherL2:
+      case PktKind::kIpv4:
+        break;
+    }
+    const bool is_ip = pp.kind == PktKind::kIpv4;
+    if (!is_ip) pc.non_ip.Add(1);
+    if (pp.ip_options) pc.ipv4_options.Add(1);
+    if (pp.ip_fragment) pc.ipv4_fragments.Add(1);
+
+    // Step 1 of Tagger's pipeline: the ingress queue by tag. Non-IP traffic
+    // has no tag and is always lossy.
+    bool fallback = !is_ip;
+    const uint8_t tag = is_ip ? pp.dscp : t.tag_map.lossy_tag;
+    const uint8_t prio = is_ip ? t.tag_map.Classify(tag, &fallback) : lossy;
+    PrioCounters& in_pc = w.st->prio[in][prio];
+    in_pc.rx_packets.Add(1);
+    in_pc.rx_bytes.Add(rte_pktmbuf_pkt_len(m));
+    if (fallback && is_ip) in_pc.lossy_fallback.Add(1);
+
+    // Where does it go? Unknown destinations are dropped, never flooded
+    // (SIGCOMM'16 §4.2: flooding lossless packets creates deadlocks).
+    PortId out;
+    const uint8_t* dst_mac = nullptr;
+    uint8_t nh_mac[6];
+    if (l3) {
+      if (std::memcmp(d, ip.mac.data(), 6) != 0) { Drop(w, in, prio, DropReason::kNotForUs, m); continue; }
+      if (!is_ip) { Drop(w, in, prio, DropReason::kUnsupported, m); continue; }
+      if (IsLocalAddress(rt, pp.dst_ip)) { HandleLocal(w, in, pp, m, prio); continue; }
+      if (pp.ttl <= 1) { Drop(w, in, prio, DropReason::kTtlExpired, m); continue; }
+      uint16_t nhi = t.routes.Lookup(pp.dst_ip);
+      if (nhi == RouteTable::kNoRoute) { Drop(w, in, prio, DropReason::kNoRoute, m); continue; }
+      const NextHop& nh = t.routes.next_hop(nhi);
+      out = nh.port;
+      const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
+      if (!rt.neighbors.Lookup(target, nh_mac)) {
+        RequestArp(w, out, target);
+        Drop(w, in, prio, DropReason::kNeighborMiss, m);
+        continue;
+      }
+      dst_mac = nh_mac;
+    } else {
+      int p = pp.dst_multicast ? -1 : t.L2Lookup(d);
+      if (p < 0) { Drop(w, in, prio, DropReason::kUnknownL2Dst, m); continue; }
+      out = static_cast<PortId>(p);
+    }
+
+    // Buffer admission: charged to the ingress priority group until the
+    // packet leaves the switch.
+    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), cfg.cell_bytes);
+    DropReason why;
+    if (!admit.Admit(prio, charge, &why)) { Drop(w, in, prio, why, m); continue; }
+
+    // Steps 2 and 3: rewrite by (tag, in, out), queue by the NEW tag.
+    uint8_t eprio = lossy;
+    if (is_ip) {
+      const uint8_t new_tag = t.rewrite.Lookup(tag, in, out);
+      eprio = t.tag_map.prio_of[new_tag];
+      uint8_t* iph = d + pp.l3_off;
+      if (new_tag != tag) {
+        Ipv4SetDscp(iph, new_tag);
+        in_pc.rewrites.Add(1);
+      }
+      if (new_tag == t.tag_map.lossy_tag && tag != t.tag_map.lossy_tag) in_pc.to_lossy_tag.Add(1);
+      if (l3) Ipv4DecrementTtl(iph);
+    }
+    if (l3) {
+      std::memcpy(d, dst_mac, 6);
+      std::memcpy(d + 6, rt.ports[out].mac.data(), 6);
+    }
+    PktMeta* meta = rt.Meta(m);
+    meta->in_port = in;
+    meta->in_prio = prio;
+    meta->flags = 0;
+    meta->charged = charge;
+
+    const uint16_t key = static_cast<uint16_t>(out * kNumPrio + eprio);
+    int g = 0;
+    while (g < ngroups && groups[g].key != key) g++;
+    if (g == ngroups) {
+      groups[g].key = key;
+      groups[g].n = 0;
+      ngroups++;
+    }
+    groups[g].pkts[groups[g].n++] = m;
+  }
+  pc.rx_packets.Add(n);
+  pc.rx_bytes.Add(rx_bytes);
+  pc.rx_bursts.Add(1);
+  admit.Flush();
+
+  for (int g = 0; g < ngroups; g++) {
+    const PortId out = groups[g].key / kNumPrio;
+    const int eprio = groups[g].key % kNumPrio;
+    unsigned done = rte_ring_enqueue_burst(rt.ports[out].egress[eprio],
+                                           reinterpret_cast<void**>(groups[g].pkts), groups[g].n, nullptr);
+    for (unsigned k = done; k < groups[g].n; k++) {
+      rte_mbuf* m = groups[g].pkts[k];
+      const PktMeta* meta = rt.Meta(m);
+      undo.Add(meta->in_port, meta->in_prio, meta->charged);
+      Drop(w, in, meta->in_prio, DropReason::kEgressQueueFull, m);
+    }
+  }
+}
+
+}  // namespace pfc

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/stages/pfc_stage.h"
+
+#include <rte_ethdev.h>
+
+#include "dataplane/pfc/pfc_frame.h"
+
+namespace pfc {
+
+void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
+  Runtime& rt = *w.rt;
+  PortRuntime& pr = rt.ports[in];
+  PortOwnerState& os = *pr.owner_state;
+  PortCounters& pc = w.st->port[in];
+  PauseRequest req;
+  const MacCtlKind kind = ParseMacControl(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m),
+                                          &req, &pr.mac);
+  rte_pktmbuf_free(m);
+  if (kind == MacCtlKind::kMalformed ||
+      (kind == MacCtlKind::kPause && !rt.cfg.pfc.honor_pause_8023x)) {
+    w.st->prio[in][rt.cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(1);
+    return;
+  }
+  if (kind == MacCtlKind::kPause) pc.pause_8023x_rx.Add(1);
+  else pc.pfc_frames_rx.Add(1);
+  os.pause.OnFrame(req, w.now_ns, os.pause_bps);
+  for (int q = 0; q < kNumPrio; q++) {
+    if (!((req.class_enable >> q) & 1)) continue;
+    if (req.quanta[q]) w.st->prio[in][q].pfc_xoff_rx.Add(1);
+    else w.st->prio[in][q].pfc_xon_rx.Add(1);
+  }
+}
+
+void PfcGenerate(WorkerCtx& w, PortId port) {
+  Runtime& rt = *w.rt;
+  PortRuntime& pr = rt.ports[port];
+  PortOwnerState& os = *pr.owner_state;
+  const uint8_t ll = rt.cfg.tag_map.lossless_mask;
+  if (!ll) return;
+  for (int q = 0; q < kNumPrio; q++) {
+    if (!((ll >> q) & 1)) continue;
+    os.pfc_gen.Observe(q, rt.buffer.occupancy(port, q), rt.buffer.XoffThreshold(port, q),
+                       rt.buffer.XonThreshold(port, q));
+  }
+  PauseRequest req;
+  if (!os.pfc_gen.Collect(w.now_ns, &req)) return;
+  rte_mbuf* m = rte_pktmbuf_alloc(rt.pool);
+  if (!m) return;   // retried next round: the generator still wants it
+  uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen));
+  if (!f) {
+    rte_pktmbuf_free(m);
+    return;
+  }
+  BuildPfcFrame(pr.mac, req, f, kPfcFrameLen);
+  // Straight to the device: a pause frame must not wait behind data. If the
+  // device refuses it, the generator reports the same frame next round.
+  if (rte_eth_tx_burst(pr.dpdk_port, 0, &m, 1) != 1) {
+    rte_pktmbuf_free(m);
+    return;
+  }
+  std::array<uint64_t, kNumPrio> xoff{}, xon{}, refresh{};
+  for (int q = 0; q < kNumPrio; q++) {
+    xoff[q] = os.pfc_gen.xoff_sent(q);
+    xon[q] = os.pfc_gen.xon_sent(q);
+    refresh[q] = os.pfc_gen.refresh_sent(q);
+  }
+  os.pfc_gen.MarkSent(req, w.now_ns);
+  PortCounters& pc = w.st->port[port];
+  pc.pfc_frames_tx.Add(1);
+  pc.tx_packets.Add(1);
+  pc.tx_bytes.Add(kPfcFrameLen);
+  for (int q = 0; q < kNumPrio; q++) {
+    PrioCounters& c = w.st->prio[port][q];
+    c.pfc_xoff_tx.Add(os.pfc_gen.xoff_sent(q) - xoff[q]);
+    c.pfc_xon_tx.Add(os.pfc_gen.xon_sent(q) - xon[q]);
+    c.pfc_refresh_tx.Add(os.pfc_gen.refresh_sent(q) - refresh[q]);
+  }
+}
+
+void PfcPublish(WorkerCtx& w, PortId port) {
+  const PortOwnerState& os = *w.rt->ports[port].owner_state;
+  const uint8_t paused = os.pause.PausedMask(w.now_ns);
+  const uint8_t pausing = os.pfc_gen.peer_paused_mask(w.now_ns);
+  for (int q = 0; q < kNumPrio; q++) {
+    PrioCounters& c = w.st->prio[port][q];
+    c.paused_ns.Set(os.pause.PausedNs(q, w.now_ns));
+    c.pausing_ns.Set(os.pfc_gen.pausing_ns(q, w.now_ns));
+    c.paused_now.Set((paused >> q) & 1);
+    c.pausing_now.Set((pausing >> q) & 1);
+  }
+}
+
+uint64_t PfcNextDeadline(const WorkerCtx& w, PortId port) {
+  const PortOwnerState& os = *w.rt->ports[port].owner_state;
+  uint64_t d = os.pause.NextExpiry(w.now_ns);
+  const uint64_t g = os.pfc_gen.NextDeadline(w.now_ns);
+  if (g < d) d = g;
+  return d == PauseTimer::kNever ? 0 : d;
+}
+
+}  // namespace pfc

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// PFC glue between the pure PFC parts (dataplane/pfc/) and a port's rx/tx:
+//  * PfcReceive: a MAC control frame arrived: honour PFC (and, if enabled,
+//    802.3x PAUSE) by updating the port's pause timers; count malformed ones.
+//    Never forwarded.
+//  * PfcGenerate: poll the ingress occupancy of the port's lossless priority
+//    groups; when the XOFF/XON state machine wants a frame, build it and hand
+//    it to the device directly, ahead of any queued data.
+//  * PfcPublish: copy the owner-only pause state into the counters readers see.
+// All run on the worker that owns the port (rx and tx of a port share it).
+#pragma once
+#include <rte_mbuf.h>
+
+#include "dataplane/stages/worker_ctx.h"
+
+namespace pfc {
+
+void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m);
+void PfcGenerate(WorkerCtx& w, PortId port);
+void PfcPublish(WorkerCtx& w, PortId port);
+// Earliest time something PFC-related changes for this port (pause expiry,
+// refresh due); 0 when nothing is pending.
+uint64_t PfcNextDeadline(const WorkerCtx& w, PortId port);
+
+}  // namespace pfc
