@@ -132,6 +132,15 @@ Runtime::~Runtime() {
 }
 
 std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err) {
+  // Name every missing device before allocating anything.
+  for (size_t i = 0; i < cfg.ports.size(); i++) {
+    uint16_t pid;
+    if (rte_eth_dev_get_port_by_name(cfg.ports[i].device.c_str(), &pid) != 0) {
+      *err = "ports[" + std::to_string(i) + "].device '" + cfg.ports[i].device +
+             "': no such DPDK port (available: " + AvailablePorts() + ")";
+      return nullptr;
+    }
+  }
   auto rt = std::make_unique<Runtime>();
   rt->cfg = cfg;
   rt->tsc_hz = rte_get_tsc_hz();

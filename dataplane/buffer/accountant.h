@@ -8,16 +8,27 @@
 // from one shared pool (total - all reserved - all lossless headroom).
 //  * lossy PG: admitted while its shared use stays <= its limit (static bytes,
 //    or dynamic: alpha x free shared pool); else DropReason::kLossyBufferFull.
-//  * lossless PG: admitted while occupancy <= XoffThreshold + headroom. The
-//    PFC generator (pfc/) polls occupancy and sends XOFF above XoffThreshold
-//    and XON below XonThreshold; the headroom absorbs what is in flight
-//    meanwhile. Above it: DropReason::kLosslessHeadroom (never expected).
+//  * lossless PG: bytes fill reserved, then shared up to the XOFF point, then
+//    the PG's own headroom. The PFC generator (pfc/) polls occupancy and sends
+//    XOFF above XoffThreshold and XON at or below XonThreshold; the headroom
+//    absorbs what is in flight meanwhile. A packet that does not fit in the
+//    headroom is dropped as DropReason::kLosslessHeadroom (never expected).
+//  * No PG's limit exceeds what the pool can still give it (own shared use +
+//    free shared), so a full pool pauses lossless PGs instead of overdrawing.
+//  * Bytes that went into headroom are released first (as ASICs do), so the
+//    headroom is free again as soon as the backlog drains below XOFF.
 //
 // Threading: occupancy counters are atomics. The ingress-port owner charges,
 // and whichever worker transmits the packet releases; both batch per burst
-// (IngressBatch / ReleaseBatch) so a burst costs a few atomic adds, not one
-// per packet. The configuration is written once before workers start.
+// (IngressBatch / ReleaseBatch) so a burst costs a few atomic ops, not one
+// per packet. Each PG keeps (occupancy, bytes in headroom) in ONE 64-bit word
+// updated by compare-and-swap, and shared_used moves by exactly the change of
+// that PG's shared part, so the pool returns to exactly 0 when all packets
+// are released, whatever the interleaving. The configuration is written once
+// (Configure) before workers start; readers (telemetry, PFC generator) may
+// read every accessor from any thread at any time.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -33,58 +44,89 @@ struct PgConfig {
   // Lossy: limit on shared use. Lossless: the XOFF threshold on shared use.
   // 0 = dynamic (alpha x free shared pool), else static bytes.
   uint32_t static_limit = 0;
-  double alpha = 1.0;           // dynamic threshold factor (1/128 .. 8 typical)
-  uint32_t headroom = 0;        // lossless only: bytes above XOFF
+  double alpha = 1.0;           // dynamic threshold factor (1/128 .. 8 typical; 1/1024..64 accepted)
+  uint32_t headroom = 0;        // lossless only: bytes above XOFF (pfc/headroom.h computes a default)
   uint32_t xon_hysteresis = 0;  // lossless only: XON = XOFF - hysteresis
 };
 
 struct BufferConfig {
-  uint64_t total_bytes = 0;
+  uint64_t total_bytes = 0;     // at most kMaxTotalBytes
   uint16_t num_ports = 0;
-  // pg[port][prio]
+  // pg[port][prio]; entries of ports >= num_ports are ignored.
   std::array<std::array<PgConfig, kNumPrio>, kMaxPorts> pg{};
 };
 
 class BufferAccountant {
  public:
+  // A PG's (occupancy, headroom) pair shares one 64-bit word: 2 GiB is far
+  // above any software switch's mbuf pool and keeps both halves from wrapping.
+  static constexpr uint64_t kMaxTotalBytes = uint64_t{1} << 31;
+
   // Validates (reserved + headroom must fit in total, hysteresis below XOFF
-  // for static thresholds, ...) and resets all counters.
+  // for static thresholds, lossless PGs need headroom, ...) and resets all
+  // counters. On failure *err says which field does not fit and by how much.
   bool Configure(const BufferConfig& cfg, std::string* err);
   const BufferConfig& config() const { return cfg_; }
 
-  uint64_t occupancy(PortId p, int prio) const { return pg(p, prio).occ.load(std::memory_order_relaxed); }
+  uint64_t occupancy(PortId p, int prio) const { return Occ(pg(p, prio).state.load(std::memory_order_relaxed)); }
   uint64_t watermark(PortId p, int prio) const { return pg(p, prio).wmark.load(std::memory_order_relaxed); }
-  uint64_t shared_used() const { return shared_used_.load(std::memory_order_relaxed); }
+  // Transiently (between two workers' updates of the same PG) the raw sum can
+  // dip below zero; readers see it clamped.
+  uint64_t shared_used() const {
+    const int64_t v = static_cast<int64_t>(shared_used_.load(std::memory_order_relaxed));
+    return v < 0 ? 0 : static_cast<uint64_t>(v);
+  }
   uint64_t shared_size() const { return shared_size_; }
+  uint64_t shared_free() const { return shared_size_ - std::min(shared_used(), shared_size_); }
   // Current thresholds (dynamic ones move with the free shared pool).
-  uint64_t XoffThreshold(PortId p, int prio) const;   // occupancy at which to pause
-  uint64_t XonThreshold(PortId p, int prio) const;    // occupancy at which to resume
+  uint64_t XoffThreshold(PortId p, int prio) const;   // occupancy above which to pause (lossy: AdmitLimit)
+  uint64_t XonThreshold(PortId p, int prio) const;    // occupancy at or below which to resume
   uint64_t AdmitLimit(PortId p, int prio) const;      // max occupancy admitted
-  uint64_t headroom_used(PortId p, int prio) const;   // occupancy above XOFF
+  // Bytes currently held in the PG's headroom (charged while the PG was at
+  // or above XOFF, released first).
+  uint64_t headroom_used(PortId p, int prio) const { return Hr(pg(p, prio).state.load(std::memory_order_relaxed)); }
   uint64_t headroom_watermark(PortId p, int prio) const { return pg(p, prio).hr_wmark.load(std::memory_order_relaxed); }
+  // Releases of more bytes than the PG held (a caller bug; clamped at 0).
+  uint64_t release_underflows() const { return underflows_.load(std::memory_order_relaxed); }
 
   // Atomic update of one PG by delta bytes, keeping shared_used and the
-  // watermarks exact under concurrency. Used by the batches below.
-  void Apply(PortId p, int prio, int64_t delta);
+  // watermarks exact under concurrency. Used by the batches below; never
+  // refuses (admission is the batch's decision).
+  void Apply(PortId p, int prio, int64_t delta) { Update(p, prio, delta, -1); }
 
  private:
+  friend class IngressBatch;
   struct alignas(64) Pg {
-    std::atomic<uint64_t> occ{0};
+    std::atomic<uint64_t> state{0};   // low 32: occupancy, high 32: bytes in headroom
     std::atomic<uint64_t> wmark{0};
     std::atomic<uint64_t> hr_wmark{0};
   };
+  static uint64_t Occ(uint64_t s) { return s & 0xffffffffu; }
+  static uint64_t Hr(uint64_t s) { return s >> 32; }
   const Pg& pg(PortId p, int prio) const { return pgs_[p * kNumPrio + prio]; }
   Pg& pg(PortId p, int prio) { return pgs_[p * kNumPrio + prio]; }
-  uint64_t SharedLimit(const PgConfig& c) const;
+  // Max shared bytes this PG may hold given its own shared use and the free
+  // pool: min(static or alpha x free, own + free).
+  uint64_t SharedCap(PortId p, int prio, uint64_t own_shared, uint64_t free) const;
+  // to_hr >= 0: the caller (IngressBatch) already decided how many of the
+  // charged bytes go to headroom; -1: split against the current thresholds.
+  void Update(PortId p, int prio, int64_t delta, int64_t to_hr);
+  uint64_t FreeOf(int64_t used) const {
+    const uint64_t u = used < 0 ? 0 : static_cast<uint64_t>(used);
+    return u >= shared_size_ ? 0 : shared_size_ - u;
+  }
 
   BufferConfig cfg_{};
   std::unique_ptr<Pg[]> pgs_;
+  std::array<uint32_t, kMaxPorts * kNumPrio> alpha_fp_{};  // alpha x 2^16; 0 = static limit
   uint64_t shared_size_ = 0;
-  std::atomic<uint64_t> shared_used_{0};
+  std::atomic<uint64_t> shared_used_{0};   // signed sum, see shared_used()
+  std::atomic<uint64_t> underflows_{0};
 };
 
 // Admission for one rx burst of ONE ingress port. Decisions see the packets
-// admitted earlier in the same burst; Flush() (or the destructor) publishes.
+// admitted earlier in the same burst (and the pool as it was when the burst
+// first touched it); Flush() (or the destructor) publishes.
 class IngressBatch {
  public:
   IngressBatch(BufferAccountant& acct, PortId port);
@@ -96,9 +138,13 @@ class IngressBatch {
  private:
   BufferAccountant& acct_;
   PortId port_;
-  std::array<uint64_t, kNumPrio> base_{};    // occupancy at burst start (lazily read)
-  std::array<int64_t, kNumPrio> delta_{};
-  uint8_t loaded_ = 0;
+  std::array<uint64_t, kNumPrio> occ_{};     // local view: occupancy incl. this burst
+  std::array<uint64_t, kNumPrio> hr_{};      // local view: bytes in headroom
+  std::array<int64_t, kNumPrio> delta_{};    // bytes admitted this burst, to publish
+  std::array<int64_t, kNumPrio> hr_add_{};   // of which into headroom
+  int64_t shared_used_ = 0;                  // local view of the pool
+  uint8_t loaded_ = 0;                       // prios whose snapshot is taken
+  bool pool_loaded_ = false;
 };
 
 // Releases for one tx burst (packets from any ingress PG).
@@ -111,7 +157,8 @@ class ReleaseBatch {
 
  private:
   BufferAccountant& acct_;
-  // Small open list: a burst rarely touches more than a few PGs.
+  // Small open list: a burst rarely touches more than a few PGs. When it
+  // overflows (more than kMaxBurst distinct PGs between flushes) it flushes.
   std::array<uint16_t, kMaxBurst> key_{};   // in_port * 8 + prio
   std::array<int64_t, kMaxBurst> bytes_{};
   int n_ = 0;

@@ -34,6 +34,8 @@ YAML::Node MergeInclude(const cfg::Reader& rd, YAML::Node root, std::string* inc
   std::filesystem::path p = std::filesystem::path(rd.file()).parent_path() / rel;
   if (std::filesystem::path(rel).is_absolute()) p = rel;
   *inc_path = p.string();
+  if (!std::filesystem::is_regular_file(p))
+    rd.Fail(inc, "include", "a readable rules file (resolved to " + p.string() + "): cannot open it");
   YAML::Node other = LoadFile(*inc_path);
   cfg::Reader ird(*inc_path);
   if (!other.IsMap()) ird.Fail(other, "(document)", "a map of sections");

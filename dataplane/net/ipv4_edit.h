@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // In-place IPv4 header edits with incremental checksum update (RFC 1624), so
-// the forwarding path never recomputes a whole header checksum. Pure code.
+// the forwarding path never recomputes a whole header checksum. Pure code,
+// stateless: called by any worker on the packet it currently owns.
+// Preconditions (the parser establishes them): ip_hdr points at a complete
+// IPv4 header of hdr_len bytes inside the frame.
 #pragma once
 #include <cstdint>
 
 namespace pfc {
 
-// Full IPv4 header checksum (RFC 791) over hdr_len bytes; returns the value to
-// store (network byte order as a native uint16 read from the wire).
+// Full IPv4 header checksum (RFC 791) over hdr_len bytes, skipping the
+// checksum field itself (bytes 10..11), so it need not be zeroed first.
+// Returns the value to store (network byte order as a native uint16 read
+// from the wire, i.e. memcpy it to ip_hdr + 10).
 uint16_t Ipv4HeaderChecksum(const uint8_t* ip_hdr, uint16_t hdr_len);
+// True when the stored checksum is correct (the sum over the whole header,
+// checksum included, is 0xffff; accepts either representation of zero).
+bool Ipv4ChecksumOk(const uint8_t* ip_hdr, uint16_t hdr_len);
 // Decrement TTL by one and patch the checksum. Caller checked ttl > 1.
 void Ipv4DecrementTtl(uint8_t* ip_hdr);
-// Replace the 6-bit DSCP (keeps ECN) and patch the checksum.
+// Replace the 6-bit DSCP (keeps ECN) and patch the checksum. The patched
+// checksum is bit-identical to Ipv4HeaderChecksum() of the edited header
+// (RFC 1624 eqn. 3) when the old checksum was the one Ipv4HeaderChecksum()
+// computes (a sender using the 0xffff form of zero stays valid, not identical).
 void Ipv4SetDscp(uint8_t* ip_hdr, uint8_t dscp);
 
 }  // namespace pfc

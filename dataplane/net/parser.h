@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Header parser over a plain byte span: Ethernet (optionally one 802.1Q tag),
 // IPv4, ARP and MAC control (PFC / PAUSE). Pure code, no DPDK, so it is unit
-// tested and fuzzed (tests/net/fuzz_parser.cc) on heap buffers.
-// It never reads past data+len: every field is bounds-checked first. It does
-// not modify the packet; see net/ipv4_edit.h for the in-place edits.
+// tested and fuzzed (tests/dataplane/net/fuzz_parser.cc) on heap buffers.
+// Stateless: any worker calls it on the packet it owns. It never reads past
+// frame+len: every field is bounds-checked first. It does not modify the
+// packet; see net/ipv4_edit.h for the in-place edits.
+//
+// Drop reasons it produces: kRunt (< 14 bytes), kTruncated (VLAN tag, IPv4
+// header, IPv4 total length or ARP body beyond len), kBadIpHeader (version
+// != 4, IHL < 5, total length < header length), kBadIpChecksum (only with
+// verify_ip_csum), kUnsupported (ARP that is not Ethernet/IPv4).
 #pragma once
 #include <cstdint>
+
 #include "dataplane/common/types.h"
 
 namespace pfc {
@@ -25,38 +32,40 @@ inline constexpr uint16_t kEtherTypeMacControl = 0x8808;
 
 struct ParsedPacket {
   PktKind kind;
-  DropReason bad;          // valid when kind == kBad
+  DropReason bad;  // valid when kind == kBad
   bool has_vlan;
-  bool ip_options;         // IHL > 5
-  bool ip_fragment;        // MF set or fragment offset != 0
-  bool dst_broadcast;      // ff:ff:ff:ff:ff:ff
-  bool dst_multicast;      // group bit set (includes broadcast)
-  uint16_t ethertype;      // after any VLAN tag
+  bool ip_options;     // IHL > 5
+  bool ip_fragment;    // MF set or fragment offset != 0
+  bool dst_broadcast;  // ff:ff:ff:ff:ff:ff
+  bool dst_multicast;  // group bit set (includes broadcast)
+  uint16_t ethertype;  // after any VLAN tag
   uint16_t vlan_tci;
-  uint16_t l3_off;         // offset of the IPv4 / ARP / MAC-control body
-  uint16_t ip_hdr_len;     // bytes (IHL * 4)
-  uint16_t ip_total_len;   // from the header, <= bytes available
-  uint8_t dscp;            // the tag
+  uint16_t l3_off;        // offset of the IPv4 / ARP / MAC-control body
+  uint16_t ip_hdr_len;    // bytes (IHL * 4)
+  uint16_t ip_total_len;  // from the header, <= bytes available
+  uint8_t dscp;           // the tag
   uint8_t ttl;
   uint8_t ip_proto;
-  uint32_t src_ip;         // host byte order
-  uint32_t dst_ip;         // host byte order
+  uint32_t src_ip;  // host byte order
+  uint32_t dst_ip;  // host byte order
 };
 
 // Parses frame[0, len). verify_ip_csum=false skips the header checksum (for a
 // device that already verified it). Returns out->kind (kBad with out->bad set
 // on any malformed input).
-PktKind ParseFrame(const uint8_t* frame, uint32_t len, bool verify_ip_csum,
-                   ParsedPacket* out);
+PktKind ParseFrame(const uint8_t* frame, uint32_t len, bool verify_ip_csum, ParsedPacket* out);
 
-// ARP body (Ethernet/IPv4 only) at frame + l3_off; ParseFrame guarantees 28 bytes.
+// ARP body (Ethernet/IPv4 only) at frame + l3_off; ParseFrame guarantees 28
+// bytes.
 struct ArpView {
-  uint16_t op;             // 1 request, 2 reply
+  uint16_t op;  // 1 request, 2 reply
   uint8_t sha[6];
-  uint32_t spa;            // host byte order
+  uint32_t spa;  // host byte order
   uint8_t tha[6];
-  uint32_t tpa;            // host byte order
+  uint32_t tpa;  // host byte order
 };
+// Fills *out from the ARP body. Returns false (and leaves *out untouched)
+// unless p.kind == kArp, the body fits in len, and op is 1 or 2.
 bool ParseArp(const uint8_t* frame, uint32_t len, const ParsedPacket& p, ArpView* out);
 
 }  // namespace pfc

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // IPv4 longest-prefix-match routes -> next-hop index, as a DIR-24-8 table
 // (one load for prefixes up to /24, two beyond). Built completely by the
-// control thread and published in the Tables snapshot; immutable after.
+// control thread and published in the Tables snapshot; immutable after, read
+// by the workers. tbl24 is 32 MiB; each distinct /24 covered by a longer
+// prefix costs a 512-byte tbl8 group (at most 32767 groups).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
+
 #include "dataplane/common/types.h"
 
 namespace pfc {
@@ -15,30 +18,51 @@ namespace pfc {
 // own destination (a connected route).
 struct NextHop {
   PortId port = 0;
-  uint32_t gateway = 0;      // host order; 0 = directly connected
+  uint32_t gateway = 0;  // host order; 0 = directly connected
 };
 
 class RouteTable {
  public:
   static constexpr uint16_t kNoRoute = 0xffff;
-  struct Route { uint32_t prefix; uint8_t len; uint16_t nh; };
+  struct Route {
+    uint32_t prefix;
+    uint8_t len;
+    uint16_t nh;
+  };
 
-  // Replaces the whole table. nh indexes `next_hops` (< 0xffff). Returns
-  // false with *err on a bad prefix length or a host part set in the prefix.
+  static constexpr uint16_t kMaxNextHops = 0x8000;  // top bit marks a tbl8 group
+
+  // Replaces the whole table. nh indexes `next_hops` (< kMaxNextHops).
+  // Returns false with *err (naming the route) on a prefix length > 32, a
+  // host part set in the prefix, a duplicate prefix, an nh out of range, or
+  // too many tbl8 groups; the previous contents are kept then.
   bool Build(const std::vector<Route>& routes, const std::vector<NextHop>& next_hops,
              std::string* err);
-  uint16_t Lookup(uint32_t dst_ip) const;   // next-hop index or kNoRoute
+  // Next-hop index or kNoRoute (also before the first successful Build).
+  uint16_t Lookup(uint32_t dst_ip) const {
+    if (tbl24_.empty()) [[unlikely]] {
+      return kNoRoute;
+    }
+    const uint16_t e = tbl24_[dst_ip >> 8];
+    if (!(e & kGroupFlag) || e == kNoRoute) return e;
+    return tbl8_[(static_cast<uint32_t>(e & ~kGroupFlag) << 8) | (dst_ip & 0xff)];
+  }
+  // n lookups (any n >= 0); all tbl24 loads of a chunk are issued before any
+  // tbl8 load, so cache misses overlap.
+  void LookupBurst(const uint32_t* dst_ips, uint16_t* nh, int n) const;
   const NextHop& next_hop(uint16_t i) const { return next_hops_[i]; }
   size_t size() const { return routes_.size(); }
 
  private:
-  std::vector<uint16_t> tbl24_;   // 1<<24 entries; top bit set: index of a tbl8 group
-  std::vector<uint16_t> tbl8_;    // groups of 256
+  static constexpr uint16_t kGroupFlag = 0x8000;
+  std::vector<uint16_t> tbl24_;  // 1<<24 entries; top bit set (and != kNoRoute): tbl8 group
+  std::vector<uint16_t> tbl8_;   // groups of 256
   std::vector<NextHop> next_hops_;
   std::vector<Route> routes_;
 };
 
-// A plain scan: the specification the DIR-24-8 table is tested against.
+// A plain scan: the specification the DIR-24-8 table is tested against
+// (longest matching prefix; the first listed on an exact duplicate).
 uint16_t NaiveRouteLookup(const std::vector<RouteTable::Route>& routes, uint32_t dst_ip);
 
 }  // namespace pfc

@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+
 #include "dataplane/common/types.h"
 
 namespace pfc {
@@ -14,9 +15,9 @@ struct TagMap {
   // lossy_prio and have mapped[tag] == false (counted as lossy fallback).
   std::array<uint8_t, kNumTags> prio_of{};
   std::array<bool, kNumTags> mapped{};
-  uint8_t lossless_mask = 0;   // bit p set: priority p is lossless (PFC-enabled)
-  uint8_t lossy_prio = 0;      // the queue for unmapped tags and non-IP traffic
-  uint8_t lossy_tag = 0;       // the reserved tag Tagger rewrites to when no rule matches
+  uint8_t lossless_mask = 0;  // bit p set: priority p is lossless (PFC-enabled)
+  uint8_t lossy_prio = 0;     // the queue for unmapped tags and non-IP traffic
+  uint8_t lossy_tag = 0;      // the reserved tag Tagger rewrites to when no rule matches
 
   bool IsLossless(uint8_t prio) const { return (lossless_mask >> prio) & 1; }
   // Priority for a tag; sets *fallback when the tag had no mapping.

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Buffer accountant: configuration checks, the per-PG compare-and-swap
+// update, and the per-burst admission/release batches. See accountant.h.
+#include "dataplane/buffer/accountant.h"
+
+#include <cmath>
+#include <string>
+
+namespace pfc {
+namespace {
+
+constexpr double kMinAlpha = 1.0 / 1024;
+constexpr double kMaxAlpha = 64.0;
+
+std::string PgName(int port, int prio) {
+  return "buffer.pg[port " + std::to_string(port) + "][prio " + std::to_string(prio) + "]";
+}
+
+uint64_t SharedPart(uint64_t normal, uint32_t reserved) {
+  return normal > reserved ? normal - reserved : 0;
+}
+
+// Raises an atomic maximum; the plain load first keeps the common case
+// (no new maximum) free of read-modify-write traffic.
+void RaiseMax(std::atomic<uint64_t>& m, uint64_t v) {
+  uint64_t cur = m.load(std::memory_order_relaxed);
+  while (v > cur && !m.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
+bool BufferAccountant::Configure(const BufferConfig& cfg, std::string* err) {
+  auto fail = [&](const std::string& msg) {
+    if (err) *err = msg;
+    return false;
+  };
+  if (cfg.num_ports == 0 || cfg.num_ports > kMaxPorts)
+    return fail("buffer.num_ports = " + std::to_string(cfg.num_ports) + ": expected 1.." +
+                std::to_string(kMaxPorts));
+  if (cfg.total_bytes == 0 || cfg.total_bytes > kMaxTotalBytes)
+    return fail("buffer.total_bytes = " + std::to_string(cfg.total_bytes) + ": expected 1.." +
+                std::to_string(kMaxTotalBytes) + " bytes");
+
+  uint64_t reserved_sum = 0, headroom_sum = 0;
+  std::array<uint32_t, kMaxPorts * kNumPrio> alpha_fp{};
+  for (int p = 0; p < cfg.num_ports; ++p) {
+    for (int q = 0; q < kNumPrio; ++q) {
+      const PgConfig& c = cfg.pg[p][q];
+      const std::string name = PgName(p, q);
+      reserved_sum += c.reserved;
+      if (c.static_limit == 0) {
+        if (!std::isfinite(c.alpha) || c.alpha < kMinAlpha || c.alpha > kMaxAlpha)
+          return fail(name + ".alpha = " + std::to_string(c.alpha) +
+                      ": dynamic threshold (static_limit 0) needs alpha in [1/1024, 64]");
+        alpha_fp[p * kNumPrio + q] =
+            static_cast<uint32_t>(std::max(1.0, std::round(c.alpha * 65536.0)));
+      }
+      if (!c.lossless) {
+        if (c.headroom != 0)
+          return fail(name + ".headroom = " + std::to_string(c.headroom) +
+                      ": headroom only applies to lossless priorities (expected 0)");
+        if (c.xon_hysteresis != 0)
+          return fail(name + ".xon_hysteresis = " + std::to_string(c.xon_hysteresis) +
+                      ": XON only applies to lossless priorities (expected 0)");
+        continue;
+      }
+      if (c.headroom == 0)
+        return fail(name + ".headroom = 0: a lossless priority needs headroom for the bytes in "
+                    "flight after XOFF (see pfc/headroom.h for the default)");
+      headroom_sum += c.headroom;
+      if (c.static_limit != 0) {
+        const uint64_t xoff = uint64_t{c.reserved} + c.static_limit;
+        if (c.xon_hysteresis >= xoff)
+          return fail(name + ".xon_hysteresis = " + std::to_string(c.xon_hysteresis) +
+                      ": must be below the XOFF threshold reserved + static_limit = " +
+                      std::to_string(xoff) + " bytes");
+      }
+    }
+  }
+  const uint64_t carved = reserved_sum + headroom_sum;
+  if (carved > cfg.total_bytes)
+    return fail("buffer.total_bytes = " + std::to_string(cfg.total_bytes) +
+                " cannot hold the reserved space (" + std::to_string(reserved_sum) +
+                " bytes) plus the lossless headroom (" + std::to_string(headroom_sum) +
+                " bytes) of " + std::to_string(cfg.num_ports) + " ports: short by " +
+                std::to_string(carved - cfg.total_bytes) + " bytes");
+
+  cfg_ = cfg;
+  alpha_fp_ = alpha_fp;
+  shared_size_ = cfg.total_bytes - carved;
+  pgs_ = std::make_unique<Pg[]>(static_cast<size_t>(cfg.num_ports) * kNumPrio);
+  shared_used_.store(0, std::memory_order_relaxed);
+  underflows_.store(0, std::memory_order_relaxed);
+  return true;
+}
+
+uint64_t BufferAccountant::SharedCap(PortId p, int prio, uint64_t own_shared,
+                                     uint64_t free) const {
+  const uint32_t a = alpha_fp_[p * kNumPrio + prio];
+  // free < 2^31 and a <= 64 x 2^16, so the product stays below 2^53.
+  const uint64_t lim = a ? (free * a) >> 16 : cfg_.pg[p][prio].static_limit;
+  return std::min(lim, own_shared + free);
+}
+
+uint64_t BufferAccountant::XoffThreshold(PortId p, int prio) const {
+  const PgConfig& c = cfg_.pg[p][prio];
+  const uint64_t s = pg(p, prio).state.load(std::memory_order_relaxed);
+  const uint64_t own = SharedPart(Occ(s) - Hr(s), c.reserved);
+  const int64_t used = static_cast<int64_t>(shared_used_.load(std::memory_order_relaxed));
+  return c.reserved + SharedCap(p, prio, own, FreeOf(used));
+}
+
+uint64_t BufferAccountant::XonThreshold(PortId p, int prio) const {
+  const uint64_t xoff = XoffThreshold(p, prio);
+  const uint32_t h = cfg_.pg[p][prio].xon_hysteresis;
+  return xoff > h ? xoff - h : 0;
+}
+
+uint64_t BufferAccountant::AdmitLimit(PortId p, int prio) const {
+  const PgConfig& c = cfg_.pg[p][prio];
+  return XoffThreshold(p, prio) + (c.lossless ? c.headroom : 0);
+}
+
+void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr) {
+  if (delta == 0) return;
+  const PgConfig& c = cfg_.pg[p][prio];
+  Pg& g = pg(p, prio);
+  const int64_t used = static_cast<int64_t>(shared_used_.load(std::memory_order_relaxed));
+  uint64_t s = g.state.load(std::memory_order_relaxed);
+  uint64_t ns, nocc, nhr;
+  bool underflow;
+  for (;;) {
+    const uint64_t occ = Occ(s), hr = Hr(s), normal = occ - hr;
+    underflow = false;
+    if (delta > 0) {
+      const uint64_t d = static_cast<uint64_t>(delta);
+      uint64_t to_hr = hint_hr > 0 ? static_cast<uint64_t>(hint_hr) : 0;
+      if (c.lossless && hint_hr < 0) {
+        // Charge: reserved, then shared up to the XOFF point, then headroom.
+        const uint64_t own = SharedPart(normal, c.reserved);
+        const uint64_t xoff_normal = c.reserved + SharedCap(p, prio, own, FreeOf(used));
+        const uint64_t room = xoff_normal > normal ? xoff_normal - normal : 0;
+        to_hr = d > room ? d - room : 0;
+      }
+      nocc = std::min<uint64_t>(occ + d, 0xffffffffu);
+      nhr = std::min(hr + to_hr, nocc);
+    } else {
+      // Release: headroom first, then shared, then reserved.
+      uint64_t d = static_cast<uint64_t>(-delta);
+      if (d > occ) {
+        d = occ;
+        underflow = true;
+      }
+      nocc = occ - d;
+      nhr = hr - std::min(d, hr);
+    }
+    ns = nocc | (nhr << 32);
+    if (g.state.compare_exchange_weak(s, ns, std::memory_order_relaxed)) break;
+  }
+  // s is the word we replaced: the pool moves by exactly this PG's change.
+  const int64_t dshared = static_cast<int64_t>(SharedPart(nocc - nhr, c.reserved)) -
+                          static_cast<int64_t>(SharedPart(Occ(s) - Hr(s), c.reserved));
+  if (dshared != 0)
+    shared_used_.fetch_add(static_cast<uint64_t>(dshared), std::memory_order_relaxed);
+  if (underflow) underflows_.fetch_add(1, std::memory_order_relaxed);
+  if (delta > 0) {
+    RaiseMax(g.wmark, nocc);
+    if (nhr) RaiseMax(g.hr_wmark, nhr);
+  }
+}
+
+IngressBatch::IngressBatch(BufferAccountant& acct, PortId port) : acct_(acct), port_(port) {}
+
+bool IngressBatch::Admit(int prio, uint32_t bytes, DropReason* why) {
+  const PgConfig& c = acct_.cfg_.pg[port_][prio];
+  const uint8_t bit = static_cast<uint8_t>(1u << prio);
+  if (!(loaded_ & bit)) {
+    const uint64_t s = acct_.pg(port_, prio).state.load(std::memory_order_relaxed);
+    occ_[prio] = BufferAccountant::Occ(s);
+    hr_[prio] = BufferAccountant::Hr(s);
+    loaded_ |= bit;
+  }
+  if (!pool_loaded_) {
+    shared_used_ = static_cast<int64_t>(acct_.shared_used_.load(std::memory_order_relaxed));
+    pool_loaded_ = true;
+  }
+  const uint64_t hr = hr_[prio];
+  const uint64_t normal = occ_[prio] - hr;
+  const uint64_t own = SharedPart(normal, c.reserved);
+  const uint64_t cap = acct_.SharedCap(port_, prio, own, acct_.FreeOf(shared_used_));
+  uint64_t to_hr = 0;
+  if (!c.lossless) {
+    if (SharedPart(normal + bytes, c.reserved) > cap) {
+      *why = DropReason::kLossyBufferFull;
+      return false;
+    }
+  } else {
+    const uint64_t xoff_normal = c.reserved + cap;
+    const uint64_t room = xoff_normal > normal ? xoff_normal - normal : 0;
+    to_hr = bytes > room ? bytes - room : 0;
+    if (hr + to_hr > c.headroom) {
+      *why = DropReason::kLosslessHeadroom;
+      return false;
+    }
+  }
+  const uint64_t nnormal = normal + bytes - to_hr;
+  shared_used_ += static_cast<int64_t>(SharedPart(nnormal, c.reserved) - own);
+  hr_[prio] = hr + to_hr;
+  occ_[prio] = nnormal + hr_[prio];
+  delta_[prio] += bytes;
+  hr_add_[prio] += static_cast<int64_t>(to_hr);
+  return true;
+}
+
+void IngressBatch::Flush() {
+  for (uint32_t m = loaded_; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
+    // Publish the split decided here: only this port's owner charges the PG
+    // and releases only shrink its headroom use, so it stays <= headroom.
+    if (delta_[q]) acct_.Update(port_, q, delta_[q], hr_add_[q]);
+    delta_[q] = 0;
+    hr_add_[q] = 0;
+  }
+  loaded_ = 0;
+  pool_loaded_ = false;
+}
+
+void ReleaseBatch::Add(PortId in_port, int in_prio, uint32_t bytes) {
+  const uint16_t key = static_cast<uint16_t>(in_port * kNumPrio + in_prio);
+  for (int i = 0; i < n_; ++i) {
+    if (key_[i] == key) {
+      bytes_[i] += bytes;
+      return;
+    }
+  }
+  if (n_ == kMaxBurst) Flush();
+  key_[n_] = key;
+  bytes_[n_] = bytes;
+  ++n_;
+}
+
+void ReleaseBatch::Flush() {
+  for (int i = 0; i < n_; ++i)
+    acct_.Apply(static_cast<PortId>(key_[i] / kNumPrio), key_[i] % kNumPrio, -bytes_[i]);
+  n_ = 0;
+}
+
+}  // namespace pfc

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Unit tests of ParseFrame / ParseArp: every DropReason the parser can
+// produce, every flag, and every truncation of valid frames.
+#include "dataplane/net/parser.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+
+#include "tests/dataplane/net/frame_builder.h"
+
+namespace pfc {
+namespace {
+
+using test::ArpFrame;
+using test::FixIpChecksum;
+using test::FrameSpec;
+using test::Ipv4Frame;
+using test::Ipv4Spec;
+using test::Put16;
+
+// Parses the first len bytes from a heap copy of exactly len bytes, so an
+// over-read would hit memory outside the allocation (and ASan in fuzz builds).
+PktKind Parse(const std::vector<uint8_t>& f, size_t len, bool verify, ParsedPacket* p) {
+  std::unique_ptr<uint8_t[]> copy(new uint8_t[len == 0 ? 1 : len]);
+  if (len) std::memcpy(copy.get(), f.data(), len);
+  return ParseFrame(copy.get(), static_cast<uint32_t>(len), verify, p);
+}
+PktKind Parse(const std::vector<uint8_t>& f, ParsedPacket* p, bool verify = true) {
+  return Parse(f, f.size(), verify, p);
+}
+
+TEST(Parser, ValidIpv4FillsEveryField) {
+  Ipv4Spec ip;
+  ip.dscp = 26;
+  ip.ecn = 1;
+  ip.ttl = 7;
+  ip.proto = 6;
+  ip.src = 0xc0a80001;
+  ip.dst = 0xc0a800c7;
+  const auto f = Ipv4Frame(FrameSpec{}, ip);
+  ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+  EXPECT_EQ(p.kind, PktKind::kIpv4);
+  EXPECT_FALSE(p.has_vlan);
+  EXPECT_FALSE(p.ip_options);
+  EXPECT_FALSE(p.ip_fragment);  // DF alone is not a fragment
+  EXPECT_FALSE(p.dst_broadcast);
+  EXPECT_FALSE(p.dst_multicast);
+  EXPECT_EQ(p.ethertype, kEtherTypeIpv4);
+  EXPECT_EQ(p.l3_off, 14);
+  EXPECT_EQ(p.ip_hdr_len, 20);
+  EXPECT_EQ(p.ip_total_len, 46);
+  EXPECT_EQ(p.dscp, 26);
+  EXPECT_EQ(p.ttl, 7);
+  EXPECT_EQ(p.ip_proto, 6);
+  EXPECT_EQ(p.src_ip, 0xc0a80001u);
+  EXPECT_EQ(p.dst_ip, 0xc0a800c7u);
+}
+
+TEST(Parser, VlanTaggedIpv4) {
+  FrameSpec e;
+  e.vlan = true;
+  e.tci = 0x6123;  // PCP 3, VID 0x123
+  const auto f = Ipv4Frame(e, Ipv4Spec{});
+  ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+  EXPECT_TRUE(p.has_vlan);
+  EXPECT_EQ(p.vlan_tci, 0x6123);
+  EXPECT_EQ(p.ethertype, kEtherTypeIpv4);
+  EXPECT_EQ(p.l3_off, 18);
+  EXPECT_EQ(p.dst_ip, Ipv4Spec{}.dst);
+}
+
+TEST(Parser, Runt) {
+  const auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+  for (size_t len = 0; len < 14; ++len) {
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    EXPECT_EQ(p.bad, DropReason::kRunt) << len;
+  }
+  ParsedPacket p;
+  EXPECT_EQ(ParseFrame(nullptr, 0, true, &p), PktKind::kBad);
+  EXPECT_EQ(p.bad, DropReason::kRunt);
+}
+
+TEST(Parser, TruncatedVlanTag) {
+  FrameSpec e;
+  e.vlan = true;
+  const auto f = Ipv4Frame(e, Ipv4Spec{});
+  for (size_t len = 14; len < 18; ++len) {
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    EXPECT_EQ(p.bad, DropReason::kTruncated) << len;
+  }
+}
+
+TEST(Parser, TruncatedIpv4HeaderAndPayload) {
+  Ipv4Spec ip;
+  ip.ihl = 6;  // 24-byte header: truncation inside the options too
+  ip.payload = 10;
+  const auto f = Ipv4Frame(FrameSpec{}, ip);
+  ASSERT_EQ(f.size(), 14u + 24 + 10);
+  for (size_t len = 14; len < f.size(); ++len) {
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    EXPECT_EQ(p.bad, DropReason::kTruncated) << len;
+  }
+  ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p), PktKind::kIpv4);
+}
+
+TEST(Parser, IhlBeyondFrameIsTruncated) {
+  Ipv4Spec ip;
+  ip.payload = 20;
+  auto f = Ipv4Frame(FrameSpec{}, ip);
+  f[14] = 0x4f;  // IHL 15 = 60 bytes, but only 40 bytes of IP follow
+  ParsedPacket p;
+  for (bool verify : {false, true}) {  // the length check comes before the checksum
+    EXPECT_EQ(Parse(f, &p, verify), PktKind::kBad);
+    EXPECT_EQ(p.bad, DropReason::kTruncated);
+  }
+}
+
+TEST(Parser, BadVersion) {
+  for (uint8_t version : {0, 1, 5, 6, 15}) {
+    auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+    f[14] = static_cast<uint8_t>((version << 4) | 5);
+    FixIpChecksum(f, 14);
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p), PktKind::kBad) << int{version};
+    EXPECT_EQ(p.bad, DropReason::kBadIpHeader) << int{version};
+  }
+}
+
+TEST(Parser, IhlBelowFive) {
+  for (uint8_t ihl = 0; ihl < 5; ++ihl) {
+    auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+    f[14] = static_cast<uint8_t>(0x40 | ihl);
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p, false), PktKind::kBad) << int{ihl};
+    EXPECT_EQ(p.bad, DropReason::kBadIpHeader) << int{ihl};
+  }
+}
+
+TEST(Parser, TotalLengthBelowHeaderLength) {
+  Ipv4Spec ip;
+  ip.ihl = 7;
+  for (uint16_t total : {0, 19, 20, 27}) {
+    auto f = Ipv4Frame(FrameSpec{}, ip);
+    Put16(f, 16, total);
+    FixIpChecksum(f, 14);
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p), PktKind::kBad) << total;
+    EXPECT_EQ(p.bad, DropReason::kBadIpHeader) << total;
+  }
+}
+
+TEST(Parser, TotalLengthBeyondFrame) {
+  auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+  Put16(f, 16, static_cast<uint16_t>(f.size() - 14 + 1));
+  FixIpChecksum(f, 14);
+  ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p), PktKind::kBad);
+  EXPECT_EQ(p.bad, DropReason::kTruncated);
+  Put16(f, 16, 0xffff);
+  FixIpChecksum(f, 14);
+  EXPECT_EQ(Parse(f, &p), PktKind::kBad);
+  EXPECT_EQ(p.bad, DropReason::kTruncated);
+}
+
+TEST(Parser, EthernetPaddingAfterIpIsAccepted) {
+  Ipv4Spec ip;
+  ip.payload = 0;  // 20-byte IP packet in a 60-byte frame
+  auto f = Ipv4Frame(FrameSpec{}, ip);
+  f.resize(60, 0);
+  ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+  EXPECT_EQ(p.ip_total_len, 20);
+}
+
+TEST(Parser, ChecksumVerifiedOnlyWhenAsked) {
+  auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+  f[14 + 10] ^= 0x01;
+  ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p, true), PktKind::kBad);
+  EXPECT_EQ(p.bad, DropReason::kBadIpChecksum);
+  EXPECT_EQ(Parse(f, &p, false), PktKind::kIpv4);
+  // A corrupted address (not the checksum field) is caught the same way.
+  auto g = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+  g[14 + 19] ^= 0x80;
+  EXPECT_EQ(Parse(g, &p, true), PktKind::kBad);
+  EXPECT_EQ(p.bad, DropReason::kBadIpChecksum);
+}
+
+TEST(Parser, ChecksumCoversOptions) {
+  Ipv4Spec ip;
+  ip.ihl = 8;
+  auto f = Ipv4Frame(FrameSpec{}, ip);
+  ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+  f[14 + 30] ^= 0x10;  // inside the options
+  EXPECT_EQ(Parse(f, &p), PktKind::kBad);
+  EXPECT_EQ(p.bad, DropReason::kBadIpChecksum);
+}
+
+TEST(Parser, OptionsFlagged) {
+  for (uint8_t ihl = 5; ihl <= 15; ++ihl) {
+    Ipv4Spec ip;
+    ip.ihl = ihl;
+    const auto f = Ipv4Frame(FrameSpec{}, ip);
+    ParsedPacket p;
+    ASSERT_EQ(Parse(f, &p), PktKind::kIpv4) << int{ihl};
+    EXPECT_EQ(p.ip_options, ihl > 5) << int{ihl};
+    EXPECT_EQ(p.ip_hdr_len, ihl * 4) << int{ihl};
+  }
+}
+
+TEST(Parser, FragmentsFlagged) {
+  struct Case {
+    uint16_t frag;
+    bool fragment;
+  } cases[] = {{0x0000, false}, {0x4000, false}, {0x2000, true}, {0x0001, true},
+               {0x1fff, true},  {0x6000, true},  {0x4010, true}};
+  for (const Case& c : cases) {
+    Ipv4Spec ip;
+    ip.frag = c.frag;
+    const auto f = Ipv4Frame(FrameSpec{}, ip);
+    ParsedPacket p;
+    ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+    EXPECT_EQ(p.ip_fragment, c.fragment) << std::hex << c.frag;
+  }
+}
+
+TEST(Parser, BroadcastAndMulticastFlags) {
+  FrameSpec bc;
+  for (auto& b : bc.dst) b = 0xff;
+  FrameSpec mc;
+  const uint8_t mcast[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x01};
+  std::memcpy(mc.dst, mcast, 6);
+  FrameSpec almost = bc;
+  almost.dst[5] = 0xfe;  // group bit set, not broadcast
+  ParsedPacket p;
+  ASSERT_EQ(Parse(Ipv4Frame(bc, Ipv4Spec{}), &p), PktKind::kIpv4);
+  EXPECT_TRUE(p.dst_broadcast);
+  EXPECT_TRUE(p.dst_multicast);
+  ASSERT_EQ(Parse(Ipv4Frame(mc, Ipv4Spec{}), &p), PktKind::kIpv4);
+  EXPECT_FALSE(p.dst_broadcast);
+  EXPECT_TRUE(p.dst_multicast);
+  ASSERT_EQ(Parse(Ipv4Frame(almost, Ipv4Spec{}), &p), PktKind::kIpv4);
+  EXPECT_FALSE(p.dst_broadcast);
+  EXPECT_TRUE(p.dst_multicast);
+}
+
+TEST(Parser, ArpRequestAndReply) {
+  FrameSpec bc;
+  for (auto& b : bc.dst) b = 0xff;
+  for (uint16_t op : {1, 2}) {
+    const auto f = ArpFrame(bc, op, 0x0a000001, 0x0a0000fe);
+    ParsedPacket p;
+    ASSERT_EQ(Parse(f, &p), PktKind::kArp);
+    EXPECT_EQ(p.ethertype, kEtherTypeArp);
+    EXPECT_EQ(p.l3_off, 14);
+    EXPECT_TRUE(p.dst_broadcast);
+    ArpView a;
+    ASSERT_TRUE(ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a));
+    EXPECT_EQ(a.op, op);
+    EXPECT_EQ(a.spa, 0x0a000001u);
+    EXPECT_EQ(a.tpa, 0x0a0000feu);
+    const uint8_t sha[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
+    const uint8_t tha[6] = {0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee};
+    EXPECT_EQ(std::memcmp(a.sha, sha, 6), 0);
+    EXPECT_EQ(std::memcmp(a.tha, tha, 6), 0);
+  }
+}
+
+TEST(Parser, VlanTaggedArp) {
+  FrameSpec e;
+  e.vlan = true;
+  e.tci = 5;
+  const auto f = ArpFrame(e, 1, 1, 2);
+  ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), PktKind::kArp);
+  EXPECT_EQ(p.l3_off, 18);
+  ArpView a;
+  ASSERT_TRUE(ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a));
+  EXPECT_EQ(a.spa, 1u);
+  EXPECT_EQ(a.tpa, 2u);
+}
+
+TEST(Parser, TruncatedArp) {
+  const auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
+  for (size_t len = 14; len < f.size(); ++len) {
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    EXPECT_EQ(p.bad, DropReason::kTruncated) << len;
+  }
+}
+
+TEST(Parser, NonEthernetIpv4ArpIsUnsupported) {
+  // htype, ptype, hlen, plen each wrong in turn.
+  const std::pair<size_t, uint8_t> edits[] = {{15, 6}, {16, 0x86}, {18, 8}, {19, 16}};
+  for (auto [off, val] : edits) {
+    auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
+    f[off] = val;
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p), PktKind::kBad) << off;
+    EXPECT_EQ(p.bad, DropReason::kUnsupported) << off;
+  }
+}
+
+TEST(Parser, ParseArpRejectsBadInput) {
+  auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
+  ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), PktKind::kArp);
+  ArpView a{};
+  a.op = 77;
+  // Length shorter than the body the ParsedPacket promises.
+  EXPECT_FALSE(ParseArp(f.data(), static_cast<uint32_t>(f.size() - 1), p, &a));
+  // Opcodes other than request/reply.
+  for (uint16_t op : {0, 3, 4, 0x0100}) {
+    Put16(f, 14 + 6, op);
+    EXPECT_FALSE(ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a)) << op;
+  }
+  EXPECT_EQ(a.op, 77);  // untouched on failure
+  // A ParsedPacket of another kind.
+  const auto ipf = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+  ParsedPacket ipp;
+  ASSERT_EQ(Parse(ipf, &ipp), PktKind::kIpv4);
+  EXPECT_FALSE(ParseArp(ipf.data(), static_cast<uint32_t>(ipf.size()), ipp, &a));
+}
+
+TEST(Parser, MacControl) {
+  FrameSpec e;
+  e.ethertype = kEtherTypeMacControl;
+  const uint8_t pause_dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+  std::memcpy(e.dst, pause_dst, 6);
+  size_t l3;
+  auto f = test::EthHeader(e, &l3);
+  f.resize(60, 0);
+  Put16(f, 14, 0x0101);  // PFC opcode; the codec, not the parser, checks it
+  ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), PktKind::kMacControl);
+  EXPECT_EQ(p.ethertype, kEtherTypeMacControl);
+  EXPECT_EQ(p.l3_off, 14);
+  EXPECT_TRUE(p.dst_multicast);
+  EXPECT_FALSE(p.dst_broadcast);
+  // Even a bare header is classified by kind only.
+  EXPECT_EQ(Parse(f, 14, true, &p), PktKind::kMacControl);
+}
+
+TEST(Parser, OtherEthertypes) {
+  for (uint16_t et : {0x86dd, 0x88cc, 0x8035, 0x88a8, 0x0000, 0x05dc, 0xffff}) {
+    FrameSpec e;
+    e.ethertype = et;
+    size_t l3;
+    auto f = test::EthHeader(e, &l3);
+    f.resize(60, 0x60);
+    ParsedPacket p;
+    ASSERT_EQ(Parse(f, &p), PktKind::kOtherL2) << std::hex << et;
+    EXPECT_EQ(p.ethertype, et);
+    EXPECT_FALSE(p.has_vlan);
+  }
+  // QinQ: only one tag is understood; the inner 0x8100 is "other".
+  FrameSpec q;
+  q.vlan = true;
+  q.ethertype = kEtherTypeVlan;
+  size_t l3;
+  auto f = test::EthHeader(q, &l3);
+  f.resize(60, 0);
+  ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p), PktKind::kOtherL2);
+  EXPECT_TRUE(p.has_vlan);
+  EXPECT_EQ(p.ethertype, kEtherTypeVlan);
+}
+
+TEST(Parser, EveryPrefixOfValidFramesIsSafe) {
+  // Each prefix of a valid frame is either rejected as runt/truncated or is
+  // the whole frame (or within trailing Ethernet padding).
+  std::vector<std::vector<uint8_t>> frames;
+  for (bool vlan : {false, true}) {
+    FrameSpec e;
+    e.vlan = vlan;
+    Ipv4Spec ip;
+    ip.ihl = 9;
+    frames.push_back(Ipv4Frame(e, ip));
+    frames.push_back(ArpFrame(e, 2, 3, 4));
+  }
+  for (const auto& f : frames) {
+    ParsedPacket full;
+    const PktKind want = Parse(f, &full);
+    ASSERT_NE(want, PktKind::kBad);
+    for (size_t len = 0; len < f.size(); ++len) {
+      ParsedPacket p;
+      ASSERT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+      EXPECT_TRUE(p.bad == DropReason::kRunt || p.bad == DropReason::kTruncated) << len;
+    }
+  }
+}
+
+TEST(Parser, ProducesEveryDocumentedReason) {
+  // The parser's reasons, as listed in parser.h; each must be reachable.
+  std::set<DropReason> seen;
+  ParsedPacket p;
+  auto ok = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+  Parse(ok, 5, true, &p);
+  seen.insert(p.bad);
+  Parse(ok, 20, true, &p);
+  seen.insert(p.bad);
+  auto v6 = ok;
+  v6[14] = 0x65;
+  Parse(v6, &p, false);
+  seen.insert(p.bad);
+  auto csum = ok;
+  csum[14 + 8] ^= 1;
+  Parse(csum, &p, true);
+  seen.insert(p.bad);
+  auto arp = ArpFrame(FrameSpec{}, 1, 1, 2);
+  arp[15] = 6;
+  Parse(arp, &p);
+  seen.insert(p.bad);
+  EXPECT_EQ(seen, (std::set<DropReason>{DropReason::kRunt, DropReason::kTruncated,
+                                        DropReason::kBadIpHeader, DropReason::kBadIpChecksum,
+                                        DropReason::kUnsupported}));
+}
+
+}  // namespace
+}  // namespace pfc

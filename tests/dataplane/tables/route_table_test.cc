@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Unit tests of the DIR-24-8 route table against a plain longest-prefix scan.
+#include "dataplane/tables/route_table.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+namespace pfc {
+namespace {
+
+using Route = RouteTable::Route;
+
+constexpr uint32_t Ip(int a, int b, int c, int d) {
+  return (uint32_t(a) << 24) | (uint32_t(b) << 16) | (uint32_t(c) << 8) | uint32_t(d);
+}
+uint32_t Mask(uint8_t len) { return len == 0 ? 0 : ~uint32_t{0} << (32 - len); }
+
+std::vector<NextHop> Hops(int n) {
+  std::vector<NextHop> v(n);
+  for (int i = 0; i < n; ++i) v[i] = {static_cast<PortId>(i % 64), Ip(10, 255, 0, 1) + i};
+  return v;
+}
+
+TEST(RouteTable, EmptyAndUnbuiltMissEverything) {
+  RouteTable t;
+  EXPECT_EQ(t.Lookup(Ip(10, 0, 0, 1)), RouteTable::kNoRoute);
+  uint32_t ips[2] = {1, 2};
+  uint16_t nh[2] = {0, 0};
+  t.LookupBurst(ips, nh, 2);
+  EXPECT_EQ(nh[0], RouteTable::kNoRoute);
+  std::string err;
+  ASSERT_TRUE(t.Build({}, Hops(1), &err)) << err;
+  EXPECT_EQ(t.Lookup(0), RouteTable::kNoRoute);
+  EXPECT_EQ(t.Lookup(~0u), RouteTable::kNoRoute);
+}
+
+TEST(RouteTable, LongestPrefixWinsAcrossBothLevels) {
+  RouteTable t;
+  std::string err;
+  const std::vector<Route> routes = {
+      {0, 0, 0},  // default
+      {Ip(10, 0, 0, 0), 8, 1},
+      {Ip(10, 1, 0, 0), 16, 2},
+      {Ip(10, 1, 2, 0), 24, 3},
+      {Ip(10, 1, 2, 128), 25, 4},
+      {Ip(10, 1, 2, 200), 32, 5},
+      {Ip(10, 1, 2, 192), 26, 6},
+  };
+  ASSERT_TRUE(t.Build(routes, Hops(7), &err)) << err;
+  EXPECT_EQ(t.size(), routes.size());
+  EXPECT_EQ(t.Lookup(Ip(192, 168, 0, 1)), 0);
+  EXPECT_EQ(t.Lookup(Ip(10, 9, 9, 9)), 1);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 9, 9)), 2);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 2, 1)), 3);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 2, 127)), 3);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 2, 128)), 4);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 2, 191)), 4);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 2, 192)), 6);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 2, 200)), 5);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 2, 201)), 6);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 3, 0)), 2);
+  EXPECT_EQ(t.next_hop(4).port, 4);
+  EXPECT_EQ(t.next_hop(4).gateway, Ip(10, 255, 0, 5));
+}
+
+TEST(RouteTable, HostRouteWithoutCoveringPrefix) {
+  RouteTable t;
+  std::string err;
+  ASSERT_TRUE(t.Build({{Ip(172, 16, 0, 7), 32, 0}}, Hops(1), &err)) << err;
+  EXPECT_EQ(t.Lookup(Ip(172, 16, 0, 7)), 0);
+  EXPECT_EQ(t.Lookup(Ip(172, 16, 0, 6)), RouteTable::kNoRoute);
+  EXPECT_EQ(t.Lookup(Ip(172, 16, 0, 8)), RouteTable::kNoRoute);
+}
+
+TEST(RouteTable, BadRoutesRejectedAndOldTableKept) {
+  RouteTable t;
+  std::string err;
+  ASSERT_TRUE(t.Build({{Ip(10, 0, 0, 0), 8, 0}}, Hops(2), &err));
+  struct Case {
+    std::vector<Route> routes;
+    int hops;
+    const char* expect;
+  } cases[] = {
+      {{{Ip(10, 0, 0, 0), 33, 0}}, 2, "prefix length 33"},
+      {{{Ip(10, 0, 0, 1), 24, 0}}, 2, "host bits"},
+      {{{Ip(10, 0, 0, 0), 0, 0}}, 2, "host bits"},
+      {{{Ip(10, 0, 0, 0), 8, 2}}, 2, "next hop 2"},
+      {{{Ip(10, 0, 0, 0), 8, 0}, {Ip(10, 0, 0, 0), 8, 1}}, 2, "route 1 (10.0.0.0/8): duplicate"},
+      {{{0, 0, 0}}, 0x8001, "next hops"},
+  };
+  for (const Case& c : cases) {
+    err.clear();
+    EXPECT_FALSE(t.Build(c.routes, Hops(c.hops), &err)) << c.expect;
+    EXPECT_NE(err.find(c.expect), std::string::npos) << err;
+    EXPECT_EQ(t.Lookup(Ip(10, 1, 1, 1)), 0) << c.expect;
+    EXPECT_EQ(t.Lookup(Ip(11, 1, 1, 1)), RouteTable::kNoRoute) << c.expect;
+  }
+}
+
+TEST(RouteTable, ManyTbl8Groups) {
+  // 3000 host routes in distinct /24s: 3000 tbl8 groups.
+  std::vector<Route> routes;
+  for (int i = 0; i < 3000; ++i)
+    routes.push_back({Ip(20, i >> 8, i & 0xff, 9), 32, uint16_t(i % 7)});
+  RouteTable t;
+  std::string err;
+  ASSERT_TRUE(t.Build(routes, Hops(7), &err)) << err;
+  for (int i = 0; i < 3000; ++i) {
+    ASSERT_EQ(t.Lookup(Ip(20, i >> 8, i & 0xff, 9)), i % 7);
+    ASSERT_EQ(t.Lookup(Ip(20, i >> 8, i & 0xff, 10)), RouteTable::kNoRoute);
+  }
+}
+
+// Random route sets with /0, /32, >24 prefixes and heavy overlap (prefixes
+// are drawn around a few anchors), compared with the naive scan at every
+// prefix boundary and at random addresses.
+TEST(RouteTable, RandomRouteSetsAgreeWithNaive) {
+  std::mt19937_64 rng(2016);
+  for (int iter = 0; iter < 12; ++iter) {
+    const int n = 1 + static_cast<int>(rng() % 400);
+    uint32_t anchors[4];
+    for (auto& a : anchors) a = static_cast<uint32_t>(rng());
+    std::vector<Route> routes;
+    std::set<std::pair<uint32_t, uint8_t>> seen;
+    const int hops = 1 + static_cast<int>(rng() % 50);
+    while (static_cast<int>(routes.size()) < n) {
+      uint8_t len;
+      switch (rng() % 6) {
+        case 0:
+          len = 0;
+          break;
+        case 1:
+          len = 32;
+          break;
+        case 2:
+          len = static_cast<uint8_t>(25 + rng() % 7);
+          break;
+        default:
+          len = static_cast<uint8_t>(rng() % 33);
+          break;
+      }
+      uint32_t addr = anchors[rng() % 4] ^ static_cast<uint32_t>(rng() % 2 ? rng() & 0xfff : rng());
+      const uint32_t prefix = addr & Mask(len);
+      if (!seen.emplace(prefix, len).second) continue;
+      routes.push_back({prefix, len, static_cast<uint16_t>(rng() % hops)});
+    }
+    RouteTable t;
+    std::string err;
+    ASSERT_TRUE(t.Build(routes, Hops(hops), &err)) << err;
+    std::vector<uint32_t> probes;
+    for (const Route& r : routes) {
+      const uint32_t last = r.prefix | ~Mask(r.len);
+      for (uint32_t p :
+           {r.prefix, last, r.prefix - 1, last + 1, r.prefix | (~Mask(r.len) & 0x5a5a5a5a)})
+        probes.push_back(p);
+    }
+    for (int i = 0; i < 20000; ++i) probes.push_back(static_cast<uint32_t>(rng()));
+    for (int i = 0; i < 20000; ++i)
+      probes.push_back(anchors[i % 4] ^ static_cast<uint32_t>(rng() & 0xffff));
+    for (uint32_t ip : probes) {
+      ASSERT_EQ(t.Lookup(ip), NaiveRouteLookup(routes, ip))
+          << "iter " << iter << " ip " << std::hex << ip;
+    }
+    // Burst form agrees with single lookups.
+    for (size_t i = 0; i + kMaxBurst <= probes.size(); i += kMaxBurst) {
+      uint16_t nh[kMaxBurst];
+      t.LookupBurst(&probes[i], nh, kMaxBurst);
+      for (int j = 0; j < kMaxBurst; ++j) ASSERT_EQ(nh[j], t.Lookup(probes[i + j]));
+    }
+  }
+}
+
+TEST(RouteTable, NaiveRouteLookupBasics) {
+  const std::vector<Route> routes = {{Ip(1, 0, 0, 0), 8, 3}, {Ip(1, 2, 0, 0), 16, 4}};
+  EXPECT_EQ(NaiveRouteLookup(routes, Ip(1, 2, 3, 4)), 4);
+  EXPECT_EQ(NaiveRouteLookup(routes, Ip(1, 3, 3, 4)), 3);
+  EXPECT_EQ(NaiveRouteLookup(routes, Ip(2, 3, 3, 4)), RouteTable::kNoRoute);
+}
+
+}  // namespace
+}  // namespace pfc

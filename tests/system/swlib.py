@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Helpers for the system tests: network namespaces with veth pairs, the real
+pfcswitch process on net_af_packet ports, traffic with scapy, captures with
+tcpdump, and counters through pfcctl (DPDK telemetry). Runs as root with
+Debian's /usr/bin/python3 (python3-scapy)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("PFC_BUILD", os.path.join(ROOT, "build"))
+SWITCH = os.path.join(BUILD, "dataplane/app/pfcswitch")
+PFCCTL = os.path.join(BUILD, "dataplane/ctl/pfcctl")
+TOPO = os.path.join(ROOT, "tools/netns-topo.sh")
+PY = "/usr/bin/python3"
+
+
+def sh(cmd, check=True, **kw):
+    r = subprocess.run(cmd, shell=isinstance(cmd, str), capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"command failed ({r.returncode}): {cmd}\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def ns(name, cmd, **kw):
+    return sh(["ip", "netns", "exec", name] + cmd, **kw)
+
+
+class Topo:
+    """N hosts <-veth-> one switch namespace (see tools/netns-topo.sh)."""
+
+    def __init__(self, n, prefix):
+        self.n, self.prefix = n, prefix
+        self.sw = prefix + "sw"
+
+    def host(self, i):
+        return f"{self.prefix}h{i}"
+
+    def port_if(self, i):
+        return f"{self.prefix}p{i}"
+
+    def __enter__(self):
+        sh([TOPO, "up", str(self.n), self.prefix])
+        return self
+
+    def __exit__(self, *a):
+        sh([TOPO, "down", str(self.n), self.prefix], check=False)
+
+    def mac(self, i):
+        return ns(self.host(i), ["cat", "/sys/class/net/eth0/address"]).stdout.strip()
+
+
+class Switch:
+    """A pfcswitch process in the topology's switch namespace."""
+
+    def __init__(self, topo, config, workers=1, extra_eal=(), mem=256):
+        self.topo, self.config = topo, config
+        self.prefix = topo.prefix + "dp"
+        vdevs = []
+        for i in range(topo.n):
+            vdevs += ["--vdev", f"net_af_packet{i},iface={topo.port_if(i)}"]
+        lcores = ",".join(str(c % os.cpu_count()) for c in range(workers + 1))
+        self.cmd = ["ip", "netns", "exec", topo.sw, SWITCH, "-l", lcores, "--no-huge", "--no-pci",
+                    "--no-shconf", "-m", str(mem), "--file-prefix", self.prefix,
+                    "--log-level=lib.eal:error", *vdevs, *extra_eal, "--", "--config", config]
+        self.proc = None
+        self.out = ""
+
+    def __enter__(self):
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="pfcswitch-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen(self.cmd, stdout=self.log, stderr=subprocess.STDOUT, text=True)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            with open(self.log.name) as f:
+                txt = f.read()
+            if "pfcswitch: forwarding" in txt:
+                return self
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"pfcswitch exited {self.proc.returncode}:\n{txt}")
+            time.sleep(0.1)
+        self.proc.kill()
+        raise RuntimeError("pfcswitch did not start in 30 s:\n" + txt)
+
+    def stop(self):
+        """SIGINT, wait, return the final counters (JSON)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                raise RuntimeError("pfcswitch did not stop on SIGINT within 20 s")
+        with open(self.log.name) as f:
+            self.out = f.read()
+        for line in self.out.splitlines():
+            if line.startswith("pfcswitch: stats "):
+                return json.loads(line[len("pfcswitch: stats "):])
+        raise RuntimeError("no final stats in output:\n" + self.out[-3000:])
+
+    def __exit__(self, *a):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        os.unlink(self.log.name)
+
+    def ctl(self, *args, check=True):
+        return sh([PFCCTL, "--file-prefix", self.prefix, *args], check=check)
+
+    def stats(self):
+        return json.loads(self.ctl("stats").stdout)
+
+
+def prio(stats, port, q):
+    p = next(p for p in stats["ports"] if p["name"] == port)
+    return p["prio"][q]
+
+
+def port(stats, name):
+    return next(p for p in stats["ports"] if p["name"] == name)
+
+
+class Capture:
+    """tcpdump in a namespace, started before traffic, read back with scapy."""
+
+    def __init__(self, netns, iface, bpf, direction="in"):
+        self.file = tempfile.NamedTemporaryFile(prefix="cap-", suffix=".pcap", delete=False).name
+        self.cmd = ["ip", "netns", "exec", netns, "tcpdump", "-i", iface, "-Q", direction, "-U", "-n",
+                    "-w", self.file, bpf]
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # tcpdump prints "listening on" once the socket is live.
+        t0 = time.time()
+        while time.time() - t0 < 10:
+            line = self.proc.stderr.readline()
+            if "listening on" in line:
+                return self
+        raise RuntimeError("tcpdump did not start")
+
+    def stop(self):
+        time.sleep(1.0)   # packets still in flight through the switch
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(10)
+        from scapy.all import rdpcap
+        return list(rdpcap(self.file)) if os.path.getsize(self.file) > 24 else []
+
+    def __exit__(self, *a):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        os.unlink(self.file)
+
+
+def send(netns, pkts, iface="eth0", inter=0.0):
+    """Sends scapy packets from inside a namespace (a child python there)."""
+    from scapy.all import wrpcap
+    f = tempfile.NamedTemporaryFile(prefix="tx-", suffix=".pcap", delete=False).name
+    wrpcap(f, pkts)
+    code = ("import sys; from scapy.all import rdpcap, sendp; "
+            f"sendp(rdpcap('{f}'), iface='{iface}', inter={inter}, verbose=0)")
+    try:
+        ns(netns, [PY, "-c", code])
+    finally:
+        os.unlink(f)
+
+
+def write_config(text):
+    f = tempfile.NamedTemporaryFile("w", prefix="pfcsw-", suffix=".yaml", delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+class Results:
+    """Tiny test runner: each check is recorded; the script exits non-zero on
+    any failure and prints 'N passed, M failed' last."""
+
+    def __init__(self):
+        self.passed, self.failed = 0, 0
+
+    def check(self, cond, what):
+        if cond:
+            self.passed += 1
+            print(f"ok   {what}", flush=True)
+        else:
+            self.failed += 1
+            print(f"FAIL {what}", flush=True)
+
+    def eq(self, got, want, what):
+        self.check(got == want, f"{what}: got {got!r}, want {want!r}")
+
+    def done(self):
+        print(f"{self.passed} passed, {self.failed} failed", flush=True)
+        sys.exit(1 if self.failed or not self.passed else 0)
+
+
+def two_port_config(extra_rules="", qos=None, ports_extra="", switch_extra=""):
+    qos = qos or """
+  tag_map: { 24: 3, 26: 4, 10: 1 }
+  lossless: [3, 4]
+  lossy_priority: 0
+  lossy_tag: 0"""
+    return f"""
+switch:
+  mode: l3
+  workers: 1
+  idle_sleep_us: 20
+{switch_extra}
+ports:
+  - {{ name: p0, device: net_af_packet0, ipv4: 10.0.1.1/24, speed: 10G, mac: "02:00:00:00:01:01" {ports_extra} }}
+  - {{ name: p1, device: net_af_packet1, ipv4: 10.0.2.1/24, speed: 10G, mac: "02:00:00:00:02:01" {ports_extra} }}
+qos:{qos}
+rewrite:
+  unmatched: lossy
+  rules:
+    - {{ tag: 24, in: [p0], out: [p1], new_tag: 26, priority: 10 }}
+    - {{ tag: 26, in: "*", out: "*", new_tag: 26 }}
+{extra_rules}
+"""

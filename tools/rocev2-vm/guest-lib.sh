@@ -1,0 +1,324 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# guest-lib.sh: sourced by bash scripts that run inside the rocev2-vm guest (tests/rocev2,
+# bench/perftest_compare.sh, tools/rocev2-demo.sh). Builds the two soft-RoCE hosts, starts and
+# stops a forwarder between them, runs perftest pairs and captures what crosses the forwarder.
+#
+# Topology. rdma_rxe in Linux 6.1 binds its UDP socket and does its route lookups in the initial
+# network namespace only (hosts in their own namespaces connect, then every work request
+# completes with an error), so both hosts live in init_net and only the forwarder is namespaced:
+#
+#   rxeA/a0 ==veth== swA [netns sw: forwarder] swB ==veth== b0/rxeB
+#
+# Two address plans share the same veths, so one boot can compare forwarders:
+#   l3 (pfcswitch, a router): a0 10.0.1.2/24 via 10.0.1.1, b0 10.0.2.2/24 via 10.0.2.1
+#      (the gateways are the switch's port addresses in configs/demo.yaml and tests/rocev2/);
+#   l2 (bridge, testpmd): a0 10.0.0.1/32, b0 10.0.0.2/32, each the other's direct neighbour.
+# Policy rules for locally generated packets (iif lo) send A->B out of a0 and B->A out of b0;
+# the `local` table is consulted only after them, or the kernel would short-cut the traffic.
+# Client = host A, server = host B, so bulk data (write/send) flows a0 -> p0 -> p1 -> b0.
+#
+# Everything a run produces goes to $RV_OUT (the host's OUTDIR when run by rocev2-vm.sh).
+# Functions return non-zero on failure and print why; they never exit the caller.
+
+RV_OUT=${ROCEV2_OUT:-/tmp/rocev2-out}
+RV_MTU=${RV_MTU:-1500}
+RV_PERF_TIMEOUT=${RV_PERF_TIMEOUT:-60}
+RV_A_L3=${RV_A_L3:-10.0.1.2} RV_A_GW=${RV_A_GW:-10.0.1.1}
+RV_B_L3=${RV_B_L3:-10.0.2.2} RV_B_GW=${RV_B_GW:-10.0.2.1}
+RV_A_L2=10.0.0.1 RV_B_L2=10.0.0.2
+RV_FWD="" RV_FWD_PID="" RV_FWD_LOG="" RV_FWD_SEQ=0
+mkdir -p "$RV_OUT"
+
+rv_log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
+rv_now() { date +%s.%N; }
+rv_since() { printf '%.1f' "$(echo "$(rv_now) - $1" | bc)"; }
+
+# rv_require CMD... : every command exists, or print which are missing and return 1.
+rv_require() {
+  local c miss=""
+  for c in "$@"; do command -v "$c" >/dev/null 2>&1 || miss="$miss $c"; done
+  [ -z "$miss" ] && return 0
+  echo "missing in the guest (i.e. on the host's /):$miss" >&2
+  return 1
+}
+
+_rv_if_setup() {  # _rv_if_setup [netns] IFACE : no offloads (AF_PACKET ports need real checksums, no GSO)
+  local pre=""
+  [ $# -eq 2 ] && { pre="ip netns exec $1"; shift; }
+  $pre ethtool -K "$1" tx off tso off gso off gro off >/dev/null 2>&1
+  $pre ip link set "$1" up
+}
+
+# rv_net_setup: veths, both address plans, policy routing, rxeA/rxeB. Once per boot.
+rv_net_setup() {
+  sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+    net.ipv4.conf.all.accept_local=1 net.ipv4.conf.default.accept_local=1 \
+    net.ipv4.conf.all.arp_ignore=1 net.ipv6.conf.all.disable_ipv6=1 \
+    net.ipv6.conf.default.disable_ipv6=1 || return 1
+  ip netns add sw && ip netns exec sw ip link set lo up || return 1
+  ip link add a0 mtu "$RV_MTU" type veth peer name swA mtu "$RV_MTU" netns sw || return 1
+  ip link add b0 mtu "$RV_MTU" type veth peer name swB mtu "$RV_MTU" netns sw || return 1
+  local i
+  for i in a0 b0; do
+    # rp_filter would drop packets whose source is our own other address; accept_local lets
+    # a0's packets (a local source) in at b0; arp_ignore=1 answers ARP on the right veth only.
+    sysctl -qw net.ipv4.conf.$i.rp_filter=0 net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.arp_ignore=1
+    _rv_if_setup $i
+  done
+  _rv_if_setup sw swA && _rv_if_setup sw swB || return 1
+  ip addr add $RV_A_L3/24 dev a0 && ip addr add $RV_B_L3/24 dev b0 || return 1
+  ip addr add $RV_A_L2/32 dev a0 && ip addr add $RV_B_L2/32 dev b0 || return 1
+  ip route add $RV_B_L3/32 via $RV_A_GW dev a0 src $RV_A_L3 onlink table 10 &&
+  ip route add $RV_A_L3/32 via $RV_B_GW dev b0 src $RV_B_L3 onlink table 11 &&
+  ip route add $RV_B_L2/32 dev a0 src $RV_A_L2 table 20 &&
+  ip route add $RV_A_L2/32 dev b0 src $RV_B_L2 table 21 || return 1
+  ip rule add pref 10 iif lo to $RV_B_L3 lookup 10 && ip rule add pref 11 iif lo to $RV_A_L3 lookup 11 &&
+  ip rule add pref 20 iif lo to $RV_B_L2 lookup 20 && ip rule add pref 21 iif lo to $RV_A_L2 lookup 21 || return 1
+  ip rule add pref 100 lookup local && ip rule del pref 0 || return 1
+  rdma link add rxeA type rxe netdev a0 && rdma link add rxeB type rxe netdev b0 || return 1
+  rv_log "net: a0=$RV_A_L3/24 (gw $RV_A_GW), $RV_A_L2/32  b0=$RV_B_L3/24 (gw $RV_B_GW), $RV_B_L2/32, MTU $RV_MTU"
+}
+
+# rv_find_gid RDMADEV IPV4 : print the index of the RoCE v2 GID for IPV4 (it appears a little
+# after the address is added, so poll for up to 5 s). The table has hundreds of mostly empty
+# entries: one grep reads them all, a loop of `cat`s would take seconds under TCG.
+rv_find_gid() {
+  local want g n
+  want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+  for n in $(seq 50); do
+    for g in $(grep -lx "$want" /sys/class/infiniband/$1/ports/1/gids/* 2>/dev/null); do
+      [ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/${g##*/}" 2>/dev/null)" = "RoCE v2" ] || continue
+      echo "${g##*/}"; return 0
+    done
+    sleep 0.1
+  done
+  echo "rv_find_gid: $1 has no RoCE v2 GID for $2" >&2
+  return 1
+}
+
+# rv_use_plan l2|l3 : select the endpoint addresses and GIDs for rv_perf, with fresh ARP state
+# (the other plan's forwarder answered with different MACs).
+rv_use_plan() {
+  case $1 in
+    l3) RV_IPA=$RV_A_L3 RV_IPB=$RV_B_L3 ;;
+    l2) RV_IPA=$RV_A_L2 RV_IPB=$RV_B_L2 ;;
+    *) echo "rv_use_plan: unknown plan $1" >&2; return 1 ;;
+  esac
+  ip neigh flush dev a0; ip neigh flush dev b0
+  RV_GIDA=$(rv_find_gid rxeA $RV_IPA) && RV_GIDB=$(rv_find_gid rxeB $RV_IPB) || return 1
+  rv_log "plan $1: client rxeA gid[$RV_GIDA] $RV_IPA -> server rxeB gid[$RV_GIDB] $RV_IPB"
+}
+
+# rv_perf NAME BINARY ARGS... : one perftest pair (server on rxeB, client on rxeA -> RV_IPB).
+# Sets RV_PERF_LINE (the client's last result row) and appends "NAME rc line" to
+# $RV_OUT/perf.txt. Under TCG perftest sometimes cannot calibrate its cycle counter; only that
+# failure is retried (3 tries). Returns 0 iff both sides exit 0 with a finite result row.
+rv_perf() {
+  local name=$1 bin=$2 try
+  shift 2
+  RV_PERF_LINE=""
+  for try in 1 2 3; do
+    _rv_perf_once "$name" "$bin" "$@" && return 0
+    grep -qE 'Correlation coefficient|Unable to calibrate' "$RV_OUT/$name".{cli,srv}.txt 2>/dev/null || break
+    rv_log "$name: perftest clock calibration failed under TCG, retry $try"
+  done
+  echo "$name FAIL $RV_PERF_LINE" >> "$RV_OUT/perf.txt"
+  rv_log "$name FAILED; end of client and server output:"
+  tail -n 6 "$RV_OUT/$name.cli.txt" "$RV_OUT/$name.srv.txt" | sed 's/^/    /'
+  return 1
+}
+_rv_perf_once() {
+  local name=$1 bin=$2 port=$((18000 + RANDOM % 2000)) spid crc src t0 n
+  shift 2
+  timeout "$RV_PERF_TIMEOUT" "$bin" -d rxeB -x "$RV_GIDB" -p $port "$@" > "$RV_OUT/$name.srv.txt" 2>&1 &
+  spid=$!
+  for n in $(seq 100); do ss -ltn | grep -q ":$port " && break; sleep 0.1; done
+  t0=$(rv_now)
+  timeout "$RV_PERF_TIMEOUT" "$bin" -d rxeA -x "$RV_GIDA" -p $port "$@" "$RV_IPB" > "$RV_OUT/$name.cli.txt" 2>&1
+  crc=$?
+  wait $spid; src=$?
+  # Result rows start with the message size and iteration count.
+  RV_PERF_LINE=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ {l = $0} END {print l}' "$RV_OUT/$name.cli.txt" | tr -s ' ' | sed 's/^ //')
+  if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ -n "$RV_PERF_LINE" ] && ! echo "$RV_PERF_LINE" | grep -q inf; then
+    echo "$name OK $RV_PERF_LINE" >> "$RV_OUT/perf.txt"
+    rv_log "$name OK in $(rv_since $t0)s :: $RV_PERF_LINE"
+    return 0
+  fi
+  [ $crc -eq 124 ] || [ $src -eq 124 ] && rv_log "$name: timed out after ${RV_PERF_TIMEOUT}s"
+  rv_log "$name: client rc=$crc server rc=$src"
+  return 1
+}
+# rv_perf_metric : from RV_PERF_LINE, the BW average (Gb/s with --report_gbits) of a bandwidth
+# test or t_typical (usec) of a latency test (the 3rd-from-1 column layouts differ).
+rv_perf_metric() {
+  case $1 in
+    bw) echo "$RV_PERF_LINE" | awk '{print $4}' ;;
+    lat) echo "$RV_PERF_LINE" | awk '{print $5}' ;;
+  esac
+}
+
+# ---- captures -------------------------------------------------------------------------------
+# rv_cap_start NAME IFACE FILTER... : record what arrives at IFACE (i.e. what the forwarder sent).
+rv_cap_start() {
+  local name=$1 ifc=$2 n
+  shift 2
+  rm -f "$RV_OUT/$name.pcap"
+  tcpdump -i "$ifc" -Q in -nn -U -w "$RV_OUT/$name.pcap" "$@" > "$RV_OUT/$name.tcpdump.txt" 2>&1 &
+  eval "RV_CAP_${name//[^a-zA-Z0-9]/_}=$!"
+  for n in $(seq 50); do grep -q 'listening on' "$RV_OUT/$name.tcpdump.txt" && return 0; sleep 0.1; done
+  rv_log "tcpdump on $ifc did not start:"; cat "$RV_OUT/$name.tcpdump.txt"
+  return 1
+}
+rv_cap_stop() {
+  local var="RV_CAP_${1//[^a-zA-Z0-9]/_}"
+  sleep 0.3
+  [ -n "${!var:-}" ] && { kill -INT "${!var}" 2>/dev/null; wait "${!var}" 2>/dev/null; }
+  eval "$var="
+}
+# rv_dscp_summary PCAP : "dscp26:123 dscp24:2" for the RoCEv2 (UDP 4791) packets in PCAP.
+rv_dscp_summary() {
+  local cnt tos hex
+  tcpdump -nn -v -r "$1" 'udp dst port 4791' 2>/dev/null | grep -o 'tos 0x[0-9a-f]*' | sort | uniq -c |
+    while read -r cnt tos hex; do printf 'dscp%d:%d\n' $((hex >> 2)) "$cnt"; done | sort -t: -k2 -rn | tr '\n' ' ' | sed 's/ $//'
+}
+# rv_ttl_summary PCAP : "ttl63:123" (a router decrements the TTL; a bridge does not).
+rv_ttl_summary() {
+  tcpdump -nn -v -r "$1" 'udp dst port 4791' 2>/dev/null | grep -o 'ttl [0-9]*' | sort | uniq -c |
+    awk '{printf "ttl%s:%s ", $3, $1}' | sed 's/ $//'
+}
+# rv_pfc_decode PCAP : one line per PFC frame (MAC control opcode 0x0101) as tshark decodes it:
+# source MAC, class-enable vector, then the pause time of classes 0..7 (in 512-bit quanta).
+rv_pfc_decode() {
+  local f=(-e eth.src -e macc.cbfc.enbv) c
+  for c in 0 1 2 3 4 5 6 7; do f+=(-e macc.cbfc.pause_time.c$c); done
+  tshark -r "$1" -Y 'macc.opcode == 0x0101' -T fields -E separator=' ' "${f[@]}" 2>/dev/null
+}
+
+# ---- forwarders -----------------------------------------------------------------------------
+RV_EAL_COMMON="--no-huge --no-pci --no-shconf -m 256 --log-level=lib.eal:error"
+declare -A RV_SW_PID RV_SW_LOG RV_SW_PREFIX RV_SW_STATS RV_SW_NS
+
+# rv_sw_start ID NETNS IFACE0 IFACE1 CONFIG : start a pfcswitch instance (binary $RV_PFCSWITCH)
+# in NETNS with net_af_packet0 on IFACE0 and net_af_packet1 on IFACE1 (the names CONFIG's ports
+# use) and wait until it forwards. Its log is $RV_OUT/pfcswitch.ID.log, its exit counters
+# ${RV_SW_STATS[ID]}.
+rv_sw_start() {
+  local id=$1 ns=$2 if0=$3 if1=$4 cfg=$5
+  [ -x "${RV_PFCSWITCH:-}" ] || { echo "rv_sw_start: no pfcswitch binary at '${RV_PFCSWITCH:-}'" >&2; return 1; }
+  [ -f "$cfg" ] || { echo "rv_sw_start: no config '$cfg'" >&2; return 1; }
+  RV_FWD_SEQ=$((RV_FWD_SEQ + 1))
+  RV_SW_NS[$id]=$ns RV_SW_PREFIX[$id]="rv$$_$RV_FWD_SEQ"
+  RV_SW_LOG[$id]="$RV_OUT/pfcswitch.$id.log" RV_SW_STATS[$id]="$RV_OUT/pfcswitch.$id.stats.json"
+  rm -f "${RV_SW_STATS[$id]}"
+  ip netns exec "$ns" "$RV_PFCSWITCH" -l 0,1 $RV_EAL_COMMON --file-prefix "${RV_SW_PREFIX[$id]}" \
+    --vdev net_af_packet0,iface=$if0 --vdev net_af_packet1,iface=$if1 -- \
+    --config "$cfg" --stats-json "${RV_SW_STATS[$id]}" > "${RV_SW_LOG[$id]}" 2>&1 &
+  RV_SW_PID[$id]=$!
+  _rv_wait_ready "pfcswitch $id" ${RV_SW_PID[$id]} "${RV_SW_LOG[$id]}" '^pfcswitch: forwarding'
+}
+# rv_sw_stop ID : SIGINT, then the exit status must be 0 and the counters file must exist.
+rv_sw_stop() {
+  local id=$1
+  _rv_stop_pid "pfcswitch $id" "${RV_SW_PID[$id]:-}" "${RV_SW_LOG[$id]}" || return 1
+  RV_SW_PID[$id]=""
+  [ -s "${RV_SW_STATS[$id]}" ] || { rv_log "pfcswitch $id wrote no ${RV_SW_STATS[$id]}"; return 1; }
+}
+# rv_sw_stats_live ID FILE : the running instance's counters via pfcctl (DPDK telemetry).
+rv_sw_stats_live() {
+  [ -x "${RV_PFCCTL:-}" ] || { echo "rv_sw_stats_live: no pfcctl at '${RV_PFCCTL:-}'" >&2; return 1; }
+  ip netns exec "${RV_SW_NS[$1]}" "$RV_PFCCTL" --file-prefix "${RV_SW_PREFIX[$1]}" stats > "$2" 2> "$2.err" && return 0
+  echo "pfcctl stats for pfcswitch $1 failed: $(head -c 400 "$2.err")" >&2
+  return 1
+}
+
+_rv_wait_ready() {  # NAME PID LOG PATTERN: EAL init under TCG takes several seconds
+  local n
+  for n in $(seq 900); do
+    grep -q "$4" "$3" 2>/dev/null && { rv_log "$1 up after $((n / 10)).$((n % 10))s (log $3)"; return 0; }
+    kill -0 $2 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -9 $2 2>/dev/null; wait $2 2>/dev/null
+  local st=$?
+  rv_log "$1 did not start (exit status $st); its log ends with:"; tail -n 20 "$3" | sed 's/^/    /'
+  # 132 = SIGILL: typically a -march=native build using AVX-512, which TCG cannot emulate.
+  [ $st = 132 ] && rv_log "$1 died of an illegal instruction: build it for a CPU qemu/TCG emulates (AVX2 at most: -march=x86-64-v3, or add -mno-avx512f)"
+  return 1
+}
+_rv_stop_pid() {  # NAME PID LOG: SIGINT, at most 20 s to exit, exit status 0
+  local n rc=0
+  [ -n "$2" ] || { rv_log "$1 is not running"; return 1; }
+  kill -INT $2 2>/dev/null
+  for n in $(seq 200); do kill -0 $2 2>/dev/null || break; sleep 0.1; done
+  if kill -0 $2 2>/dev/null; then
+    rv_log "$1 ignored SIGINT for 20 s; killing it"; kill -9 $2; wait $2 2>/dev/null; return 1
+  fi
+  wait $2 || { rc=$?; rv_log "$1 exited with status $rc; its log ends with:"; tail -n 10 "$3" | sed 's/^/    /'; }
+  return $rc
+}
+
+# rv_fwd_start bridge|testpmd|pfcswitch [CONFIG] : one forwarder between swA and swB in netns
+# sw, and the address plan it needs (pfcswitch routes: l3; the others forward frames: l2).
+rv_fwd_start() {
+  RV_FWD=$1
+  case $1 in
+    bridge)
+      ip netns exec sw sh -c 'ip link add br0 type bridge && ip link set swA master br0 &&
+        ip link set swB master br0 && ip link set br0 up' || return 1
+      rv_use_plan l2 ;;
+    testpmd)
+      RV_FWD_SEQ=$((RV_FWD_SEQ + 1))
+      RV_FWD_LOG="$RV_OUT/testpmd.$RV_FWD_SEQ.log"
+      # Without a terminal testpmd stops at EOF on stdin unless it prints statistics periodically.
+      ip netns exec sw dpdk-testpmd -l 0,1 $RV_EAL_COMMON --file-prefix "rv$$_$RV_FWD_SEQ" \
+        --vdev net_af_packet0,iface=swA --vdev net_af_packet1,iface=swB -- \
+        --forward-mode=io --nb-cores=1 --total-num-mbufs=8192 --stats-period 3600 > "$RV_FWD_LOG" 2>&1 &
+      RV_FWD_PID=$!
+      _rv_wait_ready testpmd $RV_FWD_PID "$RV_FWD_LOG" 'io packet forwarding' || return 1
+      rv_use_plan l2 ;;
+    pfcswitch)
+      rv_sw_start main sw swA swB "${2:-}" || return 1
+      rv_use_plan l3 || return 1
+      rv_warm_l3 ;;
+    *) echo "rv_fwd_start: unknown forwarder $1" >&2; return 1 ;;
+  esac
+}
+# rv_warm_l3 : a few pings both ways so the switch has resolved both hosts by ARP before
+# measured traffic starts (its first packet to an unresolved host is dropped as neighbor_miss).
+rv_warm_l3() {
+  ping -c 2 -i 0.3 -W 2 -q $RV_B_L3 >/dev/null 2>&1
+  if ! ping -c 2 -i 0.3 -W 2 -q $RV_B_L3 >/dev/null 2>&1; then
+    rv_log "ping $RV_A_L3 -> $RV_B_L3 through the switch fails"; return 1
+  fi
+  ping -c 1 -W 2 -q $RV_A_L3 >/dev/null 2>&1
+  return 0
+}
+rv_fwd_stop() {
+  local rc=0
+  case $RV_FWD in
+    bridge) ip netns exec sw ip link del br0 || rc=1 ;;
+    testpmd)
+      _rv_stop_pid testpmd "$RV_FWD_PID" "$RV_FWD_LOG" || rc=1
+      grep -A8 'Accumulated forward statistics' "$RV_FWD_LOG" | grep -E 'RX-packets|TX-packets' | tr -s ' ' | head -n 2 ;;
+    pfcswitch) rv_sw_stop main || rc=1 ;;
+  esac
+  RV_FWD="" RV_FWD_PID=""
+  return $rc
+}
+
+# ---- two switches in a row (for PFC between switch instances) -------------------------------
+# rv_chain_setup : swB moves to a second switch namespace sw2, and a veth x1 (in sw) <-> x2 (in
+# sw2) links the two switches:  a0 = swA [sw] x1 ==== x2 [sw2] swB = b0.
+# rv_chain_teardown restores the single-switch topology.
+rv_chain_setup() {
+  ip netns add sw2 && ip -n sw2 link set lo up || return 1
+  ip -n sw link set swB netns sw2 || return 1
+  ip link add x1 mtu "$RV_MTU" netns sw type veth peer name x2 mtu "$RV_MTU" netns sw2 || return 1
+  _rv_if_setup sw x1 && _rv_if_setup sw2 x2 && _rv_if_setup sw2 swB
+}
+rv_chain_teardown() {
+  ip -n sw2 link set swB netns sw
+  ip -n sw link del x1 2>/dev/null
+  ip netns del sw2
+  _rv_if_setup sw swB
+}
