@@ -154,13 +154,16 @@ class Capture:
         os.unlink(self.file)
 
 
-def send(netns, pkts, iface="eth0", inter=0.0):
-    """Sends scapy packets from inside a namespace (a child python there)."""
+def send(netns, pkts, iface="eth0", inter=0.0, at=None):
+    """Sends scapy packets from inside a namespace (a child python there).
+    `at`: wall-clock time (time.time()) at which to start, so that senders in
+    different namespaces can be lined up."""
     from scapy.all import wrpcap
     f = tempfile.NamedTemporaryFile(prefix="tx-", suffix=".pcap", delete=False).name
     wrpcap(f, pkts)
-    code = ("import sys; from scapy.all import rdpcap, sendp; "
-            f"sendp(rdpcap('{f}'), iface='{iface}', inter={inter}, verbose=0)")
+    wait = f"import time; time.sleep(max(0, {at} - time.time())); " if at else ""
+    code = ("import sys; from scapy.all import rdpcap, sendp; p = rdpcap('" + f + "'); " + wait +
+            f"sendp(p, iface='{iface}', inter={inter}, verbose=0)")
     try:
         ns(netns, [PY, "-c", code])
     finally:
@@ -220,3 +223,17 @@ rewrite:
     - {{ tag: 26, in: "*", out: "*", new_tag: 26 }}
 {extra_rules}
 """
+
+
+def pfc_frame(src, enable, quanta, opcode=0x0101, dst="01:80:c2:00:00:01"):
+    """An 802.1Qbb frame: class-enable vector + 8 quanta, padded to 60 bytes."""
+    import struct
+    from scapy.all import Ether, Raw
+    body = struct.pack("!HH8H", opcode, enable, *quanta)
+    return Ether(dst=dst, src=src, type=0x8808) / Raw(body + bytes(60 - 14 - len(body)))
+
+
+def tshark_fields(pcap, fields, display_filter="macc"):
+    r = sh(["tshark", "-r", pcap, "-Y", display_filter, "-T", "fields", "-E", "separator=;"] +
+           sum([["-e", f] for f in fields], []))
+    return [dict(zip(fields, line.split(";"))) for line in r.stdout.splitlines() if line.strip()]

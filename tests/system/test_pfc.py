@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""System test: IEEE 802.1Qbb PFC done in software by pfcswitch.
+ A. Generation: lossless traffic into a shaped (congested) egress fills the
+    ingress priority group past XOFF; the switch sends PFC towards the sender,
+    which tshark (a decoder nobody here wrote) decodes with the right class
+    enable vector and quanta, then XON. With enough headroom nothing lossless
+    is lost, while a lossy priority sharing the ports drops under its counter.
+ B. A host that ignores pause (veth, like rxe, never honours it) overruns a
+    small headroom: the excess is counted as lossless_headroom_exceeded,
+    exactly sent - received, never silently lost.
+ C. Response: a PFC frame injected into a port stops that priority's egress
+    for quanta x 512 bit times at the port speed, other priorities keep
+    flowing; XON resumes early; malformed MAC control frames are counted."""
+import threading
+import time
+
+from scapy.all import IP, UDP, Ether, Raw
+
+import swlib
+from swlib import Capture, Results, Switch, Topo, ns, prio
+
+r = Results()
+SW0 = "02:00:00:00:01:01"
+
+
+def stream(src_mac, tos, n, size, sport, first=0):
+    return [Ether(src=src_mac, dst=SW0) / IP(src="10.0.1.2", dst="10.0.2.2", tos=tos) /
+            UDP(sport=sport, dport=9) / Raw((first + i).to_bytes(4, "big") + bytes(size - 4)) for i in range(n)]
+
+
+def warm(t):
+    for h, gw in ((0, "10.0.1.1"), (1, "10.0.2.1")):
+        ns(t.host(h), ["ping", "-c", "1", "-W", "2", gw], check=False)
+
+
+def congest_config(headroom, total):
+    return swlib.write_config(swlib.two_port_config().replace("speed: 10G", "speed: 1G")
+        .replace('mac: "02:00:00:00:02:01"', 'mac: "02:00:00:00:02:01", shaper: 20M') + f"""
+buffer:
+  total_bytes: {total}
+  cell_bytes: 256
+  lossy: {{ reserved: 0, limit: 16K }}
+  lossless: {{ reserved: 0, xoff: 16K, headroom: {headroom}, xon_hysteresis: 8K }}
+""")
+
+
+# ---- A: generation, tshark, lossless with headroom, lossy drops -------------
+N_LL, N_LOSSY = 500, 300
+with Topo(2, "pa") as t, Switch(t, congest_config("1M", "6M")) as sw:
+    warm(t)
+    m0 = t.mac(0)
+    ll = stream(m0, 0x60, N_LL, 1000, 3000)        # tag 24: lossless prio 3
+    lossy = stream(m0, 0x00, N_LOSSY, 1000, 3001)  # tag 0: lossy prio 0
+    mixed = [p for pair in zip(ll, lossy) for p in pair] + ll[N_LOSSY:]
+    with Capture(t.host(0), "eth0", "ether proto 0x8808") as pfc_cap, \
+         Capture(t.host(1), "eth0", "udp port 9") as data_cap:
+        swlib.send(t.host(0), mixed)
+        time.sleep(1.0)     # 500 KB at 20 Mb/s drains in 0.2 s
+        frames = pfc_cap.stop()
+        got = data_cap.stop()
+        dec = swlib.tshark_fields(pfc_cap.file, ["eth.dst", "macc.opcode", "macc.cbfc.enbv",
+                                                 "macc.cbfc.pause_time.c3", "macc.cbfc.pause_time.c4",
+                                                 "frame.len", "_ws.expert"])
+    st = sw.stop()
+    seqs = sorted(int.from_bytes(bytes(p[Raw])[:4], "big") for p in got if p[UDP].sport == 3000)
+    r.check(seqs == list(range(N_LL)), f"A: every lossless packet delivered, once ({len(seqs)} of {N_LL})")
+    c3 = prio(st, "p0", 3)
+    r.eq(c3["drops_total"], 0, "A: no lossless drops while headroom holds")
+    r.check(c3["pfc_xoff_tx"] >= 1 and c3["pfc_xon_tx"] >= 1,
+            f"A: switch counted XOFF ({c3['pfc_xoff_tx']}) and XON ({c3['pfc_xon_tx']}) for prio 3 on p0")
+    r.check(c3["headroom_watermark"] > 0, f"A: headroom absorbed the unpaused host ({c3['headroom_watermark']} bytes)")
+    r.check(len(dec) >= 2, f"A: tshark decoded {len(dec)} PFC frames leaving p0 towards the sender")
+    if dec:
+        first, last = dec[0], dec[-1]
+        r.eq(first["eth.dst"], "01:80:c2:00:00:01", "A: PFC destination address")
+        r.eq(first["macc.opcode"], "0x0101", "A: opcode 0x0101 (Class Based Flow Control)")
+        r.check(int(first["macc.cbfc.enbv"], 16) & 0x08, f"A: class-enable vector has priority 3 ({first['macc.cbfc.enbv']})")
+        r.eq(first["macc.cbfc.pause_time.c3"], "65535", "A: XOFF quanta for priority 3")
+        r.eq(last["macc.cbfc.pause_time.c3"], "0", "A: last frame is XON (quanta 0) for priority 3")
+        r.eq(first["frame.len"], "60", "A: padded to the 60-byte minimum (FCS added by the device)")
+        r.check(all(not d["_ws.expert"] for d in dec), "A: no tshark expert warnings (reserved bits, address)")
+    r.check(all(int(d["macc.cbfc.enbv"], 16) & ~0x18 == 0 for d in dec), "A: only lossless priorities 3/4 ever paused")
+    c0 = prio(st, "p0", 0)
+    lossy_got = sum(1 for p in got if p[UDP].sport == 3001)
+    r.check(c0["drops"]["lossy_buffer_full"] > 0, f"A: lossy priority dropped ({c0['drops']['lossy_buffer_full']}) instead of pausing")
+    r.eq(lossy_got + c0["drops"]["lossy_buffer_full"], N_LOSSY, "A: lossy delivered + counted drops = sent")
+    r.eq(st["pool_in_use"], 0, "A: all mbufs returned")
+
+# ---- B: a host that ignores pause overruns a small headroom -----------------
+with Topo(2, "pb") as t, Switch(t, congest_config("8K", "1M")) as sw:
+    warm(t)
+    with Capture(t.host(1), "eth0", "udp port 9") as data_cap:
+        swlib.send(t.host(0), stream(t.mac(0), 0x60, N_LL, 1000, 3000))
+        time.sleep(1.0)
+        got = data_cap.stop()
+    st = sw.stop()
+    c3 = prio(st, "p0", 3)
+    hd = c3["drops"]["lossless_headroom_exceeded"]
+    r.check(hd > 0 and c3["pfc_xoff_tx"] >= 1, f"B: XOFF sent ({c3['pfc_xoff_tx']}) and headroom overrun counted ({hd})")
+    r.eq(len(got) + hd, N_LL, "B: delivered + lossless_headroom_exceeded = sent (nothing silent)")
+    r.eq(c3["drops_total"], hd, "B: no other drop reason")
+
+# ---- C: response to received PFC at the port's speed ------------------------
+cfg_c = swlib.write_config(swlib.two_port_config().replace("speed: 10G", "speed: 100M")
+                           .replace("unmatched: lossy", "unmatched: keep")
+                           .replace("- { tag: 24, in: [p0], out: [p1], new_tag: 26, priority: 10 }", ""))
+PAUSE_S = 0xffff * 512 / 100e6    # 0.3355 s at 100 Mb/s
+with Topo(2, "pc") as t, Switch(t, cfg_c) as sw:
+    warm(t)
+    m0, m1 = t.mac(0), t.mac(1)
+    data = [p for pair in zip(stream(m0, 0x60, 10, 200, 4003), stream(m0, 0x68, 10, 200, 4004)) for p in pair]
+
+    def run(pfcs, gap):
+        """h1 sends `pfcs` (gap s apart) at t0; h0 sends data 20 ms later."""
+        with Capture(t.host(1), "eth0", "ether proto 0x8808 or udp port 9", direction="inout") as cap:
+            t0 = time.time() + 1.5
+            th = threading.Thread(target=swlib.send, args=(t.host(1), pfcs), kwargs={"inter": gap, "at": t0})
+            th.start()
+            swlib.send(t.host(0), data, inter=0.005, at=t0 + 0.02)
+            th.join()
+            time.sleep(PAUSE_S + 0.3)
+            pk = cap.stop()
+        tp = min(float(p.time) for p in pk if p.haslayer(Ether) and p[Ether].type == 0x8808)
+        arr = {3: [], 4: []}
+        for p in pk:
+            if p.haslayer(UDP):
+                arr[p[IP].tos >> 2 == 24 and 3 or 4].append(float(p.time) - tp)
+        return arr
+
+    xoff = swlib.pfc_frame(m1, 1 << 3, [0, 0, 0, 0xffff, 0, 0, 0, 0])
+    arr = run([xoff], 0)
+    r.eq((len(arr[3]), len(arr[4])), (10, 10), "C: all packets of both priorities delivered")
+    if arr[3] and arr[4]:
+        r.check(max(arr[4]) < 0.25, f"C: priority 4 kept flowing (last at +{max(arr[4]):.3f} s)")
+        r.check(0.9 * PAUSE_S <= min(arr[3]) <= PAUSE_S + 0.15,
+                f"C: priority 3 held for quanta 0xffff x 512 bit / 100 Mb/s = {PAUSE_S:.3f} s "
+                f"(first at +{min(arr[3]):.3f} s)")
+    xon = swlib.pfc_frame(m1, 1 << 3, [0] * 8)
+    arr = run([xoff, xon], 0.1)
+    if arr[3]:
+        r.check(0.08 <= min(arr[3]) <= 0.25, f"C: XON 0.1 s later resumed priority 3 early (first at +{min(arr[3]):.3f} s)")
+    bad = [swlib.pfc_frame(m1, 1 << 3, [0xffff] * 8, opcode=0x0102),
+           swlib.pfc_frame(m1, 1 << 3, [0xffff] * 8, dst="01:80:c2:00:00:02")]
+    swlib.send(t.host(1), bad)
+    time.sleep(0.3)
+    st = sw.stop()
+    c3 = prio(st, "p1", 3)
+    r.eq((c3["pfc_xoff_rx"], c3["pfc_xon_rx"]), (2, 1), "C: p1 prio 3 XOFF/XON received counters")
+    r.check(c3["paused_ns"] > 0.9 * PAUSE_S * 1e9, f"C: time paused counted ({c3['paused_ns'] / 1e9:.3f} s)")
+    r.eq(prio(st, "p1", 0)["drops"]["pfc_malformed"], 2, "C: malformed MAC control frames counted, not honoured")
+    r.eq(sum(p["pfc_frames_rx"] for p in st["ports"]), 3, "C: PFC frames consumed (never forwarded)")
+r.done()
