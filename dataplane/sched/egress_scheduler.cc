@@ -61,7 +61,7 @@ int EgressScheduler::Pick(uint8_t nonempty_mask, uint8_t paused_mask, uint64_t n
     if (tokens_ <= 0) {
       // Credit needed to reach one whole byte, minus the fraction carried.
       const uint64_t need = static_cast<uint64_t>(1 - tokens_) * kUnit - rem_;
-      if (ready_ns) *ready_ns = now_ns + need / cfg_.shaper_bps;
+      if (ready_ns) *ready_ns = now_ns + (need + cfg_.shaper_bps - 1) / cfg_.shaper_bps;
       return -1;
     }
     budget = tokens_;
@@ -92,6 +92,7 @@ int EgressScheduler::PickDwrr(uint8_t nonempty_mask, uint8_t eligible) {
     }
     in_turn_ = false;
     rr_ = (rr_ + 1) & 7;
+    in_turn_ = false;   // the next queue's turn starts with a fresh quantum
     if (visits == 7 && !forwarded) {
       // A whole round and every eligible queue is still repaying debt (large
       // packets against small quanta). Skip the k-1 further rounds in which
@@ -103,6 +104,10 @@ int EgressScheduler::PickDwrr(uint8_t nonempty_mask, uint8_t eligible) {
       for (int i = 0; i < 8; ++i)
         if ((eligible >> i) & 1) deficit_[i] += (k - 1) * cfg_.quantum[i];
       forwarded = true;
+    } else if (visits > 16) {
+      // Unreachable: the pass after the fast-forward always finds a queue.
+      // Kept so that a logic error can never spin the worker forever.
+      return __builtin_ctz(eligible);
     }
   }
 }
