@@ -35,10 +35,9 @@ enum class DropReason : uint8_t {
   kUnsupported,           // ethertype the switch does not forward (e.g. IPv6 in L3 mode)
   kLossyBufferFull,       // lossy priority above its ingress buffer limit
   kLosslessHeadroom,      // lossless priority exhausted its headroom (should never happen)
-  kEgressQueueFull,       // software egress queue had no room
-  kTxFailed,              // the device refused the packet at transmit
+  kEgressQueueFull,       // software egress queue had no room (a device that
+                          // refuses packets back-pressures instead: they wait)
   kPfcMalformed,          // MAC control frame with wrong opcode/length/destination
-  kSameInOut,             // routed back out of its ingress port (hairpin disabled)
   kCount
 };
 
@@ -57,9 +56,7 @@ constexpr std::string_view DropReasonName(DropReason r) {
     case DropReason::kLossyBufferFull: return "lossy_buffer_full";
     case DropReason::kLosslessHeadroom: return "lossless_headroom_exceeded";
     case DropReason::kEgressQueueFull: return "egress_queue_full";
-    case DropReason::kTxFailed: return "tx_failed";
     case DropReason::kPfcMalformed: return "pfc_malformed";
-    case DropReason::kSameInOut: return "same_in_out";
     case DropReason::kCount: break;
   }
   return "?";

@@ -293,6 +293,21 @@ rv_warm_l3() {
   ping -c 1 -W 2 -q $RV_A_L3 >/dev/null 2>&1
   return 0
 }
+# rv_fwd_alive : the forwarder process is still running; if not, say how it ended.
+rv_fwd_alive() {
+  local pid log st
+  case $RV_FWD in
+    testpmd) pid=$RV_FWD_PID log=$RV_FWD_LOG ;;
+    pfcswitch) pid=${RV_SW_PID[main]:-} log=${RV_SW_LOG[main]:-} ;;
+    *) return 0 ;;
+  esac
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && return 0
+  wait "$pid" 2>/dev/null; st=$?
+  rv_log "$RV_FWD is gone (exit status $st); its log ends with:"; tail -n 5 "$log" | sed 's/^/    /'
+  dmesg | grep -E 'segfault|trap|general protection' | tail -n 3 | sed 's/^/    kernel: /'
+  RV_FWD_PID="" RV_SW_PID[main]=""
+  return 1
+}
 rv_fwd_stop() {
   local rc=0
   case $RV_FWD in

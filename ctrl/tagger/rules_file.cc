@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "ctrl/tagger/rules_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace tagger {
+namespace {
+
+uint64_t AllPorts(uint32_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
+
+// Groups the sets m[k] (k = 0..n-1) into products {keys} x set. With dc the
+// pair (k, k) is don't-care, so m[k] may be read with or without bit k: each
+// set takes whichever of the two forms more sets share.
+std::map<uint64_t, uint64_t> Group(const uint64_t m[64], uint32_t n, bool dc) {
+  std::map<uint64_t, uint64_t> out;  // set -> keys
+  if (!dc) {
+    for (uint32_t k = 0; k < n; ++k)
+      if (m[k]) out[m[k]] |= uint64_t{1} << k;
+    return out;
+  }
+  std::map<uint64_t, int> freq;
+  for (uint32_t k = 0; k < n; ++k) {
+    if (!m[k]) continue;
+    ++freq[m[k] | uint64_t{1} << k];
+    ++freq[m[k] & ~(uint64_t{1} << k)];
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    if (!m[k]) continue;
+    const uint64_t with = m[k] | uint64_t{1} << k, without = m[k] & ~(uint64_t{1} << k);
+    const uint64_t pick = without && freq[without] >= freq[with] ? without : with;
+    out[pick] |= uint64_t{1} << k;
+  }
+  return out;
+}
+
+// Covers relation rows[i] (out set of in-port i) with products I x O: by
+// rows (in-ports sharing an out set) or by columns, whichever is smaller.
+std::vector<std::pair<uint64_t, uint64_t>> Cover(const uint64_t rows[64], uint32_t nports, bool dc) {
+  uint64_t cols[64] = {};
+  for (uint32_t i = 0; i < nports; ++i)
+    for (uint64_t m = rows[i]; m; m &= m - 1) cols[__builtin_ctzll(m)] |= uint64_t{1} << i;
+  const auto by_row = Group(rows, nports, dc);
+  const auto by_col = Group(cols, nports, dc);
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  if (by_row.size() <= by_col.size())
+    for (const auto& [row, ins] : by_row) out.push_back({ins, row});
+  else
+    for (const auto& [col, outs] : by_col) out.push_back({col, outs});
+  return out;
+}
+
+// Joins rules that differ in exactly one of (tags, in, out): the union of two
+// products sharing two factors is again a product.
+void JointAggregate(std::vector<Rule>* rules) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (int field = 0; field < 3; ++field) {
+      std::map<std::tuple<uint64_t, uint64_t, uint8_t>, size_t> key_to;
+      std::vector<Rule> merged;
+      for (const Rule& r : *rules) {
+        std::tuple<uint64_t, uint64_t, uint8_t> key =
+            field == 0 ? std::make_tuple(r.in, r.out, r.new_tag)
+            : field == 1 ? std::make_tuple(r.tags, r.out, r.new_tag)
+                         : std::make_tuple(r.tags, r.in, r.new_tag);
+        auto it = key_to.find(key);
+        if (it == key_to.end()) {
+          key_to.emplace(key, merged.size());
+          merged.push_back(r);
+          continue;
+        }
+        Rule& m = merged[it->second];
+        if (field == 0) m.tags |= r.tags;
+        else if (field == 1) m.in |= r.in;
+        else m.out |= r.out;
+        changed = true;
+      }
+      rules->swap(merged);
+    }
+  }
+}
+
+std::string PortList(uint64_t m, uint32_t nports) {
+  if (m == AllPorts(nports)) return "\"*\"";
+  std::string s = "[";
+  bool first = true;
+  for (; m; m &= m - 1) {
+    s += (first ? "" : ", ") + std::to_string(__builtin_ctzll(m));
+    first = false;
+  }
+  return s + "]";
+}
+
+std::string TagList(uint64_t m) {
+  if (__builtin_popcountll(m) == 1) return std::to_string(__builtin_ctzll(m));
+  return PortList(m, 65);  // never "*"
+}
+
+}  // namespace
+
+std::vector<Rule> CompressNode(const Topology& t, const TagRules& r, uint32_t node, bool dc) {
+  const Node& n = t.node(node);
+  // (tag, new_tag) -> rows[in] = out set.
+  std::map<std::pair<uint8_t, uint8_t>, std::vector<uint64_t>> rel;
+  for (uint32_t i = 0; i < n.num_ports; ++i)
+    for (const RuleEntry& e : r.entries(n.first_port + i)) {
+      auto& rows = rel[{e.tag, e.new_tag}];
+      if (rows.empty()) rows.assign(64, 0);
+      rows[i] |= e.outs;
+    }
+  std::vector<Rule> rules;
+  for (const auto& [key, rows] : rel)
+    for (const auto& [ins, outs] : Cover(rows.data(), n.num_ports, dc))
+      rules.push_back({uint64_t{1} << key.first, ins, outs, key.second, 0});
+  JointAggregate(&rules);
+  std::sort(rules.begin(), rules.end(), [](const Rule& a, const Rule& b) {
+    return std::tie(a.tags, a.new_tag, a.in, a.out) < std::tie(b.tags, b.new_tag, b.in, b.out);
+  });
+  return rules;
+}
+
+uint8_t NodeRules::Lookup(uint8_t tag, uint32_t in, uint32_t out) const {
+  const Rule* best = nullptr;
+  for (const Rule& r : rules)
+    if (((r.tags >> tag) & 1) && ((r.in >> in) & 1) && ((r.out >> out) & 1) &&
+        (!best || r.priority > best->priority))
+      best = &r;
+  if (best) return best->new_tag;
+  return keep_unmatched ? tag : lossy_tag;
+}
+
+NodeRules MakeNodeRules(const std::vector<Rule>& rules, int max_tag) {
+  NodeRules nr;
+  nr.present = true;
+  nr.rules = rules;
+  for (int tg = 1; tg <= max_tag && tg < 8; ++tg) {
+    nr.prio_of_tag[tg] = static_cast<int8_t>(tg);
+    nr.lossless_prios |= static_cast<uint8_t>(1u << tg);
+  }
+  nr.prio_of_tag[0] = 0;
+  return nr;
+}
+
+std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules, int max_tag) {
+  const Node& n = t.node(node);
+  std::ostringstream y;
+  y << "# Tagger rules for '" << n.name << "' (generated by pfc-tagger).\n"
+    << "# Port i is the i-th link of '" << n.name << "' in the topology; port_names[i] is the\n"
+    << "# neighbour on it. Include from the switch config with `include: <this file>`.\n";
+  y << "port_names: [";
+  for (uint32_t i = 0; i < n.num_ports; ++i)
+    y << (i ? ", " : "") << t.node(t.neighbor(n.first_port + i)).name;
+  y << "]\nqos:\n  tag_map: {";
+  for (int tg = 1; tg <= max_tag; ++tg) y << (tg > 1 ? ", " : "") << tg << ": " << tg;
+  y << "}\n  lossless: [";
+  for (int tg = 1; tg <= max_tag; ++tg) y << (tg > 1 ? ", " : "") << tg;
+  y << "]\n  lossy_priority: 0\n  lossy_tag: 0\n";
+  y << "rewrite:\n  unmatched: lossy\n  rules:" << (rules.empty() ? " []\n" : "\n");
+  for (const Rule& r : rules)
+    y << "    - { tag: " << TagList(r.tags) << ", in: " << PortList(r.in, n.num_ports)
+      << ", out: " << PortList(r.out, n.num_ports) << ", new_tag: " << int(r.new_tag)
+      << ", priority: " << r.priority << " }\n";
+  return y.str();
+}
+
+bool WriteRuleFiles(const Topology& t, const std::vector<std::vector<Rule>>& rules, int max_tag,
+                    const std::string& dir, std::string* err) {
+  if (max_tag > 7) {
+    *err = "the rules need " + std::to_string(max_tag) +
+           " lossless tags but a switch has only 7 lossless priorities (1..7)";
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    *err = dir + ": cannot create directory: " + ec.message();
+    return false;
+  }
+  for (uint32_t n = 0; n < t.num_nodes(); ++n) {
+    if (!t.forwards(n) || rules[n].empty()) continue;
+    const std::string path = dir + "/" + t.node(n).name + ".yaml";
+    std::ofstream f(path);
+    f << RulesYaml(t, n, rules[n], max_tag);
+    if (!f) {
+      *err = path + ": write failed";
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+bool ParseSet(const YAML::Node& v, int limit, const std::vector<std::string>* names, uint64_t* out,
+              std::string* what) {
+  if (v.IsScalar() && v.as<std::string>() == "*") {
+    *out = limit >= 64 ? ~uint64_t{0} : (uint64_t{1} << limit) - 1;
+    return true;
+  }
+  auto one = [&](const YAML::Node& x) {
+    int k = -1;
+    try {
+      k = x.as<int>();
+    } catch (const YAML::Exception&) {
+      if (names) {
+        const auto s = x.as<std::string>();
+        auto it = std::find(names->begin(), names->end(), s);
+        if (it != names->end()) k = static_cast<int>(it - names->begin());
+      }
+    }
+    if (k < 0 || k >= limit) return false;
+    *out |= uint64_t{1} << k;
+    return true;
+  };
+  *out = 0;
+  if (v.IsScalar()) {
+    if (one(v)) return true;
+  } else if (v.IsSequence()) {
+    bool ok = v.size() > 0;
+    for (const auto& x : v) ok = ok && x.IsScalar() && one(x);
+    if (ok) return true;
+  }
+  *what = "expected an integer 0.." + std::to_string(limit - 1) + ", a non-empty list of them" +
+          (names ? " (or port names)" : "") + ", or \"*\"";
+  return false;
+}
+
+}  // namespace
+
+bool ParseRulesYaml(const std::string& text, const std::string& file, const Topology& t,
+                    uint32_t node, NodeRules* nr, std::string* err) {
+  auto fail = [&](const std::string& field, const std::string& what) {
+    *err = file + ": " + field + ": " + what;
+    return false;
+  };
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return fail("(document)", std::string("not valid YAML: ") + e.what());
+  }
+  *nr = NodeRules();
+  nr->present = true;
+  const uint32_t nports = t.node(node).num_ports;
+  try {
+    std::vector<std::string> names;
+    if (doc["port_names"]) {
+      if (!doc["port_names"].IsSequence() || doc["port_names"].size() != nports)
+        return fail("port_names", "expected a list of " + std::to_string(nports) + " names");
+      for (const auto& x : doc["port_names"]) names.push_back(x.as<std::string>());
+    }
+    const YAML::Node qos = doc["qos"];
+    if (!qos || !qos.IsMap()) return fail("qos", "expected a map with tag_map and lossless");
+    if (qos["tag_map"]) {
+      if (!qos["tag_map"].IsMap()) return fail("qos.tag_map", "expected a map tag -> priority");
+      for (const auto& kv : qos["tag_map"]) {
+        const int tg = kv.first.as<int>(), p = kv.second.as<int>();
+        if (tg < 0 || tg > 63) return fail("qos.tag_map", "expected tags 0..63, got " + std::to_string(tg));
+        if (p < 0 || p > 7) return fail("qos.tag_map", "expected priorities 0..7, got " + std::to_string(p));
+        nr->prio_of_tag[tg] = static_cast<int8_t>(p);
+      }
+    }
+    if (qos["lossless"]) {
+      if (!qos["lossless"].IsSequence()) return fail("qos.lossless", "expected a list of priorities 0..7");
+      for (const auto& x : qos["lossless"]) {
+        const int p = x.as<int>();
+        if (p < 0 || p > 7) return fail("qos.lossless", "expected priorities 0..7");
+        nr->lossless_prios |= static_cast<uint8_t>(1u << p);
+      }
+    }
+    if (qos["lossy_tag"]) {
+      const int lt = qos["lossy_tag"].as<int>();
+      if (lt < 0 || lt > 63) return fail("qos.lossy_tag", "expected a tag 0..63");
+      nr->lossy_tag = static_cast<uint8_t>(lt);
+    }
+    const YAML::Node rw = doc["rewrite"];
+    if (!rw || !rw.IsMap()) return fail("rewrite", "expected a map with unmatched and rules");
+    if (rw["unmatched"]) {
+      const auto u = rw["unmatched"].as<std::string>();
+      if (u != "lossy" && u != "keep") return fail("rewrite.unmatched", "expected lossy or keep");
+      nr->keep_unmatched = u == "keep";
+    }
+    const YAML::Node rules = rw["rules"];
+    if (rules && !rules.IsSequence()) return fail("rewrite.rules", "expected a list of rules");
+    for (size_t i = 0; rules && i < rules.size(); ++i) {
+      const std::string f = "rewrite.rules[" + std::to_string(i) + "]";
+      const YAML::Node r = rules[i];
+      if (!r.IsMap()) return fail(f, "expected {tag, in, out, new_tag, priority}");
+      Rule rule;
+      std::string what;
+      if (!r["tag"] || !ParseSet(r["tag"], 64, nullptr, &rule.tags, &what)) return fail(f + ".tag", what);
+      if (!r["in"] || !ParseSet(r["in"], nports, &names, &rule.in, &what)) return fail(f + ".in", what);
+      if (!r["out"] || !ParseSet(r["out"], nports, &names, &rule.out, &what)) return fail(f + ".out", what);
+      if (!r["new_tag"] || r["new_tag"].as<int>() < 0 || r["new_tag"].as<int>() > 63)
+        return fail(f + ".new_tag", "expected an integer 0..63");
+      rule.new_tag = static_cast<uint8_t>(r["new_tag"].as<int>());
+      if (r["priority"]) rule.priority = r["priority"].as<int>();
+      nr->rules.push_back(rule);
+    }
+  } catch (const YAML::Exception& e) {
+    return fail("(document)", std::string("unexpected value: ") + e.what());
+  }
+  // Rules are matched in order on ties: stable-sort by priority, highest first.
+  std::stable_sort(nr->rules.begin(), nr->rules.end(),
+                   [](const Rule& a, const Rule& b) { return a.priority > b.priority; });
+  return true;
+}
+
+bool LoadRulesYaml(const std::string& path, const Topology& t, uint32_t node, NodeRules* nr,
+                   std::string* err) {
+  std::ifstream in(path);
+  if (!in) {
+    *err = path + ": cannot open rules file";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseRulesYaml(ss.str(), path, t, node, nr, err);
+}
+
+}  // namespace tagger

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Compressed per-switch Tagger rules (§VII-C) and the rules file pfcswitch
+// loads (team brief "Config format"): a YAML document with a `qos` section
+// (tag_map, lossless, lossy_priority, lossy_tag) and a `rewrite` section
+// (unmatched + rules of {tag, in, out, new_tag, priority}), ports as 0-based
+// indices of the switch's ports in topology order, plus informational
+// `port_names` (index -> neighbour name).
+//
+// Compression turns the uncompressed function of a node into TCAM-style
+// rules over (tag set x in-port set x out-port set): per (tag, new tag) the
+// in-ports with identical out-sets (or out-ports with identical in-sets,
+// whichever is smaller) become one rule; then rules that differ only in one
+// of tag / in / out are joined (joint aggregation). Rules never overlap with
+// different results, so priorities are all 0 and order does not matter.
+// A full port set is written "*"; the tag is never a wildcard (that would
+// turn lossy packets lossless). With hairpin_dont_care, (in == out) pairs
+// may be covered too: only valid when the switch drops hairpinned packets.
+//
+// Pure functions; the writer/reader run on the control thread.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ctrl/tagger/tag_rules.h"
+#include "ctrl/tagger/topology.h"
+
+namespace tagger {
+
+struct Rule {
+  uint64_t tags = 0;  // bit t = tag t
+  uint64_t in = 0;    // local ports
+  uint64_t out = 0;
+  uint8_t new_tag = 0;
+  int32_t priority = 0;
+};
+
+std::vector<Rule> CompressNode(const Topology& t, const TagRules& r, uint32_t node,
+                               bool hairpin_dont_care);
+
+// What one rules file holds, as the switch reads it.
+struct NodeRules {
+  bool present = false;
+  std::vector<Rule> rules;
+  bool keep_unmatched = false;
+  uint8_t lossy_tag = 0;
+  int8_t prio_of_tag[64];       // -1 = unmapped (lossy priority)
+  uint8_t lossless_prios = 0;   // bit p = priority p is PFC-enabled
+  NodeRules() { std::fill(prio_of_tag, prio_of_tag + 64, int8_t{-1}); }
+  bool lossless(uint8_t tag) const {
+    return tag < 64 && prio_of_tag[tag] >= 0 && ((lossless_prios >> prio_of_tag[tag]) & 1);
+  }
+  // First-match (priority, then order) semantics of the dataplane.
+  uint8_t Lookup(uint8_t tag, uint32_t in, uint32_t out) const;
+};
+
+// Writes `dir`/<node name>.yaml for every forwarding node with rules.
+// max_tag: largest lossless tag in the network (tags 1..max_tag map to
+// priorities 1..max_tag; fails when max_tag > 7). Returns false with *err.
+bool WriteRuleFiles(const Topology& t, const std::vector<std::vector<Rule>>& rules, int max_tag,
+                    const std::string& dir, std::string* err);
+std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules, int max_tag);
+// Reads one rules file for `node` (ports checked against its port count).
+bool LoadRulesYaml(const std::string& path, const Topology& t, uint32_t node, NodeRules* nr,
+                   std::string* err);
+bool ParseRulesYaml(const std::string& text, const std::string& file, const Topology& t,
+                    uint32_t node, NodeRules* nr, std::string* err);
+// NodeRules straight from compressed rules (what the files would say).
+NodeRules MakeNodeRules(const std::vector<Rule>& rules, int max_tag);
+
+}  // namespace tagger

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "ctrl/tagger/topo_gen.h"
+
+#include <algorithm>
+#include <random>
+#include <utility>
+#include <vector>
+
+namespace tagger {
+namespace {
+
+bool Bad(std::string* err, const std::string& msg) {
+  *err = msg;
+  return false;
+}
+
+bool GenFatTreeImpl(int k, bool ab, Topology* t, std::string* err) {
+  if (k < 2 || k % 2 != 0 || k > kMaxNodePorts)
+    return Bad(err, "fattree k: expected an even number 2.." + std::to_string(kMaxNodePorts));
+  *t = Topology();
+  const int h = k / 2;
+  std::vector<uint32_t> tor(k * h), agg(k * h), core(h * h);
+  std::vector<std::vector<uint32_t>> hosts(k * h);
+  for (int p = 0; p < k; ++p)
+    for (int i = 0; i < h; ++i) {
+      tor[p * h + i] = t->AddNode("t" + std::to_string(p) + "_" + std::to_string(i),
+                                  NodeKind::kSwitch, 1);
+      for (int m = 0; m < h; ++m)
+        hosts[p * h + i].push_back(t->AddNode(
+            "h" + std::to_string(p) + "_" + std::to_string(i) + "_" + std::to_string(m),
+            NodeKind::kHost, 0));
+    }
+  for (int p = 0; p < k; ++p)
+    for (int i = 0; i < h; ++i)
+      agg[p * h + i] = t->AddNode("a" + std::to_string(p) + "_" + std::to_string(i),
+                                  NodeKind::kSwitch, 2);
+  for (int c = 0; c < h * h; ++c) core[c] = t->AddNode("c" + std::to_string(c), NodeKind::kSwitch, 3);
+  // Link order fixes port order: ToR = [hosts, aggs], agg = [ToRs, cores].
+  for (int x = 0; x < k * h; ++x)
+    for (uint32_t hn : hosts[x]) t->AddLink(tor[x], hn);
+  for (int p = 0; p < k; ++p)
+    for (int i = 0; i < h; ++i)
+      for (int j = 0; j < h; ++j) t->AddLink(tor[p * h + i], agg[p * h + j]);
+  for (int p = 0; p < k; ++p)
+    for (int j = 0; j < h; ++j)
+      for (int m = 0; m < h; ++m) {
+        const int c = (ab && p % 2 == 1) ? m * h + j : j * h + m;
+        t->AddLink(agg[p * h + j], core[c]);
+      }
+  return t->Finalize(err);
+}
+
+}  // namespace
+
+bool GenLeafSpine(int tors, int spines, int hosts_per_tor, Topology* t, std::string* err) {
+  if (tors < 1 || spines < 1 || hosts_per_tor < 0)
+    return Bad(err, "leaf-spine: expected tors >= 1, spines >= 1, hosts >= 0");
+  if (spines + hosts_per_tor > kMaxNodePorts || tors > kMaxNodePorts)
+    return Bad(err, "leaf-spine: a switch would need more than 64 ports");
+  *t = Topology();
+  std::vector<uint32_t> tor, sp;
+  for (int i = 0; i < tors; ++i) tor.push_back(t->AddNode("t" + std::to_string(i), NodeKind::kSwitch, 1));
+  for (int j = 0; j < spines; ++j) sp.push_back(t->AddNode("sp" + std::to_string(j), NodeKind::kSwitch, 2));
+  for (int i = 0; i < tors; ++i)
+    for (int m = 0; m < hosts_per_tor; ++m)
+      t->AddLink(tor[i], t->AddNode("h" + std::to_string(i) + "_" + std::to_string(m), NodeKind::kHost, 0));
+  for (int i = 0; i < tors; ++i)
+    for (int j = 0; j < spines; ++j) t->AddLink(tor[i], sp[j]);
+  return t->Finalize(err);
+}
+
+bool GenFatTree(int k, Topology* t, std::string* err) { return GenFatTreeImpl(k, false, t, err); }
+bool GenF10(int k, Topology* t, std::string* err) { return GenFatTreeImpl(k, true, t, err); }
+
+bool GenJellyfish(int switches, int ports, int switch_ports, uint64_t seed, Topology* t,
+                  std::string* err) {
+  if (switches < 2) return Bad(err, "jellyfish switches: expected >= 2");
+  if (ports < 1 || ports > kMaxNodePorts)
+    return Bad(err, "jellyfish ports: expected 1.." + std::to_string(kMaxNodePorts));
+  if (switch_ports < 1 || switch_ports > ports || switch_ports >= switches)
+    return Bad(err, "jellyfish switch-ports: expected 1..min(ports, switches-1)");
+  std::mt19937_64 rng(seed);
+  const int n = switches;
+  std::vector<std::vector<uint32_t>> adj(n);
+  std::vector<std::pair<uint32_t, uint32_t>> links;
+  std::vector<uint32_t> stubs;  // one entry per free switch-facing port
+  for (int s = 0; s < n; ++s)
+    for (int i = 0; i < switch_ports; ++i) stubs.push_back(s);
+  auto adjacent = [&](uint32_t a, uint32_t b) {
+    return std::find(adj[a].begin(), adj[a].end(), b) != adj[a].end();
+  };
+  auto take = [&](size_t i) {
+    std::swap(stubs[i], stubs.back());
+    stubs.pop_back();
+  };
+  // Random matching of free ports (Jellyfish §3): pick two free ports of
+  // non-adjacent switches until no such pair is found quickly.
+  int failures = 0;
+  while (stubs.size() >= 2 && failures < 200) {
+    std::uniform_int_distribution<size_t> pick(0, stubs.size() - 1);
+    size_t i = pick(rng), j = pick(rng);
+    const uint32_t a = stubs[i], b = stubs[j];
+    if (a == b || adjacent(a, b)) {
+      ++failures;
+      continue;
+    }
+    failures = 0;
+    adj[a].push_back(b);
+    adj[b].push_back(a);
+    links.push_back({a, b});
+    if (i < j) std::swap(i, j);
+    take(i);
+    take(j);
+  }
+  // Fix-up: a switch with >= 2 free ports breaks a random link (x, y) it is
+  // not part of and joins both ends (the incremental step of Jellyfish).
+  std::sort(stubs.begin(), stubs.end());
+  for (size_t s = 0; s + 1 < stubs.size();) {
+    const uint32_t a = stubs[s];
+    if (stubs[s + 1] != a || links.empty()) {
+      ++s;
+      continue;
+    }
+    bool done = false;
+    for (int tries = 0; tries < 1000 && !done; ++tries) {
+      std::uniform_int_distribution<size_t> pick(0, links.size() - 1);
+      const size_t li = pick(rng);
+      auto [x, y] = links[li];
+      if (x == a || y == a || adjacent(a, x) || adjacent(a, y)) continue;
+      adj[x].erase(std::find(adj[x].begin(), adj[x].end(), y));
+      adj[y].erase(std::find(adj[y].begin(), adj[y].end(), x));
+      links[li] = {a, x};
+      links.push_back({a, y});
+      adj[a].push_back(x);
+      adj[x].push_back(a);
+      adj[a].push_back(y);
+      adj[y].push_back(a);
+      done = true;
+    }
+    if (done) stubs.erase(stubs.begin() + s, stubs.begin() + s + 2);
+    else ++s;
+  }
+  *t = Topology();
+  for (int s = 0; s < n; ++s) t->AddNode("s" + std::to_string(s), NodeKind::kSwitch, 1);
+  for (const auto& [a, b] : links) t->AddLink(a, b);
+  // Hosts get the high port indices of their switch.
+  for (int s = 0; s < n; ++s)
+    for (int m = 0; m < ports - switch_ports; ++m)
+      t->AddLink(s, t->AddNode("h" + std::to_string(s) + "_" + std::to_string(m), NodeKind::kHost, 0));
+  return t->Finalize(err);
+}
+
+bool GenBCube(int n, int k, Topology* t, std::string* err) {
+  if (n < 2 || n > kMaxNodePorts || k < 0 || k + 1 > kMaxNodePorts)
+    return Bad(err, "bcube: expected n in 2..64 and k >= 0");
+  long servers = 1;
+  for (int i = 0; i <= k; ++i) {
+    servers *= n;
+    if (servers > 2000000) return Bad(err, "bcube: more than 2,000,000 servers");
+  }
+  const long per_level = servers / n;
+  *t = Topology();
+  std::vector<uint32_t> srv(servers);
+  for (long a = 0; a < servers; ++a) {
+    std::string name = "srv";
+    long x = a;
+    std::string digits;
+    for (int l = 0; l <= k; ++l, x /= n) digits = std::to_string(x % n) + (l ? "." : "") + digits;
+    srv[a] = t->AddNode(name + digits, NodeKind::kHost, 0, true);
+  }
+  long pw = 1;  // n^l
+  std::vector<std::vector<uint32_t>> sw(k + 1);
+  for (int l = 0; l <= k; ++l)
+    for (long i = 0; i < per_level; ++i)
+      sw[l].push_back(t->AddNode("w" + std::to_string(l) + "_" + std::to_string(i), NodeKind::kSwitch, 1));
+  // Level by level so that server port l is its level-l link.
+  for (int l = 0; l <= k; ++l, pw *= n)
+    for (long i = 0; i < per_level; ++i) {
+      const long lo = i % pw, hi = i / pw;  // digits below / above position l
+      for (int v = 0; v < n; ++v) t->AddLink(sw[l][i], srv[hi * pw * n + v * pw + lo]);
+    }
+  return t->Finalize(err);
+}
+
+}  // namespace tagger

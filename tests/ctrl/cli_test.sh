@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# End-to-end: pfc-tagger gen-topo -> gen-elp -> tag (files) -> verify ->
+# analyze, and clear errors for bad input. $1 = the pfc-tagger binary.
+set -eu
+T="$1"
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$T" gen-topo leafspine:4:2:1 -o "$D/topo.json" >/dev/null
+"$T" gen-elp --topo "$D/topo.json" --kind clos --bounces 1 -o "$D/elp.json" >/dev/null
+"$T" tag --topo "$D/topo.json" --elp "$D/elp.json" --algo clos --clos-bounces 1 -o "$D/rules" >"$D/out" ||
+  fail "tag clos: $(cat "$D/out")"
+grep -q "summary: priorities=2 " "$D/out" || fail "clos 1-bounce should need 2 priorities: $(cat "$D/out")"
+[ -f "$D/rules/t0.yaml" ] || fail "no rules file for t0"
+grep -q "port_names: \[h0_0, sp0, sp1\]" "$D/rules/t0.yaml" || fail "port_names"
+"$T" verify --topo "$D/topo.json" --elp "$D/elp.json" --rules "$D/rules" --allow-extra >"$D/v" ||
+  fail "verify: $(cat "$D/v")"
+grep -q "verify: OK" "$D/v" || fail "verify output"
+# Strict verification against up-down-only paths rejects the Clos scheme's
+# bounce transitions: they are beyond that ELP.
+"$T" gen-elp --topo "$D/topo.json" --kind clos --bounces 0 -o "$D/elp0.json" >/dev/null
+if "$T" verify --topo "$D/topo.json" --elp "$D/elp0.json" --rules "$D/rules" >"$D/v2"; then
+  fail "strict verify should flag extra transitions"
+fi
+grep -q "not used by any ELP path" "$D/v2" || fail "extra transitions message"
+# Greedy on a Jellyfish with trees + random paths, verified after writing.
+"$T" tag --topo-gen jellyfish:30:8:4:3 --elp-gen trees --extra 20 -o "$D/jf" >"$D/jo" || fail "greedy: $(cat "$D/jo")"
+grep -q "verified=yes" "$D/jo" || fail "greedy not verified"
+"$T" verify --topo-gen jellyfish:30:8:4:3 --elp-gen trees --extra 20 --rules "$D/jf" >/dev/null || fail "re-verify from files"
+# Corrupt one file: a tag-1 rule now lowers tag 2 -> verify must fail.
+f=$(grep -l "tag: 2," "$D/jf"/*.yaml | head -1)
+if [ -n "$f" ]; then
+  sed -i '0,/tag: 2, \(.*\)new_tag: 2/s//tag: 2, \1new_tag: 1/' "$f"
+  if "$T" verify --topo-gen jellyfish:30:8:4:3 --elp-gen trees --extra 20 --rules "$D/jf" >"$D/bad"; then
+    fail "corrupted rules accepted"
+  fi
+fi
+# Analysis: 1-bounce routes have a cyclic buffer dependency (exit 2).
+set +e
+"$T" analyze --topo "$D/topo.json" --elp "$D/elp.json" >"$D/a"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "analyze should report a cycle (rc $rc)"
+grep -q "cyclic buffer dependency" "$D/a" || fail "analyze output"
+# Bad input: clear errors, non-zero exit, no crash.
+echo '{"nodes": [{"name": "a"}], "links": [["a", "b"]]}' >"$D/bad.json"
+if "$T" tag --topo "$D/bad.json" --elp-gen trees 2>"$D/e"; then fail "bad topology accepted"; fi
+grep -q "bad.json: links\[0\]\[1\]: unknown node 'b'" "$D/e" || fail "bad topology message: $(cat "$D/e")"
+echo '{"paths": [{"nodes": ["h0_0", "t0", "t1"]}]}' >"$D/badelp.json"
+if "$T" tag --topo "$D/topo.json" --elp "$D/badelp.json" 2>"$D/e"; then fail "bad ELP accepted"; fi
+grep -q "badelp.json: paths\[0\].nodes\[2\]: no link between 't0' and 't1'" "$D/e" || fail "bad ELP message: $(cat "$D/e")"
+if "$T" tag --topo-gen fattree:3 --elp-gen trees 2>"$D/e"; then fail "odd fattree accepted"; fi
+grep -q "even" "$D/e" || fail "fattree message"
+if "$T" tag --topo-gen nosuch:1 --elp-gen trees 2>/dev/null; then fail "bad spec accepted"; fi
+echo "cli ok"

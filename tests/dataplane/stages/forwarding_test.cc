@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage tests of the forwarding path: L3 forwarding with TTL decrement and
+// MAC rewrite, Tagger's DSCP rewrite with egress queueing by the NEW tag's
+// priority while the buffer charge stays on the ingress priority (Tagger
+// Fig. 8b), the lossy fallback, and drops that must never become floods.
+#include <algorithm>
+#include <cstring>
+
+#include "dataplane/net/ipv4_edit.h"
+#include "tests/dataplane/net/frame_builder.h"
+#include "tests/dataplane/stages/stage_harness.h"
+
+namespace pfc::stagetest {
+namespace {
+
+constexpr uint64_t kT0 = 1'000'000'000;   // virtual clock
+constexpr uint32_t kCell = 128;            // config default cell_bytes; 60-byte frames take one
+
+// What a correct switch sends for `in`: next-hop MAC, the out port's MAC,
+// TTL - 1, the new DSCP (ECN kept) and a header checksum computed from
+// scratch (the switch patches it incrementally; both must agree).
+std::vector<uint8_t> Routed(std::vector<uint8_t> f, int out, const std::array<uint8_t, 6>& nh, uint8_t dscp) {
+  const auto src = SwitchMac(out);
+  std::memcpy(f.data(), nh.data(), 6);
+  std::memcpy(f.data() + 6, src.data(), 6);
+  uint8_t* ip = f.data() + 14;
+  ip[1] = static_cast<uint8_t>(dscp << 2 | (ip[1] & 3));
+  ip[8]--;
+  const uint16_t c = Ipv4HeaderChecksum(ip, 20);
+  std::memcpy(ip + 10, &c, 2);
+  return f;
+}
+
+using Frames = std::vector<std::vector<uint8_t>>;
+
+TEST_F(StageTest, RoutesWithTtlDecrementAndMacRewrite) {
+  Start(BaseYaml());
+  // 32 packets from the host on p2 to 10.9/16, which is behind 10.0.1.2 on p1.
+  Frames in;
+  for (uint16_t i = 0; i < 32; i++)
+    in.push_back(Frame({.in_port = 2, .dst_ip = Ip(10, 9, 0, i), .dscp = 24, .ecn = 2, .seq = i}));
+  Ingress(2, in, kT0);
+
+  // Queued at p1's priority-3 queue, charged to (p2, prio 3), nothing sent yet.
+  EXPECT_EQ(QueueDepth(1, 3), 32u);
+  EXPECT_EQ(Occ(2, 3), 32 * kCell);
+  EXPECT_EQ(rte_ring_count(Wire(1).tx), 0u);
+
+  EXPECT_EQ(Egress(1, kT0 + 1000), 32);
+  const Frames out = TakeTx(1);
+  ASSERT_EQ(out.size(), 32u);
+  const auto nh = HostMac(1);   // 10.0.1.2
+  for (size_t i = 0; i < out.size(); i++) {
+    EXPECT_EQ(out[i], Routed(in[i], 1, nh, 24)) << "packet " << i;
+    EXPECT_TRUE(Ipv4ChecksumOk(out[i].data() + 14, 20));
+  }
+  EXPECT_EQ(Occ(2, 3), 0u);
+  EXPECT_EQ(rt_->buffer.watermark(2, 3), 32 * kCell);
+  ExpectCounters({{"p2.rx_packets", 32}, {"p2.rx_bytes", 32 * 60}, {"p2.rx_bursts", 1},
+                  {"p2.q3.rx_packets", 32}, {"p2.q3.rx_bytes", 32 * 60},
+                  {"p1.tx_packets", 32}, {"p1.tx_bytes", 32 * 60},
+                  {"p1.q3.tx_packets", 32}, {"p1.q3.tx_bytes", 32 * 60}});
+}
+
+TEST_F(StageTest, RewriteQueuesByNewTagButChargesIngressPriority) {
+  Start(BaseYaml());
+  // From p0, tag 24 (prio 3): even packets to p1, where the Tagger rule
+  // rewrites 24 -> 26 (prio 4); odd ones to p3, where the tag is kept.
+  Frames in;
+  for (uint16_t i = 0; i < 32; i++) {
+    const uint32_t dst = (i % 2 == 0) ? Ip(10, 9, 1, 1) : Ip(10, 0, 3, 2);
+    in.push_back(Frame({.in_port = 0, .dst_ip = dst, .dscp = 24, .ecn = 1, .seq = i}));
+  }
+  Ingress(0, in, kT0);
+
+  // Egress queue by the NEW tag (Tagger Fig. 8b)...
+  EXPECT_EQ(QueueDepth(1, 4), 16u);
+  EXPECT_EQ(QueueDepth(1, 3), 0u);
+  EXPECT_EQ(QueueDepth(3, 3), 16u);
+  EXPECT_EQ(QueueDepth(3, 4), 0u);
+  // ...while every byte stays charged to the ingress priority group.
+  EXPECT_EQ(Occ(0, 3), 32 * kCell);
+  EXPECT_EQ(Occ(0, 4), 0u);
+
+  EXPECT_EQ(Egress(1, kT0 + 1000), 16);
+  EXPECT_EQ(Occ(0, 3), 16 * kCell) << "p1's tx released exactly its 16 packets from (p0, prio 3)";
+  EXPECT_EQ(Occ(0, 4), 0u);
+  EXPECT_EQ(Egress(3, kT0 + 2000), 16);
+  EXPECT_EQ(Occ(0, 3), 0u);
+
+  const Frames o1 = TakeTx(1), o3 = TakeTx(3);
+  ASSERT_EQ(o1.size(), 16u);
+  ASSERT_EQ(o3.size(), 16u);
+  for (size_t k = 0; k < 16; k++) {
+    EXPECT_EQ(o1[k], Routed(in[2 * k], 1, HostMac(1), 26)) << "to p1, packet " << 2 * k;
+    EXPECT_EQ(DscpOf(o1[k]), 26);
+    EXPECT_EQ(o1[k][15] & 3, 1) << "ECN bits kept";
+    EXPECT_EQ(o3[k], Routed(in[2 * k + 1], 3, HostMac(3), 24)) << "to p3, packet " << 2 * k + 1;
+  }
+  ExpectCounters({{"p0.rx_packets", 32}, {"p0.rx_bytes", 32 * 60}, {"p0.rx_bursts", 1},
+                  {"p0.q3.rx_packets", 32}, {"p0.q3.rx_bytes", 32 * 60}, {"p0.q3.rewrites", 16},
+                  {"p1.tx_packets", 16}, {"p1.tx_bytes", 16 * 60},
+                  {"p1.q4.tx_packets", 16}, {"p1.q4.tx_bytes", 16 * 60},
+                  {"p3.tx_packets", 16}, {"p3.tx_bytes", 16 * 60},
+                  {"p3.q3.tx_packets", 16}, {"p3.q3.tx_bytes", 16 * 60}});
+}
+
+TEST_F(StageTest, UnmappedTagFallsBackToLossy) {
+  Start(BaseYaml());
+  // Tag 7: no tag_map entry -> lossy priority 0 (fallback) and, with no
+  // rule, rewritten to the lossy tag 0. Tag 46: mapped (prio 5) but no rule
+  // matches -> rewritten to the lossy tag, so it leaves in queue 0. Tag 0:
+  // the lossy tag itself, unmapped -> fallback, not rewritten.
+  Frames in;
+  for (uint16_t i = 0; i < 24; i++) {
+    const uint8_t tag = i < 8 ? 7 : (i < 16 ? 46 : 0);
+    in.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = tag, .seq = i}));
+  }
+  Ingress(0, in, kT0);
+  EXPECT_EQ(QueueDepth(1, 0), 24u);
+  EXPECT_EQ(Occ(0, 0), 16 * kCell);   // tags 7 and 0
+  EXPECT_EQ(Occ(0, 5), 8 * kCell);    // tag 46 keeps its ingress priority's charge
+  EXPECT_EQ(Egress(1, kT0 + 1000), 24);
+  const Frames out = TakeTx(1);
+  ASSERT_EQ(out.size(), 24u);
+  for (size_t i = 0; i < out.size(); i++) {
+    EXPECT_EQ(out[i], Routed(in[i], 1, HostMac(1), 0)) << "packet " << i;
+    EXPECT_EQ(DscpOf(out[i]), 0);
+  }
+  ExpectCounters({{"p0.rx_packets", 24}, {"p0.rx_bytes", 24 * 60}, {"p0.rx_bursts", 1},
+                  {"p0.q0.rx_packets", 16}, {"p0.q0.rx_bytes", 16 * 60},
+                  {"p0.q0.lossy_fallback", 16}, {"p0.q0.rewrites", 8}, {"p0.q0.to_lossy_tag", 8},
+                  {"p0.q5.rx_packets", 8}, {"p0.q5.rx_bytes", 8 * 60},
+                  {"p0.q5.rewrites", 8}, {"p0.q5.to_lossy_tag", 8},
+                  {"p1.tx_packets", 24}, {"p1.tx_bytes", 24 * 60},
+                  {"p1.q0.tx_packets", 24}, {"p1.q0.tx_bytes", 24 * 60}});
+}
+
+TEST_F(StageTest, UnknownDestinationsAreDroppedNeverFlooded) {
+  Start(BaseYaml());
+  Frames in;
+  uint16_t seq = 0;
+  auto add = [&](int n, Pkt p) {
+    for (int i = 0; i < n; i++) {
+      p.seq = seq++;
+      in.push_back(Frame(p));
+    }
+  };
+  add(4, {.in_port = 0, .dst_ip = Ip(192, 168, 7, 7), .dscp = 24});   // no route (lossless!)
+  add(4, {.in_port = 0, .dst_ip = Ip(10, 8, 1, 1), .dscp = 26});      // via 10.0.2.99: MAC unknown
+  add(4, {.in_port = 0, .dst_ip = Ip(10, 0, 2, 50), .dscp = 7});      // connected, host unknown
+  add(2, {.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 26, .ttl = 1});   // TTL expires
+  std::vector<uint8_t> not_us = Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 24});
+  not_us[5] = 0x77;   // unicast to some other MAC
+  in.push_back(not_us);
+  in.push_back(not_us);
+  std::vector<uint8_t> ipv6 = Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1)});
+  ipv6[12] = 0x86;
+  ipv6[13] = 0xdd;
+  in.push_back(ipv6);
+  in.push_back(ipv6);
+  std::vector<uint8_t> bad_csum = Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 24});
+  bad_csum[24] ^= 0x5a;
+  in.push_back(bad_csum);
+  in.push_back(bad_csum);
+  const std::vector<uint8_t> runt(10, 0xee);
+  in.push_back(runt);
+  in.push_back(runt);
+  ASSERT_EQ(in.size(), 24u);
+  Ingress(0, in, kT0);
+
+  for (PortId p = 0; p < kPorts; p++) EXPECT_EQ(Egress(p, kT0 + 1000), p == 2 ? 2 : 0) << "p" << p;
+  for (PortId p : {0, 1, 3}) EXPECT_TRUE(TakeTx(p).empty()) << "p" << p;
+  // The only frames out: one ARP request per unresolved address, on p2.
+  const Frames arp = TakeTx(2);
+  ASSERT_EQ(arp.size(), 2u);
+  std::set<uint32_t> asked;
+  for (const auto& f : arp) {
+    ASSERT_EQ(f.size(), 60u);
+    EXPECT_EQ(EtherTypeOf(f), 0x0806);
+    EXPECT_TRUE(std::all_of(f.begin(), f.begin() + 6, [](uint8_t b) { return b == 0xff; }));
+    EXPECT_TRUE(std::equal(f.begin() + 6, f.begin() + 12, SwitchMac(2).begin()));
+    EXPECT_EQ(f[20] << 8 | f[21], 1) << "ARP request";
+    EXPECT_EQ(static_cast<uint32_t>(f[28] << 24 | f[29] << 16 | f[30] << 8 | f[31]), Ip(10, 0, 2, 1));
+    asked.insert(static_cast<uint32_t>(f[38] << 24 | f[39] << 16 | f[40] << 8 | f[41]));
+  }
+  EXPECT_EQ(asked, (std::set<uint32_t>{Ip(10, 0, 2, 99), Ip(10, 0, 2, 50)}));
+  // Nothing was charged to any buffer, not even for an instant.
+  for (PortId p = 0; p < kPorts; p++)
+    for (int q = 0; q < kNumPrio; q++) EXPECT_EQ(rt_->buffer.watermark(p, q), 0u) << p << "/" << q;
+
+  ExpectCounters({{"p0.rx_packets", 24}, {"p0.rx_bytes", 22 * 60 + 2 * 10}, {"p0.rx_bursts", 1},
+                  {"p0.non_ip", 2},
+                  {"p0.q3.rx_packets", 6}, {"p0.q3.rx_bytes", 6 * 60},
+                  {"p0.q3.drop.no_route", 4}, {"p0.q3.drop.not_for_us", 2},
+                  {"p0.q4.rx_packets", 6}, {"p0.q4.rx_bytes", 6 * 60},
+                  {"p0.q4.drop.neighbor_miss", 4}, {"p0.q4.drop.ttl_expired", 2},
+                  {"p0.q0.rx_packets", 6}, {"p0.q0.rx_bytes", 6 * 60}, {"p0.q0.lossy_fallback", 4},
+                  {"p0.q0.drop.neighbor_miss", 4}, {"p0.q0.drop.unsupported", 2},
+                  {"p0.q0.drop.bad_ip_checksum", 2}, {"p0.q0.drop.runt", 2},
+                  {"p2.arp_request_tx", 2}, {"p2.tx_packets", 2}, {"p2.tx_bytes", 120}});
+}
+
+TEST_F(StageTest, LearnsNeighbourFromArpThenForwards) {
+  Start(BaseYaml());
+  const uint32_t host = Ip(10, 0, 3, 77);
+  // Before: unknown, dropped (and an ARP request goes out of p3).
+  Ingress(0, {Frame({.in_port = 0, .dst_ip = host, .dscp = 26, .seq = 1})}, kT0);
+  EXPECT_EQ(Egress(3, kT0 + 10), 1);
+  const Frames req = TakeTx(3);
+  ASSERT_EQ(req.size(), 1u);
+  EXPECT_EQ(EtherTypeOf(req[0]), 0x0806);
+
+  // The host answers (a reply to our request, from MAC 02:11:22:33:44:55).
+  test::FrameSpec e;
+  const auto sw = SwitchMac(3);
+  std::memcpy(e.dst, sw.data(), 6);
+  std::vector<uint8_t> reply = test::ArpFrame(e, 2, host, Ip(10, 0, 3, 1));
+  Ingress(3, {reply}, kT0 + 20);
+  EXPECT_EQ(Egress(3, kT0 + 30), 0) << "a reply is consumed, not answered";
+
+  const std::vector<uint8_t> pkt = Frame({.in_port = 0, .dst_ip = host, .dscp = 26, .seq = 2});
+  Ingress(0, {pkt}, kT0 + 40);
+  EXPECT_EQ(Egress(3, kT0 + 50), 1);
+  const Frames out = TakeTx(3);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], Routed(pkt, 3, {0x02, 0x11, 0x22, 0x33, 0x44, 0x55}, 26));
+  ExpectCounters({{"p0.rx_packets", 2}, {"p0.rx_bytes", 120}, {"p0.rx_bursts", 2},
+                  {"p0.q4.rx_packets", 2}, {"p0.q4.rx_bytes", 120}, {"p0.q4.drop.neighbor_miss", 1},
+                  {"p3.rx_packets", 1}, {"p3.rx_bytes", reply.size()}, {"p3.rx_bursts", 1}, {"p3.arp_rx", 1},
+                  {"p3.arp_request_tx", 1}, {"p3.tx_packets", 2}, {"p3.tx_bytes", 120},
+                  {"p3.q4.tx_packets", 1}, {"p3.q4.tx_bytes", 60}});
+}
+
+}  // namespace
+}  // namespace pfc::stagetest

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage-test harness and the test binary's main(): EAL first (tests need
+// it before any fixture runs), then the four ring ports, then GoogleTest.
+#include "tests/dataplane/stages/stage_harness.h"
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "dataplane/config/config.h"
+#include "dataplane/stages/egress.h"
+#include "dataplane/stages/ingress.h"
+#include "dataplane/stages/pfc_stage.h"
+#include "tests/dataplane/net/frame_builder.h"
+
+namespace pfc::stagetest {
+namespace {
+
+WirePort g_wire[kPorts];
+
+// Ring size of the harness's wire: larger than any test's traffic, so the
+// switch never sees a full device unless a test wants it to.
+constexpr unsigned kWireRing = 4096;
+
+std::string Mac(const std::array<uint8_t, 6>& m) {
+  char b[18];
+  std::snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+  return b;
+}
+
+bool CreateWire() {
+  for (int i = 0; i < kPorts; i++) {
+    const std::string rx = "st_rx" + std::to_string(i), tx = "st_tx" + std::to_string(i);
+    g_wire[i].rx = rte_ring_create(rx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+    g_wire[i].tx = rte_ring_create(tx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+    if (!g_wire[i].rx || !g_wire[i].tx) return false;
+    const int pid = rte_eth_from_rings(("s" + std::to_string(i)).c_str(), &g_wire[i].rx, 1,
+                                       &g_wire[i].tx, 1, 0);
+    if (pid < 0) return false;
+    g_wire[i].dpdk_port = static_cast<uint16_t>(pid);
+  }
+  return true;
+}
+
+void FreeAll(rte_ring* r) {
+  void* m;
+  while (rte_ring_dequeue(r, &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
+}
+
+}  // namespace
+
+const WirePort& Wire(int i) { return g_wire[i]; }
+
+std::array<uint8_t, 6> SwitchMac(int port) { return {0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + port)}; }
+std::array<uint8_t, 6> HostMac(int port) { return {0x02, 0, 0, 0, static_cast<uint8_t>(port), 0x02}; }
+uint32_t Ip(int a, int b, int c, int d) {
+  return static_cast<uint32_t>(a) << 24 | static_cast<uint32_t>(b) << 16 | static_cast<uint32_t>(c) << 8 |
+         static_cast<uint32_t>(d);
+}
+
+// Topology: host 10.0.<i>.2 on port i (neighbour known, static); 10.9/16 is
+// behind 10.0.1.2 (p1); 10.8/16 is behind 10.0.2.99 whose MAC is unknown.
+// Tags: 24 -> prio 3 and 26 -> prio 4 (both lossless), 10 -> prio 1, 46 ->
+// prio 5 (lossy, and no rewrite rule: falls to the lossy tag), everything
+// else unmapped (lossy fallback). Tagger rule: tag 24 from p0 to p1 becomes
+// 26; 24, 26 and 10 otherwise keep their tag.
+std::string BaseYaml(const std::string& buffer, const std::string& extra) {
+  std::string y =
+      "switch: { mode: l3, workers: 1, idle_sleep_us: 0, burst: 32 }\n"
+      "ports:\n";
+  for (int i = 0; i < kPorts; i++)
+    y += "  - { name: p" + std::to_string(i) + ", device: net_ring_s" + std::to_string(i) + ", mac: \"" +
+         Mac(SwitchMac(i)) + "\", ipv4: 10.0." + std::to_string(i) + ".1/24, speed: 10G }\n";
+  y += "routes:\n"
+       "  - { prefix: 10.9.0.0/16, port: p1, via: 10.0.1.2 }\n"
+       "  - { prefix: 10.8.0.0/16, port: p2, via: 10.0.2.99 }\n"
+       "neighbors:\n";
+  for (int i = 0; i < kPorts; i++)
+    y += "  - { ip: 10.0." + std::to_string(i) + ".2, mac: \"" + Mac(HostMac(i)) + "\", port: p" +
+         std::to_string(i) + " }\n";
+  y += "qos:\n"
+       "  tag_map: { 24: 3, 26: 4, 10: 1, 46: 5 }\n"
+       "  lossless: [3, 4]\n"
+       "  lossy_priority: 0\n"
+       "  lossy_tag: 0\n"
+       "buffer:\n";
+  y += buffer.empty() ? "  total_bytes: 256K\n"
+                        "  lossy: { reserved: 0, limit: 64K }\n"
+                        "  lossless: { reserved: 0, xoff: 32K, headroom: 16K, xon_hysteresis: 4K }\n"
+                      : buffer;
+  y += "rewrite:\n"
+       "  unmatched: lossy\n"
+       "  rules:\n"
+       "    - { tag: 24, in: [p0], out: [p1], new_tag: 26, priority: 10 }\n"
+       "    - { tag: 24, in: \"*\", out: \"*\", new_tag: 24 }\n"
+       "    - { tag: 26, in: \"*\", out: \"*\", new_tag: 26 }\n"
+       "    - { tag: 10, in: \"*\", out: \"*\", new_tag: 10 }\n";
+  return y + extra;
+}
+
+std::vector<uint8_t> Frame(const Pkt& p) {
+  test::FrameSpec e;
+  const auto dst = SwitchMac(p.in_port), src = HostMac(p.in_port);
+  std::memcpy(e.dst, dst.data(), 6);
+  std::memcpy(e.src, src.data(), 6);
+  test::Ipv4Spec ip;
+  ip.dscp = p.dscp;
+  ip.ecn = p.ecn;
+  ip.ttl = p.ttl;
+  ip.src = Ip(10, 0, p.in_port, 2);
+  ip.dst = p.dst_ip;
+  size_t l3;
+  std::vector<uint8_t> f = test::Ipv4Frame(e, ip, &l3);
+  // UDP header: the sequence number as source port, so packets can be told apart.
+  test::Put16(f, l3 + 20, p.seq);
+  test::Put16(f, l3 + 22, 9);
+  return f;
+}
+
+uint16_t SeqOf(const std::vector<uint8_t>& f) { return static_cast<uint16_t>(f.at(34) << 8 | f.at(35)); }
+uint8_t DscpOf(const std::vector<uint8_t>& f) { return f.at(15) >> 2; }
+uint16_t EtherTypeOf(const std::vector<uint8_t>& f) { return static_cast<uint16_t>(f.at(12) << 8 | f.at(13)); }
+
+Counters Snapshot(const Runtime& rt) {
+  Counters c;
+  auto add = [&](const std::string& name, const Counter& v) { c[name] += v.Get(); };
+  for (const auto& ws : rt.stats) {
+    const WorkerStats& s = *ws;
+    add("loops", s.loops);
+    add("idle_sleeps", s.idle_sleeps);
+    add("snapshot_swaps_seen", s.snapshot_swaps_seen);
+    for (size_t p = 0; p < rt.ports.size(); p++) {
+      const std::string pn = "p" + std::to_string(p) + ".";
+      const PortCounters& pc = s.port[p];
+#define PORT_C(f) add(pn + #f, pc.f)
+      PORT_C(rx_packets); PORT_C(rx_bytes); PORT_C(tx_packets); PORT_C(tx_bytes);
+      PORT_C(arp_rx); PORT_C(arp_reply_tx); PORT_C(arp_request_tx); PORT_C(icmp_echo_reply);
+      PORT_C(ipv4_options); PORT_C(ipv4_fragments); PORT_C(non_ip);
+      PORT_C(pfc_frames_rx); PORT_C(pause_8023x_rx); PORT_C(pfc_frames_tx);
+      PORT_C(rx_bursts); PORT_C(tx_bursts);
+#undef PORT_C
+      for (int q = 0; q < kNumPrio; q++) {
+        const std::string qn = pn + "q" + std::to_string(q) + ".";
+        const PrioCounters& qc = s.prio[p][q];
+#define PRIO_C(f) add(qn + #f, qc.f)
+        PRIO_C(rx_packets); PRIO_C(rx_bytes); PRIO_C(tx_packets); PRIO_C(tx_bytes);
+        PRIO_C(lossy_fallback); PRIO_C(rewrites); PRIO_C(to_lossy_tag);
+        PRIO_C(pfc_xoff_tx); PRIO_C(pfc_xon_tx); PRIO_C(pfc_refresh_tx);
+        PRIO_C(pfc_xoff_rx); PRIO_C(pfc_xon_rx);
+        PRIO_C(paused_ns); PRIO_C(pausing_ns); PRIO_C(paused_now); PRIO_C(pausing_now);
+#undef PRIO_C
+        for (int r = 0; r < kNumDropReasons; r++)
+          add(qn + "drop." + std::string(DropReasonName(static_cast<DropReason>(r))), qc.drops[r]);
+      }
+    }
+  }
+  return c;
+}
+
+void StageTest::Start(const std::string& yaml) {
+  char tmpl[] = "/tmp/pfc_stage_XXXXXX.yaml";
+  const int fd = mkstemps(tmpl, 5);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  yaml_path_ = tmpl;
+  std::ofstream(yaml_path_) << yaml;
+  SwitchConfig cfg;
+  std::string err;
+  ASSERT_TRUE(LoadConfig(yaml_path_, &cfg, &err)) << err << "\n--- config ---\n" << yaml;
+  rt_ = CreateRuntime(cfg, &err);
+  ASSERT_NE(rt_, nullptr) << err;
+  pool_ = rt_->pool;
+  w_ = WorkerCtx{};
+  w_.rt = rt_.get();
+  w_.id = 0;
+  w_.st = rt_->stats[0].get();
+  for (PortId p = 0; p < rt_->ports.size(); p++) w_.ports.push_back(p);
+  ASSERT_EQ(rte_mempool_avail_count(pool_), pool_->size);
+}
+
+void StageTest::TearDown() {
+  if (!yaml_path_.empty()) std::remove(yaml_path_.c_str());
+  if (!rt_) return;
+  // The test must have seen every packet to its end: nothing left on the
+  // wire, in a queue or in a tx stash, no buffer bytes still charged, and
+  // every mbuf back in the pool.
+  for (PortId p = 0; p < rt_->ports.size(); p++) {
+    EXPECT_EQ(rte_ring_count(Wire(p).tx), 0u) << "p" << p << ": frames on the wire the test did not check";
+    EXPECT_EQ(rte_ring_count(Wire(p).rx), 0u) << "p" << p << ": frames the switch never received";
+    EXPECT_EQ(rte_ring_count(rt_->ports[p].control), 0u) << "p" << p;
+    EXPECT_EQ(rt_->ports[p].owner_state->data_stash.n, 0) << "p" << p;
+    EXPECT_EQ(rt_->ports[p].owner_state->ctrl_stash.n, 0) << "p" << p;
+    for (int q = 0; q < kNumPrio; q++) {
+      EXPECT_EQ(QueueDepth(p, q), 0u) << "p" << p << " q" << q;
+      EXPECT_EQ(Occ(p, q), 0u) << "buffer p" << p << " q" << q;
+    }
+  }
+  EXPECT_EQ(rt_->buffer.shared_used(), 0u);
+  EXPECT_EQ(rt_->buffer.release_underflows(), 0u);
+  EXPECT_EQ(rte_mempool_avail_count(pool_), pool_->size) << "mbufs leaked";
+  for (int p = 0; p < kPorts; p++) {
+    FreeAll(Wire(p).tx);
+    FreeAll(Wire(p).rx);
+  }
+  // ~Runtime stops the ports but leaves the pool (pfcswitch exits after it);
+  // free it so the next test can create "pfc_pool" again.
+  rt_.reset();
+  rte_mempool_free(pool_);
+  pool_ = nullptr;
+}
+
+rte_mbuf* StageTest::Mbuf(const std::vector<uint8_t>& frame) {
+  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  if (!m) return nullptr;
+  char* d = rte_pktmbuf_append(m, static_cast<uint16_t>(frame.size()));
+  if (!d) {
+    rte_pktmbuf_free(m);
+    return nullptr;
+  }
+  std::memcpy(d, frame.data(), frame.size());
+  return m;
+}
+
+void StageTest::Ingress(PortId in, const std::vector<std::vector<uint8_t>>& frames, uint64_t now_ns) {
+  ASSERT_LE(frames.size(), static_cast<size_t>(kMaxBurst));
+  rte_mbuf* pkts[kMaxBurst];
+  for (size_t i = 0; i < frames.size(); i++) {
+    pkts[i] = Mbuf(frames[i]);
+    ASSERT_NE(pkts[i], nullptr);
+  }
+  w_.now_ns = now_ns;
+  IngressBurst(w_, *rt_->CurrentTables(), in, pkts, static_cast<uint16_t>(frames.size()));
+}
+
+uint16_t StageTest::Egress(PortId port, uint64_t now_ns) {
+  w_.now_ns = now_ns;
+  PfcGenerate(w_, port);
+  const uint8_t paused = rt_->ports[port].owner_state->pause.PausedMask(now_ns);
+  uint64_t ready = 0;
+  const uint16_t n = EgressPort(w_, port, paused, &ready);
+  PfcPublish(w_, port);
+  return n;
+}
+
+void StageTest::Receive(PortId port, const std::vector<std::vector<uint8_t>>& frames) {
+  for (const auto& f : frames) {
+    rte_mbuf* m = Mbuf(f);
+    ASSERT_NE(m, nullptr);
+    ASSERT_EQ(rte_ring_enqueue(Wire(port).rx, m), 0);
+  }
+}
+
+std::vector<std::vector<uint8_t>> StageTest::TakeTx(PortId port) {
+  std::vector<std::vector<uint8_t>> out;
+  void* p;
+  while (rte_ring_dequeue(Wire(port).tx, &p) == 0) {
+    rte_mbuf* m = static_cast<rte_mbuf*>(p);
+    EXPECT_EQ(m->nb_segs, 1);
+    const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
+    out.emplace_back(d, d + rte_pktmbuf_data_len(m));
+    rte_pktmbuf_free(m);
+  }
+  return out;
+}
+
+void StageTest::ExpectCounters(const Counters& expected, const std::set<std::string>& skip) const {
+  const Counters got = Snapshot(*rt_);
+  for (const auto& [name, v] : expected) EXPECT_TRUE(got.count(name)) << "no counter named " << name;
+  for (const auto& [name, v] : got) {
+    if (skip.count(name)) continue;
+    const auto it = expected.find(name);
+    EXPECT_EQ(v, it == expected.end() ? 0 : it->second) << "counter " << name;
+  }
+}
+
+}  // namespace pfc::stagetest
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  // Private file prefix: meson runs test binaries in parallel.
+  const std::string prefix = "--file-prefix=pfcstage" + std::to_string(getpid());
+  std::vector<std::string> args = {"stage_test", "--no-huge", "--no-pci", "--no-shconf", "-m", "256",
+                                   "-l", "0", "--no-telemetry", "--log-level=*:warning", prefix};
+  std::vector<char*> eal;
+  for (auto& a : args) eal.push_back(a.data());
+  if (rte_eal_init(static_cast<int>(eal.size()), eal.data()) < 0) {
+    std::fprintf(stderr, "stage tests: EAL init failed: %s\n", rte_strerror(rte_errno));
+    return 1;
+  }
+  if (!pfc::stagetest::CreateWire()) {
+    std::fprintf(stderr, "stage tests: cannot create the ring ports: %s\n", rte_strerror(rte_errno));
+    return 1;
+  }
+  const int rc = RUN_ALL_TESTS();
+  rte_eal_cleanup();
+  return rc;
+}

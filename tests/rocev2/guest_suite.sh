@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The rocev2 suite's body: runs INSIDE the rocev2-vm guest (started by rocev2_test.sh), as root.
+# Real RoCEv2 from rdma-core perftest between two soft-RoCE hosts, through pfcswitch on
+# net_af_packet ports (topology and helpers: tools/rocev2-vm/guest-lib.sh). Checks:
+#   1. ib_write_bw, ib_send_bw, ib_send_lat, ib_read_lat complete (exit 0 on both sides) in the
+#      lossless class (tclass 96 = DSCP 24 -> priority 3), and the switch counts packets on both
+#      ports, rewrites, and no drop at all in a lossless priority;
+#   2. tclass 96 (DSCP 24, a tag with a rule): arrives at b0 as DSCP 26 (TOS 0x68), routed
+#      (TTL 63); the ACKs (rule p1 -> p0 keeps 24) arrive at a0 as DSCP 24, and rxe completes;
+#   3. tclass 184 (DSCP 46, no rule in rocev2.yaml): arrives with the lossy tag 0 both ways, is
+#      counted as lossy, and rxe still completes;
+#   4. (ROCEV2_PFC=1) PFC: two switches in a row, the second shaped below the offered load:
+#      PFC frames leave the first switch towards the sender (decoded by tshark) and the lossless
+#      counters stay at zero drops on the second switch;
+#   5. the switch stops cleanly on SIGINT and its exit counters agree.
+# Usage: guest_suite.sh --pfcswitch BIN --config YAML [--pfcctl BIN] [--forwarder testpmd]
+#   --forwarder testpmd runs the same perftests and captures through dpdk-testpmd instead
+#   (harness self-check: tags must arrive unchanged, no switch counters).
+# Exit: 0 all checks passed, 1 some failed, 77 a prerequisite is missing in the guest.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$ROOT/tools/rocev2-vm/guest-lib.sh"
+STATS="python3 $ROOT/tools/rocev2-vm/switch_stats.py"
+FWD=pfcswitch CFG="" N=${ROCEV2_ITERS:-200}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --pfcswitch) RV_PFCSWITCH=$2; shift 2 ;;
+    --pfcctl) RV_PFCCTL=$2; shift 2 ;;
+    --config) CFG=$2; shift 2 ;;
+    --forwarder) FWD=$2; shift 2 ;;
+    *) echo "guest_suite.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+PASSED=0 FAILED=0 SKIPPED=0
+check() {  # check DESCRIPTION COMMAND... : one assertion; the command's output is shown
+  if "${@:2}"; then PASSED=$((PASSED + 1)); echo "PASS: $1"
+  else FAILED=$((FAILED + 1)); echo "FAIL: $1"; return 1; fi
+}
+skip() { SKIPPED=$((SKIPPED + 1)); echo "SKIP: $*"; }
+finish() {
+  rv_log "rocev2 suite ($FWD): $PASSED passed, $FAILED failed, $SKIPPED skipped"
+  echo "$PASSED passed, $FAILED failed"
+  [ $FAILED -eq 0 ] && exit 0 || exit 1
+}
+counters() { $STATS check "$@"; }
+
+# only_dscp PCAP DSCP : every RoCEv2 packet in PCAP carries DSCP, and there is at least one.
+only_dscp() {
+  local s; s=$(rv_dscp_summary "$1")
+  echo "    $(basename "$1"): ${s:-no RoCEv2 packets} (want only dscp$2)"
+  [[ "$s" =~ ^dscp$2:[0-9]+$ ]]
+}
+only_ttl() {
+  local s; s=$(rv_ttl_summary "$1")
+  echo "    $(basename "$1"): ${s:-no RoCEv2 packets} (want only ttl$2)"
+  [[ "$s" =~ ^ttl$2:[0-9]+$ ]]
+}
+
+rv_require ib_write_bw ib_send_bw ib_send_lat ib_read_lat rdma tcpdump ethtool ss bc python3 || exit 77
+case $FWD in
+  pfcswitch) [ -x "${RV_PFCSWITCH:-}" ] && [ -f "$CFG" ] || { echo "need --pfcswitch BIN and --config YAML"; exit 2; } ;;
+  testpmd) rv_require dpdk-testpmd || exit 77 ;;
+  *) echo "unknown forwarder $FWD"; exit 2 ;;
+esac
+T0=$(rv_now)
+rv_log "rocev2 suite: forwarder $FWD, config ${CFG:-none}, -n $N"
+rv_net_setup || { echo "FAIL: topology setup"; exit 1; }
+check "$FWD starts and forwards" rv_fwd_start $FWD "$CFG" || finish
+live() {  # live NAME : counters of the running switch via pfcctl, if we have pfcctl
+  [ $FWD = pfcswitch ] && [ -n "${RV_PFCCTL:-}" ] && rv_sw_stats_live main "$RV_OUT/live.$1.json"
+}
+
+# A dead switch fails everything after it: stop there instead of waiting for perftest timeouts.
+alive() { rv_fwd_alive && return 0; FAILED=$((FAILED + 1)); echo "FAIL: $FWD died; stopping here"; finish; }
+
+# ---- 1. every perftest through the switch, in the lossless class ----------------------------
+TC="--tclass=96"
+check "ib_write_bw" rv_perf write_bw ib_write_bw -s 65536 -n $N --report_gbits $TC || alive
+check "ib_send_bw" rv_perf send_bw ib_send_bw -s 65536 -n $N --report_gbits $TC || alive
+check "ib_send_lat" rv_perf send_lat ib_send_lat -s 64 -n $N $TC || alive
+check "ib_read_lat" rv_perf read_lat ib_read_lat -s 64 -n $N $TC || alive
+if [ $FWD = pfcswitch ]; then
+  if [ -n "${RV_PFCCTL:-}" ]; then
+    check "pfcctl stats reads the running switch" live perf
+    check "switch counters after the perftests (pfcctl)" counters "$RV_OUT/live.perf.json" \
+      'p0.rx_packets>0' 'p0.tx_packets>0' 'p1.rx_packets>0' 'p1.tx_packets>0' \
+      'p0.prio3.rx_packets>0' 'p1.prio4.tx_packets>0' 'p0.prio3.rewrites>0' \
+      '*.lossless.drops_total==0'
+  else
+    skip "pfcctl not given: live counters not checked (final counters are)"
+  fi
+fi
+
+# ---- 2./3. tags on the far side -------------------------------------------------------------
+tag_run() {  # tag_run NAME TCLASS : capture both hosts' ingress while one ib_write_bw runs
+  rv_cap_start $1.b0 b0 udp dst port 4791 && rv_cap_start $1.a0 a0 udp dst port 4791 || return 1
+  rv_perf $1 ib_write_bw -s 4096 -n 50 --tclass=$2
+  local rc=$?
+  rv_cap_stop $1.b0; rv_cap_stop $1.a0
+  return $rc
+}
+if [ $FWD = pfcswitch ]; then WANT96B=26 WANT96A=24 WANT184=0 TTL=63; else WANT96B=24 WANT96A=24 WANT184=46 TTL=64; fi
+live before184 || true
+check "rxe completes with tclass 96 (DSCP 24)" tag_run tc96 96 || alive
+check "tclass 96: data at b0 carries DSCP $WANT96B" only_dscp "$RV_OUT/tc96.b0.pcap" $WANT96B
+check "tclass 96: ACKs at a0 carry DSCP $WANT96A" only_dscp "$RV_OUT/tc96.a0.pcap" $WANT96A
+check "tclass 96: TTL at b0 is $TTL" only_ttl "$RV_OUT/tc96.b0.pcap" $TTL
+check "rxe completes with tclass 184 (DSCP 46)" tag_run tc184 184 || alive
+check "tclass 184: data at b0 carries DSCP $WANT184" only_dscp "$RV_OUT/tc184.b0.pcap" $WANT184
+check "tclass 184: ACKs at a0 carry DSCP $WANT184" only_dscp "$RV_OUT/tc184.a0.pcap" $WANT184
+if [ $FWD = pfcswitch ] && live after184; then
+  check "tclass 184 went lossy (counter deltas)" counters "$RV_OUT/live.after184.json" \
+    --base "$RV_OUT/live.before184.json" 'p0.prio0.rx_packets>=50' 'p0.prio0.lossy_fallback>=50' 'p0.prio0.to_lossy_tag>=50' \
+    'p1.prio0.tx_packets>=50' '*.lossless.drops_total==0'
+fi
+
+# ---- 5. clean stop and the exit counters ----------------------------------------------------
+check "$FWD stops cleanly on SIGINT" rv_fwd_stop
+if [ $FWD = pfcswitch ]; then
+  F=${RV_SW_STATS[main]}
+  check "exit counters: --stats-json equals the 'pfcswitch: stats' line" \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); l=[x for x in open(sys.argv[2]) if x.startswith("pfcswitch: stats ")]; sys.exit(0 if l and json.loads(l[-1][17:])==a else 1)' \
+    "$F" "${RV_SW_LOG[main]}"
+  check "exit counters: traffic on both ports, rewrites, lossy fallback, no lossless drop" counters "$F" \
+    'p0.rx_packets>0' 'p0.tx_packets>0' 'p1.rx_packets>0' 'p1.tx_packets>0' \
+    'p0.arp_reply_tx>0' 'p1.arp_request_tx>0' \
+    'p0.prio3.rx_packets>0' 'p1.prio4.tx_packets>0' 'p0.prio3.rewrites>0' 'p0.prio0.to_lossy_tag>0' \
+    '*.lossless.drops_total==0'
+  echo "  final counters (nonzero):"; $STATS show "$F"
+fi
+
+# ---- 4. PFC between two switch instances ----------------------------------------------------
+# HOOK for the PFC issue: enabled with ROCEV2_PFC=1 (tests/rocev2/meson.build passes it through).
+# The lead turns it on by default once pfcswitch generates and honours PFC.
+pfc_phase() {
+  rv_require tshark || return 1
+  local ok=0
+  rv_chain_setup || return 1
+  if rv_sw_start sw1 sw swA x1 "$HERE/pfc-sw1.yaml" && rv_sw_start sw2 sw2 x2 swB "$HERE/pfc-sw2.yaml"; then
+    rv_use_plan l3 && rv_warm_l3
+    rv_cap_start pfc.a0 a0 ether proto 0x8808
+    check "PFC: ib_write_bw completes through two switches, the second shaped to 20M" \
+      rv_perf pfc.write_bw ib_write_bw -s 65536 -n 100 --report_gbits --tclass=96
+    rv_cap_stop pfc.a0
+    check "PFC: sw1 stops cleanly" rv_sw_stop sw1
+    check "PFC: sw2 stops cleanly" rv_sw_stop sw2
+    echo "  PFC frames received by a0 (src, enable vector, quanta c0..c7):"
+    rv_pfc_decode "$RV_OUT/pfc.a0.pcap" | sort | uniq -c | head -n 10 | sed 's/^/    /'
+    check "PFC: tshark decodes XOFF frames for priority 3 from sw1 at a0" \
+      sh -c "[ \$(tshark -r '$RV_OUT/pfc.a0.pcap' -Y 'macc.opcode == 0x0101 && macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 > 0' 2>/dev/null | wc -l) -gt 0 ]"
+    check "PFC: sw2 paused sw1 (sw2 sent, sw1 received and honoured PFC)" counters "${RV_SW_STATS[sw2]}" \
+      'p0.pfc_frames_tx>0' 'p0.prio4.pfc_xoff_tx>0'
+    check "PFC: sw1 received XOFF for priority 4 and was paused" counters "${RV_SW_STATS[sw1]}" \
+      'p1.pfc_frames_rx>0' 'p1.prio4.pfc_xoff_rx>0' 'p1.prio4.paused_ns>0' 'p0.pfc_frames_tx>0'
+    check "PFC: zero lossless drops on sw2 (the link between the switches is lossless)" counters \
+      "${RV_SW_STATS[sw2]}" '*.lossless.drops_total==0' 'p1.prio4.tx_packets>0'
+    echo "  sw1 counters:"; $STATS show "${RV_SW_STATS[sw1]}"
+    echo "  sw2 counters:"; $STATS show "${RV_SW_STATS[sw2]}"
+    ok=1
+  fi
+  [ -n "${RV_SW_PID[sw1]:-}" ] && rv_sw_stop sw1
+  [ -n "${RV_SW_PID[sw2]:-}" ] && rv_sw_stop sw2
+  rv_chain_teardown
+  [ $ok = 1 ]
+}
+if [ $FWD = pfcswitch ] && [ "${ROCEV2_PFC:-0}" = 1 ]; then
+  check "PFC phase ran" pfc_phase
+else
+  skip "PFC phase (enable with ROCEV2_PFC=1 once pfcswitch generates and honours PFC)"
+fi
+
+rv_log "suite wall time $(rv_since $T0)s"
+finish
