@@ -63,8 +63,9 @@ class Switch:
         vdevs = []
         for i in range(topo.n):
             vdevs += ["--vdev", f"net_af_packet{i},iface={topo.port_if(i)}"]
-        lcores = ",".join(str(c % os.cpu_count()) for c in range(workers + 1))
-        self.cmd = ["ip", "netns", "exec", topo.sw, SWITCH, "-l", lcores, "--no-huge", "--no-pci",
+        # More lcores than CPUs: map them onto the CPUs round-robin.
+        lcores = ",".join(f"{c}@{c % os.cpu_count()}" for c in range(workers + 1))
+        self.cmd = ["ip", "netns", "exec", topo.sw, SWITCH, "--lcores", lcores, "--no-huge", "--no-pci",
                     "--no-shconf", "-m", str(mem), "--file-prefix", self.prefix,
                     "--log-level=lib.eal:error", *vdevs, *extra_eal, "--", "--config", config]
         self.proc = None
