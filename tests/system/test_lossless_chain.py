@@ -27,6 +27,9 @@ from swlib import Capture, Results, sh, prio
 P = os.environ.get("CHAIN_PREFIX", "lc")
 N = int(os.environ.get("CHAIN_PACKETS", "400"))      # lossless packets per sender
 NL = int(os.environ.get("CHAIN_LOSSY", "200"))       # lossy packets per sender
+RESPONSE_NS = int(os.environ.get("CHAIN_RESPONSE_NS", "10000000"))
+# The hosts ignore pause: S1's host-facing groups must hold all they send.
+S1_HEADROOM = (N + NL) * 1100
 r = Results()
 S1MAC = {"a0": "02:00:00:00:a1:00", "a1": "02:00:00:00:a1:01", "a2": "02:00:00:00:a1:02"}
 S2MAC = {"b0": "02:00:00:00:b2:00", "b1": "02:00:00:00:b2:01"}
@@ -41,10 +44,10 @@ routes: [ {{ prefix: 10.0.3.0/24, port: a2, via: 10.0.100.2 }} ]
 neighbors: [ {{ ip: 10.0.100.2, mac: "{S2MAC['b0']}", port: a2 }} ]
 qos: {{ tag_map: {{ 24: 3 }}, lossless: [3], lossy_priority: 0, lossy_tag: 0 }}
 buffer:
-  total_bytes: 8M
+  total_bytes: {3 * S1_HEADROOM + (1 << 20)}
   cell_bytes: 256
   lossy: {{ limit: 64K }}
-  lossless: {{ reserved: 0, xoff: 32K, headroom: 2M }}   # senders ignore pause
+  lossless: {{ reserved: 0, xoff: 32K, headroom: {S1_HEADROOM} }}   # senders ignore pause
 rewrite: {{ unmatched: keep }}
 """
 S2 = f"""
@@ -57,11 +60,11 @@ routes:
   - {{ prefix: 10.0.2.0/24, port: b0, via: 10.0.100.1 }}
 neighbors: [ {{ ip: 10.0.100.1, mac: "{S1MAC['a2']}", port: b0 }} ]
 qos: {{ tag_map: {{ 24: 3 }}, lossless: [3], lossy_priority: 0, lossy_tag: 0 }}
-# Both ends are software on a shared 2-core machine: a poll round (or an OS
-# time slice) of up to ~1 ms at each end, plus the link's 100 Mb/s.
-pfc: {{ response_ns: 1000000 }}
+# Both ends are software processes sharing 2 cores with the senders: an OS
+# time slice (up to ~10 ms under load) at each end is their response time.
+pfc: {{ response_ns: {RESPONSE_NS} }}
 buffer:
-  total_bytes: 2M
+  total_bytes: 8M
   cell_bytes: 256
   lossy: {{ limit: 64K }}
   lossless: {{ reserved: 0, xoff: 32K, headroom: auto }}
@@ -98,7 +101,7 @@ class Chain:
             vdev = sum([["--vdev", f"net_af_packet{i},iface={d}"] for i, d in enumerate(ifs)], [])
             log = open(f"/tmp/{P}{name}.log", "w+")
             cmd = ["ip", "netns", "exec", P + name, swlib.SWITCH, "-l", lcores, "--main-lcore", lcores[0],
-                   "--no-huge", "--no-pci", "--no-shconf", "-m", "256", "--file-prefix", P + name,
+                   "--no-huge", "--no-pci", "--no-shconf", "-m", "768" if name == "sw1" else "256", "--file-prefix", P + name,
                    "--log-level=lib.eal:error", *vdev, "--", "--config", swlib.write_config(cfg)]
             self.sw.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
         for proc, log in self.sw:
@@ -178,4 +181,9 @@ lossy_drops = sum(prio(s, p["name"], 0)["drops"]["lossy_buffer_full"] for s in (
 r.check(lossy_drops > 0, f"the lossy priority on the same ports dropped instead ({lossy_drops})")
 r.eq(lossy_got + lossy_drops, 2 * NL, "lossy delivered + counted drops = sent")
 r.eq((s1["pool_in_use"], s2["pool_in_use"]), (0, 0), "all mbufs returned on both switches")
+ll_got = sum(1 for p in got if p[UDP].sport in (5001, 5002))
+print(f"RESULT lossless_sent={2 * N} lossless_delivered={ll_got} "
+      f"lossless_drops={sum(prio(s, p['name'], 3)['drops_total'] for s in (s1, s2) for p in s['ports'])} "
+      f"lossy_sent={2 * NL} lossy_drops={lossy_drops} s2_xoff={s2c['pfc_xoff_tx']} "
+      f"s2_headroom_watermark={s2c['headroom_watermark']} s1_paused_ms={prio(s1, 'a2', 3)['paused_ns'] / 1e6:.1f}")
 r.done()
