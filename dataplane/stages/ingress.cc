@@ -70,8 +70,11 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
         PfcReceive(w, in, m);   // consumed, never forwarded
         continue;
       case PktKind::kArp:
-        HandleArp(w, in, pp, m);
-        continue;
+        if (l3) {
+          HandleArp(w, in, pp, m);
+          continue;
+        }
+        break;   // L2 mode: ARP is switched like any non-IP frame (unicast only)
       case PktKind::kOtherL2:
       case PktKind::kIpv4:
         break;
