@@ -112,42 +112,66 @@ with Topo(2, "pc") as t, Switch(t, cfg_c) as sw:
     data = [p for pair in zip(stream(m0, 0x60, 10, 200, 4003), stream(m0, 0x68, 10, 200, 4004)) for p in pair]
 
     def run(pfcs, gap):
-        """h1 sends `pfcs` (gap s apart) at t0; h0 sends data 20 ms later."""
-        with Capture(t.host(1), "eth0", "ether proto 0x8808 or udp port 9", direction="inout") as cap:
-            t0 = time.time() + 1.5
+        """h1 sends `pfcs` (gap s apart) at t0; h0 sends data 20 ms later.
+        Returns the PFC times, and per priority the send (h0) and arrival
+        (h1) times, all from captures on this host's one clock."""
+        with Capture(t.host(1), "eth0", "ether proto 0x8808 or udp port 9", direction="inout") as cap, \
+             Capture(t.host(0), "eth0", "udp port 9", direction="out") as sent_cap:
+            t0 = time.time() + 2.0
             th = threading.Thread(target=swlib.send, args=(t.host(1), pfcs), kwargs={"inter": gap, "at": t0})
             th.start()
             swlib.send(t.host(0), data, inter=0.005, at=t0 + 0.02)
             th.join()
             time.sleep(PAUSE_S + 0.3)
             pk = cap.stop()
-        tp = min(float(p.time) for p in pk if p.haslayer(Ether) and p[Ether].type == 0x8808)
-        arr = {3: [], 4: []}
-        for p in pk:
-            if p.haslayer(UDP):
-                arr[p[IP].tos >> 2 == 24 and 3 or 4].append(float(p.time) - tp)
-        return arr
+            sent = sent_cap.stop()
+        tp = sorted(float(p.time) for p in pk if p.haslayer(Ether) and p[Ether].type == 0x8808)
+        arr, snd = {3: [], 4: []}, {3: [], 4: []}
+        for lst, src in ((arr, pk), (snd, sent)):
+            for p in src:
+                if p.haslayer(UDP):
+                    lst[3 if p[IP].tos >> 2 == 24 else 4].append(float(p.time))
+        return tp, snd, arr
+
+    def trial(pfcs, gap, valid, check):
+        """Runs until the data really was sent inside the pause window (a
+        loaded machine can start the sender late), at most three times."""
+        for attempt in range(3):
+            tp, snd, arr = run(pfcs, gap)
+            if len(tp) == len(pfcs) and snd[3] and valid(tp, min(snd[3])):
+                return check(tp, snd, arr)
+            print(f"   (attempt {attempt + 1}: sender started late, retrying)")
+        r.check(False, "C: could not line up the data with the pause frames in 3 attempts")
+
+    def check_xoff(tp, snd, arr):
+        r.eq((len(arr[3]), len(arr[4])), (10, 10), "C: all packets of both priorities delivered")
+        lag4 = max(a - s for a, s in zip(sorted(arr[4]), sorted(snd[4])))
+        r.check(lag4 < 0.1, f"C: priority 4 kept flowing (worst send-to-arrival {lag4 * 1e3:.1f} ms)")
+        first3 = min(arr[3]) - tp[0]
+        r.check(0.9 * PAUSE_S <= first3 <= PAUSE_S + 0.15,
+                f"C: priority 3 held for quanta 0xffff x 512 bit / 100 Mb/s = {PAUSE_S:.3f} s "
+                f"(first at +{first3:.3f} s)")
+
+    def check_xon(tp, snd, arr):
+        resume = min(arr[3]) - tp[1]
+        r.check(-0.005 <= resume <= 0.15 and tp[1] - tp[0] < 0.9 * PAUSE_S,
+                f"C: XON {tp[1] - tp[0]:.3f} s after XOFF resumed priority 3 early (+{resume:.3f} s after XON)")
 
     xoff = swlib.pfc_frame(m1, 1 << 3, [0, 0, 0, 0xffff, 0, 0, 0, 0])
-    arr = run([xoff], 0)
-    r.eq((len(arr[3]), len(arr[4])), (10, 10), "C: all packets of both priorities delivered")
-    if arr[3] and arr[4]:
-        r.check(max(arr[4]) < 0.25, f"C: priority 4 kept flowing (last at +{max(arr[4]):.3f} s)")
-        r.check(0.9 * PAUSE_S <= min(arr[3]) <= PAUSE_S + 0.15,
-                f"C: priority 3 held for quanta 0xffff x 512 bit / 100 Mb/s = {PAUSE_S:.3f} s "
-                f"(first at +{min(arr[3]):.3f} s)")
+    trial([xoff], 0, lambda tp, s3: s3 < tp[0] + 0.5 * PAUSE_S, check_xoff)
     xon = swlib.pfc_frame(m1, 1 << 3, [0] * 8)
-    arr = run([xoff, xon], 0.1)
-    if arr[3]:
-        r.check(0.08 <= min(arr[3]) <= 0.25, f"C: XON 0.1 s later resumed priority 3 early (first at +{min(arr[3]):.3f} s)")
+    trial([xoff, xon], 0.1, lambda tp, s3: s3 < tp[1], check_xon)
     bad = [swlib.pfc_frame(m1, 1 << 3, [0xffff] * 8, opcode=0x0102),
            swlib.pfc_frame(m1, 1 << 3, [0xffff] * 8, dst="01:80:c2:00:00:02")]
     swlib.send(t.host(1), bad)
     time.sleep(0.3)
     st = sw.stop()
     c3 = prio(st, "p1", 3)
-    r.eq((c3["pfc_xoff_rx"], c3["pfc_xon_rx"]), (2, 1), "C: p1 prio 3 XOFF/XON received counters")
+    # Two XOFF and one XON per successful pair of trials (more on retries).
+    r.check(c3["pfc_xoff_rx"] >= 2 and c3["pfc_xon_rx"] >= 1 and c3["pfc_xoff_rx"] > c3["pfc_xon_rx"],
+            f"C: p1 prio 3 XOFF/XON received counters ({c3['pfc_xoff_rx']}/{c3['pfc_xon_rx']})")
     r.check(c3["paused_ns"] > 0.9 * PAUSE_S * 1e9, f"C: time paused counted ({c3['paused_ns'] / 1e9:.3f} s)")
     r.eq(prio(st, "p1", 0)["drops"]["pfc_malformed"], 2, "C: malformed MAC control frames counted, not honoured")
-    r.eq(sum(p["pfc_frames_rx"] for p in st["ports"]), 3, "C: PFC frames consumed (never forwarded)")
+    r.eq(sum(p["pfc_frames_rx"] for p in st["ports"]), c3["pfc_xoff_rx"] + c3["pfc_xon_rx"],
+         "C: PFC frames consumed (never forwarded)")
 r.done()
