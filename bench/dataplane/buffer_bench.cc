@@ -20,7 +20,7 @@ BufferConfig Config(bool lossless) {
     for (int q = 0; q < kNumPrio; ++q) {
       PgConfig& g = c.pg[p][q];
       g.reserved = 4096;
-      g.static_limit = 0;   // dynamic: the most work per decision
+      g.static_limit = 0;  // dynamic: the most work per decision
       g.alpha = 1.0;
       if (lossless) {
         g.lossless = true;
@@ -67,9 +67,7 @@ void BM_AdmitRelease(benchmark::State& state) {
     state.SkipWithError("a packet was refused: the benchmark measures the admit path");
   state.SetItemsProcessed(state.iterations() * kMaxBurst);
 }
-BENCHMARK(BM_AdmitRelease)
-    ->ArgNames({"prios", "lossless"})
-    ->ArgsProduct({{1, 2, 8}, {0, 1}});
+BENCHMARK(BM_AdmitRelease)->ArgNames({"prios", "lossless"})->ArgsProduct({{1, 2, 8}, {0, 1}});
 
 // Admission only, against a buffer held at a steady level: the ingress
 // stage's share of the cost. The releases happen outside the timed region.
@@ -90,7 +88,7 @@ void BM_AdmitOnly(benchmark::State& state) {
     DropReason why;
     for (int i = 0; i < kMaxBurst; ++i) benchmark::DoNotOptimize(in.Admit(prio[i], 64, &why));
     in.Flush();
-    if (++bursts == 64) {   // every 64 bursts: give the bytes back, untimed
+    if (++bursts == 64) {  // every 64 bursts: give the bytes back, untimed
       state.PauseTiming();
       for (int q = 0; q < kNumPrio; ++q) a.Apply(2, q, -static_cast<int64_t>(a.occupancy(2, q)));
       bursts = 0;

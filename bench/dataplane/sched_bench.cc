@@ -34,7 +34,7 @@ void BM_PickSent(benchmark::State& state) {
   for (auto _ : state) {
     uint32_t budget;
     uint64_t ready;
-    now += 200;   // a burst of 32 x 84 wire bytes every ~200 ns at 100G
+    now += 200;  // a burst of 32 x 84 wire bytes every ~200 ns at 100G
     const int q = s.Pick(nonempty[i & 255], paused[i & 255], now, &budget, &ready);
     if (q >= 0) {
       s.Sent(q, 32 * 64, now);

@@ -66,7 +66,8 @@ bool BufferAccountant::Configure(const BufferConfig& cfg, std::string* err) {
         continue;
       }
       if (c.headroom == 0)
-        return fail(name + ".headroom = 0: a lossless priority needs headroom for the bytes in "
+        return fail(name +
+                    ".headroom = 0: a lossless priority needs headroom for the bytes in "
                     "flight after XOFF (see pfc/headroom.h for the default)");
       headroom_sum += c.headroom;
       if (c.static_limit != 0) {
@@ -95,8 +96,7 @@ bool BufferAccountant::Configure(const BufferConfig& cfg, std::string* err) {
   return true;
 }
 
-uint64_t BufferAccountant::SharedCap(PortId p, int prio, uint64_t own_shared,
-                                     uint64_t free) const {
+uint64_t BufferAccountant::SharedCap(PortId p, int prio, uint64_t own_shared, uint64_t free) const {
   const uint32_t a = alpha_fp_[p * kNumPrio + prio];
   // free < 2^31 and a <= 64 x 2^16, so the product stays below 2^53.
   const uint64_t lim = a ? (free * a) >> 16 : cfg_.pg[p][prio].static_limit;

@@ -34,23 +34,24 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+
 #include "dataplane/common/types.h"
 
 namespace pfc {
 
 struct PgConfig {
   bool lossless = false;
-  uint32_t reserved = 0;        // bytes guaranteed to this PG
+  uint32_t reserved = 0;  // bytes guaranteed to this PG
   // Lossy: limit on shared use. Lossless: the XOFF threshold on shared use.
   // 0 = dynamic (alpha x free shared pool), else static bytes.
   uint32_t static_limit = 0;
-  double alpha = 1.0;           // dynamic threshold factor (1/128 .. 8 typical; 1/1024..64 accepted)
-  uint32_t headroom = 0;        // lossless only: bytes above XOFF (pfc/headroom.h computes a default)
+  double alpha = 1.0;     // dynamic threshold factor (1/128 .. 8 typical; 1/1024..64 accepted)
+  uint32_t headroom = 0;  // lossless only: bytes above XOFF (pfc/headroom.h computes a default)
   uint32_t xon_hysteresis = 0;  // lossless only: XON = XOFF - hysteresis
 };
 
 struct BufferConfig {
-  uint64_t total_bytes = 0;     // at most kMaxTotalBytes
+  uint64_t total_bytes = 0;  // at most kMaxTotalBytes
   uint16_t num_ports = 0;
   // pg[port][prio]; entries of ports >= num_ports are ignored.
   std::array<std::array<PgConfig, kNumPrio>, kMaxPorts> pg{};
@@ -68,8 +69,12 @@ class BufferAccountant {
   bool Configure(const BufferConfig& cfg, std::string* err);
   const BufferConfig& config() const { return cfg_; }
 
-  uint64_t occupancy(PortId p, int prio) const { return Occ(pg(p, prio).state.load(std::memory_order_relaxed)); }
-  uint64_t watermark(PortId p, int prio) const { return pg(p, prio).wmark.load(std::memory_order_relaxed); }
+  uint64_t occupancy(PortId p, int prio) const {
+    return Occ(pg(p, prio).state.load(std::memory_order_relaxed));
+  }
+  uint64_t watermark(PortId p, int prio) const {
+    return pg(p, prio).wmark.load(std::memory_order_relaxed);
+  }
   // Transiently (between two workers' updates of the same PG) the raw sum can
   // dip below zero; readers see it clamped.
   uint64_t shared_used() const {
@@ -79,13 +84,20 @@ class BufferAccountant {
   uint64_t shared_size() const { return shared_size_; }
   uint64_t shared_free() const { return shared_size_ - std::min(shared_used(), shared_size_); }
   // Current thresholds (dynamic ones move with the free shared pool).
-  uint64_t XoffThreshold(PortId p, int prio) const;   // occupancy above which to pause (lossy: AdmitLimit)
-  uint64_t XonThreshold(PortId p, int prio) const;    // occupancy at or below which to resume
-  uint64_t AdmitLimit(PortId p, int prio) const;      // max occupancy admitted
+  // XoffThreshold: occupancy above which to pause (lossy PGs: AdmitLimit).
+  // XonThreshold: occupancy at or below which to resume.
+  // AdmitLimit: the largest occupancy admitted.
+  uint64_t XoffThreshold(PortId p, int prio) const;
+  uint64_t XonThreshold(PortId p, int prio) const;
+  uint64_t AdmitLimit(PortId p, int prio) const;
   // Bytes currently held in the PG's headroom (charged while the PG was at
   // or above XOFF, released first).
-  uint64_t headroom_used(PortId p, int prio) const { return Hr(pg(p, prio).state.load(std::memory_order_relaxed)); }
-  uint64_t headroom_watermark(PortId p, int prio) const { return pg(p, prio).hr_wmark.load(std::memory_order_relaxed); }
+  uint64_t headroom_used(PortId p, int prio) const {
+    return Hr(pg(p, prio).state.load(std::memory_order_relaxed));
+  }
+  uint64_t headroom_watermark(PortId p, int prio) const {
+    return pg(p, prio).hr_wmark.load(std::memory_order_relaxed);
+  }
   // Releases of more bytes than the PG held (a caller bug; clamped at 0).
   uint64_t release_underflows() const { return underflows_.load(std::memory_order_relaxed); }
 
@@ -97,7 +109,7 @@ class BufferAccountant {
  private:
   friend class IngressBatch;
   struct alignas(64) Pg {
-    std::atomic<uint64_t> state{0};   // low 32: occupancy, high 32: bytes in headroom
+    std::atomic<uint64_t> state{0};  // low 32: occupancy, high 32: bytes in headroom
     std::atomic<uint64_t> wmark{0};
     std::atomic<uint64_t> hr_wmark{0};
   };
@@ -120,7 +132,7 @@ class BufferAccountant {
   std::unique_ptr<Pg[]> pgs_;
   std::array<uint32_t, kMaxPorts * kNumPrio> alpha_fp_{};  // alpha x 2^16; 0 = static limit
   uint64_t shared_size_ = 0;
-  std::atomic<uint64_t> shared_used_{0};   // signed sum, see shared_used()
+  std::atomic<uint64_t> shared_used_{0};  // signed sum, see shared_used()
   std::atomic<uint64_t> underflows_{0};
 };
 
@@ -138,12 +150,12 @@ class IngressBatch {
  private:
   BufferAccountant& acct_;
   PortId port_;
-  std::array<uint64_t, kNumPrio> occ_{};     // local view: occupancy incl. this burst
-  std::array<uint64_t, kNumPrio> hr_{};      // local view: bytes in headroom
-  std::array<int64_t, kNumPrio> delta_{};    // bytes admitted this burst, to publish
-  std::array<int64_t, kNumPrio> hr_add_{};   // of which into headroom
-  int64_t shared_used_ = 0;                  // local view of the pool
-  uint8_t loaded_ = 0;                       // prios whose snapshot is taken
+  std::array<uint64_t, kNumPrio> occ_{};    // local view: occupancy incl. this burst
+  std::array<uint64_t, kNumPrio> hr_{};     // local view: bytes in headroom
+  std::array<int64_t, kNumPrio> delta_{};   // bytes admitted this burst, to publish
+  std::array<int64_t, kNumPrio> hr_add_{};  // of which into headroom
+  int64_t shared_used_ = 0;                 // local view of the pool
+  uint8_t loaded_ = 0;                      // prios whose snapshot is taken
   bool pool_loaded_ = false;
 };
 
@@ -159,7 +171,7 @@ class ReleaseBatch {
   BufferAccountant& acct_;
   // Small open list: a burst rarely touches more than a few PGs. When it
   // overflows (more than kMaxBurst distinct PGs between flushes) it flushes.
-  std::array<uint16_t, kMaxBurst> key_{};   // in_port * 8 + prio
+  std::array<uint16_t, kMaxBurst> key_{};  // in_port * 8 + prio
   std::array<int64_t, kMaxBurst> bytes_{};
   int n_ = 0;
 };

@@ -102,7 +102,7 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   std::array<std::pair<bool, ClassSpec>, kNumPrio> per_prio{};
   if (n) {
     rd.CheckKeys(n, "buffer", {"total_bytes", "cell_bytes", "lossy", "lossless", "priorities"});
-    if (n["total_bytes"]) total = rd.Bytes(n["total_bytes"], "buffer.total_bytes", 64 << 10, 1ull << 32);
+    if (n["total_bytes"]) total = rd.Bytes(n["total_bytes"], "buffer.total_bytes", 64 << 10, 1ull << 31);
     if (n["cell_bytes"]) c->cell_bytes = rd.Int(n["cell_bytes"], "buffer.cell_bytes", 1, 1024);
     if (n["lossy"]) ParseClass(rd, n["lossy"], "buffer.lossy", false, total, &lossy);
     if (n["lossless"]) ParseClass(rd, n["lossless"], "buffer.lossless", true, total, &lossless);

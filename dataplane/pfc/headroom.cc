@@ -51,8 +51,8 @@ bool ComputeHeadroom(const HeadroomParams& p, HeadroomBreakdown* out, std::strin
   return true;
 }
 
-uint32_t DefaultHeadroomBytes(uint64_t port_bps, double cable_m, uint32_t mtu,
-                              uint64_t response_ns, uint32_t cell_bytes) {
+uint32_t DefaultHeadroomBytes(uint64_t port_bps, double cable_m, uint32_t mtu, uint64_t response_ns,
+                              uint32_t cell_bytes) {
   HeadroomParams p;
   p.port_bps = port_bps;
   p.cable_m = cable_m;

@@ -52,13 +52,13 @@
 namespace pfc {
 
 struct HeadroomParams {
-  uint64_t port_bps = 0;           // port speed, or the shaper rate when shaped
-  double cable_m = 0;              // cable length, metres (0..100 km)
-  double ns_per_m = 5.0;           // propagation delay (3.34 = c in vacuum .. 10)
-  uint32_t mtu_bytes = 0;          // largest frame on the link, L2 header + payload + FCS
-  uint64_t response_ns = 0;        // T_self
-  uint64_t peer_response_ns = 0;   // T_peer; 0 = same as response_ns
-  uint32_t cell_bytes = 1;         // round the total up to a multiple (1 = bytes)
+  uint64_t port_bps = 0;          // port speed, or the shaper rate when shaped
+  double cable_m = 0;             // cable length, metres (0..100 km)
+  double ns_per_m = 5.0;          // propagation delay (3.34 = c in vacuum .. 10)
+  uint32_t mtu_bytes = 0;         // largest frame on the link, L2 header + payload + FCS
+  uint64_t response_ns = 0;       // T_self
+  uint64_t peer_response_ns = 0;  // T_peer; 0 = same as response_ns
+  uint32_t cell_bytes = 1;        // round the total up to a multiple (1 = bytes)
 };
 
 struct HeadroomBreakdown {
@@ -66,10 +66,10 @@ struct HeadroomBreakdown {
   uint64_t frames_bytes = 0;
   uint64_t pause_frame_bytes = 0;
   uint64_t response_bytes = 0;
-  uint64_t total_bytes = 0;        // sum, rounded up to cell_bytes
+  uint64_t total_bytes = 0;  // sum, rounded up to cell_bytes
 };
 
-inline constexpr uint32_t kPfcFrameWireBytes = 84;   // 64 + 8 preamble/SFD + 12 IFG
+inline constexpr uint32_t kPfcFrameWireBytes = 84;  // 64 + 8 preamble/SFD + 12 IFG
 
 // Computes the headroom; false with *err naming the parameter and its range
 // when a parameter is out of range or the result does not fit in 32 bits.
@@ -80,7 +80,7 @@ bool ComputeHeadroom(const HeadroomParams& p, HeadroomBreakdown* out, std::strin
 // rounded up to cell_bytes. Returns 0 when a parameter is out of range (call
 // ComputeHeadroom for the message); the accountant rejects a lossless
 // priority with 0 headroom.
-uint32_t DefaultHeadroomBytes(uint64_t port_bps, double cable_m, uint32_t mtu,
-                              uint64_t response_ns, uint32_t cell_bytes = 1);
+uint32_t DefaultHeadroomBytes(uint64_t port_bps, double cable_m, uint32_t mtu, uint64_t response_ns,
+                              uint32_t cell_bytes = 1);
 
 }  // namespace pfc

@@ -21,7 +21,10 @@ bool PauseTimer::OnFrame(uint8_t class_enable, const std::array<uint16_t, 8>& qu
   for (uint32_t m = class_enable; m; m &= m - 1) {
     const int i = __builtin_ctz(m);
     const uint8_t bit = static_cast<uint8_t>(1u << i);
-    if (quanta[i] == 0) ++xon_rx_[i]; else ++xoff_rx_[i];
+    if (quanta[i] == 0)
+      ++xon_rx_[i];
+    else
+      ++xoff_rx_[i];
     const bool running = (open_ & bit) && until_[i] > now_ns;
     if ((open_ & bit) && !running) {
       // The previous pause expired on its own: close it at its expiry.
@@ -29,18 +32,18 @@ bool PauseTimer::OnFrame(uint8_t class_enable, const std::array<uint16_t, 8>& qu
       open_ &= static_cast<uint8_t>(~bit);
     }
     if (quanta[i] == 0) {
-      if (running) {           // XON: resume now
+      if (running) {  // XON: resume now
         accrued_[i] += now_ns - start_[i];
         open_ &= static_cast<uint8_t>(~bit);
         until_[i] = now_ns;
       }
       continue;
     }
-    if (!running) {            // a new pause starts now
+    if (!running) {  // a new pause starts now
       start_[i] = now_ns;
       open_ |= bit;
     }
-    until_[i] = now_ns + QuantaToNs(quanta[i], port_bps);   // refresh restarts the time
+    until_[i] = now_ns + QuantaToNs(quanta[i], port_bps);  // refresh restarts the time
   }
   return true;
 }

@@ -52,12 +52,12 @@ class PauseTimer {
   void Reset() { *this = PauseTimer{}; }
 
  private:
-  std::array<uint64_t, 8> start_{};   // start of the current/last pause interval
-  std::array<uint64_t, 8> until_{};   // its end (may be in the past)
-  std::array<uint64_t, 8> accrued_{}; // closed intervals
+  std::array<uint64_t, 8> start_{};    // start of the current/last pause interval
+  std::array<uint64_t, 8> until_{};    // its end (may be in the past)
+  std::array<uint64_t, 8> accrued_{};  // closed intervals
   std::array<uint64_t, 8> xoff_rx_{};
   std::array<uint64_t, 8> xon_rx_{};
-  uint8_t open_ = 0;                  // priorities with an interval not yet closed
+  uint8_t open_ = 0;  // priorities with an interval not yet closed
   uint64_t last_now_ = 0;
 };
 

@@ -23,7 +23,7 @@ size_t BuildPfcFrame(const std::array<uint8_t, 6>& src_mac, const PauseRequest& 
   std::memcpy(out + 6, src_mac.data(), 6);
   Put16(out + 12, kMacCtlEtherType);
   Put16(out + 14, kMacCtlOpPfc);
-  Put16(out + 16, req.class_enable);   // high (reserved) octet stays 0
+  Put16(out + 16, req.class_enable);  // high (reserved) octet stays 0
   for (int i = 0; i < 8; ++i) Put16(out + 18 + 2 * i, req.quanta[i]);
   return kPfcFrameLen;
 }
@@ -37,7 +37,7 @@ MacCtlKind ParseMacControl(const uint8_t* frame, size_t len, PauseRequest* req,
   const uint16_t op = Get16(frame + 14);
   if (op == kMacCtlOpPfc) {
     if (!to_group) return MacCtlKind::kMalformed;
-    req->class_enable = frame[17];   // frame[16] is the reserved octet
+    req->class_enable = frame[17];  // frame[16] is the reserved octet
     for (int i = 0; i < 8; ++i) req->quanta[i] = Get16(frame + 18 + 2 * i);
     return MacCtlKind::kPfc;
   }

@@ -25,9 +25,9 @@ namespace pfc {
 
 inline constexpr std::array<uint8_t, 6> kPfcDstMac = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
 inline constexpr uint16_t kMacCtlEtherType = 0x8808;
-inline constexpr uint16_t kMacCtlOpPause = 0x0001;   // IEEE 802.3x, Annex 31B
-inline constexpr uint16_t kMacCtlOpPfc = 0x0101;     // IEEE 802.1Qbb
-inline constexpr size_t kPfcFrameLen = 60;           // without FCS
+inline constexpr uint16_t kMacCtlOpPause = 0x0001;  // IEEE 802.3x, Annex 31B
+inline constexpr uint16_t kMacCtlOpPfc = 0x0101;    // IEEE 802.1Qbb
+inline constexpr size_t kPfcFrameLen = 60;          // without FCS
 inline constexpr size_t kPfcFrameLenWithFcs = 64;
 
 // What a frame asks for, per priority: bit i of class_enable set means

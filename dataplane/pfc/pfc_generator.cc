@@ -70,7 +70,10 @@ void PfcGenerator::MarkSent(const PauseRequest& req, uint64_t now_ns) {
     const int i = __builtin_ctz(m);
     const uint8_t bit = static_cast<uint8_t>(1u << i);
     if (req.quanta[i] != 0) {
-      if (announced_ & bit) ++refresh_sent_[i]; else ++xoff_sent_[i];
+      if (announced_ & bit)
+        ++refresh_sent_[i];
+      else
+        ++xoff_sent_[i];
       announced_ |= bit;
       last_xoff_ns_[i] = now_ns;
     } else {

@@ -32,35 +32,36 @@
 namespace pfc {
 
 struct PfcGenConfig {
-  uint8_t lossless_mask = 0;       // priorities with PFC enabled
-  uint64_t port_bps = 0;           // port speed (the shaper rate when shaped)
-  uint16_t xoff_quanta = 0xffff;   // pause time requested by XOFF / refresh
-  double refresh_fraction = 0.5;   // refresh after this fraction of the pause time, (0, 1)
+  uint8_t lossless_mask = 0;      // priorities with PFC enabled
+  uint64_t port_bps = 0;          // port speed (the shaper rate when shaped)
+  uint16_t xoff_quanta = 0xffff;  // pause time requested by XOFF / refresh
+  double refresh_fraction = 0.5;  // refresh after this fraction of the pause time, (0, 1)
 };
 
 // One priority group's level and thresholds, as read from the accountant.
 struct PgLevel {
   uint64_t occupancy = 0;
-  uint64_t xoff = 0;   // pause when occupancy > xoff
-  uint64_t xon = 0;    // resume when occupancy <= xon
+  uint64_t xoff = 0;  // pause when occupancy > xoff
+  uint64_t xon = 0;   // resume when occupancy <= xon
 };
 
 class PfcGenerator {
  public:
   static constexpr uint64_t kNever = ~uint64_t{0};
-  static constexpr uint64_t kMinRefreshNs = 1000;   // never refresh more often than 1 us
+  static constexpr uint64_t kMinRefreshNs = 1000;  // never refresh more often than 1 us
 
   // Validates and resets. Errors name the field and the accepted range.
   bool Configure(const PfcGenConfig& cfg, std::string* err);
   const PfcGenConfig& config() const { return cfg_; }
   uint64_t refresh_ns() const { return refresh_ns_; }
 
-  // Feeds one priority's level at now_ns (ignored for non-lossless ones).
+  // Feeds one priority's current level and thresholds (ignored for priorities
+  // not in lossless_mask). State changes only; timing is Collect's business.
   void Observe(int prio, uint64_t occupancy, uint64_t xoff, uint64_t xon);
   // True when a frame should leave now; *out holds the class-enable vector
   // and quanta. Does not change state (see MarkSent).
   bool Collect(uint64_t now_ns, PauseRequest* out) const;
-  // Observe() for all 8 priorities, then Collect().
+  // Observe() for every lossless priority, then Collect().
   bool Poll(const std::array<PgLevel, 8>& levels, uint64_t now_ns, PauseRequest* out);
   // The frame *req (from Collect) was handed to the device at now_ns.
   void MarkSent(const PauseRequest& req, uint64_t now_ns);
@@ -68,7 +69,7 @@ class PfcGenerator {
   // When the next frame is due if nothing changes: now_ns when one is due
   // already, the earliest refresh time, or kNever. For idle sleeping.
   uint64_t NextDeadline(uint64_t now_ns) const;
-  uint8_t off_mask() const { return off_; }        // priorities above XOFF (not yet at XON)
+  uint8_t off_mask() const { return off_; }  // priorities above XOFF (not yet at XON)
   uint8_t peer_paused_mask(uint64_t now_ns) const { return peer_.PausedMask(now_ns); }
 
   uint64_t xoff_sent(int prio) const { return xoff_sent_[prio]; }
@@ -81,14 +82,14 @@ class PfcGenerator {
  private:
   PfcGenConfig cfg_{};
   uint64_t refresh_ns_ = 0;
-  uint8_t off_ = 0;         // state OFF: occupancy crossed XOFF, not yet back to XON
-  uint8_t announced_ = 0;   // the last frame sent for the priority paused it
-  std::array<uint64_t, 8> last_xoff_ns_{};   // when the last XOFF/refresh left
+  uint8_t off_ = 0;        // state OFF: occupancy crossed XOFF, not yet back to XON
+  uint8_t announced_ = 0;  // the last frame sent for the priority paused it
+  std::array<uint64_t, 8> last_xoff_ns_{};  // when the last XOFF/refresh left
   std::array<uint64_t, 8> xoff_sent_{};
   std::array<uint64_t, 8> xon_sent_{};
   std::array<uint64_t, 8> refresh_sent_{};
   uint64_t frames_sent_ = 0;
-  PauseTimer peer_;         // what the peer should be doing, from what we sent
+  PauseTimer peer_;  // what the peer should be doing, from what we sent
 };
 
 }  // namespace pfc

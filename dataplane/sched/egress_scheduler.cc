@@ -31,7 +31,7 @@ void EgressScheduler::Configure(const SchedConfig& cfg, uint64_t now_ns) {
 }
 
 void EgressScheduler::Refill(uint64_t now_ns) {
-  if (now_ns <= last_ns_) return;   // same instant, or a clock that stepped back
+  if (now_ns <= last_ns_) return;  // same instant, or a clock that stepped back
   const uint64_t el = now_ns - last_ns_;
   last_ns_ = now_ns;
   if (el >= max_elapsed_) {
@@ -88,11 +88,10 @@ int EgressScheduler::PickDwrr(uint8_t nonempty_mask, uint8_t eligible) {
       }
       if (deficit_[q] > 0) return q;
     } else if (!((nonempty_mask >> q) & 1) && deficit_[q] > 0) {
-      deficit_[q] = 0;   // idle queues do not save up credit
+      deficit_[q] = 0;  // idle queues do not save up credit
     }
     in_turn_ = false;
     rr_ = (rr_ + 1) & 7;
-    in_turn_ = false;   // the next queue's turn starts with a fresh quantum
     if (visits == 7 && !forwarded) {
       // A whole round and every eligible queue is still repaying debt (large
       // packets against small quanta). Skip the k-1 further rounds in which

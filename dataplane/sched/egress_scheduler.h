@@ -27,16 +27,16 @@ enum class SchedMode : uint8_t { kStrict, kDwrr };
 
 struct SchedConfig {
   SchedMode mode = SchedMode::kStrict;
-  std::array<uint32_t, 8> quantum{};   // DWRR bytes per round; 0 -> kDefaultQuantum
-  uint64_t shaper_bps = 0;             // 0 = no shaper (line rate of the device)
-  uint32_t shaper_burst = 0;           // token bucket depth, bytes (>= one MTU); 0 -> kDefaultShaperBurst
+  std::array<uint32_t, 8> quantum{};  // DWRR bytes per round; 0 -> kDefaultQuantum
+  uint64_t shaper_bps = 0;            // 0 = no shaper (line rate of the device)
+  uint32_t shaper_burst = 0;  // token bucket depth, bytes (>= one MTU); 0 -> kDefaultShaperBurst
 };
 
 class EgressScheduler {
  public:
   static constexpr uint32_t kDefaultQuantum = 1500;
   static constexpr uint32_t kDefaultShaperBurst = 64 * 1024;
-  static constexpr uint32_t kMaxShaperBurst = 1u << 30;   // larger depths are clamped
+  static constexpr uint32_t kMaxShaperBurst = 1u << 30;  // larger depths are clamped
 
   void Configure(const SchedConfig& cfg, uint64_t now_ns);
   // Next queue to serve: a priority with its bit set in nonempty_mask and
@@ -46,26 +46,26 @@ class EgressScheduler {
   // the first time it will have some. On success *byte_budget is how many
   // bytes may leave this queue now (send at least one packet, then stop once
   // budget is used). ready_ns may be null.
-  int Pick(uint8_t nonempty_mask, uint8_t paused_mask, uint64_t now_ns,
-           uint32_t* byte_budget, uint64_t* ready_ns);
+  int Pick(uint8_t nonempty_mask, uint8_t paused_mask, uint64_t now_ns, uint32_t* byte_budget,
+           uint64_t* ready_ns);
   // Account bytes actually sent from prio.
   void Sent(int prio, uint32_t bytes, uint64_t now_ns);
 
   const SchedConfig& config() const { return cfg_; }
-  int64_t tokens() const { return tokens_; }           // for tests and telemetry
+  int64_t tokens() const { return tokens_; }  // for tests and telemetry
   int64_t deficit(int prio) const { return deficit_[prio]; }
 
  private:
   void Refill(uint64_t now_ns);
   int PickDwrr(uint8_t nonempty_mask, uint8_t eligible);
   SchedConfig cfg_{};
-  int64_t tokens_ = 0;           // bytes; may dip below 0 by one packet
-  uint64_t rem_ = 0;             // credit below one byte, in bit x ns units (< 8e9)
-  uint64_t max_elapsed_ = 0;     // refill intervals >= this fill the bucket outright
+  int64_t tokens_ = 0;        // bytes; may dip below 0 by one packet
+  uint64_t rem_ = 0;          // credit below one byte, in bit x ns units (< 8e9)
+  uint64_t max_elapsed_ = 0;  // refill intervals >= this fill the bucket outright
   uint64_t last_ns_ = 0;
   std::array<int64_t, 8> deficit_{};
-  int rr_ = 0;                   // DWRR round-robin pointer
-  bool in_turn_ = false;         // rr_'s quantum for this visit already added
+  int rr_ = 0;            // DWRR round-robin pointer
+  bool in_turn_ = false;  // rr_'s quantum for this visit already added
 };
 
 }  // namespace pfc

@@ -10,6 +10,8 @@
 namespace pfc {
 namespace {
 
+constexpr uint32_t kWireOverhead = 24;   // FCS 4 + preamble/SFD 8 + IFG 12
+
 // Tries to send what the stash holds; returns true when it is empty after.
 bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& rel) {
   Runtime& rt = *w.rt;
@@ -100,7 +102,9 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
       bytes += rte_pktmbuf_pkt_len(pkts[i]);
       prios[i] = static_cast<uint8_t>(q);
     }
-    os.sched.Sent(q, bytes, w.now_ns);
+    // The emulated link also carries FCS, preamble and inter-frame gap: 24
+    // bytes a frame, as pause quanta (wire bit times) assume.
+    os.sched.Sent(q, bytes + kWireOverhead * got, w.now_ns);
     Stash(os.data_stash, pkts, prios, 0, static_cast<int>(got));
     budget_pkts -= static_cast<int>(got);
     if (!FlushStash(w, port, os.data_stash, true, rel)) break;

@@ -20,7 +20,7 @@ BufferConfig OnePort(uint64_t total) {
   BufferConfig c;
   c.total_bytes = total;
   c.num_ports = 1;
-  for (auto& pg : c.pg[0]) pg.static_limit = 1;   // tiny static limits; tests override
+  for (auto& pg : c.pg[0]) pg.static_limit = 1;  // tiny static limits; tests override
   return c;
 }
 
@@ -42,8 +42,10 @@ int AdmitN(BufferAccountant& a, PortId port, int prio, int n, uint32_t bytes,
   int ok = 0;
   for (int i = 0; i < n; ++i) {
     DropReason why = DropReason::kCount;
-    if (b.Admit(prio, bytes, &why)) ++ok;
-    else if (last_why) *last_why = why;
+    if (b.Admit(prio, bytes, &why))
+      ++ok;
+    else if (last_why)
+      *last_why = why;
   }
   return ok;
 }
@@ -94,7 +96,7 @@ TEST(BufferConfigure, RejectsWhatDoesNotFitAndSaysWhy) {
   EXPECT_NE(err.find("pg[port 0][prio 2].headroom = 0"), std::string::npos) << err;
 
   c = OnePort(100000);
-  c.pg[0][1].headroom = 100;   // lossy
+  c.pg[0][1].headroom = 100;  // lossy
   EXPECT_FALSE(a.Configure(c, &err));
   EXPECT_NE(err.find("only applies to lossless"), std::string::npos) << err;
 
@@ -135,7 +137,7 @@ TEST(BufferAccountant, LossyStaticLimit) {
   EXPECT_EQ(AdmitN(a, 0, 0, 40, 100, &why), 30);
   EXPECT_EQ(why, DropReason::kLossyBufferFull);
   EXPECT_EQ(a.occupancy(0, 0), 3000u);
-  EXPECT_EQ(a.shared_used(), 2000u);   // the first 1000 bytes are reserved
+  EXPECT_EQ(a.shared_used(), 2000u);  // the first 1000 bytes are reserved
   EXPECT_EQ(a.watermark(0, 0), 3000u);
   // A packet that would cross the limit is refused even if smaller ones fit.
   Release(a, 0, 0, 150);
@@ -144,15 +146,15 @@ TEST(BufferAccountant, LossyStaticLimit) {
   Release(a, 0, 0, 3000);
   EXPECT_EQ(a.occupancy(0, 0), 0u);
   EXPECT_EQ(a.shared_used(), 0u);
-  EXPECT_EQ(a.watermark(0, 0), 3000u);   // watermarks persist
+  EXPECT_EQ(a.watermark(0, 0), 3000u);  // watermarks persist
   EXPECT_EQ(a.release_underflows(), 0u);
 }
 
 TEST(BufferAccountant, LossyDynamicLimitIsAlphaTimesFree) {
   // Shared pool 10000 bytes. With alpha a, a lone PG settles where its shared
   // use x satisfies x + 100 <= a (10000 - x) for the last admitted packet.
-  for (const auto& [alpha, expect] : {std::pair{1.0, 5000u}, std::pair{0.5, 3300u},
-                                      std::pair{2.0, 6700u}}) {
+  for (const auto& [alpha, expect] :
+       {std::pair{1.0, 5000u}, std::pair{0.5, 3300u}, std::pair{2.0, 6700u}}) {
     BufferConfig c = OnePort(10000);
     c.pg[0][1].static_limit = 0;
     c.pg[0][1].alpha = alpha;
@@ -184,9 +186,9 @@ TEST(BufferAccountant, DynamicLimitsShrinkAsOthersUseThePool) {
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   EXPECT_EQ(a.AdmitLimit(1, 0), 20000u);
-  AdmitN(a, 0, 0, 60, 100);   // port 0 takes 6000 (below its limit of 14000)
+  AdmitN(a, 0, 0, 60, 100);  // port 0 takes 6000 (below its limit of 14000)
   EXPECT_EQ(a.occupancy(0, 0), 6000u);
-  EXPECT_EQ(a.AdmitLimit(1, 0), 14000u);   // alpha x free = 14000
+  EXPECT_EQ(a.AdmitLimit(1, 0), 14000u);  // alpha x free = 14000
   EXPECT_EQ(a.AdmitLimit(0, 0), 14000u);
 }
 
@@ -202,13 +204,13 @@ TEST(BufferAccountant, LosslessXoffXonHeadroom) {
 
   DropReason why = DropReason::kCount;
   EXPECT_EQ(AdmitN(a, 0, 3, 45, 100), 45);
-  EXPECT_EQ(a.headroom_used(0, 3), 500u);   // 4500 - XOFF 4000
+  EXPECT_EQ(a.headroom_used(0, 3), 500u);  // 4500 - XOFF 4000
   EXPECT_EQ(AdmitN(a, 0, 3, 20, 100, &why), 15);
   EXPECT_EQ(why, DropReason::kLosslessHeadroom);
   EXPECT_EQ(a.occupancy(0, 3), 6000u);
   EXPECT_EQ(a.headroom_used(0, 3), 2000u);
   EXPECT_EQ(a.headroom_watermark(0, 3), 2000u);
-  EXPECT_EQ(a.shared_used(), 3000u);   // headroom is not shared pool
+  EXPECT_EQ(a.shared_used(), 3000u);  // headroom is not shared pool
 
   // Releases drain the headroom first.
   Release(a, 0, 3, 500);
@@ -239,7 +241,7 @@ TEST(BufferAccountant, FullPoolPausesLosslessAtItsReserved) {
   EXPECT_EQ(AdmitN(a, 0, 0, 200, 100), 100);  // the lossy PG fills the pool
   EXPECT_EQ(a.shared_free(), 0u);
   EXPECT_EQ(a.XoffThreshold(0, 3), 1000u);
-  EXPECT_EQ(AdmitN(a, 0, 3, 50, 100), 40);    // 1000 reserved + 3000 headroom
+  EXPECT_EQ(AdmitN(a, 0, 3, 50, 100), 40);  // 1000 reserved + 3000 headroom
   EXPECT_EQ(a.headroom_used(0, 3), 3000u);
   EXPECT_EQ(a.shared_used(), 10000u);
   Release(a, 0, 0, 10000);
@@ -256,10 +258,10 @@ TEST(BufferAccountant, DynamicXoffFollowsFreePool) {
   BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
-  EXPECT_EQ(a.XoffThreshold(0, 4), 5000u);   // 0.5 x 10000
+  EXPECT_EQ(a.XoffThreshold(0, 4), 5000u);  // 0.5 x 10000
   EXPECT_EQ(a.XonThreshold(0, 4), 4000u);
-  AdmitN(a, 0, 0, 40, 100);                   // lossy takes 4000
-  EXPECT_EQ(a.XoffThreshold(0, 4), 3000u);   // 0.5 x 6000
+  AdmitN(a, 0, 0, 40, 100);                 // lossy takes 4000
+  EXPECT_EQ(a.XoffThreshold(0, 4), 3000u);  // 0.5 x 6000
   EXPECT_EQ(a.XonThreshold(0, 4), 2000u);
 }
 
@@ -277,7 +279,7 @@ TEST(BufferAccountant, BatchPublishesOnFlushOnly) {
   EXPECT_EQ(a.occupancy(0, 0), 0u);  // nothing published yet
   b.Flush();
   EXPECT_EQ(a.occupancy(0, 0), 2500u);
-  b.Flush();                         // idempotent
+  b.Flush();  // idempotent
   EXPECT_EQ(a.occupancy(0, 0), 2500u);
 }
 
@@ -294,7 +296,7 @@ TEST(BufferAccountant, ReleaseBatchSpillsWhenManyGroups) {
     for (int q = 0; q < kNumPrio; ++q) AdmitN(a, static_cast<PortId>(p), q, 3, 100);
   EXPECT_EQ(a.shared_used(), 64u * 300);
   {
-    ReleaseBatch r(a);   // 64 distinct PGs > kMaxBurst entries
+    ReleaseBatch r(a);  // 64 distinct PGs > kMaxBurst entries
     for (int k = 0; k < 3; ++k)
       for (int p = 0; p < 8; ++p)
         for (int q = 0; q < kNumPrio; ++q) r.Add(static_cast<PortId>(p), q, 100);
@@ -370,8 +372,8 @@ void ConcurrentRun(int pairs) {
       c.pg[p][q].static_limit = 0;
       c.pg[p][q].alpha = q % 2 ? 1.0 : 0.25;
     }
-    c.pg[p][3] = Lossless(1024, 4096, kHeadroom, 1500);     // static XOFF
-    c.pg[p][4] = Lossless(1024, 0, kHeadroom, 1500);        // dynamic XOFF
+    c.pg[p][3] = Lossless(1024, 4096, kHeadroom, 1500);  // static XOFF
+    c.pg[p][4] = Lossless(1024, 0, kHeadroom, 1500);     // dynamic XOFF
     c.pg[p][4].alpha = 0.5;
   }
   BufferAccountant a;
@@ -388,7 +390,7 @@ void ConcurrentRun(int pairs) {
   for (int k = 0; k < pairs; ++k) {
     threads.emplace_back([&, k] {
       std::mt19937 rng(1234 + k);
-      static constexpr int kPrios[] = {0, 1, 3, 4};   // few PGs: more collisions
+      static constexpr int kPrios[] = {0, 1, 3, 4};  // few PGs: more collisions
       Pkt burst[kMaxBurst];
       uint64_t ok = 0, bad = 0;
       for (int sent = 0; sent < kPacketsPerThread;) {
@@ -403,11 +405,12 @@ void ConcurrentRun(int pairs) {
           if (b.Admit(prio, bytes, &why)) {
             burst[n++] = {port, static_cast<uint8_t>(prio), bytes};
           } else {
-            EXPECT_TRUE(why == DropReason::kLossyBufferFull || why == DropReason::kLosslessHeadroom);
+            EXPECT_TRUE(why == DropReason::kLossyBufferFull ||
+                        why == DropReason::kLosslessHeadroom);
             ++bad;
           }
         }
-        b.Flush();   // publish the charge before anyone can release it
+        b.Flush();  // publish the charge before anyone can release it
         ok += n;
         for (int i = 0; i < n; ++i)
           while (!rings[k]->Push(burst[i])) std::this_thread::yield();
@@ -433,7 +436,7 @@ void ConcurrentRun(int pairs) {
         n += got;
         if (got == 0) {
           if (done[k].load()) {
-            if (!rings[k]->Pop(&p)) break;   // drained after the producer ended
+            if (!rings[k]->Pop(&p)) break;  // drained after the producer ended
             r.Add(p.port, p.prio, p.bytes);
             ++n;
           } else {
@@ -504,7 +507,7 @@ TEST(BufferAccountantConcurrent, ApplyLosesNoUpdate) {
   releaser.join();
   const uint64_t expect = kBase + uint64_t{30} * kN;
   EXPECT_EQ(a.occupancy(0, 3), expect);
-  EXPECT_EQ(a.headroom_used(0, 3), 0u);   // never reached XOFF
+  EXPECT_EQ(a.headroom_used(0, 3), 0u);  // never reached XOFF
   EXPECT_EQ(a.shared_used(), expect - 1000);
   EXPECT_EQ(a.release_underflows(), 0u);
   a.Apply(0, 3, -static_cast<int64_t>(expect));

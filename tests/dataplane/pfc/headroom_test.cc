@@ -24,10 +24,10 @@ TEST(Headroom, TermsOfTheFormula) {
   HeadroomBreakdown b;
   std::string err;
   ASSERT_TRUE(ComputeHeadroom(TenGig(), &b, &err)) << err;
-  EXPECT_EQ(b.cable_bytes, 1250u);        // 2 x 100 m x 5 ns/m = 1 us at 1.25 GB/s
-  EXPECT_EQ(b.frames_bytes, 3036u);       // 2 x 1518
-  EXPECT_EQ(b.pause_frame_bytes, 84u);    // 64 + 8 + 12
-  EXPECT_EQ(b.response_bytes, 2500u);     // 2 us at 1.25 GB/s
+  EXPECT_EQ(b.cable_bytes, 1250u);      // 2 x 100 m x 5 ns/m = 1 us at 1.25 GB/s
+  EXPECT_EQ(b.frames_bytes, 3036u);     // 2 x 1518
+  EXPECT_EQ(b.pause_frame_bytes, 84u);  // 64 + 8 + 12
+  EXPECT_EQ(b.response_bytes, 2500u);   // 2 us at 1.25 GB/s
   EXPECT_EQ(b.total_bytes, 6870u);
 }
 
@@ -36,7 +36,7 @@ TEST(Headroom, RoundsUpToCells) {
   p.cell_bytes = 256;
   HeadroomBreakdown b;
   ASSERT_TRUE(ComputeHeadroom(p, &b, nullptr));
-  EXPECT_EQ(b.total_bytes, 6912u);   // 27 cells
+  EXPECT_EQ(b.total_bytes, 6912u);  // 27 cells
   p.cell_bytes = 6870;
   ASSERT_TRUE(ComputeHeadroom(p, &b, nullptr));
   EXPECT_EQ(b.total_bytes, 6870u);
@@ -58,12 +58,12 @@ TEST(Headroom, ScalesWithSpeedAndDistance) {
   p.cable_m = 300;
   p.mtu_bytes = 9238;
   p.response_ns = 2000;
-  p.peer_response_ns = 0;   // same as ours
+  p.peer_response_ns = 0;  // same as ours
   HeadroomBreakdown b;
   ASSERT_TRUE(ComputeHeadroom(p, &b, nullptr));
-  EXPECT_EQ(b.cable_bytes, 37500u);      // 3 us at 12.5 GB/s
+  EXPECT_EQ(b.cable_bytes, 37500u);  // 3 us at 12.5 GB/s
   EXPECT_EQ(b.frames_bytes, 18476u);
-  EXPECT_EQ(b.response_bytes, 50000u);   // 4 us
+  EXPECT_EQ(b.response_bytes, 50000u);  // 4 us
   EXPECT_EQ(b.total_bytes, 37500u + 18476 + 84 + 50000);
   p.cable_m = 0;
   ASSERT_TRUE(ComputeHeadroom(p, &b, nullptr));
@@ -88,7 +88,7 @@ TEST(Headroom, RejectsOutOfRangeParameters) {
   p.cable_m = std::nan("");
   EXPECT_FALSE(ComputeHeadroom(p, &b, &err));
   p = TenGig();
-  p.ns_per_m = 2;   // faster than light
+  p.ns_per_m = 2;  // faster than light
   EXPECT_FALSE(ComputeHeadroom(p, &b, &err));
   EXPECT_NE(err.find("headroom.ns_per_m"), std::string::npos) << err;
   p = TenGig();
@@ -103,8 +103,8 @@ TEST(Headroom, RejectsOutOfRangeParameters) {
 TEST(Headroom, ConfigWrapperUsesIpMtu) {
   // IP MTU 1500 -> frames of 1522 (header, one VLAN tag, FCS); T_peer = T_self.
   EXPECT_EQ(DefaultHeadroomBytes(10'000'000'000, 100, 1500, 1000), 1250u + 3044 + 84 + 2500);
-  EXPECT_EQ(DefaultHeadroomBytes(10'000'000'000, 100, 1500, 1000, 128), 6912u);   // 54 cells
-  EXPECT_EQ(DefaultHeadroomBytes(0, 100, 1500, 1000), 0u);   // invalid -> 0
+  EXPECT_EQ(DefaultHeadroomBytes(10'000'000'000, 100, 1500, 1000, 128), 6912u);  // 54 cells
+  EXPECT_EQ(DefaultHeadroomBytes(0, 100, 1500, 1000), 0u);                       // invalid -> 0
 }
 
 }  // namespace

@@ -19,10 +19,10 @@ std::array<uint16_t, 8> Q(int prio, uint16_t quanta) {
 TEST(PauseTimer, QuantaAreFiveHundredTwelveBitTimes) {
   // 0xffff x 512 bits = 33,553,920 bits: 3.355392 ms at 10 Gb/s.
   EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, k10G), 3'355'392u);
-  EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, 25'000'000'000), 1'342'157u);   // 1342156.8, up
-  EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, 100'000'000'000), 335'540u);    // 335539.2, up
+  EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, 25'000'000'000), 1'342'157u);  // 1342156.8, up
+  EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, 100'000'000'000), 335'540u);   // 335539.2, up
   EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, 1'000'000'000), 33'553'920u);
-  EXPECT_EQ(PauseTimer::QuantaToNs(1, k10G), 52u);                          // 51.2 ns, up
+  EXPECT_EQ(PauseTimer::QuantaToNs(1, k10G), 52u);  // 51.2 ns, up
   EXPECT_EQ(PauseTimer::QuantaToNs(0, k10G), 0u);
 }
 
@@ -34,8 +34,8 @@ TEST(PauseTimer, PausesExactlyForTheQuanta) {
   EXPECT_EQ(t.PausedMask(1000 + 3'355'392), 0);
   EXPECT_EQ(t.PausedUntil(3), 1000u + 3'355'392);
   EXPECT_EQ(t.PausedNs(3, 2'000'000), 2'000'000u - 1000);
-  EXPECT_EQ(t.PausedNs(3, 100'000'000), 3'355'392u);   // cut at the expiry
-  EXPECT_EQ(t.PausedNs(2, 100'000'000), 0u);           // others never paused
+  EXPECT_EQ(t.PausedNs(3, 100'000'000), 3'355'392u);  // cut at the expiry
+  EXPECT_EQ(t.PausedNs(2, 100'000'000), 0u);          // others never paused
   EXPECT_EQ(t.xoff_received(3), 1u);
 }
 
@@ -51,14 +51,14 @@ TEST(PauseTimer, DisabledClassesAreUntouched) {
 TEST(PauseTimer, RefreshRestartsAndXonResumes) {
   PauseTimer t;
   t.OnFrame(1 << 1, Q(1, 0xffff), 0, k10G);
-  t.OnFrame(1 << 1, Q(1, 0xffff), 3'000'000, k10G);   // refresh before expiry
-  EXPECT_EQ(t.PausedMask(3'355'392), 1 << 1);          // would have expired
+  t.OnFrame(1 << 1, Q(1, 0xffff), 3'000'000, k10G);  // refresh before expiry
+  EXPECT_EQ(t.PausedMask(3'355'392), 1 << 1);        // would have expired
   EXPECT_EQ(t.PausedUntil(1), 3'000'000u + 3'355'392);
   // A refresh with fewer quanta shortens the pause (it restarts the timer).
   t.OnFrame(1 << 1, Q(1, 100), 4'000'000, k10G);
   EXPECT_EQ(t.PausedUntil(1), 4'000'000u + 5120);
   t.OnFrame(1 << 1, Q(1, 0xffff), 4'001'000, k10G);
-  t.OnFrame(1 << 1, Q(1, 0), 5'000'000, k10G);         // XON
+  t.OnFrame(1 << 1, Q(1, 0), 5'000'000, k10G);  // XON
   EXPECT_EQ(t.PausedMask(5'000'000), 0);
   EXPECT_EQ(t.PausedNs(1, 9'000'000), 5'000'000u);
   EXPECT_EQ(t.xoff_received(1), 4u);
@@ -70,11 +70,11 @@ TEST(PauseTimer, RefreshRestartsAndXonResumes) {
 
 TEST(PauseTimer, AccumulatesSeparatePauses) {
   PauseTimer t;
-  t.OnFrame(1 << 6, Q(6, 1000), 0, k10G);               // 51.2 us -> 51200 ns
-  t.OnFrame(1 << 6, Q(6, 1000), 1'000'000, k10G);       // after expiry: a new pause
+  t.OnFrame(1 << 6, Q(6, 1000), 0, k10G);          // 51.2 us -> 51200 ns
+  t.OnFrame(1 << 6, Q(6, 1000), 1'000'000, k10G);  // after expiry: a new pause
   EXPECT_EQ(t.PausedNs(6, 1'010'000), 51'200u + 10'000);
   EXPECT_EQ(t.PausedNs(6, 5'000'000), 2 * 51'200u);
-  t.OnFrame(1 << 6, Q(6, 1000), 6'000'000, k10G);       // closes the second lazily
+  t.OnFrame(1 << 6, Q(6, 1000), 6'000'000, k10G);  // closes the second lazily
   EXPECT_EQ(t.PausedNs(6, 6'000'000), 2 * 51'200u);
   EXPECT_EQ(t.PausedNs(6, 7'000'000), 3 * 51'200u);
 }
@@ -82,8 +82,8 @@ TEST(PauseTimer, AccumulatesSeparatePauses) {
 TEST(PauseTimer, NextExpiryIsTheEarliestRunningPause) {
   PauseTimer t;
   EXPECT_EQ(t.NextExpiry(0), PauseTimer::kNever);
-  t.OnFrame(1 << 0, Q(0, 2000), 0, k10G);   // until 102400
-  t.OnFrame(1 << 5, Q(5, 1000), 0, k10G);   // until 51200
+  t.OnFrame(1 << 0, Q(0, 2000), 0, k10G);  // until 102400
+  t.OnFrame(1 << 5, Q(5, 1000), 0, k10G);  // until 51200
   EXPECT_EQ(t.NextExpiry(0), 51'200u);
   EXPECT_EQ(t.NextExpiry(51'200), 102'400u);
   EXPECT_EQ(t.NextExpiry(102'400), PauseTimer::kNever);
@@ -92,8 +92,8 @@ TEST(PauseTimer, NextExpiryIsTheEarliestRunningPause) {
 TEST(PauseTimer, PortSpeedScalesTheTime) {
   PauseTimer t;
   t.OnFrame(1 << 2, Q(2, 0xffff), 0, 40'000'000'000);
-  EXPECT_EQ(t.PausedUntil(2), 838'848u);   // 33553920 / 40
-  EXPECT_FALSE(t.OnFrame(1 << 2, Q(2, 0), 10, 0));   // no speed: refused, unchanged
+  EXPECT_EQ(t.PausedUntil(2), 838'848u);            // 33553920 / 40
+  EXPECT_FALSE(t.OnFrame(1 << 2, Q(2, 0), 10, 0));  // no speed: refused, unchanged
   EXPECT_EQ(t.PausedMask(10), 1 << 2);
 }
 
@@ -102,14 +102,14 @@ TEST(PauseTimer, ClassicPauseStopsEverything) {
   std::array<uint16_t, 8> q;
   q.fill(0x0200);
   t.OnFrame(0xff, q, 0, k10G);
-  EXPECT_EQ(t.PausedMask(26'213), 0xff);   // 512 quanta = 26214.4 ns
+  EXPECT_EQ(t.PausedMask(26'213), 0xff);  // 512 quanta = 26214.4 ns
   EXPECT_EQ(t.PausedMask(26'215), 0);
 }
 
 TEST(PauseTimer, TimeNeverRunsBackwards) {
   PauseTimer t;
   t.OnFrame(1, Q(0, 1000), 1'000'000, k10G);
-  t.OnFrame(1, Q(0, 0), 500'000, k10G);   // stale timestamp: treated as 1 ms
+  t.OnFrame(1, Q(0, 0), 500'000, k10G);  // stale timestamp: treated as 1 ms
   EXPECT_EQ(t.PausedNs(0, 2'000'000), 0u);
   EXPECT_EQ(t.PausedMask(1'000'001), 0);
 }

@@ -20,17 +20,17 @@ std::vector<uint8_t> Build(const PauseRequest& r) {
 
 TEST(PfcFrame, BuildsTheExactBytes) {
   PauseRequest r;
-  r.class_enable = 0x09;   // priorities 0 and 3
+  r.class_enable = 0x09;  // priorities 0 and 3
   r.quanta[0] = 0xffff;
   r.quanta[3] = 0x1234;
   const std::vector<uint8_t> want = {
-      0x01, 0x80, 0xc2, 0x00, 0x00, 0x01,   // dst
-      0x02, 0x00, 0x00, 0xaa, 0xbb, 0x01,   // src
-      0x88, 0x08,                           // MAC control
-      0x01, 0x01,                           // opcode PFC
-      0x00, 0x09,                           // class-enable vector
-      0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34,   // time[0..3]
-      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   // time[4..7]
+      0x01, 0x80, 0xc2, 0x00, 0x00, 0x01,              // dst
+      0x02, 0x00, 0x00, 0xaa, 0xbb, 0x01,              // src
+      0x88, 0x08,                                      // MAC control
+      0x01, 0x01,                                      // opcode PFC
+      0x00, 0x09,                                      // class-enable vector
+      0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34,  // time[0..3]
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // time[4..7]
   };
   std::vector<uint8_t> f = Build(r);
   ASSERT_EQ(f.size(), 60u);
@@ -50,7 +50,7 @@ TEST(PfcFrame, ParsesWhatItBuildsWithAndWithoutFcs) {
   for (int i = 0; i < 8; ++i) r.quanta[i] = static_cast<uint16_t>(0x1111 * i + 7);
   std::vector<uint8_t> f = Build(r);
   for (size_t len : {size_t{60}, size_t{64}}) {
-    f.resize(len, 0xee);   // a kept FCS is just 4 more bytes
+    f.resize(len, 0xee);  // a kept FCS is just 4 more bytes
     PauseRequest got;
     ASSERT_EQ(ParseMacControl(f.data(), f.size(), &got), MacCtlKind::kPfc) << len;
     EXPECT_EQ(got.class_enable, 0xa5);
@@ -63,7 +63,7 @@ TEST(PfcFrame, IgnoresTheReservedOctetOfTheVector) {
   r.class_enable = 0x10;
   r.quanta[4] = 100;
   std::vector<uint8_t> f = Build(r);
-  f[16] = 0xff;   // 802.1Qbb: reserved, ignored on receipt
+  f[16] = 0xff;  // 802.1Qbb: reserved, ignored on receipt
   PauseRequest got;
   ASSERT_EQ(ParseMacControl(f.data(), f.size(), &got), MacCtlKind::kPfc);
   EXPECT_EQ(got.class_enable, 0x10);
@@ -73,9 +73,9 @@ TEST(PfcFrame, ClassicPauseMeansAllPriorities) {
   PauseRequest r;
   std::vector<uint8_t> f = Build(r);
   f[14] = 0x00;
-  f[15] = 0x01;   // opcode PAUSE
+  f[15] = 0x01;  // opcode PAUSE
   f[16] = 0x02;
-  f[17] = 0x00;   // pause_time 0x0200
+  f[17] = 0x00;  // pause_time 0x0200
   PauseRequest got;
   ASSERT_EQ(ParseMacControl(f.data(), f.size(), &got), MacCtlKind::kPause);
   EXPECT_EQ(got.class_enable, 0xff);
@@ -104,15 +104,15 @@ TEST(PfcFrame, MalformedFrames) {
   EXPECT_EQ(kind(std::vector<uint8_t>(good.begin(), good.begin() + 34)), MacCtlKind::kMalformed);
   std::vector<uint8_t> f = good;
   f.resize(65);
-  EXPECT_EQ(kind(f), MacCtlKind::kMalformed);   // MAC control frames are minimum size
+  EXPECT_EQ(kind(f), MacCtlKind::kMalformed);  // MAC control frames are minimum size
   f = good;
-  f[5] = 0x02;   // 01:80:c2:00:00:02 (slow protocols), not the PAUSE address
+  f[5] = 0x02;  // 01:80:c2:00:00:02 (slow protocols), not the PAUSE address
   EXPECT_EQ(kind(f), MacCtlKind::kMalformed);
   f = good;
-  f[0] = 0x02;   // unicast
+  f[0] = 0x02;  // unicast
   EXPECT_EQ(kind(f), MacCtlKind::kMalformed);
   f = good;
-  f[13] = 0x09;   // ethertype 0x8809
+  f[13] = 0x09;  // ethertype 0x8809
   EXPECT_EQ(kind(f), MacCtlKind::kMalformed);
   for (uint16_t op : {0x0000, 0x0002, 0x0100, 0x0102, 0x0201, 0xffff}) {
     f = good;

@@ -10,7 +10,7 @@ namespace pfc {
 namespace {
 
 constexpr uint64_t k10G = 10'000'000'000;
-constexpr uint64_t kPause = 3'355'392;   // 0xffff quanta at 10 Gb/s
+constexpr uint64_t kPause = 3'355'392;  // 0xffff quanta at 10 Gb/s
 
 PfcGenerator Make(uint8_t lossless, double fraction = 0.5) {
   PfcGenerator g;
@@ -39,7 +39,7 @@ TEST(PfcGenerator, ConfigureRejectsBadValues) {
   EXPECT_FALSE(g.Configure(c, &err));
   EXPECT_NE(err.find("pfc.refresh_fraction"), std::string::npos) << err;
   c.refresh_fraction = 0.5;
-  c.xoff_quanta = 10;   // 512 ns pause at 10G: refresh every 256 ns would flood
+  c.xoff_quanta = 10;  // 512 ns pause at 10G: refresh every 256 ns would flood
   EXPECT_FALSE(g.Configure(c, &err));
   EXPECT_NE(err.find("refresh period >= 1 us"), std::string::npos) << err;
   c.xoff_quanta = 0xffff;
@@ -50,7 +50,7 @@ TEST(PfcGenerator, ConfigureRejectsBadValues) {
 TEST(PfcGenerator, XoffRefreshXonCycle) {
   PfcGenerator g = Make(1 << 3);
   PauseRequest r;
-  g.Observe(3, 4000, 4000, 2500);   // at XOFF, not above: nothing
+  g.Observe(3, 4000, 4000, 2500);  // at XOFF, not above: nothing
   EXPECT_FALSE(g.Collect(0, &r));
   g.Observe(3, 4001, 4000, 2500);
   ASSERT_TRUE(g.Collect(10, &r));
@@ -74,7 +74,7 @@ TEST(PfcGenerator, XoffRefreshXonCycle) {
   // Between XON and XOFF with the hysteresis: still paused.
   g.Observe(3, 2501, 4000, 2500);
   EXPECT_FALSE(g.Collect(10 + kPause / 2 + 5, &r));
-  g.Observe(3, 2500, 4000, 2500);   // at XON: resume
+  g.Observe(3, 2500, 4000, 2500);  // at XON: resume
   ASSERT_TRUE(g.Collect(2'000'000, &r));
   EXPECT_EQ(r.class_enable, 1 << 3);
   EXPECT_EQ(r.quanta[3], 0);
@@ -138,7 +138,7 @@ TEST(PfcGenerator, RetriesUntilMarkedSent) {
   PauseRequest r;
   g.Observe(0, 10, 5, 0);
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(g.Collect(static_cast<uint64_t>(i), &r));   // the device refused it
+    ASSERT_TRUE(g.Collect(static_cast<uint64_t>(i), &r));  // the device refused it
     EXPECT_EQ(r.quanta[0], 0xffff);
   }
   EXPECT_EQ(g.xoff_sent(0), 0u);
@@ -166,7 +166,7 @@ TEST(PfcGenerator, PausingTimeStopsAtExpiryWithoutRefresh) {
   // Nobody polls for 10 ms: the peer's pause ran out after one pause time.
   EXPECT_EQ(g.pausing_ns(4, 10'000'000), kPause);
   EXPECT_EQ(g.peer_paused_mask(10'000'000), 0);
-  ASSERT_TRUE(g.Collect(10'000'000, &r));   // the overdue refresh
+  ASSERT_TRUE(g.Collect(10'000'000, &r));  // the overdue refresh
   g.MarkSent(r, 10'000'000);
   EXPECT_EQ(g.refresh_sent(4), 1u);
   EXPECT_EQ(g.pausing_ns(4, 10'000'100), kPause + 100);
@@ -186,7 +186,7 @@ TEST(PfcGenerator, PeerStaysPausedWhileAboveXon) {
       g.Observe(3, occ, 4000, 2000);
       if (g.Collect(now, &r)) {
         g.MarkSent(r, now);
-        peer.OnFrame(r, now, k10G);   // a zero-delay link
+        peer.OnFrame(r, now, k10G);  // a zero-delay link
       }
       const bool paused = peer.PausedMask(now) & (1 << 3);
       EXPECT_EQ(paused, now >= kOff && now < kOn) << "at " << now << " ns, fraction " << fraction;

@@ -16,7 +16,7 @@
 namespace {
 
 void Put32(std::vector<uint8_t>* b, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b->push_back(static_cast<uint8_t>(v >> (8 * i)));   // little-endian
+  for (int i = 0; i < 4; ++i) b->push_back(static_cast<uint8_t>(v >> (8 * i)));  // little-endian
 }
 void Put16(std::vector<uint8_t>* b, uint16_t v) {
   b->push_back(static_cast<uint8_t>(v));
@@ -63,13 +63,13 @@ int main(int argc, char** argv) {
   frames.push_back(all);
 
   std::vector<uint8_t> out;
-  Put32(&out, 0xa1b2c3d4);   // classic pcap, microsecond timestamps
+  Put32(&out, 0xa1b2c3d4);  // classic pcap, microsecond timestamps
   Put16(&out, 2);
   Put16(&out, 4);
-  Put32(&out, 0);            // thiszone
-  Put32(&out, 0);            // sigfigs
-  Put32(&out, 65535);        // snaplen
-  Put32(&out, 1);            // LINKTYPE_ETHERNET
+  Put32(&out, 0);      // thiszone
+  Put32(&out, 0);      // sigfigs
+  Put32(&out, 65535);  // snaplen
+  Put32(&out, 1);      // LINKTYPE_ETHERNET
   uint32_t usec = 0;
   for (const auto& r : frames) {
     uint8_t buf[pfc::kPfcFrameLen];

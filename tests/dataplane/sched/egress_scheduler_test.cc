@@ -50,7 +50,7 @@ TEST(EgressScheduler, StrictServesHighestUnpausedPriority) {
   uint32_t budget = 0;
   uint64_t ready = 123;
   EXPECT_EQ(s.Pick(0b1010'0101, 0, 0, &budget, &ready), 7);
-  EXPECT_EQ(budget, 0xffffffffu);   // no shaper: no byte limit
+  EXPECT_EQ(budget, 0xffffffffu);  // no shaper: no byte limit
   EXPECT_EQ(s.Pick(0b1010'0101, 0b1000'0000, 0, &budget, &ready), 5);
   EXPECT_EQ(s.Pick(0b1010'0101, 0b1010'0000, 0, &budget, &ready), 2);
   EXPECT_EQ(s.Pick(0b0000'0001, 0, 0, &budget, &ready), 0);
@@ -101,8 +101,8 @@ TEST(EgressScheduler, DwrrByteSharesFollowQuanta) {
 }
 
 TEST(EgressScheduler, DwrrPausedQueueGetsNothingOthersShare) {
-  ExpectShares({2000, 2000, 6000, 2000, 2000, 2000, 2000, 2000}, 0b0000'0111, 0b0000'0010, 64,
-               1500, 0.01);
+  ExpectShares({2000, 2000, 6000, 2000, 2000, 2000, 2000, 2000}, 0b0000'0111, 0b0000'0010, 64, 1500,
+               0.01);
 }
 
 TEST(EgressScheduler, DwrrJumboPacketsAgainstSmallQuanta) {
@@ -130,7 +130,7 @@ TEST(EgressScheduler, DwrrIdleQueueDoesNotSaveCredit) {
   }
   EXPECT_EQ(s.deficit(0), 0);
   ASSERT_EQ(s.Pick(0b01, 0, 0, &budget, nullptr), 0);
-  EXPECT_EQ(budget, 1000u);   // a fresh quantum, not 1900
+  EXPECT_EQ(budget, 1000u);  // a fresh quantum, not 1900
 }
 
 TEST(EgressScheduler, DwrrBudgetIsTheDeficit) {
@@ -143,10 +143,10 @@ TEST(EgressScheduler, DwrrBudgetIsTheDeficit) {
   ASSERT_EQ(s.Pick(0b1000, 0, 0, &budget, nullptr), 3);
   EXPECT_EQ(budget, 4000u);
   s.Sent(3, 1500, 0);
-  ASSERT_EQ(s.Pick(0b1000, 0, 0, &budget, nullptr), 3);   // same turn
+  ASSERT_EQ(s.Pick(0b1000, 0, 0, &budget, nullptr), 3);  // same turn
   EXPECT_EQ(budget, 2500u);
-  s.Sent(3, 3000, 0);                                     // overdraw by 500
-  ASSERT_EQ(s.Pick(0b1000, 0, 0, &budget, nullptr), 3);   // next turn repays
+  s.Sent(3, 3000, 0);                                    // overdraw by 500
+  ASSERT_EQ(s.Pick(0b1000, 0, 0, &budget, nullptr), 3);  // next turn repays
   EXPECT_EQ(budget, 3500u);
 }
 
@@ -195,9 +195,10 @@ TEST(EgressScheduler, ShaperHoldsRateOverOneVirtualSecond) {
                         Case{100'000'000'000, 9216 * 4, 64, 9216, SchedMode::kDwrr},
                         Case{3'333'333'333, 4096, 100, 1400, SchedMode::kDwrr}}) {
     const double want = k.bps / 8.0;
-    const double got = static_cast<double>(ShapedBytes(k.bps, k.burst, k.min_len, k.max_len, k.mode));
+    const double got =
+        static_cast<double>(ShapedBytes(k.bps, k.burst, k.min_len, k.max_len, k.mode));
     EXPECT_NEAR(got, want, want * 0.01) << k.bps << " bit/s";
-    EXPECT_GE(got, want - k.max_len);   // and not under-delivering either
+    EXPECT_GE(got, want - k.max_len);  // and not under-delivering either
   }
 }
 
@@ -211,8 +212,8 @@ TEST(EgressScheduler, ReadyNsIsTheFirstInstantWithTokens) {
     uint32_t budget = 0;
     uint64_t ready = 0;
     ASSERT_EQ(s.Pick(1, 0, 5000, &budget, &ready), 0);
-    EXPECT_EQ(budget, 2000u);   // the bucket starts full
-    s.Sent(0, 2000 + 1517, 5000);   // last packet overdraws by 1517
+    EXPECT_EQ(budget, 2000u);      // the bucket starts full
+    s.Sent(0, 2000 + 1517, 5000);  // last packet overdraws by 1517
     EXPECT_EQ(s.tokens(), -1517);
     ASSERT_EQ(s.Pick(1, 0, 5000, &budget, &ready), -1);
     // 1518 bytes of credit: ceil(1518 x 8e9 / bps) ns.
@@ -242,8 +243,8 @@ TEST(EgressScheduler, RefillCarriesFractionsWithoutDrift) {
   uint64_t now = 0;
   for (int i = 0; i < 8000; ++i) {
     now += 3;
-    s.Pick(0, 0, now, &budget, nullptr);   // nothing eligible: no refill needed
-    s.Sent(0, 0, now);                     // Sent refills
+    s.Pick(0, 0, now, &budget, nullptr);  // nothing eligible: no refill needed
+    s.Sent(0, 0, now);                    // Sent refills
   }
   EXPECT_EQ(s.tokens(), 3000);
 }
@@ -275,4 +276,25 @@ TEST(EgressScheduler, DefaultsFillZeroQuantaAndBurst) {
 }
 
 }  // namespace
+// The egress stage often sends less than the whole budget per Pick (one MTU
+// frame of a 3000-byte deficit). A queue whose turn ends must hand a fresh
+// quantum to the next queue; this once spun forever on the second queue.
+TEST(EgressScheduler, DwrrPartialBudgetTurnsPassToEveryQueue) {
+  EgressScheduler s;
+  SchedConfig c;
+  c.mode = SchedMode::kDwrr;
+  c.quantum.fill(1500);
+  s.Configure(c, 0);
+  std::array<uint64_t, 8> sent{};
+  for (int i = 0; i < 1000; ++i) {
+    uint32_t budget = 0;
+    const int q = s.Pick(0b1000'0001, 0, 0, &budget, nullptr);
+    ASSERT_TRUE(q == 0 || q == 7) << "iteration " << i;
+    ASSERT_GT(budget, 0u);
+    s.Sent(q, 1000, 0);
+    sent[q] += 1000;
+  }
+  EXPECT_NEAR(static_cast<double>(sent[0]) / sent[7], 1.0, 0.01);
+}
+
 }  // namespace pfc
