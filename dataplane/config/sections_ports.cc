@@ -72,12 +72,15 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       p.sched.shaper_bps = rd.Rate(e["shaper"], f + ".shaper");
       if (p.sched.shaper_bps > p.speed_bps) rd.Fail(e["shaper"], f + ".shaper", "a rate not above the port speed");
     }
-    // A bucket of two frames keeps the shaper smooth (and a paused queue's
-    // overshoot small) while still allowing back-to-back MTU frames.
-    p.sched.shaper_burst = 2 * (p.mtu + 18);
+    // The bucket is also how far the egress runs ahead of the emulated wire:
+    // what it holds when a PFC frame arrives still leaves. Below one frame, at
+    // most one frame is queued behind the one on the wire (the scheduler
+    // overdraws by one frame, so any depth >= 64 B keeps the rate); measured
+    // by bench/pfc_reaction.sh.
+    p.sched.shaper_burst = 512;
     if (e["shaper_burst"]) {
       if (!e["shaper"]) rd.Fail(e["shaper_burst"], f + ".shaper_burst", "no shaper_burst without a shaper");
-      p.sched.shaper_burst = rd.Bytes(e["shaper_burst"], f + ".shaper_burst", p.mtu + 18, 64 << 20);
+      p.sched.shaper_burst = rd.Bytes(e["shaper_burst"], f + ".shaper_burst", 64, 64 << 20);
     }
     p.sched.quantum.fill(std::max<uint32_t>(p.mtu, 1500));
     if (e["scheduler"]) ParseScheduler(rd, e["scheduler"], f + ".scheduler", &p);

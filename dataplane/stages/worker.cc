@@ -28,6 +28,9 @@ unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns) {
     if (n == 0) continue;
     IngressBurst(w, *t, p, pkts, n);
     work += n;
+    // A long burst (or a stalled round) must not date later events, such
+    // as a pause frame on the next port, from the start of the round.
+    w.now_ns = rt.NowNs();
   }
   for (PortId p : w.ports) {
     PfcGenerate(w, p);
