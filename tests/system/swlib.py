@@ -234,6 +234,14 @@ def pfc_frame(src, enable, quanta, opcode=0x0101, dst="01:80:c2:00:00:01"):
     return Ether(dst=dst, src=src, type=0x8808) / Raw(body + bytes(60 - 14 - len(body)))
 
 
+def pause_frame(src, quanta):
+    """A classic IEEE 802.3x PAUSE: opcode 0x0001, one pause_time for all."""
+    import struct
+    from scapy.all import Ether, Raw
+    body = struct.pack("!HH", 0x0001, quanta)
+    return Ether(dst="01:80:c2:00:00:01", src=src, type=0x8808) / Raw(body + bytes(60 - 14 - len(body)))
+
+
 def tshark_fields(pcap, fields, display_filter="macc"):
     r = sh(["tshark", "-r", pcap, "-Y", display_filter, "-T", "fields", "-E", "separator=;"] +
            sum([["-e", f] for f in fields], []))

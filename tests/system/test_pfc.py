@@ -11,7 +11,8 @@
     exactly sent - received, never silently lost.
  C. Response: a PFC frame injected into a port stops that priority's egress
     for quanta x 512 bit times at the port speed, other priorities keep
-    flowing; XON resumes early; malformed MAC control frames are counted."""
+    flowing; XON resumes early; an 802.3x PAUSE holds every priority;
+    malformed MAC control frames are counted."""
 import threading
 import time
 
@@ -161,6 +162,12 @@ with Topo(2, "pc") as t, Switch(t, cfg_c) as sw:
     trial([xoff], 0, lambda tp, s3: s3 < tp[0] + 0.5 * PAUSE_S, check_xoff)
     xon = swlib.pfc_frame(m1, 1 << 3, [0] * 8)
     trial([xoff, xon], 0.1, lambda tp, s3: s3 < tp[1], check_xon)
+    def check_pause(tp, snd, arr):
+        firsts = [min(arr[q]) - tp[0] for q in (3, 4)]
+        r.check(all(0.9 * PAUSE_S <= f <= PAUSE_S + 0.15 for f in firsts),
+                f"C: 802.3x PAUSE held every priority (first prio 3/4 at +{firsts[0]:.3f}/+{firsts[1]:.3f} s)")
+    trial([swlib.pause_frame(m1, 0xffff)], 0,
+          lambda tp, s3: s3 < tp[0] + 0.5 * PAUSE_S, check_pause)
     bad = [swlib.pfc_frame(m1, 1 << 3, [0xffff] * 8, opcode=0x0102),
            swlib.pfc_frame(m1, 1 << 3, [0xffff] * 8, dst="01:80:c2:00:00:02")]
     swlib.send(t.host(1), bad)
@@ -172,6 +179,7 @@ with Topo(2, "pc") as t, Switch(t, cfg_c) as sw:
             f"C: p1 prio 3 XOFF/XON received counters ({c3['pfc_xoff_rx']}/{c3['pfc_xon_rx']})")
     r.check(c3["paused_ns"] > 0.9 * PAUSE_S * 1e9, f"C: time paused counted ({c3['paused_ns'] / 1e9:.3f} s)")
     r.eq(prio(st, "p1", 0)["drops"]["pfc_malformed"], 2, "C: malformed MAC control frames counted, not honoured")
-    r.eq(sum(p["pfc_frames_rx"] for p in st["ports"]), c3["pfc_xoff_rx"] + c3["pfc_xon_rx"],
-         "C: PFC frames consumed (never forwarded)")
+    r.check(st["ports"][1]["pause_8023x_rx"] >= 1, "C: 802.3x PAUSE counted")
+    r.eq(sum(p["pfc_frames_rx"] for p in st["ports"]), c3["pfc_xoff_rx"] - st["ports"][1]["pause_8023x_rx"]
+         + c3["pfc_xon_rx"], "C: PFC frames consumed (never forwarded)")
 r.done()
