@@ -28,7 +28,7 @@ trap cleanup EXIT
 echo "== topology: demoh0 (10.0.1.2) <-veth-> [pfcswitch in netns demosw] <-veth-> demoh1 (10.0.2.2)"
 tools/netns-topo.sh up 2 demo
 ip netns exec demosw "$SW" -l 0,1 --no-huge --no-pci --no-shconf -m 256 --file-prefix demo \
-  --log-level=lib.eal:error --vdev net_af_packet0,iface=demop0 --vdev net_af_packet1,iface=demop1 \
+  --log-level=lib.eal:error --vdev net_af_packet0,iface=demop0,framecnt=4096 --vdev net_af_packet1,iface=demop1,framecnt=4096 \
   -- --config configs/demo.yaml > "$OUT/switch.log" 2>&1 &
 SWPID=$!
 for _ in $(seq 100); do grep -q "pfcswitch: forwarding" "$OUT/switch.log" && break; sleep 0.1; done

@@ -296,9 +296,7 @@ bool Setup(const std::string& shaper_burst) {
 
 void Teardown() {
   if (!g.rt) return;
-  rte_mempool* pool = g.rt->pool;
-  g.rt.reset();  // stops the ports; the pool is ours to free
-  rte_mempool_free(pool);
+  g.rt.reset();  // stops the ports and frees the pool
 }
 
 }  // namespace pfc::reaction

@@ -80,7 +80,8 @@ bool SetupPort(const PortConfig& pc, size_t idx, rte_mempool* pool, PortRuntime*
 }  // namespace
 
 uint64_t Runtime::NowNs() const {
-  return static_cast<uint64_t>(static_cast<unsigned __int128>(rte_get_tsc_cycles()) * 1000000000u / tsc_hz);
+  // A multiply, not a 128-bit division: this runs after every rx burst.
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(rte_get_tsc_cycles()) * ns_mult) >> 32);
 }
 
 void Runtime::Publish(std::unique_ptr<Tables> next) {
@@ -129,6 +130,8 @@ Runtime::~Runtime() {
   }
   delete tables_.load();
   if (qsbr) rte_free(qsbr);
+  // Ports are stopped, rings and stashes drained: every mbuf is home.
+  if (pool) rte_mempool_free(pool);
 }
 
 std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err) {
@@ -144,6 +147,7 @@ std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err
   auto rt = std::make_unique<Runtime>();
   rt->cfg = cfg;
   rt->tsc_hz = rte_get_tsc_hz();
+  rt->ns_mult = static_cast<uint64_t>((static_cast<unsigned __int128>(1000000000u) << 32) / rt->tsc_hz);
   if (!rt->buffer.Configure(cfg.buffer, err)) return nullptr;
 
   static const rte_mbuf_dynfield kMetaField = {"pfcswitch_pkt_meta", sizeof(PktMeta), alignof(PktMeta), 0};
@@ -186,7 +190,9 @@ std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err
     if (!SetupPort(pc, i, rt->pool, &pr, err)) return nullptr;
     for (int q = 0; q < kNumPrio; q++) {
       std::string rn = "eg_" + std::to_string(i) + "_" + std::to_string(q);
-      pr.egress[q] = rte_ring_create(rn.c_str(), static_cast<unsigned>(ring_sz), rte_socket_id(), RING_F_SC_DEQ);
+      // One worker is the only producer: skip the multi-producer CAS.
+      const unsigned flags = RING_F_SC_DEQ | (cfg.workers == 1 ? RING_F_SP_ENQ : 0);
+      pr.egress[q] = rte_ring_create(rn.c_str(), static_cast<unsigned>(ring_sz), rte_socket_id(), flags);
       if (!pr.egress[q]) {
         *err = "cannot create egress ring " + rn + ": " + rte_strerror(rte_errno);
         return nullptr;

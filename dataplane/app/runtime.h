@@ -68,6 +68,7 @@ class Runtime {
   std::vector<std::unique_ptr<WorkerStats>> stats;
   std::atomic<bool> stop{false};
   uint64_t tsc_hz = 0;
+  uint64_t ns_mult = 0;               // ns per TSC cycle, 32.32 fixed point
   int meta_off = -1;                  // mbuf dynfield offset of PktMeta
 
   const Tables* CurrentTables() const { return tables_.load(std::memory_order_acquire); }

@@ -45,13 +45,13 @@ struct PortCounters {
   Counter arp_rx, arp_reply_tx, arp_request_tx, icmp_echo_reply;
   Counter ipv4_options, ipv4_fragments, non_ip;
   Counter pfc_frames_rx, pause_8023x_rx, pfc_frames_tx;
-  Counter rx_bursts, tx_bursts;
+  Counter rx_bursts;
 };
 
 struct alignas(64) WorkerStats {
   PortCounters port[kMaxPorts];
   PrioCounters prio[kMaxPorts][kNumPrio];
-  Counter loops, idle_sleeps, snapshot_swaps_seen;
+  Counter loops, idle_sleeps;
 };
 
 }  // namespace pfc

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/app/stats_report.h"
 
+#include <rte_ethdev.h>
+
 namespace pfc {
 namespace {
 
@@ -24,6 +26,16 @@ nlohmann::json PortStatsJson(const Runtime& rt, PortId p) {
   PORT_CTR(ipv4_options); PORT_CTR(ipv4_fragments); PORT_CTR(non_ip);
   PORT_CTR(pfc_frames_rx); PORT_CTR(pause_8023x_rx); PORT_CTR(pfc_frames_tx);
 #undef PORT_CTR
+  // What the device itself lost or refused, before the switch could count a
+  // packet (e.g. an AF_PACKET ring overflowing while the worker was not
+  // running): reported beside the switch's own drop reasons.
+  rte_eth_stats ds{};
+  if (rte_eth_stats_get(pr.dpdk_port, &ds) == 0) {
+    j["dev_rx_missed"] = ds.imissed;
+    j["dev_rx_errors"] = ds.ierrors;
+    j["dev_rx_nombuf"] = ds.rx_nombuf;
+    j["dev_tx_errors"] = ds.oerrors;
+  }
   uint64_t port_drops = 0;
   json prios = json::array();
   for (int q = 0; q < kNumPrio; q++) {

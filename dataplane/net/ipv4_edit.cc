@@ -66,6 +66,14 @@ uint16_t Ipv4HeaderChecksum(const uint8_t* ip_hdr, uint16_t hdr_len) {
 }
 
 bool Ipv4ChecksumOk(const uint8_t* ip_hdr, uint16_t hdr_len) {
+  if (hdr_len == 20) {   // the common case: five 32-bit words
+    uint32_t w[5];
+    std::memcpy(w, ip_hdr, 20);
+    uint64_t sum = uint64_t{w[0]} + w[1] + w[2] + w[3] + w[4];
+    sum = (sum & 0xffffffff) + (sum >> 32);
+    sum = (sum & 0xffffffff) + (sum >> 32);
+    return Fold64(sum) == 0xffff;
+  }
   // Summing every word including the stored checksum gives -0 (0xffff) for a
   // correct header; this accepts both representations of zero in the field.
   return Fold64(AddWords(0, ip_hdr, hdr_len)) == 0xffff;
@@ -74,17 +82,27 @@ bool Ipv4ChecksumOk(const uint8_t* ip_hdr, uint16_t hdr_len) {
 void Ipv4DecrementTtl(uint8_t* ip_hdr) {
   // TTL shares the 16-bit word at offset 8 with the protocol byte.
   const uint16_t old_word = LoadWord(ip_hdr + 8);
-  ip_hdr[8] = static_cast<uint8_t>(ip_hdr[8] - 1);
-  PatchChecksum(ip_hdr, old_word, LoadWord(ip_hdr + 8));
+  uint8_t b[2];
+  std::memcpy(b, &old_word, 2);
+  b[0] = static_cast<uint8_t>(b[0] - 1);
+  uint16_t new_word;
+  std::memcpy(&new_word, b, 2);
+  StoreWord(ip_hdr + 8, new_word);   // one store: no byte store + word reload
+  PatchChecksum(ip_hdr, old_word, new_word);
 }
 
 void Ipv4SetDscp(uint8_t* ip_hdr, uint8_t dscp) {
   // DSCP is the top 6 bits of byte 1 (the old ToS); ECN (low 2 bits) is kept.
   const uint16_t old_word = LoadWord(ip_hdr);
-  const uint8_t tos = static_cast<uint8_t>(((dscp & 0x3f) << 2) | (ip_hdr[1] & 0x3));
-  if (tos == ip_hdr[1]) return;
-  ip_hdr[1] = tos;
-  PatchChecksum(ip_hdr, old_word, LoadWord(ip_hdr));
+  uint8_t b[2];
+  std::memcpy(b, &old_word, 2);
+  const uint8_t tos = static_cast<uint8_t>(((dscp & 0x3f) << 2) | (b[1] & 0x3));
+  if (tos == b[1]) return;
+  b[1] = tos;
+  uint16_t new_word;
+  std::memcpy(&new_word, b, 2);
+  StoreWord(ip_hdr, new_word);
+  PatchChecksum(ip_hdr, old_word, new_word);
 }
 
 }  // namespace pfc

@@ -25,17 +25,23 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& 
     }
     const uint16_t sent = rte_eth_tx_burst(rt.ports[port].dpdk_port, 0, burst, k);
     uint64_t bytes = 0;
+    uint32_t qn[kNumPrio] = {}, qb[kNumPrio] = {};
     for (uint16_t i = 0; i < sent; i++) {
       const uint32_t len = rte_pktmbuf_pkt_len(burst[i]);
       bytes += len;
       if (data) {
         const PktMeta* meta = rt.Meta(burst[i]);
         rel.Add(meta->in_port, meta->in_prio, meta->charged);
-        PrioCounters& pc = w.st->prio[port][prios[i]];
-        pc.tx_packets.Add(1);
-        pc.tx_bytes.Add(len);
+        qn[prios[i]]++;
+        qb[prios[i]] += len;
       }
     }
+    if (data)
+      for (int q = 0; q < kNumPrio; q++)
+        if (qn[q]) {
+          w.st->prio[port][q].tx_packets.Add(qn[q]);
+          w.st->prio[port][q].tx_bytes.Add(qb[q]);
+        }
     PortCounters& pc = w.st->port[port];
     pc.tx_packets.Add(sent);
     pc.tx_bytes.Add(bytes);
@@ -77,10 +83,10 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
 
   // 3. Scheduler-picked queues, up to one burst per round.
   int budget_pkts = rt.cfg.burst;
+  uint8_t nonempty = 0;
+  for (int q = 0; q < kNumPrio; q++)
+    if (!rte_ring_empty(pr.egress[q])) nonempty |= 1u << q;
   while (budget_pkts > 0) {
-    uint8_t nonempty = 0;
-    for (int q = 0; q < kNumPrio; q++)
-      if (!rte_ring_empty(pr.egress[q])) nonempty |= 1u << q;
     if (!nonempty) break;
     uint32_t byte_budget = 0;
     uint64_t ready = 0;
@@ -97,6 +103,8 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
     uint8_t prios[kMaxBurst];
     const unsigned got = rte_ring_dequeue_burst(pr.egress[q], reinterpret_cast<void**>(pkts), take, nullptr);
     if (got == 0) break;
+    if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q]))
+      nonempty &= static_cast<uint8_t>(~(1u << q));
     uint32_t bytes = 0;
     for (unsigned i = 0; i < got; i++) {
       bytes += rte_pktmbuf_pkt_len(pkts[i]);

@@ -53,6 +53,15 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
   Group groups[kMaxBurst];
   int ngroups = 0;
   uint64_t rx_bytes = 0;
+  // Per-burst accumulators, flushed once (style guide: counters).
+  uint32_t prio_rx[kNumPrio] = {}, prio_rx_bytes[kNumPrio] = {};
+  // cell_bytes is a power of two in every shipped config: shift, not divide.
+  const uint32_t cell = cfg.cell_bytes;
+  const bool cell_pow2 = (cell & (cell - 1)) == 0;
+  const int cell_shift = __builtin_ctz(cell);
+  // Next-hop MAC memo: a burst usually goes to few next hops.
+  uint32_t memo_ip = 0;
+  uint8_t memo_mac[6];
 
   for (uint16_t i = 0; i < n; i++) {
     if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
@@ -90,8 +99,8 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
     const uint8_t tag = is_ip ? pp.dscp : t.tag_map.lossy_tag;
     const uint8_t prio = is_ip ? t.tag_map.Classify(tag, &fallback) : lossy;
     PrioCounters& in_pc = w.st->prio[in][prio];
-    in_pc.rx_packets.Add(1);
-    in_pc.rx_bytes.Add(rte_pktmbuf_pkt_len(m));
+    prio_rx[prio]++;
+    prio_rx_bytes[prio] += rte_pktmbuf_pkt_len(m);
     if (fallback && is_ip) in_pc.lossy_fallback.Add(1);
 
     // Where does it go? Unknown destinations are dropped, never flooded
@@ -102,14 +111,21 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
     if (l3) {
       if (std::memcmp(d, ip.mac.data(), 6) != 0) { Drop(w, in, prio, DropReason::kNotForUs, m); continue; }
       if (!is_ip) { Drop(w, in, prio, DropReason::kUnsupported, m); continue; }
-      if (IsLocalAddress(rt, pp.dst_ip)) { HandleLocal(w, in, pp, m, prio); continue; }
-      if (pp.ttl <= 1) { Drop(w, in, prio, DropReason::kTtlExpired, m); continue; }
       uint16_t nhi = t.routes.Lookup(pp.dst_ip);
+      // Our addresses sit in connected subnets (no gateway) or have no route.
+      const bool maybe_local = nhi == RouteTable::kNoRoute || t.routes.next_hop(nhi).gateway == 0;
+      if (maybe_local && IsLocalAddress(rt, pp.dst_ip)) { HandleLocal(w, in, pp, m, prio); continue; }
+      if (pp.ttl <= 1) { Drop(w, in, prio, DropReason::kTtlExpired, m); continue; }
       if (nhi == RouteTable::kNoRoute) { Drop(w, in, prio, DropReason::kNoRoute, m); continue; }
       const NextHop& nh = t.routes.next_hop(nhi);
       out = nh.port;
       const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
-      if (!rt.neighbors.Lookup(target, nh_mac)) {
+      if (target == memo_ip) {
+        std::memcpy(nh_mac, memo_mac, 6);
+      } else if (rt.neighbors.Lookup(target, nh_mac)) {
+        memo_ip = target;
+        std::memcpy(memo_mac, nh_mac, 6);
+      } else {
         RequestArp(w, out, target);
         Drop(w, in, prio, DropReason::kNeighborMiss, m);
         continue;
@@ -123,7 +139,8 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
 
     // Buffer admission: charged to the ingress priority group until the
     // packet leaves the switch.
-    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), cfg.cell_bytes);
+    const uint32_t plen = rte_pktmbuf_pkt_len(m);
+    const uint32_t charge = cell_pow2 ? ((plen + cell - 1) >> cell_shift) << cell_shift : CellRound(plen, cell);
     DropReason why;
     if (!admit.Admit(prio, charge, &why)) { Drop(w, in, prio, why, m); continue; }
 
@@ -162,6 +179,11 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
   }
   pc.rx_packets.Add(n);
   pc.rx_bytes.Add(rx_bytes);
+  for (int q = 0; q < kNumPrio; q++) {
+    if (!prio_rx[q]) continue;
+    w.st->prio[in][q].rx_packets.Add(prio_rx[q]);
+    w.st->prio[in][q].rx_bytes.Add(prio_rx_bytes[q]);
+  }
   pc.rx_bursts.Add(1);
   admit.Flush();
 

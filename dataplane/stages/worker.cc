@@ -17,9 +17,11 @@ namespace {
 constexpr unsigned kIdleRoundsBeforeSleep = 16;
 }  // namespace
 
-unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns) {
+namespace {
+
+unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_clock) {
   Runtime& rt = *w.rt;
-  w.now_ns = rt.NowNs();
+  w.now_ns = now_ns;
   const Tables* t = rt.CurrentTables();
   unsigned work = 0;
   for (PortId p : w.ports) {
@@ -29,8 +31,9 @@ unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns) {
     IngressBurst(w, *t, p, pkts, n);
     work += n;
     // A long burst (or a stalled round) must not date later events, such
-    // as a pause frame on the next port, from the start of the round.
-    w.now_ns = rt.NowNs();
+    // as a pause frame on the next port, from the start of the round. A
+    // virtual clock (tests) stays where the caller put it.
+    if (refresh_clock) w.now_ns = rt.NowNs();
   }
   for (PortId p : w.ports) {
     PfcGenerate(w, p);
@@ -41,6 +44,16 @@ unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns) {
     if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
   }
   return work;
+}
+
+}  // namespace
+
+unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns) {
+  return Round(w, now_ns, ready_ns, false);
+}
+
+unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns) {
+  return Round(w, w.rt->NowNs(), ready_ns, true);
 }
 
 int WorkerMain(void* arg) {

@@ -13,8 +13,11 @@ namespace pfc {
 // rte_eal_remote_launch entry point; arg is a WorkerCtx*.
 int WorkerMain(void* arg);
 
-// One poll round (exposed for stage tests and benchmarks). Returns packets
-// received + sent; *ready_ns as in EgressPort.
+// One poll round at now_ns (exposed for stage tests and benchmarks, which
+// drive a virtual clock). Returns packets received + sent; *ready_ns as in
+// EgressPort. The worker loop passes the real clock.
+unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns);
+// The same on the real clock, re-read after every non-empty rx burst.
 unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns);
 
 }  // namespace pfc

@@ -98,7 +98,7 @@ class Chain:
             ip("-n", P + h, "route", "add", "default", "via", f"10.0.{net}.1")
         self.sw = []
         for name, cfg, ifs, lcores in (("sw1", S1, ["a0", "a1", "a2"], "0,1"), ("sw2", S2, ["b0", "b1"], "1,0")):
-            vdev = sum([["--vdev", f"net_af_packet{i},iface={d}"] for i, d in enumerate(ifs)], [])
+            vdev = sum([["--vdev", f"net_af_packet{i},iface={d},framecnt=4096"] for i, d in enumerate(ifs)], [])
             log = open(f"/tmp/{P}{name}.log", "w+")
             cmd = ["ip", "netns", "exec", P + name, swlib.SWITCH, "-l", lcores, "--main-lcore", lcores[0],
                    "--no-huge", "--no-pci", "--no-shconf", "-m", "768" if name == "sw1" else "256", "--file-prefix", P + name,

@@ -483,11 +483,14 @@ void ConcurrentRun(int pairs) {
 // headroom split stay consistent with the final occupancy.
 TEST(BufferAccountantConcurrent, ApplyLosesNoUpdate) {
   BufferConfig c = OnePort(1u << 30);
-  c.pg[0][3] = Lossless(1000, 100'000'000, 1'000'000, 0);
+  c.pg[0][3] = Lossless(1000, 300'000'000, 1'000'000, 0);
   BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
-  constexpr uint64_t kBase = 50'000'000;
+  // The base covers every release even if the releaser runs entirely before
+  // the charger (a loaded machine can deschedule either), so no interleaving
+  // can underflow; and base + all charges stays below XOFF.
+  constexpr uint64_t kBase = 80'000'000;
   constexpr int kN = 1'000'000;
   a.Apply(0, 3, kBase);
   std::atomic<int> ready{0};

@@ -69,8 +69,10 @@ TEST_F(StageTest, LossyPriorityDropsAtItsBufferLimit) {
   std::vector<uint16_t> lossy_seq, lossless_seq;
   for (uint16_t i = 0; i < 32; i++) {
     const bool ll = i % 4 == 3;
-    in.push_back(Frame({.in_port = 0, .dst_ip = ll ? Ip(10, 0, 3, 2) : Ip(10, 9, 0, 1),
-                        .dscp = static_cast<uint8_t>(ll ? 24 : 7), .seq = i}));
+    in.push_back(Frame({.in_port = 0,
+                        .dst_ip = ll ? Ip(10, 0, 3, 2) : Ip(10, 9, 0, 1),
+                        .dscp = static_cast<uint8_t>(ll ? 24 : 7),
+                        .seq = i}));
     (ll ? lossless_seq : lossy_seq).push_back(i);
   }
   Ingress(0, in, kT0);
@@ -81,25 +83,39 @@ TEST_F(StageTest, LossyPriorityDropsAtItsBufferLimit) {
   const Frames o1 = TakeTx(1), o3 = TakeTx(3);
   ASSERT_EQ(o1.size(), 16u);
   ASSERT_EQ(o3.size(), 8u);
-  for (size_t k = 0; k < 16; k++) EXPECT_EQ(SeqOf(o1[k]), lossy_seq[k]) << "the first 16 were admitted";
+  for (size_t k = 0; k < 16; k++)
+    EXPECT_EQ(SeqOf(o1[k]), lossy_seq[k]) << "the first 16 were admitted";
   for (size_t k = 0; k < 8; k++) EXPECT_EQ(SeqOf(o3[k]), lossless_seq[k]);
 
   // Released on transmit: the next burst is admitted again.
   Frames again;
-  for (uint16_t i = 0; i < 16; i++) again.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 7, .seq = i}));
+  for (uint16_t i = 0; i < 16; i++)
+    again.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 7, .seq = i}));
   Ingress(0, again, kT0 + 200);
   EXPECT_EQ(Egress(1, kT0 + 300), 16);
   EXPECT_EQ(TakeTx(1).size(), 16u);
   EXPECT_EQ(rt_->buffer.watermark(0, 0), 2048u);
 
-  ExpectCounters({{"p0.rx_packets", 48}, {"p0.rx_bytes", 48 * 60}, {"p0.rx_bursts", 2},
-                  {"p0.q0.rx_packets", 40}, {"p0.q0.rx_bytes", 40 * 60}, {"p0.q0.lossy_fallback", 40},
+  ExpectCounters({{"p0.rx_packets", 48},
+                  {"p0.rx_bytes", 48 * 60},
+                  {"p0.rx_bursts", 2},
+                  {"p0.q0.rx_packets", 40},
+                  {"p0.q0.rx_bytes", 40 * 60},
+                  {"p0.q0.lossy_fallback", 40},
+                  // Only admitted packets reach the rewrite (7 -> lossy tag 0).
+                  {"p0.q0.rewrites", 32},
+                  {"p0.q0.to_lossy_tag", 32},
                   {"p0.q0.drop.lossy_buffer_full", 8},
-                  {"p0.q3.rx_packets", 8}, {"p0.q3.rx_bytes", 8 * 60},
-                  {"p1.tx_packets", 32}, {"p1.tx_bytes", 32 * 60},
-                  {"p1.q0.tx_packets", 32}, {"p1.q0.tx_bytes", 32 * 60},
-                  {"p3.tx_packets", 8}, {"p3.tx_bytes", 8 * 60},
-                  {"p3.q3.tx_packets", 8}, {"p3.q3.tx_bytes", 8 * 60}});
+                  {"p0.q3.rx_packets", 8},
+                  {"p0.q3.rx_bytes", 8 * 60},
+                  {"p1.tx_packets", 32},
+                  {"p1.tx_bytes", 32 * 60},
+                  {"p1.q0.tx_packets", 32},
+                  {"p1.q0.tx_bytes", 32 * 60},
+                  {"p3.tx_packets", 8},
+                  {"p3.tx_bytes", 8 * 60},
+                  {"p3.q3.tx_packets", 8},
+                  {"p3.q3.tx_bytes", 8 * 60}});
 }
 
 // Through WorkerRound (real clock): one round receives on p0 a lossless
@@ -109,15 +125,20 @@ TEST_F(StageTest, LossyPriorityDropsAtItsBufferLimit) {
 TEST_F(StageTest, XoffLeavesAheadOfQueuedData) {
   Start(BaseYaml(kSmallLossless));
   Frames to_p0, lossless;
-  for (uint16_t i = 0; i < 8; i++) to_p0.push_back(Frame({.in_port = 1, .dst_ip = Ip(10, 0, 0, 2), .dscp = 10, .seq = i}));
+  for (uint16_t i = 0; i < 8; i++)
+    to_p0.push_back(Frame({.in_port = 1, .dst_ip = Ip(10, 0, 0, 2), .dscp = 10, .seq = i}));
   for (uint16_t i = 0; i < 32; i++)
-    lossless.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 26, .seq = static_cast<uint16_t>(100 + i)}));
+    lossless.push_back(Frame({.in_port = 0,
+                              .dst_ip = Ip(10, 9, 0, 1),
+                              .dscp = 26,
+                              .seq = static_cast<uint16_t>(100 + i)}));
   Receive(0, lossless);
   Receive(1, to_p0);
   uint64_t ready = 0;
-  EXPECT_EQ(WorkerRound(w_, &ready), 40u + 8 + 32);   // received + sent (PFC not counted)
+  EXPECT_EQ(WorkerRound(w_, &ready), 40u + 8 + 32);  // received + sent (PFC not counted)
   EXPECT_EQ(rt_->buffer.watermark(0, 4), 32 * kCell) << "4 KiB > the 2 KiB XOFF point";
-  EXPECT_EQ(rt_->buffer.headroom_watermark(0, 4), 16 * kCell) << "the bytes above XOFF sat in headroom";
+  EXPECT_EQ(rt_->buffer.headroom_watermark(0, 4), 16 * kCell)
+      << "the bytes above XOFF sat in headroom";
 
   Frames w0 = TakeTx(0);
   ASSERT_EQ(w0.size(), 9u);
@@ -139,17 +160,16 @@ TEST_F(StageTest, XoffLeavesAheadOfQueuedData) {
   EXPECT_EQ(xon.class_enable, 1u << 4);
   EXPECT_EQ(xon.quanta[4], 0);
   const Counters end = Snapshot(*rt_);
-  EXPECT_GT(end.at("p0.q4.pausing_ns"), 0u);   // real clock: at least the time between rounds
-  ExpectCounters({{"p0.rx_packets", 32}, {"p0.rx_bytes", 32 * 60}, {"p0.rx_bursts", 1},
-                  {"p0.q4.rx_packets", 32}, {"p0.q4.rx_bytes", 32 * 60},
-                  {"p0.q4.pfc_xoff_tx", 1}, {"p0.q4.pfc_xon_tx", 1},
-                  {"p0.pfc_frames_tx", 2}, {"p0.tx_packets", 10}, {"p0.tx_bytes", 10 * 60},
-                  {"p0.q1.tx_packets", 8}, {"p0.q1.tx_bytes", 8 * 60},
-                  {"p1.rx_packets", 8}, {"p1.rx_bytes", 8 * 60}, {"p1.rx_bursts", 1},
-                  {"p1.q1.rx_packets", 8}, {"p1.q1.rx_bytes", 8 * 60},
-                  {"p1.tx_packets", 32}, {"p1.tx_bytes", 32 * 60},
-                  {"p1.q4.tx_packets", 32}, {"p1.q4.tx_bytes", 32 * 60}},
-                 {"p0.q4.pausing_ns"});
+  EXPECT_GT(end.at("p0.q4.pausing_ns"), 0u);  // real clock: at least the time between rounds
+  ExpectCounters(
+      {{"p0.rx_packets", 32},    {"p0.rx_bytes", 32 * 60},    {"p0.rx_bursts", 1},
+       {"p0.q4.rx_packets", 32}, {"p0.q4.rx_bytes", 32 * 60}, {"p0.q4.pfc_xoff_tx", 1},
+       {"p0.q4.pfc_xon_tx", 1},  {"p0.pfc_frames_tx", 2},     {"p0.tx_packets", 10},
+       {"p0.tx_bytes", 10 * 60}, {"p0.q1.tx_packets", 8},     {"p0.q1.tx_bytes", 8 * 60},
+       {"p1.rx_packets", 8},     {"p1.rx_bytes", 8 * 60},     {"p1.rx_bursts", 1},
+       {"p1.q1.rx_packets", 8},  {"p1.q1.rx_bytes", 8 * 60},  {"p1.tx_packets", 32},
+       {"p1.tx_bytes", 32 * 60}, {"p1.q4.tx_packets", 32},    {"p1.q4.tx_bytes", 32 * 60}},
+      {"p0.q4.pausing_ns"});
 }
 
 TEST_F(StageTest, ReceivedPfcPausesOnlyItsPriority) {
@@ -160,12 +180,16 @@ TEST_F(StageTest, ReceivedPfcPausesOnlyItsPriority) {
     const uint8_t tag = i < 8 ? 24 : (i < 16 ? 10 : 7);
     a.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = tag, .seq = i}));
   }
-  for (uint16_t i = 0; i < 8; i++) b.push_back(Frame({.in_port = 2, .dst_ip = Ip(10, 9, 0, 2), .dscp = 24, .seq = static_cast<uint16_t>(100 + i)}));
+  for (uint16_t i = 0; i < 8; i++)
+    b.push_back(Frame({.in_port = 2,
+                       .dst_ip = Ip(10, 9, 0, 2),
+                       .dscp = 24,
+                       .seq = static_cast<uint16_t>(100 + i)}));
   Ingress(0, a, kT0);
   Ingress(2, b, kT0);
   // The peer on p1 pauses priority 4, and sends one malformed MAC control frame.
   std::vector<uint8_t> bogus = PfcFrame(1, 1u << 3, 0xffff);
-  bogus[15] = 0x02;   // opcode 0x0102
+  bogus[15] = 0x02;  // opcode 0x0102
   const uint64_t t_rx = kT0 + 100;
   Ingress(1, {PfcFrame(1, 1u << 4, 0xffff), bogus}, t_rx);
 
@@ -193,34 +217,54 @@ TEST_F(StageTest, ReceivedPfcPausesOnlyItsPriority) {
     EXPECT_EQ(SeqOf(late[k]), k);
     EXPECT_EQ(DscpOf(late[k]), 26);
   }
-  ExpectCounters({{"p0.rx_packets", 24}, {"p0.rx_bytes", 24 * 60}, {"p0.rx_bursts", 1},
-                  {"p0.q3.rx_packets", 8}, {"p0.q3.rx_bytes", 8 * 60}, {"p0.q3.rewrites", 8},
-                  {"p0.q1.rx_packets", 8}, {"p0.q1.rx_bytes", 8 * 60},
-                  {"p0.q0.rx_packets", 8}, {"p0.q0.rx_bytes", 8 * 60}, {"p0.q0.lossy_fallback", 8},
-                  {"p0.q0.rewrites", 8}, {"p0.q0.to_lossy_tag", 8},
-                  {"p2.rx_packets", 8}, {"p2.rx_bytes", 8 * 60}, {"p2.rx_bursts", 1},
-                  {"p2.q3.rx_packets", 8}, {"p2.q3.rx_bytes", 8 * 60},
-                  {"p1.rx_packets", 2}, {"p1.rx_bytes", 120}, {"p1.rx_bursts", 1}, {"p1.pfc_frames_rx", 1},
+  ExpectCounters({{"p0.rx_packets", 24},
+                  {"p0.rx_bytes", 24 * 60},
+                  {"p0.rx_bursts", 1},
+                  {"p0.q3.rx_packets", 8},
+                  {"p0.q3.rx_bytes", 8 * 60},
+                  {"p0.q3.rewrites", 8},
+                  {"p0.q1.rx_packets", 8},
+                  {"p0.q1.rx_bytes", 8 * 60},
+                  {"p0.q0.rx_packets", 8},
+                  {"p0.q0.rx_bytes", 8 * 60},
+                  {"p0.q0.lossy_fallback", 8},
+                  {"p0.q0.rewrites", 8},
+                  {"p0.q0.to_lossy_tag", 8},
+                  {"p2.rx_packets", 8},
+                  {"p2.rx_bytes", 8 * 60},
+                  {"p2.rx_bursts", 1},
+                  {"p2.q3.rx_packets", 8},
+                  {"p2.q3.rx_bytes", 8 * 60},
+                  {"p1.rx_packets", 2},
+                  {"p1.rx_bytes", 120},
+                  {"p1.rx_bursts", 1},
+                  {"p1.pfc_frames_rx", 1},
                   {"p1.q0.drop.pfc_malformed", 1},
-                  {"p1.q4.pfc_xoff_rx", 1}, {"p1.q4.paused_ns", kPauseNs},
-                  {"p1.tx_packets", 32}, {"p1.tx_bytes", 32 * 60},
-                  {"p1.q4.tx_packets", 8}, {"p1.q4.tx_bytes", 8 * 60},
-                  {"p1.q3.tx_packets", 8}, {"p1.q3.tx_bytes", 8 * 60},
-                  {"p1.q1.tx_packets", 8}, {"p1.q1.tx_bytes", 8 * 60},
-                  {"p1.q0.tx_packets", 8}, {"p1.q0.tx_bytes", 8 * 60}});
+                  {"p1.q4.pfc_xoff_rx", 1},
+                  {"p1.q4.paused_ns", kPauseNs},
+                  {"p1.tx_packets", 32},
+                  {"p1.tx_bytes", 32 * 60},
+                  {"p1.q4.tx_packets", 8},
+                  {"p1.q4.tx_bytes", 8 * 60},
+                  {"p1.q3.tx_packets", 8},
+                  {"p1.q3.tx_bytes", 8 * 60},
+                  {"p1.q1.tx_packets", 8},
+                  {"p1.q1.tx_bytes", 8 * 60},
+                  {"p1.q0.tx_packets", 8},
+                  {"p1.q0.tx_bytes", 8 * 60}});
 }
 
 TEST_F(StageTest, PauseStopsAllAndPfcXonResumesOne) {
   Start(BaseYaml());
   Frames a;
   for (uint16_t i = 0; i < 8; i++) {
-    const uint8_t tag = i < 4 ? 26 : 10;   // p3 queue 4, then queue 1
+    const uint8_t tag = i < 4 ? 26 : 10;  // p3 queue 4, then queue 1
     a.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = tag, .seq = i}));
   }
   Ingress(0, a, kT0);
-  Ingress(3, {PauseFrame(3, 0xffff)}, kT0 + 10);   // classic PAUSE: every priority
+  Ingress(3, {PauseFrame(3, 0xffff)}, kT0 + 10);  // classic PAUSE: every priority
   EXPECT_EQ(Egress(3, kT0 + 20), 0);
-  Ingress(3, {PfcFrame(3, 1u << 1, 0)}, kT0 + 5000);   // PFC XON for priority 1 only
+  Ingress(3, {PfcFrame(3, 1u << 1, 0)}, kT0 + 5000);  // PFC XON for priority 1 only
   EXPECT_EQ(Egress(3, kT0 + 5001), 4);
   const Frames o = TakeTx(3);
   ASSERT_EQ(o.size(), 4u);
@@ -229,14 +273,14 @@ TEST_F(StageTest, PauseStopsAllAndPfcXonResumesOne) {
   EXPECT_EQ(Egress(3, kT0 + 10 + kPauseNs), 4) << "queue 4 resumes when the PAUSE runs out";
   EXPECT_EQ(TakeTx(3).size(), 4u);
 
-  Counters expected = {{"p0.rx_packets", 8}, {"p0.rx_bytes", 8 * 60}, {"p0.rx_bursts", 1},
-                       {"p0.q4.rx_packets", 4}, {"p0.q4.rx_bytes", 4 * 60},
-                       {"p0.q1.rx_packets", 4}, {"p0.q1.rx_bytes", 4 * 60},
-                       {"p3.rx_packets", 2}, {"p3.rx_bytes", 120}, {"p3.rx_bursts", 2},
-                       {"p3.pause_8023x_rx", 1}, {"p3.pfc_frames_rx", 1}, {"p3.q1.pfc_xon_rx", 1},
-                       {"p3.tx_packets", 8}, {"p3.tx_bytes", 8 * 60},
-                       {"p3.q4.tx_packets", 4}, {"p3.q4.tx_bytes", 4 * 60},
-                       {"p3.q1.tx_packets", 4}, {"p3.q1.tx_bytes", 4 * 60}};
+  Counters expected = {
+      {"p0.rx_packets", 8},       {"p0.rx_bytes", 8 * 60},    {"p0.rx_bursts", 1},
+      {"p0.q4.rx_packets", 4},    {"p0.q4.rx_bytes", 4 * 60}, {"p0.q1.rx_packets", 4},
+      {"p0.q1.rx_bytes", 4 * 60}, {"p3.rx_packets", 2},       {"p3.rx_bytes", 120},
+      {"p3.rx_bursts", 2},        {"p3.pause_8023x_rx", 1},   {"p3.pfc_frames_rx", 1},
+      {"p3.q1.pfc_xon_rx", 1},    {"p3.tx_packets", 8},       {"p3.tx_bytes", 8 * 60},
+      {"p3.q4.tx_packets", 4},    {"p3.q4.tx_bytes", 4 * 60}, {"p3.q1.tx_packets", 4},
+      {"p3.q1.tx_bytes", 4 * 60}};
   for (int q = 0; q < kNumPrio; q++) {
     const std::string n = "p3.q" + std::to_string(q) + ".";
     expected[n + "pfc_xoff_rx"] = 1;
@@ -252,14 +296,15 @@ TEST_F(StageTest, PausedNewTagQueueBacksUpIntoIngressPriority) {
   Start(BaseYaml(kSmallLossless));
   Ingress(1, {PfcFrame(1, 1u << 4, 0xffff)}, kT0);
   Frames in;
-  for (uint16_t i = 0; i < 32; i++) in.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 24, .seq = i}));
+  for (uint16_t i = 0; i < 32; i++)
+    in.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 24, .seq = i}));
   Ingress(0, in, kT0 + 10);
   EXPECT_EQ(Egress(1, kT0 + 20), 0);
   EXPECT_EQ(Occ(0, 3), 32 * kCell);
   EXPECT_EQ(Occ(0, 4), 0u);
 
   const uint64_t t_xoff = kT0 + 30;
-  EXPECT_EQ(Egress(0, t_xoff), 0);   // no data for p0; the PFC frame is not data
+  EXPECT_EQ(Egress(0, t_xoff), 0);  // no data for p0; the PFC frame is not data
   Frames w0 = TakeTx(0);
   ASSERT_EQ(w0.size(), 1u);
   PauseRequest r = AsPfc(w0[0], 0);
@@ -285,15 +330,29 @@ TEST_F(StageTest, PausedNewTagQueueBacksUpIntoIngressPriority) {
   r = AsPfc(w0[0], 0);
   EXPECT_EQ(r.class_enable, 1u << 3);
   EXPECT_EQ(r.quanta[3], 0);
-  ExpectCounters({{"p1.rx_packets", 1}, {"p1.rx_bytes", 60}, {"p1.rx_bursts", 1}, {"p1.pfc_frames_rx", 1},
-                  {"p1.q4.pfc_xoff_rx", 1}, {"p1.q4.paused_ns", kPauseNs},
-                  {"p0.rx_packets", 32}, {"p0.rx_bytes", 32 * 60}, {"p0.rx_bursts", 1},
-                  {"p0.q3.rx_packets", 32}, {"p0.q3.rx_bytes", 32 * 60}, {"p0.q3.rewrites", 32},
-                  {"p0.pfc_frames_tx", 3}, {"p0.tx_packets", 3}, {"p0.tx_bytes", 3 * 60},
-                  {"p0.q3.pfc_xoff_tx", 1}, {"p0.q3.pfc_refresh_tx", 1}, {"p0.q3.pfc_xon_tx", 1},
+  ExpectCounters({{"p1.rx_packets", 1},
+                  {"p1.rx_bytes", 60},
+                  {"p1.rx_bursts", 1},
+                  {"p1.pfc_frames_rx", 1},
+                  {"p1.q4.pfc_xoff_rx", 1},
+                  {"p1.q4.paused_ns", kPauseNs},
+                  {"p0.rx_packets", 32},
+                  {"p0.rx_bytes", 32 * 60},
+                  {"p0.rx_bursts", 1},
+                  {"p0.q3.rx_packets", 32},
+                  {"p0.q3.rx_bytes", 32 * 60},
+                  {"p0.q3.rewrites", 32},
+                  {"p0.pfc_frames_tx", 3},
+                  {"p0.tx_packets", 3},
+                  {"p0.tx_bytes", 3 * 60},
+                  {"p0.q3.pfc_xoff_tx", 1},
+                  {"p0.q3.pfc_refresh_tx", 1},
+                  {"p0.q3.pfc_xon_tx", 1},
                   {"p0.q3.pausing_ns", t_xon - t_xoff},
-                  {"p1.tx_packets", 32}, {"p1.tx_bytes", 32 * 60},
-                  {"p1.q4.tx_packets", 32}, {"p1.q4.tx_bytes", 32 * 60}});
+                  {"p1.tx_packets", 32},
+                  {"p1.tx_bytes", 32 * 60},
+                  {"p1.q4.tx_packets", 32},
+                  {"p1.q4.tx_bytes", 32 * 60}});
 }
 
 }  // namespace

@@ -38,8 +38,10 @@ std::string Mac(const std::array<uint8_t, 6>& m) {
 bool CreateWire() {
   for (int i = 0; i < kPorts; i++) {
     const std::string rx = "st_rx" + std::to_string(i), tx = "st_tx" + std::to_string(i);
-    g_wire[i].rx = rte_ring_create(rx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    g_wire[i].tx = rte_ring_create(tx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+    g_wire[i].rx =
+        rte_ring_create(rx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+    g_wire[i].tx =
+        rte_ring_create(tx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
     if (!g_wire[i].rx || !g_wire[i].tx) return false;
     const int pid = rte_eth_from_rings(("s" + std::to_string(i)).c_str(), &g_wire[i].rx, 1,
                                        &g_wire[i].tx, 1, 0);
@@ -58,11 +60,15 @@ void FreeAll(rte_ring* r) {
 
 const WirePort& Wire(int i) { return g_wire[i]; }
 
-std::array<uint8_t, 6> SwitchMac(int port) { return {0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + port)}; }
-std::array<uint8_t, 6> HostMac(int port) { return {0x02, 0, 0, 0, static_cast<uint8_t>(port), 0x02}; }
+std::array<uint8_t, 6> SwitchMac(int port) {
+  return {0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + port)};
+}
+std::array<uint8_t, 6> HostMac(int port) {
+  return {0x02, 0, 0, 0, static_cast<uint8_t>(port), 0x02};
+}
 uint32_t Ip(int a, int b, int c, int d) {
-  return static_cast<uint32_t>(a) << 24 | static_cast<uint32_t>(b) << 16 | static_cast<uint32_t>(c) << 8 |
-         static_cast<uint32_t>(d);
+  return static_cast<uint32_t>(a) << 24 | static_cast<uint32_t>(b) << 16 |
+         static_cast<uint32_t>(c) << 8 | static_cast<uint32_t>(d);
 }
 
 // Topology: host 10.0.<i>.2 on port i (neighbour known, static); 10.9/16 is
@@ -76,8 +82,9 @@ std::string BaseYaml(const std::string& buffer, const std::string& extra) {
       "switch: { mode: l3, workers: 1, idle_sleep_us: 0, burst: 32 }\n"
       "ports:\n";
   for (int i = 0; i < kPorts; i++)
-    y += "  - { name: p" + std::to_string(i) + ", device: net_ring_s" + std::to_string(i) + ", mac: \"" +
-         Mac(SwitchMac(i)) + "\", ipv4: 10.0." + std::to_string(i) + ".1/24, speed: 10G }\n";
+    y += "  - { name: p" + std::to_string(i) + ", device: net_ring_s" + std::to_string(i) +
+         ", mac: \"" + Mac(SwitchMac(i)) + "\", ipv4: 10.0." + std::to_string(i) +
+         ".1/24, speed: 10G }\n";
   y += "routes:\n"
        "  - { prefix: 10.9.0.0/16, port: p1, via: 10.0.1.2 }\n"
        "  - { prefix: 10.8.0.0/16, port: p2, via: 10.0.2.99 }\n"
@@ -91,10 +98,11 @@ std::string BaseYaml(const std::string& buffer, const std::string& extra) {
        "  lossy_priority: 0\n"
        "  lossy_tag: 0\n"
        "buffer:\n";
-  y += buffer.empty() ? "  total_bytes: 256K\n"
-                        "  lossy: { reserved: 0, limit: 64K }\n"
-                        "  lossless: { reserved: 0, xoff: 32K, headroom: 16K, xon_hysteresis: 4K }\n"
-                      : buffer;
+  y += buffer.empty()
+           ? "  total_bytes: 256K\n"
+             "  lossy: { reserved: 0, limit: 64K }\n"
+             "  lossless: { reserved: 0, xoff: 32K, headroom: 16K, xon_hysteresis: 4K }\n"
+           : buffer;
   y += "rewrite:\n"
        "  unmatched: lossy\n"
        "  rules:\n"
@@ -124,9 +132,13 @@ std::vector<uint8_t> Frame(const Pkt& p) {
   return f;
 }
 
-uint16_t SeqOf(const std::vector<uint8_t>& f) { return static_cast<uint16_t>(f.at(34) << 8 | f.at(35)); }
+uint16_t SeqOf(const std::vector<uint8_t>& f) {
+  return static_cast<uint16_t>(f.at(34) << 8 | f.at(35));
+}
 uint8_t DscpOf(const std::vector<uint8_t>& f) { return f.at(15) >> 2; }
-uint16_t EtherTypeOf(const std::vector<uint8_t>& f) { return static_cast<uint16_t>(f.at(12) << 8 | f.at(13)); }
+uint16_t EtherTypeOf(const std::vector<uint8_t>& f) {
+  return static_cast<uint16_t>(f.at(12) << 8 | f.at(13));
+}
 
 Counters Snapshot(const Runtime& rt) {
   Counters c;
@@ -135,26 +147,46 @@ Counters Snapshot(const Runtime& rt) {
     const WorkerStats& s = *ws;
     add("loops", s.loops);
     add("idle_sleeps", s.idle_sleeps);
-    add("snapshot_swaps_seen", s.snapshot_swaps_seen);
     for (size_t p = 0; p < rt.ports.size(); p++) {
       const std::string pn = "p" + std::to_string(p) + ".";
       const PortCounters& pc = s.port[p];
 #define PORT_C(f) add(pn + #f, pc.f)
-      PORT_C(rx_packets); PORT_C(rx_bytes); PORT_C(tx_packets); PORT_C(tx_bytes);
-      PORT_C(arp_rx); PORT_C(arp_reply_tx); PORT_C(arp_request_tx); PORT_C(icmp_echo_reply);
-      PORT_C(ipv4_options); PORT_C(ipv4_fragments); PORT_C(non_ip);
-      PORT_C(pfc_frames_rx); PORT_C(pause_8023x_rx); PORT_C(pfc_frames_tx);
-      PORT_C(rx_bursts); PORT_C(tx_bursts);
+      PORT_C(rx_packets);
+      PORT_C(rx_bytes);
+      PORT_C(tx_packets);
+      PORT_C(tx_bytes);
+      PORT_C(arp_rx);
+      PORT_C(arp_reply_tx);
+      PORT_C(arp_request_tx);
+      PORT_C(icmp_echo_reply);
+      PORT_C(ipv4_options);
+      PORT_C(ipv4_fragments);
+      PORT_C(non_ip);
+      PORT_C(pfc_frames_rx);
+      PORT_C(pause_8023x_rx);
+      PORT_C(pfc_frames_tx);
+      PORT_C(rx_bursts);
 #undef PORT_C
       for (int q = 0; q < kNumPrio; q++) {
         const std::string qn = pn + "q" + std::to_string(q) + ".";
         const PrioCounters& qc = s.prio[p][q];
 #define PRIO_C(f) add(qn + #f, qc.f)
-        PRIO_C(rx_packets); PRIO_C(rx_bytes); PRIO_C(tx_packets); PRIO_C(tx_bytes);
-        PRIO_C(lossy_fallback); PRIO_C(rewrites); PRIO_C(to_lossy_tag);
-        PRIO_C(pfc_xoff_tx); PRIO_C(pfc_xon_tx); PRIO_C(pfc_refresh_tx);
-        PRIO_C(pfc_xoff_rx); PRIO_C(pfc_xon_rx);
-        PRIO_C(paused_ns); PRIO_C(pausing_ns); PRIO_C(paused_now); PRIO_C(pausing_now);
+        PRIO_C(rx_packets);
+        PRIO_C(rx_bytes);
+        PRIO_C(tx_packets);
+        PRIO_C(tx_bytes);
+        PRIO_C(lossy_fallback);
+        PRIO_C(rewrites);
+        PRIO_C(to_lossy_tag);
+        PRIO_C(pfc_xoff_tx);
+        PRIO_C(pfc_xon_tx);
+        PRIO_C(pfc_refresh_tx);
+        PRIO_C(pfc_xoff_rx);
+        PRIO_C(pfc_xon_rx);
+        PRIO_C(paused_ns);
+        PRIO_C(pausing_ns);
+        PRIO_C(paused_now);
+        PRIO_C(pausing_now);
 #undef PRIO_C
         for (int r = 0; r < kNumDropReasons; r++)
           add(qn + "drop." + std::string(DropReasonName(static_cast<DropReason>(r))), qc.drops[r]);
@@ -192,7 +224,8 @@ void StageTest::TearDown() {
   // wire, in a queue or in a tx stash, no buffer bytes still charged, and
   // every mbuf back in the pool.
   for (PortId p = 0; p < rt_->ports.size(); p++) {
-    EXPECT_EQ(rte_ring_count(Wire(p).tx), 0u) << "p" << p << ": frames on the wire the test did not check";
+    EXPECT_EQ(rte_ring_count(Wire(p).tx), 0u)
+        << "p" << p << ": frames on the wire the test did not check";
     EXPECT_EQ(rte_ring_count(Wire(p).rx), 0u) << "p" << p << ": frames the switch never received";
     EXPECT_EQ(rte_ring_count(rt_->ports[p].control), 0u) << "p" << p;
     EXPECT_EQ(rt_->ports[p].owner_state->data_stash.n, 0) << "p" << p;
@@ -209,10 +242,9 @@ void StageTest::TearDown() {
     FreeAll(Wire(p).tx);
     FreeAll(Wire(p).rx);
   }
-  // ~Runtime stops the ports but leaves the pool (pfcswitch exits after it);
-  // free it so the next test can create "pfc_pool" again.
+  // ~Runtime stops the ports and frees the pool, so the next test can
+  // create "pfc_pool" again.
   rt_.reset();
-  rte_mempool_free(pool_);
   pool_ = nullptr;
 }
 
@@ -228,7 +260,8 @@ rte_mbuf* StageTest::Mbuf(const std::vector<uint8_t>& frame) {
   return m;
 }
 
-void StageTest::Ingress(PortId in, const std::vector<std::vector<uint8_t>>& frames, uint64_t now_ns) {
+void StageTest::Ingress(PortId in, const std::vector<std::vector<uint8_t>>& frames,
+                        uint64_t now_ns) {
   ASSERT_LE(frames.size(), static_cast<size_t>(kMaxBurst));
   rte_mbuf* pkts[kMaxBurst];
   for (size_t i = 0; i < frames.size(); i++) {
@@ -272,7 +305,8 @@ std::vector<std::vector<uint8_t>> StageTest::TakeTx(PortId port) {
 
 void StageTest::ExpectCounters(const Counters& expected, const std::set<std::string>& skip) const {
   const Counters got = Snapshot(*rt_);
-  for (const auto& [name, v] : expected) EXPECT_TRUE(got.count(name)) << "no counter named " << name;
+  for (const auto& [name, v] : expected)
+    EXPECT_TRUE(got.count(name)) << "no counter named " << name;
   for (const auto& [name, v] : got) {
     if (skip.count(name)) continue;
     const auto it = expected.find(name);
@@ -286,8 +320,9 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   // Private file prefix: meson runs test binaries in parallel.
   const std::string prefix = "--file-prefix=pfcstage" + std::to_string(getpid());
-  std::vector<std::string> args = {"stage_test", "--no-huge", "--no-pci", "--no-shconf", "-m", "256",
-                                   "-l", "0", "--no-telemetry", "--log-level=*:warning", prefix};
+  std::vector<std::string> args = {
+      "stage_test", "--no-huge", "--no-pci",       "--no-shconf",           "-m",  "256",
+      "-l",         "0",         "--no-telemetry", "--log-level=*:warning", prefix};
   std::vector<char*> eal;
   for (auto& a : args) eal.push_back(a.data());
   if (rte_eal_init(static_cast<int>(eal.size()), eal.data()) < 0) {
@@ -295,7 +330,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!pfc::stagetest::CreateWire()) {
-    std::fprintf(stderr, "stage tests: cannot create the ring ports: %s\n", rte_strerror(rte_errno));
+    std::fprintf(stderr, "stage tests: cannot create the ring ports: %s\n",
+                 rte_strerror(rte_errno));
     return 1;
   }
   const int rc = RUN_ALL_TESTS();

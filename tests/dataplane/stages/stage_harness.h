@@ -39,8 +39,8 @@ struct WirePort {
 const WirePort& Wire(int i);
 
 // Addresses of the test topology (see BaseYaml()).
-std::array<uint8_t, 6> SwitchMac(int port);   // 02:00:00:00:00:1<port>
-std::array<uint8_t, 6> HostMac(int port);     // the directly attached host: 02:00:00:00:0<port>:02
+std::array<uint8_t, 6> SwitchMac(int port);  // 02:00:00:00:00:1<port>
+std::array<uint8_t, 6> HostMac(int port);    // the directly attached host: 02:00:00:00:0<port>:02
 uint32_t Ip(int a, int b, int c, int d);
 
 // Full switch config for the four ring ports. `buffer` replaces the buffer
@@ -60,8 +60,8 @@ struct Pkt {
   uint16_t seq = 0;
 };
 std::vector<uint8_t> Frame(const Pkt& p);
-uint16_t SeqOf(const std::vector<uint8_t>& frame);   // UDP source port of a frame Frame() built
-uint8_t DscpOf(const std::vector<uint8_t>& frame);   // of an untagged IPv4 frame
+uint16_t SeqOf(const std::vector<uint8_t>& frame);  // UDP source port of a frame Frame() built
+uint8_t DscpOf(const std::vector<uint8_t>& frame);  // of an untagged IPv4 frame
 uint16_t EtherTypeOf(const std::vector<uint8_t>& frame);
 
 // Flat view of every counter of every worker, named like
@@ -89,7 +89,9 @@ class StageTest : public ::testing::Test {
   std::vector<std::vector<uint8_t>> TakeTx(PortId port);
 
   uint64_t Occ(PortId p, int prio) const { return rt_->buffer.occupancy(p, prio); }
-  unsigned QueueDepth(PortId p, int prio) const { return rte_ring_count(rt_->ports[p].egress[prio]); }
+  unsigned QueueDepth(PortId p, int prio) const {
+    return rte_ring_count(rt_->ports[p].egress[prio]);
+  }
 
   // Every counter must equal `expected` (absent names: 0). Names in
   // `skip` are not compared (the caller checks them some other way).
