@@ -204,29 +204,58 @@ void DestTrees::Build(const Topology& t, uint64_t seed) {
   for (uint32_t s = 0; s < sw_.size(); ++s)
     if (t.has_hosts(sw_[s])) ends_.push_back(s);
   const size_t S = sw_.size();
+  // Compact switch graph (CSR): for each switch its switch neighbours and,
+  // per edge, the neighbour's local port back toward it. S BFS runs over
+  // this instead of the full topology keep the build memory-bound on a few
+  // MB (it dominated the 10,000-switch run otherwise).
+  std::vector<uint32_t> off(S + 1, 0), nbr;
+  std::vector<uint8_t> back;
+  for (uint32_t a = 0; a < S; ++a) {
+    const Node& na = t.node(sw_[a]);
+    for (uint32_t i = 0; i < na.num_ports; ++i) {
+      const uint32_t g = na.first_port + i;
+      const uint32_t nb = t.neighbor(g);
+      if (!t.is_switch(nb)) continue;
+      nbr.push_back(idx_[nb]);
+      back.push_back(static_cast<uint8_t>(t.local(t.peer(g))));
+    }
+    off[a + 1] = static_cast<uint32_t>(nbr.size());
+  }
   next_.assign(S * S, kNoParent);
   std::atomic<int> maxd{0};
-  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, static_cast<uint32_t>(S), 16),
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, static_cast<uint32_t>(S), 8),
                     [&](const tbb::blocked_range<uint32_t>& r) {
-    std::vector<uint8_t> dist;
+    std::vector<uint8_t> dist(S);
+    std::vector<uint64_t> best(S);
+    std::vector<uint32_t> q(S);
     int local_max = 0;
     for (uint32_t d = r.begin(); d != r.end(); ++d) {
       if (!t.has_hosts(sw_[d])) continue;  // no destination hosts, no tree
-      SwitchDistances(t, idx_, sw_, d, &dist);
       uint8_t* nx = &next_[size_t{d} * S];
-      for (uint32_t a = 0; a < S; ++a) {
-        if (a == d || dist[a] == 0xff) continue;
-        local_max = std::max<int>(local_max, dist[a]);
-        const Node& na = t.node(sw_[a]);
-        uint64_t best = ~uint64_t{0};
-        for (uint32_t i = 0; i < na.num_ports; ++i) {
-          const uint32_t nb = t.neighbor(na.first_port + i);
-          if (!t.is_switch(nb) || dist[idx_[nb]] + 1 != dist[a]) continue;
-          const uint64_t h = Mix(seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t{d} << 40) ^
-                                 (uint64_t{a} << 8) ^ i);
-          if (h < best) {
-            best = h;
-            nx[a] = static_cast<uint8_t>(i);
+      std::fill(dist.begin(), dist.end(), 0xff);
+      dist[d] = 0;
+      q[0] = d;
+      size_t qn = 1;
+      // BFS; each switch one hop further picks, among all its neighbours on
+      // the previous level, the one with the smallest hash of (seed, d, b,
+      // port): a uniformly random shortest-path parent, thread independent.
+      for (size_t h = 0; h < qn; ++h) {
+        const uint32_t a = q[h];
+        const uint8_t da = dist[a];
+        for (uint32_t e = off[a]; e < off[a + 1]; ++e) {
+          const uint32_t b = nbr[e];
+          if (dist[b] == 0xff) {
+            dist[b] = static_cast<uint8_t>(std::min(254, da + 1));
+            best[b] = ~uint64_t{0};
+            q[qn++] = b;
+            local_max = std::max<int>(local_max, dist[b]);
+          }
+          if (dist[b] != da + 1) continue;
+          const uint64_t hv = Mix(seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t{d} << 40) ^
+                                  (uint64_t{b} << 8) ^ back[e]);
+          if (hv < best[b]) {
+            best[b] = hv;
+            nx[b] = back[e];
           }
         }
       }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdio>
 
 namespace tagger {
@@ -29,6 +30,16 @@ struct GreedyTagger::Layer {
 
 namespace {
 inline uint64_t Bit(uint32_t i) { return uint64_t{1} << i; }
+
+// Per-tree loops in chunks of at least 64 trees: small networks then run on
+// the calling thread and never wait for a worker that a busy machine has
+// descheduled; big ones still use every core.
+template <typename Fn>
+void ForTrees(size_t n, Fn&& fn) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 64), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t k = r.begin(); k != r.end(); ++k) fn(k);
+  });
+}
 inline uint64_t LoadRelaxed(const uint64_t& x) {
   return std::atomic_ref<const uint64_t>(x).load(std::memory_order_relaxed);
 }
@@ -92,15 +103,17 @@ bool GreedyTagger::InsertEdge(Layer& L, uint32_t u, uint32_t v) {
   ns[v].mark = ep;
   ns[u].markb = ep;
   size_t fi = 0, bi = 0;
-  uint64_t budget = budget_;
+  // Budget in edges examined (each is a likely cache miss).
+  int64_t budget = budget_ > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(budget_);
   while (fi < L.dF.size() || bi < L.dB.size()) {
-    if (budget-- == 0) {
+    if (budget <= 0) {
       ++budget_hits_;
       return false;  // undecided: treat as a cycle (raising the tag is always safe)
     }
     if (fi < L.dF.size()) {
       const uint32_t n = L.dF[fi++];
       const uint32_t first = first_[n];
+      budget -= __builtin_popcountll(ns[n].same & ~sinks_[n]);
       for (uint64_t m = ns[n].same & ~sinks_[n]; m; m &= m - 1) {
         const uint32_t w = peer_[first + static_cast<uint32_t>(__builtin_ctzll(m))];
         NodeState& sw = ns[w];
@@ -114,6 +127,7 @@ bool GreedyTagger::InsertEdge(Layer& L, uint32_t u, uint32_t v) {
     if (bi < L.dB.size()) {
       const uint32_t n = L.dB[bi++];
       const uint32_t first = first_[peer_[n]];
+      budget -= __builtin_popcountll(ns[n].in);
       for (uint64_t m = ns[n].in; m; m &= m - 1) {
         const uint32_t w = first + static_cast<uint32_t>(__builtin_ctzll(m));
         NodeState& sw = ns[w];
@@ -259,7 +273,7 @@ GreedyResult RunGreedy(const Topology& t, const Elp& elp, const DestTrees* trees
       // First hop: host ingress at every source switch. Outs are the union
       // of the tree next hops (plus the local hosts at the root itself).
       std::vector<uint64_t> outs(ends.size(), 0);
-      tbb::parallel_for(size_t{0}, ends.size(), [&](size_t k) {
+      ForTrees(ends.size(), [&](size_t k) {
         const uint32_t s = ends[k];
         uint64_t m = t.host_mask(trees->node_of(s));
         for (uint32_t d : ends)
@@ -269,7 +283,7 @@ GreedyResult RunGreedy(const Topology& t, const Elp& elp, const DestTrees* trees
       for (size_t k = 0; k < ends.size(); ++k) gt.FromHosts(trees->node_of(ends[k]), tcls, outs[k]);
     } else if (use_trees) {
       // Phase A (parallel): transitions whose rule exists.
-      tbb::parallel_for(size_t{0}, ends.size(), [&](size_t k) {
+      ForTrees(ends.size(), [&](size_t k) {
         const uint32_t d = ends[k];
         nxt[d].clear();
         pending[d].clear();
@@ -288,7 +302,7 @@ GreedyResult RunGreedy(const Topology& t, const Elp& elp, const DestTrees* trees
         for (uint32_t st : pending[d]) advance(d, st >> 6, st & 63, true, nxt[d], nullptr);
         prog->Update(++done);
       }
-      tbb::parallel_for(size_t{0}, ends.size(), [&](size_t k) {
+      ForTrees(ends.size(), [&](size_t k) {
         auto& v = nxt[ends[k]];
         std::sort(v.begin(), v.end());
         v.erase(std::unique(v.begin(), v.end()), v.end());

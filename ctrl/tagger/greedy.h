@@ -38,8 +38,8 @@ namespace tagger {
 
 class GreedyTagger {
  public:
-  // search_budget: most (port, tag) nodes one acyclicity search may visit
-  // before it gives up and raises the tag instead (0 = unlimited). Bounds the
+  // search_budget: most edges one acyclicity search may examine before it
+  // gives up and raises the tag instead (0 = unlimited). Bounds the
   // run time on big networks at the price of possibly more tag raises.
   explicit GreedyTagger(const Topology& t, uint64_t search_budget = 0);
   ~GreedyTagger();

@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
   CLI::App app{"pfc-tagger: Tagger deadlock-prevention rule generator (topology + expected lossless "
                "paths -> verified, compressed per-switch rewrite rules for pfcswitch)"};
   app.require_subcommand(1);
+  app.fallthrough();  // --progress also after the subcommand
   bool progress_flag = false;
   app.add_flag("--progress", progress_flag, "progress bar on stderr even when it is not a terminal");
 
@@ -179,7 +180,7 @@ int main(int argc, char** argv) {
   bool hairpin = false, no_verify = false;
   uint64_t budget = 0;
   tg_topo.Add(tg);
-  tg_elp.Add(tg, false);
+  tg_elp.Add(tg, false);  // optional for --algo clos
   tg->add_option("--algo", algo, "greedy (algorithm 2) | brute (algorithm 1) | clos (bounce scheme)")
       ->check(CLI::IsMember({"greedy", "brute", "clos"}))->capture_default_str();
   tg->add_option("--clos-classes", clos_classes, "clos: application classes N")->capture_default_str();
@@ -189,11 +190,12 @@ int main(int argc, char** argv) {
                "switches drop packets sent back out of their ingress port: (in == out) is don't-care");
   tg->add_flag("--no-verify", no_verify, "skip the independent verification");
   tg->add_option("--search-budget", budget,
-                 "greedy: max nodes one cycle search visits before raising the tag instead "
+                 "greedy: max edges one cycle search examines before raising the tag instead "
                  "(0 = exact; bounds run time on big networks)")->capture_default_str();
 
   // verify
-  auto* vf = app.add_subcommand("verify", "check rules files against topology and ELP");
+  auto* vf = app.add_subcommand(
+      "verify", "check rules files against topology and ELP; exit status 2 if they fail");
   TopoOpts vf_topo;
   ElpOpts vf_elp;
   std::string rules_dir;
@@ -205,7 +207,8 @@ int main(int argc, char** argv) {
   vf->add_flag("--hairpin-drop", vf_hairpin, "ignore (in == out) transitions");
 
   // analyze
-  auto* an = app.add_subcommand("analyze", "find a cyclic buffer dependency in plain routes (no Tagger)");
+  auto* an = app.add_subcommand(
+      "analyze", "find a cyclic buffer dependency in plain routes (no Tagger); exit status 2 if found");
   TopoOpts an_topo;
   ElpOpts an_elp;
   an_topo.Add(an);
@@ -234,7 +237,12 @@ int main(int argc, char** argv) {
   ElpOpts& eo = *tg ? tg_elp : *vf ? vf_elp : an_elp;
   const double t0 = Now();
   Elp elp;
-  if (!to.Load(&topo, &err) || !eo.Build(topo, &elp, &err)) return Fail(err);
+  if (!to.Load(&topo, &err)) return Fail(err);
+  // The Clos scheme needs no ELP (rules follow the layers); without one,
+  // there is nothing to verify against.
+  const bool clos_no_elp = *tg && algo == "clos" && eo.file.empty() && eo.kind.empty();
+  if (clos_no_elp) no_verify = true;
+  else if (!eo.Build(topo, &elp, &err)) return Fail(err);
   DestTrees trees;
   if (elp.trees.enabled) trees.Build(topo, elp.trees.seed);
   const double t_in = Now();

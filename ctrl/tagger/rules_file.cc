@@ -63,13 +63,13 @@ void JointAggregate(std::vector<Rule>* rules) {
   while (changed) {
     changed = false;
     for (int field = 0; field < 3; ++field) {
-      std::map<std::tuple<uint64_t, uint64_t, uint8_t>, size_t> key_to;
+      std::map<std::tuple<uint64_t, uint64_t, uint8_t, int32_t>, size_t> key_to;
       std::vector<Rule> merged;
       for (const Rule& r : *rules) {
-        std::tuple<uint64_t, uint64_t, uint8_t> key =
-            field == 0 ? std::make_tuple(r.in, r.out, r.new_tag)
-            : field == 1 ? std::make_tuple(r.tags, r.out, r.new_tag)
-                         : std::make_tuple(r.tags, r.in, r.new_tag);
+        std::tuple<uint64_t, uint64_t, uint8_t, int32_t> key =
+            field == 0 ? std::make_tuple(r.in, r.out, r.new_tag, r.priority)
+            : field == 1 ? std::make_tuple(r.tags, r.out, r.new_tag, r.priority)
+                         : std::make_tuple(r.tags, r.in, r.new_tag, r.priority);
         auto it = key_to.find(key);
         if (it == key_to.end()) {
           key_to.emplace(key, merged.size());
@@ -107,21 +107,55 @@ std::string TagList(uint64_t m) {
 
 std::vector<Rule> CompressNode(const Topology& t, const TagRules& r, uint32_t node, bool dc) {
   const Node& n = t.node(node);
-  // (tag, new_tag) -> rows[in] = out set.
-  std::map<std::pair<uint8_t, uint8_t>, std::vector<uint64_t>> rel;
+  const uint64_t all = AllPorts(n.num_ports);
+  // tag -> new tag -> rows[in] = out set.
+  std::map<uint8_t, std::map<uint8_t, std::vector<uint64_t>>> rel;
   for (uint32_t i = 0; i < n.num_ports; ++i)
     for (const RuleEntry& e : r.entries(n.first_port + i)) {
-      auto& rows = rel[{e.tag, e.new_tag}];
+      auto& rows = rel[e.tag][e.new_tag];
       if (rows.empty()) rows.assign(64, 0);
       rows[i] |= e.outs;
     }
   std::vector<Rule> rules;
-  for (const auto& [key, rows] : rel)
-    for (const auto& [ins, outs] : Cover(rows.data(), n.num_ports, dc))
-      rules.push_back({uint64_t{1} << key.first, ins, outs, key.second, 0});
+  for (auto& [tag, by_y] : rel) {
+    const uint64_t tbit = uint64_t{1} << tag;
+    // Plain: every new tag's (in, out) pairs as products, priority 0.
+    std::vector<Rule> plain;
+    for (const auto& [y, rows] : by_y)
+      for (const auto& [ins, outs] : Cover(rows.data(), n.num_ports, dc))
+        plain.push_back({tbit, ins, outs, y, 0});
+    // Default + exceptions: "tag, any in, any out -> d" at priority 0 for the
+    // most common new tag d, and every other result (lossy included) as
+    // priority-1 products on top. Exact as well; kept when smaller.
+    std::vector<uint64_t> lossy(64, 0);
+    uint8_t d = 0;
+    uint64_t best = 0;
+    for (uint32_t i = 0; i < n.num_ports; ++i) {
+      uint64_t used = 0;
+      for (const auto& [y, rows] : by_y) used |= rows[i];
+      lossy[i] = all & ~used & (dc ? ~(uint64_t{1} << i) : all);
+    }
+    for (const auto& [y, rows] : by_y) {
+      uint64_t cnt = 0;
+      for (uint32_t i = 0; i < n.num_ports; ++i)
+        cnt += __builtin_popcountll(dc ? rows[i] & ~(uint64_t{1} << i) : rows[i]);
+      if (cnt > best) best = cnt, d = y;
+    }
+    std::vector<Rule> exc{{tbit, all, all, d, 0}};
+    by_y[kLossyTag] = lossy;  // lossy pairs are exceptions too
+    for (const auto& [y, rows] : by_y) {
+      if (y == d) continue;
+      for (const auto& [ins, outs] : Cover(rows.data(), n.num_ports, dc))
+        exc.push_back({tbit, ins, outs, y, 1});
+    }
+    auto& pick = exc.size() < plain.size() ? exc : plain;
+    rules.insert(rules.end(), pick.begin(), pick.end());
+  }
   JointAggregate(&rules);
+  // Higher priority first (the order a TCAM would hold them), then stable.
   std::sort(rules.begin(), rules.end(), [](const Rule& a, const Rule& b) {
-    return std::tie(a.tags, a.new_tag, a.in, a.out) < std::tie(b.tags, b.new_tag, b.in, b.out);
+    return std::make_tuple(-a.priority, a.tags, a.new_tag, a.in, a.out) <
+           std::make_tuple(-b.priority, b.tags, b.new_tag, b.in, b.out);
   });
   return rules;
 }

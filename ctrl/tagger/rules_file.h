@@ -10,8 +10,10 @@
 // rules over (tag set x in-port set x out-port set): per (tag, new tag) the
 // in-ports with identical out-sets (or out-ports with identical in-sets,
 // whichever is smaller) become one rule; then rules that differ only in one
-// of tag / in / out are joined (joint aggregation). Rules never overlap with
-// different results, so priorities are all 0 and order does not matter.
+// of tag / in / out are joined (joint aggregation). Per tag, when smaller, a
+// priority-0 default "tag, any in, any out -> most common new tag" with
+// priority-1 exceptions on top (explicit new_tag 0 for lossy pairs) is used
+// instead. Rules of equal priority never overlap with different results.
 // A full port set is written "*"; the tag is never a wildcard (that would
 // turn lossy packets lossless). With hairpin_dont_care, (in == out) pairs
 // may be covered too: only valid when the switch drops hairpinned packets.

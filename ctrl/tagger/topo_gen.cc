@@ -9,6 +9,16 @@
 namespace tagger {
 namespace {
 
+// "t" + std::to_string(i) trips GCC 12's -Wrestrict false positive
+// (PR 105329); appending avoids it.
+std::string Nm(const char* prefix, long a, long b = -1, long c = -1) {
+  std::string s(prefix);
+  s += std::to_string(a);
+  if (b >= 0) s.append("_").append(std::to_string(b));
+  if (c >= 0) s.append("_").append(std::to_string(c));
+  return s;
+}
+
 bool Bad(std::string* err, const std::string& msg) {
   *err = msg;
   return false;
@@ -23,18 +33,14 @@ bool GenFatTreeImpl(int k, bool ab, Topology* t, std::string* err) {
   std::vector<std::vector<uint32_t>> hosts(k * h);
   for (int p = 0; p < k; ++p)
     for (int i = 0; i < h; ++i) {
-      tor[p * h + i] = t->AddNode("t" + std::to_string(p) + "_" + std::to_string(i),
-                                  NodeKind::kSwitch, 1);
+      tor[p * h + i] = t->AddNode(Nm("t", p, i), NodeKind::kSwitch, 1);
       for (int m = 0; m < h; ++m)
-        hosts[p * h + i].push_back(t->AddNode(
-            "h" + std::to_string(p) + "_" + std::to_string(i) + "_" + std::to_string(m),
-            NodeKind::kHost, 0));
+        hosts[p * h + i].push_back(t->AddNode(Nm("h", p, i, m), NodeKind::kHost, 0));
     }
   for (int p = 0; p < k; ++p)
     for (int i = 0; i < h; ++i)
-      agg[p * h + i] = t->AddNode("a" + std::to_string(p) + "_" + std::to_string(i),
-                                  NodeKind::kSwitch, 2);
-  for (int c = 0; c < h * h; ++c) core[c] = t->AddNode("c" + std::to_string(c), NodeKind::kSwitch, 3);
+      agg[p * h + i] = t->AddNode(Nm("a", p, i), NodeKind::kSwitch, 2);
+  for (int c = 0; c < h * h; ++c) core[c] = t->AddNode(Nm("c", c), NodeKind::kSwitch, 3);
   // Link order fixes port order: ToR = [hosts, aggs], agg = [ToRs, cores].
   for (int x = 0; x < k * h; ++x)
     for (uint32_t hn : hosts[x]) t->AddLink(tor[x], hn);
@@ -59,11 +65,11 @@ bool GenLeafSpine(int tors, int spines, int hosts_per_tor, Topology* t, std::str
     return Bad(err, "leaf-spine: a switch would need more than 64 ports");
   *t = Topology();
   std::vector<uint32_t> tor, sp;
-  for (int i = 0; i < tors; ++i) tor.push_back(t->AddNode("t" + std::to_string(i), NodeKind::kSwitch, 1));
-  for (int j = 0; j < spines; ++j) sp.push_back(t->AddNode("sp" + std::to_string(j), NodeKind::kSwitch, 2));
+  for (int i = 0; i < tors; ++i) tor.push_back(t->AddNode(Nm("t", i), NodeKind::kSwitch, 1));
+  for (int j = 0; j < spines; ++j) sp.push_back(t->AddNode(Nm("sp", j), NodeKind::kSwitch, 2));
   for (int i = 0; i < tors; ++i)
     for (int m = 0; m < hosts_per_tor; ++m)
-      t->AddLink(tor[i], t->AddNode("h" + std::to_string(i) + "_" + std::to_string(m), NodeKind::kHost, 0));
+      t->AddLink(tor[i], t->AddNode(Nm("h", i, m), NodeKind::kHost, 0));
   for (int i = 0; i < tors; ++i)
     for (int j = 0; j < spines; ++j) t->AddLink(tor[i], sp[j]);
   return t->Finalize(err);
@@ -141,12 +147,12 @@ bool GenJellyfish(int switches, int ports, int switch_ports, uint64_t seed, Topo
     else ++s;
   }
   *t = Topology();
-  for (int s = 0; s < n; ++s) t->AddNode("s" + std::to_string(s), NodeKind::kSwitch, 1);
+  for (int s = 0; s < n; ++s) t->AddNode(Nm("s", s), NodeKind::kSwitch, 1);
   for (const auto& [a, b] : links) t->AddLink(a, b);
   // Hosts get the high port indices of their switch.
   for (int s = 0; s < n; ++s)
     for (int m = 0; m < ports - switch_ports; ++m)
-      t->AddLink(s, t->AddNode("h" + std::to_string(s) + "_" + std::to_string(m), NodeKind::kHost, 0));
+      t->AddLink(s, t->AddNode(Nm("h", s, m), NodeKind::kHost, 0));
   return t->Finalize(err);
 }
 
@@ -162,17 +168,21 @@ bool GenBCube(int n, int k, Topology* t, std::string* err) {
   *t = Topology();
   std::vector<uint32_t> srv(servers);
   for (long a = 0; a < servers; ++a) {
-    std::string name = "srv";
-    long x = a;
-    std::string digits;
-    for (int l = 0; l <= k; ++l, x /= n) digits = std::to_string(x % n) + (l ? "." : "") + digits;
-    srv[a] = t->AddNode(name + digits, NodeKind::kHost, 0, true);
+    // Name srv<d_k>.<...>.<d_0>: the BCube address digits, most significant first.
+    std::vector<long> digits;
+    for (long x = a, l = 0; l <= k; ++l, x /= n) digits.push_back(x % n);
+    std::string name("srv");
+    for (int l = k; l >= 0; --l) {
+      name += std::to_string(digits[l]);
+      if (l) name += '.';
+    }
+    srv[a] = t->AddNode(name, NodeKind::kHost, 0, true);
   }
   long pw = 1;  // n^l
   std::vector<std::vector<uint32_t>> sw(k + 1);
   for (int l = 0; l <= k; ++l)
     for (long i = 0; i < per_level; ++i)
-      sw[l].push_back(t->AddNode("w" + std::to_string(l) + "_" + std::to_string(i), NodeKind::kSwitch, 1));
+      sw[l].push_back(t->AddNode(Nm("w", l, i), NodeKind::kSwitch, 1));
   // Level by level so that server port l is its level-l link.
   for (int l = 0; l <= k; ++l, pw *= n)
     for (long i = 0; i < per_level; ++i) {

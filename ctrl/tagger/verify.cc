@@ -78,7 +78,6 @@ std::vector<uint32_t> FindCycle(const Topology& t, const std::vector<uint64_t>& 
   // Every node left has a predecessor that is left too: walk backwards
   // until a node repeats; the repeated stretch is a cycle.
   std::vector<uint32_t> walk;
-  std::vector<int64_t> pos(0);
   std::map<uint32_t, size_t> seen;
   uint32_t x = start;
   while (!seen.count(x)) {

@@ -75,6 +75,39 @@ TEST(Compress, ClosToRNeedsFewRules) {
   ExpectSameFunction(t, r, false);
 }
 
+TEST(Compress, DefaultPlusExceptionsWhenSmaller) {
+  // One switch with 8 switch neighbours: every (in, out) keeps tag 1 except
+  // 0 -> 1, which raises it. With hairpins don't-care, "tag 1 any -> 1" plus
+  // one priority-1 exception beats per-port products.
+  Topology t;
+  std::string err;
+  ASSERT_TRUE(GenLeafSpine(1, 8, 0, &t, &err));
+  const uint32_t sw = t.Find("t0");
+  TagRules r(t.num_ports());
+  for (uint32_t i = 0; i < 8; ++i)
+    for (uint32_t o = 0; o < 8; ++o)
+      if (i != o) {
+        ASSERT_TRUE(r.Add(t.gport(sw, i), 1, (i == 0 && o == 1) ? 2 : 1, uint64_t{1} << o));
+      }
+  const auto rules = CompressNode(t, r, sw, true);
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0].priority, 1);  // the exception comes first
+  EXPECT_EQ(rules[0].new_tag, 2);
+  NodeRules nr;
+  ASSERT_TRUE(ParseRulesYaml(RulesYaml(t, sw, rules, 2), "x.yaml", t, sw, &nr, &err)) << err;
+  for (uint32_t i = 0; i < 8; ++i)
+    for (uint32_t o = 0; o < 8; ++o)
+      if (i != o) {
+        EXPECT_EQ(nr.Lookup(1, i, o), r.Lookup(t.gport(sw, i), 1, o));
+      }
+  // Exact mode must keep hairpins lossy: the default rule then needs
+  // explicit lossy exceptions, or plain products win.
+  const auto exact = CompressNode(t, r, sw, false);
+  NodeRules ne = MakeNodeRules(exact, 2);
+  for (uint32_t i = 0; i < 8; ++i)
+    for (uint32_t o = 0; o < 8; ++o) EXPECT_EQ(ne.Lookup(1, i, o), r.Lookup(t.gport(sw, i), 1, o));
+}
+
 TEST(RulesFile, BadInputNamesFieldAndExpectation) {
   Topology t;
   Elp elp;

@@ -30,7 +30,9 @@ TEST(TopoGen, FatTreeSizesAndPortOrder) {
   EXPECT_EQ(t.host_mask(tor), 0x3u);  // hosts first, then aggregation
   EXPECT_EQ(t.node(t.neighbor(t.gport(tor, 2))).name, "a0_0");
   for (uint32_t n = 0; n < t.num_nodes(); ++n)
-    if (t.is_switch(n)) EXPECT_EQ(t.node(n).num_ports, 4) << t.node(n).name;
+    if (t.is_switch(n)) {
+      EXPECT_EQ(t.node(n).num_ports, 4) << t.node(n).name;
+    }
 }
 
 TEST(TopoGen, F10WiresOddPodsDifferently) {

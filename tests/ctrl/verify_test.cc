@@ -47,7 +47,9 @@ void MakeCase(uint64_t seed, Case* c) {
       ASSERT_TRUE(GenShortestPaths(c->t, 1, seed, 2, 1000000, &c->elp, &err)) << err;
   }
   const size_t extra = rng() % 40;
-  if (extra) ASSERT_TRUE(GenRandomPaths(c->t, extra, 0, seed, 1, &c->elp, &err)) << err;
+  if (extra) {
+    ASSERT_TRUE(GenRandomPaths(c->t, extra, 0, seed, 1, &c->elp, &err)) << err;
+  }
   c->trees.Build(c->t, c->elp.trees.seed);
 }
 
