@@ -38,6 +38,7 @@ enum class DropReason : uint8_t {
   kEgressQueueFull,       // software egress queue had no room (a device that
                           // refuses packets back-pressures instead: they wait)
   kPfcMalformed,          // MAC control frame with wrong opcode/length/destination
+  kHairpin,               // would leave by its ingress port (switch.hairpin: drop)
   kCount
 };
 
@@ -57,6 +58,7 @@ constexpr std::string_view DropReasonName(DropReason r) {
     case DropReason::kLosslessHeadroom: return "lossless_headroom_exceeded";
     case DropReason::kEgressQueueFull: return "egress_queue_full";
     case DropReason::kPfcMalformed: return "pfc_malformed";
+    case DropReason::kHairpin: return "hairpin";
     case DropReason::kCount: break;
   }
   return "?";

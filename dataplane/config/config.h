@@ -52,6 +52,9 @@ struct SwitchConfig {
   uint32_t idle_sleep_us = 50;
   uint16_t burst = kMaxBurst;
   bool verify_ip_checksum = true;
+  // Drop packets that would leave by their ingress port. Tagger rules made
+  // with `pfc-tagger tag --hairpin-drop` leave hairpins out and rely on it.
+  bool hairpin_drop = false;
 
   std::vector<PortConfig> ports;
   std::vector<RouteTable::Route> routes;   // nh indexes next_hops

@@ -8,7 +8,12 @@ namespace pfc::cfgsec {
 
 void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;  // every field has a documented default
-  rd.CheckKeys(n, "switch", {"mode", "workers", "idle_sleep_us", "burst", "verify_ip_checksum"});
+  rd.CheckKeys(n, "switch", {"mode", "workers", "idle_sleep_us", "burst", "verify_ip_checksum", "hairpin"});
+  if (n["hairpin"]) {
+    std::string h = rd.Str(n["hairpin"], "switch.hairpin");
+    if (h == "drop") c->hairpin_drop = true;
+    else if (h != "forward") rd.Fail(n["hairpin"], "switch.hairpin", "forward or drop");
+  }
   if (n["mode"]) {
     std::string m = rd.Str(n["mode"], "switch.mode");
     if (m == "l3") c->mode = SwitchConfig::Mode::kL3;

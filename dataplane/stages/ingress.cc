@@ -137,6 +137,8 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
       out = static_cast<PortId>(p);
     }
 
+    if (out == in && cfg.hairpin_drop) { Drop(w, in, prio, DropReason::kHairpin, m); continue; }
+
     // Buffer admission: charged to the ingress priority group until the
     // packet leaves the switch.
     const uint32_t plen = rte_pktmbuf_pkt_len(m);

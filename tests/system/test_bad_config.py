@@ -48,6 +48,7 @@ case("yaml syntax", GOOD + "  - [unclosed\n", "YAML syntax")
 case("route via outside subnet", GOOD + "routes:\n  - { prefix: 10.9.0.0/16, port: p1, via: 10.0.1.9 }\n", "routes")
 case("route host bits", GOOD + "routes:\n  - { prefix: 10.9.0.1/16, port: p1 }\n", "routes[0].prefix")
 case("workers", GOOD.replace("workers: 1", "workers: 0"), "switch.workers")
+case("hairpin", GOOD.replace("workers: 1", "workers: 1\n  hairpin: maybe"), "switch.hairpin")
 case("include missing", "include: nope.yaml\n" + GOOD, "include: expected a readable rules file", "include:")
 
 # A config error stops a real start before EAL does anything.

@@ -3,7 +3,9 @@
 """System test: static L2 mode. Frames are switched by destination MAC from
 the static table with the Tagger rewrite still applied to IPv4 (no TTL
 change); unknown and broadcast destinations are dropped and counted, never
-flooded (SIGCOMM'16 §4.2); non-IP frames (here unicast ARP) go lossy."""
+flooded (SIGCOMM'16 §4.2); non-IP frames (here unicast ARP) go lossy; with
+`switch.hairpin: drop`, a frame that would leave by its ingress port is
+dropped and counted."""
 from scapy.all import ARP, IP, UDP, Ether, Raw
 
 import swlib
@@ -13,7 +15,7 @@ r = Results()
 with Topo(2, "l2") as t:
     m0, m1 = t.mac(0), t.mac(1)
     cfg = f"""
-switch: {{ mode: l2 }}
+switch: {{ mode: l2, hairpin: drop }}
 ports:
   - {{ name: p0, device: net_af_packet0, speed: 10G }}
   - {{ name: p1, device: net_af_packet1, speed: 10G }}
@@ -29,6 +31,7 @@ rewrite:
         pkts = [Ether(src=m0, dst=m1) / ip] * 5 + \
                [Ether(src=m0, dst="02:99:99:99:99:99") / ip] * 3 + \
                [Ether(src=m0, dst="ff:ff:ff:ff:ff:ff") / ip] * 2 + \
+               [Ether(src=m0, dst=m0) / ip] * 4 + \
                [Ether(src=m0, dst=m1) / ARP(op=2, psrc="10.0.1.2", pdst="10.0.1.3", hwsrc=m0, hwdst=m1)] * 2
         with Capture(t.host(1), "eth0", "udp or arp") as cap:
             swlib.send(t.host(0), pkts)
@@ -40,6 +43,7 @@ r.check(all(p[IP].tos >> 2 == 26 and p[IP].ttl == 9 for p in udp), "tag rewritte
 r.check(all(p[Ether].src == m0 for p in udp), "L2 mode keeps the source MAC")
 r.eq(prio(st, "p0", 3)["drops"]["unknown_l2_dst"], 5, "unknown (3) and broadcast (2) destinations dropped, not flooded")
 r.eq(len([p for p in got if p.haslayer(ARP)]), 2, "unicast ARP switched")
+r.eq(prio(st, "p0", 3)["drops"]["hairpin"], 4, "hairpin (out port == in port) dropped with switch.hairpin: drop")
 r.eq(prio(st, "p1", 0)["tx_packets"], 2, "non-IP frames on the lossy priority")
 r.eq(prio(st, "p1", 4)["tx_packets"], 5, "IPv4 queued by the new tag's priority")
 r.done()
