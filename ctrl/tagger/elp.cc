@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/elp.h"
+#include "ctrl/tagger/json_util.h"
 
 #include <tbb/parallel_for.h>
 
@@ -69,12 +70,7 @@ bool ParseElpJson(const std::string& text, const std::string& file, const Topolo
                   std::string* err) {
   using nlohmann::json;
   json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    *err = file + ": not valid JSON: " + e.what();
-    return false;
-  }
+  if (!ParseJsonText(text, file, &j, err)) return false;
   auto fail = [&](const std::string& field, const std::string& what) {
     *err = file + ": " + field + ": " + what;
     return false;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/topology.h"
+#include "ctrl/tagger/json_util.h"
 
 #include <algorithm>
 #include <fstream>
@@ -111,12 +112,7 @@ bool ParseTopologyJson(const std::string& text, const std::string& file, Topolog
                        std::string* err) {
   using nlohmann::json;
   json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    *err = file + ": not valid JSON: " + e.what();
-    return false;
-  }
+  if (!ParseJsonText(text, file, &j, err)) return false;
   auto fail = [&](const std::string& field, const std::string& what) {
     *err = file + ": " + field + ": " + what;
     return false;

@@ -51,10 +51,24 @@ YAML::Node MergeInclude(const cfg::Reader& rd, YAML::Node root, std::string* inc
   return root;
 }
 
+// Runs a loader; any config or YAML error becomes *err and false.
+template <typename F>
+bool Guarded(const std::string& path, std::string* err, F load) {
+  try {
+    load();
+    return true;
+  } catch (const cfg::ConfigError& e) {
+    *err = e.what();
+  } catch (const YAML::Exception& e) {
+    *err = path + ": " + e.what();
+  }
+  return false;
+}
+
 }  // namespace
 
 bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
-  try {
+  return Guarded(path, err, [&] {
     SwitchConfig c;
     c.path = path;
     cfg::Reader rd(path);
@@ -82,19 +96,12 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
     cfgsec::ParseRewrite(reader_for("rewrite"), root["rewrite"], &c);
     cfgsec::Validate(rd, &c);
     *out = std::move(c);
-    return true;
-  } catch (const cfg::ConfigError& e) {
-    *err = e.what();
-    return false;
-  } catch (const YAML::Exception& e) {
-    *err = path + ": " + e.what();
-    return false;
-  }
+  });
 }
 
 bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig* out,
                 std::string* err) {
-  try {
+  return Guarded(path, err, [&] {
     SwitchConfig c = base;
     cfg::Reader rd(path);
     YAML::Node root = LoadFile(path);
@@ -119,14 +126,7 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
     if (root["rewrite"]) cfgsec::ParseRewrite(rd, root["rewrite"], &c);
     cfgsec::Validate(rd, &c);
     *out = std::move(c);
-    return true;
-  } catch (const cfg::ConfigError& e) {
-    *err = e.what();
-    return false;
-  } catch (const YAML::Exception& e) {
-    *err = path + ": " + e.what();
-    return false;
-  }
+  });
 }
 
 }  // namespace pfc
