@@ -10,7 +10,7 @@
 #      (TTL 63); the ACKs (rule p1 -> p0 keeps 24) arrive at a0 as DSCP 24, and rxe completes;
 #   3. tclass 184 (DSCP 46, no rule in rocev2.yaml): arrives with the lossy tag 0 both ways, is
 #      counted as lossy, and rxe still completes;
-#   4. (ROCEV2_PFC=1) PFC: two switches in a row, the second shaped below the offered load:
+#   4. PFC (skipped with ROCEV2_PFC=0): two switches in a row, the second shaped below the load:
 #      PFC frames leave the first switch towards the sender (decoded by tshark) and the lossless
 #      counters stay at zero drops on the second switch;
 #   5. the switch stops cleanly on SIGINT and its exit counters agree.
@@ -21,6 +21,8 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+# The switches may preempt the busy-polling perftest processes at once (see guest-lib.sh).
+RV_FWD_NICE=${RV_FWD_NICE:--10}
 . "$ROOT/tools/rocev2-vm/guest-lib.sh"
 STATS="python3 $ROOT/tools/rocev2-vm/switch_stats.py"
 FWD=pfcswitch CFG="" N=${ROCEV2_ITERS:-200}
@@ -59,7 +61,7 @@ only_ttl() {
   [[ "$s" =~ ^ttl$2:[0-9]+$ ]]
 }
 
-rv_require ib_write_bw ib_send_bw ib_send_lat ib_read_lat rdma tcpdump ethtool ss bc python3 || exit 77
+rv_require ib_write_bw ib_send_bw ib_send_lat ib_read_lat rdma tcpdump ethtool ss bc python3 stdbuf || exit 77
 case $FWD in
   pfcswitch) [ -x "${RV_PFCSWITCH:-}" ] && [ -f "$CFG" ] || { echo "need --pfcswitch BIN and --config YAML"; exit 2; } ;;
   testpmd) rv_require dpdk-testpmd || exit 77 ;;
@@ -77,7 +79,9 @@ live() {  # live NAME : counters of the running switch via pfcctl, if we have pf
 alive() { rv_fwd_alive && return 0; FAILED=$((FAILED + 1)); echo "FAIL: $FWD died; stopping here"; finish; }
 
 # ---- 1. every perftest through the switch, in the lossless class ----------------------------
-TC="--tclass=96"
+# -u 18: rxe retransmits after 1 s instead of 67 ms, so a switch slowed down by a busy host
+# does not receive a second copy of the window while the first is still queued.
+TC="--tclass=96 -u 18"
 check "ib_write_bw" rv_perf write_bw ib_write_bw -s 65536 -n $N --report_gbits $TC || alive
 check "ib_send_bw" rv_perf send_bw ib_send_bw -s 65536 -n $N --report_gbits $TC || alive
 check "ib_send_lat" rv_perf send_lat ib_send_lat -s 64 -n $N $TC || alive
@@ -97,13 +101,14 @@ fi
 # ---- 2./3. tags on the far side -------------------------------------------------------------
 tag_run() {  # tag_run NAME TCLASS : capture both hosts' ingress while one ib_write_bw runs
   rv_cap_start $1.b0 b0 udp dst port 4791 && rv_cap_start $1.a0 a0 udp dst port 4791 || return 1
-  rv_perf $1 ib_write_bw -s 4096 -n 50 --tclass=$2
+  rv_perf $1 ib_write_bw -s 4096 -n 50 -u 18 --tclass=$2
   local rc=$?
   rv_cap_stop $1.b0; rv_cap_stop $1.a0
   return $rc
 }
 if [ $FWD = pfcswitch ]; then WANT96B=26 WANT96A=24 WANT184=0 TTL=63; else WANT96B=24 WANT96A=24 WANT184=46 TTL=64; fi
-live before184 || true
+HAVE_CTL=0; [ $FWD = pfcswitch ] && [ -n "${RV_PFCCTL:-}" ] && HAVE_CTL=1
+[ $HAVE_CTL = 1 ] && check "pfcctl stats before the tclass 184 run" live before184
 check "rxe completes with tclass 96 (DSCP 24)" tag_run tc96 96 || alive
 check "tclass 96: data at b0 carries DSCP $WANT96B" only_dscp "$RV_OUT/tc96.b0.pcap" $WANT96B
 check "tclass 96: ACKs at a0 carry DSCP $WANT96A" only_dscp "$RV_OUT/tc96.a0.pcap" $WANT96A
@@ -111,7 +116,7 @@ check "tclass 96: TTL at b0 is $TTL" only_ttl "$RV_OUT/tc96.b0.pcap" $TTL
 check "rxe completes with tclass 184 (DSCP 46)" tag_run tc184 184 || alive
 check "tclass 184: data at b0 carries DSCP $WANT184" only_dscp "$RV_OUT/tc184.b0.pcap" $WANT184
 check "tclass 184: ACKs at a0 carry DSCP $WANT184" only_dscp "$RV_OUT/tc184.a0.pcap" $WANT184
-if [ $FWD = pfcswitch ] && live after184; then
+if [ $HAVE_CTL = 1 ] && check "pfcctl stats after the tclass 184 run" live after184; then
   check "tclass 184 went lossy (counter deltas)" counters "$RV_OUT/live.after184.json" \
     --base "$RV_OUT/live.before184.json" 'p0.prio0.rx_packets>=50' 'p0.prio0.lossy_fallback>=50' 'p0.prio0.to_lossy_tag>=50' \
     'p1.prio0.tx_packets>=50' '*.lossless.drops_total==0'
@@ -133,28 +138,37 @@ if [ $FWD = pfcswitch ]; then
 fi
 
 # ---- 4. PFC between two switch instances ----------------------------------------------------
-# HOOK for the PFC issue: enabled with ROCEV2_PFC=1 (tests/rocev2/meson.build passes it through).
-# The lead turns it on by default once pfcswitch generates and honours PFC.
+# The PFC part of issue 4. On by default; ROCEV2_PFC=0 (in the environment of meson test or
+# rocev2_test.sh) skips it, e.g. to bisect a failure in the single-switch part.
+xoff_prio3() {  # DECODED : rv_pfc_decode lines (src enbv c0..c7); any with bit 3 and c3 > 0?
+  local src enbv c0 c1 c2 c3 rest
+  while read -r src enbv c0 c1 c2 c3 rest; do
+    (( (enbv & 8) && c3 > 0 )) && return 0
+  done < "$1"
+  return 1
+}
 pfc_phase() {
   rv_require tshark || return 1
   local ok=0
   rv_chain_setup || return 1
-  if rv_sw_start sw1 sw swA x1 "$HERE/pfc-sw1.yaml" && rv_sw_start sw2 sw2 x2 swB "$HERE/pfc-sw2.yaml"; then
-    rv_use_plan l3 && rv_warm_l3
+  rv_sw_launch sw1 sw swA x1 "$HERE/pfc-sw1.yaml" && rv_sw_launch sw2 sw2 x2 swB "$HERE/pfc-sw2.yaml"
+  if rv_sw_wait sw1 && rv_sw_wait sw2; then
+    rv_use_plan l3; check "PFC: ping a0 -> b0 through both switches" rv_warm_l3
     rv_cap_start pfc.a0 a0 ether proto 0x8808
-    check "PFC: ib_write_bw completes through two switches, the second shaped to 20M" \
-      rv_perf pfc.write_bw ib_write_bw -s 65536 -n 100 --report_gbits --tclass=96
+    check "PFC: ib_write_bw (8 QPs) completes through two switches, the second shaped to 20M" \
+      rv_perf pfc.write_bw ib_write_bw -s 65536 -n 12 -q 8 -u 18 --report_gbits --tclass=96
     rv_cap_stop pfc.a0
     check "PFC: sw1 stops cleanly" rv_sw_stop sw1
     check "PFC: sw2 stops cleanly" rv_sw_stop sw2
-    echo "  PFC frames received by a0 (src, enable vector, quanta c0..c7):"
-    rv_pfc_decode "$RV_OUT/pfc.a0.pcap" | sort | uniq -c | head -n 10 | sed 's/^/    /'
-    check "PFC: tshark decodes XOFF frames for priority 3 from sw1 at a0" \
-      sh -c "[ \$(tshark -r '$RV_OUT/pfc.a0.pcap' -Y 'macc.opcode == 0x0101 && macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 > 0' 2>/dev/null | wc -l) -gt 0 ]"
-    check "PFC: sw2 paused sw1 (sw2 sent, sw1 received and honoured PFC)" counters "${RV_SW_STATS[sw2]}" \
-      'p0.pfc_frames_tx>0' 'p0.prio4.pfc_xoff_tx>0'
-    check "PFC: sw1 received XOFF for priority 4 and was paused" counters "${RV_SW_STATS[sw1]}" \
-      'p1.pfc_frames_rx>0' 'p1.prio4.pfc_xoff_rx>0' 'p1.prio4.paused_ns>0' 'p0.pfc_frames_tx>0'
+    rv_pfc_decode "$RV_OUT/pfc.a0.pcap" > "$RV_OUT/pfc.a0.decoded.txt"
+    echo "  PFC frames received by a0 (count, src, class-enable vector, pause quanta c0..c7):"
+    sort "$RV_OUT/pfc.a0.decoded.txt" | uniq -c | head -n 10 | sed 's/^/    /'
+    # fields: src enbv c0 .. c7 -> an XOFF for priority 3 has bit 3 set and a nonzero c3.
+    check "PFC: tshark decodes XOFF frames for priority 3 from sw1 at a0" xoff_prio3 "$RV_OUT/pfc.a0.decoded.txt"
+    check "PFC: sw2 sent XOFF for priority 4 towards sw1 and held it paused" counters "${RV_SW_STATS[sw2]}" \
+      'p0.pfc_frames_tx>0' 'p0.prio4.pfc_xoff_tx>0' 'p0.prio4.pausing_ns>0'
+    check "PFC: sw1 received XOFF for priority 4, was paused, and paused a0 in turn" counters "${RV_SW_STATS[sw1]}" \
+      'p1.pfc_frames_rx>0' 'p1.prio4.pfc_xoff_rx>0' 'p1.prio4.paused_ns>0' 'p0.pfc_frames_tx>0' 'p0.prio3.pfc_xoff_tx>0'
     check "PFC: zero lossless drops on sw2 (the link between the switches is lossless)" counters \
       "${RV_SW_STATS[sw2]}" '*.lossless.drops_total==0' 'p1.prio4.tx_packets>0'
     echo "  sw1 counters:"; $STATS show "${RV_SW_STATS[sw1]}"
@@ -166,10 +180,10 @@ pfc_phase() {
   rv_chain_teardown
   [ $ok = 1 ]
 }
-if [ $FWD = pfcswitch ] && [ "${ROCEV2_PFC:-0}" = 1 ]; then
-  check "PFC phase ran" pfc_phase
+if [ $FWD = pfcswitch ] && [ "${ROCEV2_PFC:-1}" = 1 ]; then
+  pfc_phase || { FAILED=$((FAILED + 1)); echo "FAIL: PFC phase could not be set up (see the messages above)"; }
 else
-  skip "PFC phase (enable with ROCEV2_PFC=1 once pfcswitch generates and honours PFC)"
+  skip "PFC phase ($([ $FWD = pfcswitch ] && echo "ROCEV2_PFC=0" || echo "needs pfcswitch"))"
 fi
 
 rv_log "suite wall time $(rv_since $T0)s"

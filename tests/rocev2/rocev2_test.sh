@@ -7,7 +7,8 @@
 # $ROCEV2_OUT_DIR (default BUILDDIR/meson-logs/rocev2).
 # Exit: 0 pass, 1 fail, 77 skip (qemu or another host prerequisite is missing; nothing is
 # installed here: run tools/install-deps.sh), 99 the guest hung or panicked (console tail shown).
-# Environment: ROCEV2_PFC=1 enables the PFC phase; ROCEV2_ITERS (-n of each perftest, 200);
+# Environment: ROCEV2_PFC=0 skips the PFC phase (two switches, shaped egress, pause frames);
+# ROCEV2_ITERS (-n of each perftest, 200);
 # ROCEV2_VM_CACHE (guest kernel cache); ROCEV2_VM_TIMEOUT (seconds, default 480).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,11 +23,16 @@ ARGS=(--pfcswitch "$SW" --config "$HERE/rocev2.yaml")
 if [ "${1:-}" != "--forwarder" ] && [ ! -x "$SW" ]; then
   echo "rocev2: no pfcswitch at $SW (build it first: ninja -C $BUILD)"; exit 1
 fi
+if [ -x "$SW" ]; then
+  # A binary qemu cannot run would only fail minutes later inside the guest.
+  "$ROOT/tools/rocev2-vm/tcg-check.sh" "$SW"; c=$?
+  [ $c = 1 ] && { echo "rocev2: FAIL before booting: $SW cannot run under qemu/TCG (see above)"; exit 1; }
+fi
 rm -rf "$OUT"; mkdir -p "$OUT"
 T0=$(date +%s)
 # Environment variables do not cross into the guest: pass the suite's knobs explicitly.
 "$ROOT/tools/rocev2-vm/rocev2-vm.sh" -t "${ROCEV2_VM_TIMEOUT:-480}" -o "$OUT" -- \
-  env ROCEV2_PFC="${ROCEV2_PFC:-0}" ROCEV2_ITERS="${ROCEV2_ITERS:-200}" \
+  env ROCEV2_PFC="${ROCEV2_PFC:-1}" ROCEV2_ITERS="${ROCEV2_ITERS:-200}" \
   "$HERE/guest_suite.sh" "${ARGS[@]}" "$@"
 rc=$?
 echo "rocev2: exit $rc after $(( $(date +%s) - T0 )) s; artifacts in $OUT"

@@ -130,11 +130,11 @@ rv_perf() {
 _rv_perf_once() {
   local name=$1 bin=$2 port=$((18000 + RANDOM % 2000)) spid crc src t0 n
   shift 2
-  timeout "$RV_PERF_TIMEOUT" "$bin" -d rxeB -x "$RV_GIDB" -p $port "$@" > "$RV_OUT/$name.srv.txt" 2>&1 &
+  timeout "$RV_PERF_TIMEOUT" stdbuf -oL -eL "$bin" -d rxeB -x "$RV_GIDB" -p $port "$@" > "$RV_OUT/$name.srv.txt" 2>&1 &
   spid=$!
   for n in $(seq 100); do ss -ltn | grep -q ":$port " && break; sleep 0.1; done
   t0=$(rv_now)
-  timeout "$RV_PERF_TIMEOUT" "$bin" -d rxeA -x "$RV_GIDA" -p $port "$@" "$RV_IPB" > "$RV_OUT/$name.cli.txt" 2>&1
+  timeout "$RV_PERF_TIMEOUT" stdbuf -oL -eL "$bin" -d rxeA -x "$RV_GIDA" -p $port "$@" "$RV_IPB" > "$RV_OUT/$name.cli.txt" 2>&1
   crc=$?
   wait $spid; src=$?
   # Result rows start with the message size and iteration count.
@@ -196,31 +196,56 @@ rv_pfc_decode() {
 
 # ---- forwarders -----------------------------------------------------------------------------
 RV_EAL_COMMON="--no-huge --no-pci --no-shconf -m 256 --log-level=lib.eal:error"
+# RV_FWD_NICE: nice value for the DPDK forwarders (0 = as is). Under TCG a forwarder that sleeps
+# when idle waits up to a scheduler period (~12 ms on 2 vCPUs) behind two busy-polling perftest
+# processes before it runs again; a negative nice lets it preempt them at once, as a dedicated
+# core would. The Linux bridge runs in softirq context and needs nothing of the kind.
+RV_FWD_NICE=${RV_FWD_NICE:-0}
+# RV_PMD: how DPDK forwarders attach to the veths: af_packet (default) or af_xdp. Configs name
+# their ports' devices net_af_packet0/1; for af_xdp a copy with net_af_xdp0/1 is used.
+RV_PMD=${RV_PMD:-af_packet}
 declare -A RV_SW_PID RV_SW_LOG RV_SW_PREFIX RV_SW_STATS RV_SW_NS
 
 # rv_sw_start ID NETNS IFACE0 IFACE1 CONFIG : start a pfcswitch instance (binary $RV_PFCSWITCH)
 # in NETNS with net_af_packet0 on IFACE0 and net_af_packet1 on IFACE1 (the names CONFIG's ports
 # use) and wait until it forwards. Its log is $RV_OUT/pfcswitch.ID.log, its exit counters
-# ${RV_SW_STATS[ID]}.
-rv_sw_start() {
-  local id=$1 ns=$2 if0=$3 if1=$4 cfg=$5
+# ${RV_SW_STATS[ID]}. rv_sw_launch + rv_sw_wait do the same in two steps, so that several
+# instances can initialise at once (EAL start-up takes seconds under TCG).
+rv_sw_start() { rv_sw_launch "$@" && rv_sw_wait "$1"; }
+_rv_vdevs() {  # _rv_vdevs IFACE0 IFACE1 : EAL --vdev arguments for the two ports
+  case $RV_PMD in
+    af_packet) echo "--vdev net_af_packet0,iface=$1 --vdev net_af_packet1,iface=$2" ;;
+    af_xdp) echo "--vdev net_af_xdp0,iface=$1,start_queue=0,queue_count=1 --vdev net_af_xdp1,iface=$2,start_queue=0,queue_count=1" ;;
+    *) echo "unknown RV_PMD $RV_PMD" >&2; return 1 ;;
+  esac
+}
+rv_sw_launch() {
+  local id=$1 ns=$2 if0=$3 if1=$4 cfg=$5 vdevs
   [ -x "${RV_PFCSWITCH:-}" ] || { echo "rv_sw_start: no pfcswitch binary at '${RV_PFCSWITCH:-}'" >&2; return 1; }
   [ -f "$cfg" ] || { echo "rv_sw_start: no config '$cfg'" >&2; return 1; }
+  vdevs=$(_rv_vdevs "$if0" "$if1") || return 1
+  if [ "$RV_PMD" != af_packet ]; then
+    sed "s/net_af_packet\([0-9]\)/net_${RV_PMD}\1/g" "$cfg" > "$RV_OUT/pfcswitch.$id.$RV_PMD.yaml"
+    cfg="$RV_OUT/pfcswitch.$id.$RV_PMD.yaml"
+  fi
   RV_FWD_SEQ=$((RV_FWD_SEQ + 1))
   RV_SW_NS[$id]=$ns RV_SW_PREFIX[$id]="rv$$_$RV_FWD_SEQ"
   RV_SW_LOG[$id]="$RV_OUT/pfcswitch.$id.log" RV_SW_STATS[$id]="$RV_OUT/pfcswitch.$id.stats.json"
   rm -f "${RV_SW_STATS[$id]}"
-  ip netns exec "$ns" "$RV_PFCSWITCH" -l 0,1 $RV_EAL_COMMON --file-prefix "${RV_SW_PREFIX[$id]}" \
-    --vdev net_af_packet0,iface=$if0 --vdev net_af_packet1,iface=$if1 -- \
+  ip netns exec "$ns" nice -n "$RV_FWD_NICE" "$RV_PFCSWITCH" -l 0,1 $RV_EAL_COMMON --file-prefix "${RV_SW_PREFIX[$id]}" \
+    $vdevs -- \
     --config "$cfg" --stats-json "${RV_SW_STATS[$id]}" > "${RV_SW_LOG[$id]}" 2>&1 &
   RV_SW_PID[$id]=$!
-  _rv_wait_ready "pfcswitch $id" ${RV_SW_PID[$id]} "${RV_SW_LOG[$id]}" '^pfcswitch: forwarding'
+}
+rv_sw_wait() {
+  _rv_wait_ready "pfcswitch $1" ${RV_SW_PID[$1]} "${RV_SW_LOG[$1]}" '^pfcswitch: forwarding' || { RV_SW_PID[$1]=""; return 1; }
 }
 # rv_sw_stop ID : SIGINT, then the exit status must be 0 and the counters file must exist.
 rv_sw_stop() {
-  local id=$1
-  _rv_stop_pid "pfcswitch $id" "${RV_SW_PID[$id]:-}" "${RV_SW_LOG[$id]}" || return 1
+  local id=$1 rc=0
+  _rv_stop_pid "pfcswitch $id" "${RV_SW_PID[$id]:-}" "${RV_SW_LOG[$id]}" || rc=1
   RV_SW_PID[$id]=""
+  [ $rc = 0 ] || return 1
   [ -s "${RV_SW_STATS[$id]}" ] || { rv_log "pfcswitch $id wrote no ${RV_SW_STATS[$id]}"; return 1; }
 }
 # rv_sw_stats_live ID FILE : the running instance's counters via pfcctl (DPDK telemetry).
@@ -231,15 +256,16 @@ rv_sw_stats_live() {
   return 1
 }
 
-_rv_wait_ready() {  # NAME PID LOG PATTERN: EAL init under TCG takes several seconds
-  local n
-  for n in $(seq 900); do
-    grep -q "$4" "$3" 2>/dev/null && { rv_log "$1 up after $((n / 10)).$((n % 10))s (log $3)"; return 0; }
+_rv_wait_ready() {  # NAME PID LOG PATTERN: up to 90 s (EAL init under TCG takes several seconds)
+  local t0 st
+  t0=$(rv_now)
+  while [ "$(echo "$(rv_now) - $t0 < 90" | bc)" = 1 ]; do
+    grep -q "$4" "$3" 2>/dev/null && { rv_log "$1 up after $(rv_since $t0)s (log $3)"; return 0; }
     kill -0 $2 2>/dev/null || break
-    sleep 0.1
+    sleep 0.2
   done
   kill -9 $2 2>/dev/null; wait $2 2>/dev/null
-  local st=$?
+  st=$?
   rv_log "$1 did not start (exit status $st); its log ends with:"; tail -n 20 "$3" | sed 's/^/    /'
   # 132 = SIGILL: typically a -march=native build using AVX-512, which TCG cannot emulate.
   [ $st = 132 ] && rv_log "$1 died of an illegal instruction: build it for a CPU qemu/TCG emulates (AVX2 at most: -march=x86-64-v3, or add -mno-avx512f)"
@@ -270,8 +296,8 @@ rv_fwd_start() {
       RV_FWD_SEQ=$((RV_FWD_SEQ + 1))
       RV_FWD_LOG="$RV_OUT/testpmd.$RV_FWD_SEQ.log"
       # Without a terminal testpmd stops at EOF on stdin unless it prints statistics periodically.
-      ip netns exec sw dpdk-testpmd -l 0,1 $RV_EAL_COMMON --file-prefix "rv$$_$RV_FWD_SEQ" \
-        --vdev net_af_packet0,iface=swA --vdev net_af_packet1,iface=swB -- \
+      ip netns exec sw nice -n "$RV_FWD_NICE" dpdk-testpmd -l 0,1 $RV_EAL_COMMON --file-prefix "rv$$_$RV_FWD_SEQ" \
+        $(_rv_vdevs swA swB) -- \
         --forward-mode=io --nb-cores=1 --total-num-mbufs=8192 --stats-period 3600 > "$RV_FWD_LOG" 2>&1 &
       RV_FWD_PID=$!
       _rv_wait_ready testpmd $RV_FWD_PID "$RV_FWD_LOG" 'io packet forwarding' || return 1

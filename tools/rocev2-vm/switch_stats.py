@@ -124,7 +124,8 @@ def show(stats, base):
             n = q.get("prio", 0)
             fields = []
             for c in ("rx_packets", "tx_packets", "rewrites", "to_lossy_tag", "lossy_fallback",
-                      "pfc_xoff_tx", "pfc_xon_tx", "pfc_xoff_rx", "pfc_xon_rx", "buffer_watermark"):
+                      "pfc_xoff_tx", "pfc_xon_tx", "pfc_xoff_rx", "pfc_xon_rx", "paused_ns",
+                      "pausing_ns", "buffer_watermark"):
                 if c in q:
                     v = delta_value(stats, base, f"{name}.prio{n}.{c}")
                     if v:

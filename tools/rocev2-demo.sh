@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rocev2-demo.sh [--config FILE] [--pfc] [--skip-deps] [--builddir DIR] [--meson-args "ARGS"]
+# One command from a fresh Debian 12 machine to real RDMA traffic through pfcswitch:
+#   1. installs the Debian packages it needs (tools/install-deps.sh; a quick check when they are
+#      all there; --skip-deps skips it). Run as root;
+#   2. builds the switch with meson into build/ (or --builddir);
+#   3. boots a throw-away qemu guest with soft-RoCE (tools/rocev2-vm: the host kernel needs no
+#      RDMA support; the guest kernel is downloaded once and cached);
+#   4. runs rdma-core's perftest between two soft-RoCE hosts through pfcswitch with
+#      configs/demo.yaml (or --config) and prints a report: perftest results, the DSCP tags seen
+#      on the far side, PFC pause frames and the switch's counters. --pfc adds a congested run
+#      (two switches, the second shaped below the offered load) so that pause frames flow.
+# Takes a few minutes the first time (packages, build), about two minutes afterwards.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CFG=$ROOT/configs/demo.yaml BUILD=$ROOT/build DEPS=yes PFC="" MESON_ARGS=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --config) CFG=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+    --builddir) BUILD=$2; shift 2 ;;
+    --pfc) PFC=--pfc; shift ;;
+    --skip-deps) DEPS=no; shift ;;
+    --meson-args) MESON_ARGS=$2; shift 2 ;;
+    -h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "rocev2-demo: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+step() { echo; echo "==> $*"; }
+T0=$(date +%s)
+
+# 1. packages (install-deps.sh only checks when everything is already installed)
+[ "$(id -u)" = 0 ] || { echo "rocev2-demo: run as root (package installs, network namespaces, qemu)" >&2; exit 1; }
+if [ "$DEPS" = yes ]; then
+  step "checking/installing Debian packages (tools/install-deps.sh)"
+  "$ROOT/tools/install-deps.sh"
+fi
+
+# 2. build
+step "building pfcswitch in $BUILD"
+if [ ! -f "$BUILD/build.ninja" ]; then
+  # eval: --meson-args is shell words, e.g. "-Dcpp_args='-mno-avx512f -mno-avx2'"
+  eval "meson setup \"\$BUILD\" \"\$ROOT\" $MESON_ARGS"
+fi
+targets=(dataplane/app/pfcswitch)
+ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^dataplane/ctl/pfcctl:' && targets+=(dataplane/ctl/pfcctl)
+ninja -C "$BUILD" "${targets[@]}"
+if ! "$ROOT/tools/rocev2-vm/tcg-check.sh" "$BUILD/dataplane/app/pfcswitch"; then
+  echo "rocev2-demo: the guest runs under qemu's TCG, which cannot run this build (see above)." >&2
+  echo "rocev2-demo: rebuild with e.g. --builddir build-vm --meson-args \"-Dcpp_args='-mno-avx512f -mno-avx2'\"" >&2
+  exit 1
+fi
+
+# 3. + 4. guest
+OUT=$BUILD/rocev2-demo
+step "booting the soft-RoCE guest and running perftest through pfcswitch ($(basename "$CFG")); output in $OUT"
+set +e
+"$ROOT/tools/rocev2-vm/rocev2-vm.sh" -t 900 -o "$OUT" -- \
+  "$ROOT/tools/rocev2-vm/demo-guest.sh" "$BUILD/dataplane/app/pfcswitch" "$CFG" $PFC
+rc=$?
+set -e
+echo
+echo "==================== pfcswitch RoCEv2 demo report ===================="
+if [ -s "$OUT/report.txt" ]; then cat "$OUT/report.txt"; else echo "(no report: see $OUT/console.log)"; fi
+echo "======================================================================"
+echo "config: $CFG; perftest logs, pcaps, switch log and counters: $OUT"
+echo "rocev2-demo: finished in $(( $(date +%s) - T0 )) s with status $rc"
+exit $rc
