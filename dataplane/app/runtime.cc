@@ -27,14 +27,10 @@ std::string AvailablePorts() {
   return s.empty() ? "none (pass --vdev or a PCI device to EAL)" : s;
 }
 
-bool SetupPort(const PortConfig& pc, size_t idx, rte_mempool* pool, PortRuntime* pr,
+// Configures and starts DPDK port `pid` (found by CreateRuntime) for pc.
+bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool, PortRuntime* pr,
                std::string* err) {
   const std::string f = "ports[" + std::to_string(idx) + "].device '" + pc.device + "'";
-  uint16_t pid;
-  if (rte_eth_dev_get_port_by_name(pc.device.c_str(), &pid) != 0) {
-    *err = f + ": no such DPDK port (available: " + AvailablePorts() + ")";
-    return false;
-  }
   pr->dpdk_port = pid;
   rte_eth_conf conf{};
   if (int rc = rte_eth_dev_configure(pid, 1, 1, &conf); rc != 0) {
@@ -135,10 +131,10 @@ Runtime::~Runtime() {
 }
 
 std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err) {
-  // Name every missing device before allocating anything.
+  // Find every device (naming each missing one) before allocating anything.
+  std::vector<uint16_t> pids(cfg.ports.size());
   for (size_t i = 0; i < cfg.ports.size(); i++) {
-    uint16_t pid;
-    if (rte_eth_dev_get_port_by_name(cfg.ports[i].device.c_str(), &pid) != 0) {
+    if (rte_eth_dev_get_port_by_name(cfg.ports[i].device.c_str(), &pids[i]) != 0) {
       *err = "ports[" + std::to_string(i) + "].device '" + cfg.ports[i].device +
              "': no such DPDK port (available: " + AvailablePorts() + ")";
       return nullptr;
@@ -187,7 +183,7 @@ std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err
     pr.mask = pc.prefix_len ? 0xffffffffu << (32 - pc.prefix_len) : 0;
     pr.speed_bps = pc.speed_bps;
     pr.owner = static_cast<unsigned>(i % cfg.workers);
-    if (!SetupPort(pc, i, rt->pool, &pr, err)) return nullptr;
+    if (!SetupPort(pc, i, pids[i], rt->pool, &pr, err)) return nullptr;
     for (int q = 0; q < kNumPrio; q++) {
       std::string rn = "eg_" + std::to_string(i) + "_" + std::to_string(q);
       // One worker is the only producer: skip the multi-producer CAS.

@@ -33,7 +33,6 @@ static void ParseScheduler(const cfg::Reader& rd, const YAML::Node& n, const std
   if (m == "strict") p->sched.mode = SchedMode::kStrict;
   else if (m == "dwrr") p->sched.mode = SchedMode::kDwrr;
   else rd.Fail(n["mode"], f + ".mode", "strict or dwrr");
-  p->sched.quantum.fill(std::max<uint32_t>(p->mtu, 1500));
   if (n["quantum"]) {
     const YAML::Node& q = n["quantum"];
     if (!q.IsSequence() || q.size() != kNumPrio) rd.Fail(q, f + ".quantum", "a list of 8 byte counts");

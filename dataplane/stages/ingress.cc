@@ -20,7 +20,12 @@ inline void Drop(WorkerCtx& w, PortId in, int prio, DropReason r, rte_mbuf* m) {
   rte_pktmbuf_free(m);
 }
 
-inline uint32_t CellRound(uint32_t bytes, uint32_t cell) { return (bytes + cell - 1) / cell * cell; }
+// Bytes rounded up to whole buffer cells. Power-of-two cells (every shipped
+// config) take a mask instead of a division.
+inline uint32_t CellRound(uint32_t bytes, uint32_t cell) {
+  if ((cell & (cell - 1)) == 0) return (bytes + cell - 1) & ~(cell - 1);
+  return (bytes + cell - 1) / cell * cell;
+}
 
 // Packets of one burst headed to the same (out port, egress priority).
 struct Group {
@@ -55,10 +60,6 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
   uint64_t rx_bytes = 0;
   // Per-burst accumulators, flushed once (style guide: counters).
   uint32_t prio_rx[kNumPrio] = {}, prio_rx_bytes[kNumPrio] = {};
-  // cell_bytes is a power of two in every shipped config: shift, not divide.
-  const uint32_t cell = cfg.cell_bytes;
-  const bool cell_pow2 = (cell & (cell - 1)) == 0;
-  const int cell_shift = __builtin_ctz(cell);
   // Next-hop MAC memo: a burst usually goes to few next hops.
   uint32_t memo_ip = 0;
   uint8_t memo_mac[6];
@@ -141,8 +142,7 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
 
     // Buffer admission: charged to the ingress priority group until the
     // packet leaves the switch.
-    const uint32_t plen = rte_pktmbuf_pkt_len(m);
-    const uint32_t charge = cell_pow2 ? ((plen + cell - 1) >> cell_shift) << cell_shift : CellRound(plen, cell);
+    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), cfg.cell_bytes);
     DropReason why;
     if (!admit.Admit(prio, charge, &why)) { Drop(w, in, prio, why, m); continue; }
 
