@@ -32,38 +32,6 @@ int Fail(const std::string& msg) {
   return 1;
 }
 
-// "jellyfish:N:ports:switch_ports[:seed]", "fattree:k", "f10:k",
-// "leafspine:tors:spines:hosts", "bcube:n:k".
-bool GenTopoSpec(const std::string& spec, Topology* t, std::string* err) {
-  std::vector<std::string> f;
-  std::stringstream ss(spec);
-  for (std::string x; std::getline(ss, x, ':');) f.push_back(x);
-  auto num = [&](size_t i, long* v) {
-    try {
-      size_t pos = 0;
-      *v = std::stol(f.at(i), &pos);
-      return pos == f[i].size();
-    } catch (...) {
-      return false;
-    }
-  };
-  long a = 0, b = 0, c = 0, d = 1;
-  const std::string usage =
-      "--topo-gen: expected jellyfish:N:PORTS:SWITCH_PORTS[:SEED], fattree:K, f10:K, "
-      "leafspine:TORS:SPINES:HOSTS or bcube:N:K, got '" + spec + "'";
-  if (f.empty()) return *err = usage, false;
-  if (f[0] == "jellyfish" && (f.size() == 4 || f.size() == 5) && num(1, &a) && num(2, &b) &&
-      num(3, &c) && (f.size() == 4 || num(4, &d)))
-    return GenJellyfish(int(a), int(b), int(c), uint64_t(d), t, err);
-  if (f[0] == "fattree" && f.size() == 2 && num(1, &a)) return GenFatTree(int(a), t, err);
-  if (f[0] == "f10" && f.size() == 2 && num(1, &a)) return GenF10(int(a), t, err);
-  if (f[0] == "leafspine" && f.size() == 4 && num(1, &a) && num(2, &b) && num(3, &c))
-    return GenLeafSpine(int(a), int(b), int(c), t, err);
-  if (f[0] == "bcube" && f.size() == 3 && num(1, &a) && num(2, &b)) return GenBCube(int(a), int(b), t, err);
-  *err = usage;
-  return false;
-}
-
 struct TopoOpts {
   std::string file, gen;
   void Add(CLI::App* app) {

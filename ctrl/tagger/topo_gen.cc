@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <random>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,8 +40,7 @@ bool GenFatTreeImpl(int k, bool ab, Topology* t, std::string* err) {
         hosts[p * h + i].push_back(t->AddNode(Nm("h", p, i, m), NodeKind::kHost, 0));
     }
   for (int p = 0; p < k; ++p)
-    for (int i = 0; i < h; ++i)
-      agg[p * h + i] = t->AddNode(Nm("a", p, i), NodeKind::kSwitch, 2);
+    for (int i = 0; i < h; ++i) agg[p * h + i] = t->AddNode(Nm("a", p, i), NodeKind::kSwitch, 2);
   for (int c = 0; c < h * h; ++c) core[c] = t->AddNode(Nm("c", c), NodeKind::kSwitch, 3);
   // Link order fixes port order: ToR = [hosts, aggs], agg = [ToRs, cores].
   for (int x = 0; x < k * h; ++x)
@@ -143,8 +144,10 @@ bool GenJellyfish(int switches, int ports, int switch_ports, uint64_t seed, Topo
       adj[y].push_back(a);
       done = true;
     }
-    if (done) stubs.erase(stubs.begin() + s, stubs.begin() + s + 2);
-    else ++s;
+    if (done)
+      stubs.erase(stubs.begin() + s, stubs.begin() + s + 2);
+    else
+      ++s;
   }
   *t = Topology();
   for (int s = 0; s < n; ++s) t->AddNode(Nm("s", s), NodeKind::kSwitch, 1);
@@ -190,6 +193,40 @@ bool GenBCube(int n, int k, Topology* t, std::string* err) {
       for (int v = 0; v < n; ++v) t->AddLink(sw[l][i], srv[hi * pw * n + v * pw + lo]);
     }
   return t->Finalize(err);
+}
+
+// "jellyfish:N:ports:switch_ports[:seed]", "fattree:k", "f10:k",
+// "leafspine:tors:spines:hosts", "bcube:n:k".
+bool GenTopoSpec(const std::string& spec, Topology* t, std::string* err) {
+  std::vector<std::string> f;
+  std::stringstream ss(spec);
+  for (std::string x; std::getline(ss, x, ':');) f.push_back(x);
+  auto num = [&](size_t i, long* v) {
+    try {
+      size_t pos = 0;
+      *v = std::stol(f.at(i), &pos);
+      return pos == f[i].size();
+    } catch (...) {
+      return false;
+    }
+  };
+  long a = 0, b = 0, c = 0, d = 1;
+  const std::string usage =
+      "topology generator: expected jellyfish:N:PORTS:SWITCH_PORTS[:SEED], fattree:K, f10:K, "
+      "leafspine:TORS:SPINES:HOSTS or bcube:N:K, got '" +
+      spec + "'";
+  if (f.empty()) return *err = usage, false;
+  if (f[0] == "jellyfish" && (f.size() == 4 || f.size() == 5) && num(1, &a) && num(2, &b) &&
+      num(3, &c) && (f.size() == 4 || num(4, &d)))
+    return GenJellyfish(int(a), int(b), int(c), uint64_t(d), t, err);
+  if (f[0] == "fattree" && f.size() == 2 && num(1, &a)) return GenFatTree(int(a), t, err);
+  if (f[0] == "f10" && f.size() == 2 && num(1, &a)) return GenF10(int(a), t, err);
+  if (f[0] == "leafspine" && f.size() == 4 && num(1, &a) && num(2, &b) && num(3, &c))
+    return GenLeafSpine(int(a), int(b), int(c), t, err);
+  if (f[0] == "bcube" && f.size() == 3 && num(1, &a) && num(2, &b))
+    return GenBCube(int(a), int(b), t, err);
+  *err = usage;
+  return false;
 }
 
 }  // namespace tagger

@@ -32,4 +32,9 @@ bool GenJellyfish(int switches, int ports, int switch_ports, uint64_t seed, Topo
 // n^k n-port switches; server port l is its level-l link.
 bool GenBCube(int n, int k, Topology* t, std::string* err);
 
+// A generator by spec: "jellyfish:N:PORTS:SWITCH_PORTS[:SEED]", "fattree:K",
+// "f10:K", "leafspine:TORS:SPINES:HOSTS" or "bcube:N:K" (pfc-tagger
+// --topo-gen, the fabric file's topology.gen).
+bool GenTopoSpec(const std::string& spec, Topology* t, std::string* err);
+
 }  // namespace tagger

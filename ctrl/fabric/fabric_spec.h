@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The fabric file: which switches, links, hosts, flows and timed events make
+// up an emulated lossless fabric. Loaded and validated completely before
+// anything starts (names resolved, links to existing nodes, flows between
+// reachable hosts, events at non-negative times, include cycles); every
+// error names the file, the line, the field and what was expected, like the
+// switch's own config (dataplane/config).
+//
+// The topology is pfc-tagger's (ctrl/tagger/topology.h): a JSON file, a
+// generator spec (fattree:4, leafspine:T:S:H, jellyfish:..., bcube:N:K,
+// f10:K) or nodes and links written inline. A switch's port i is its i-th
+// link in that topology, the same numbering pfc-tagger's rules files use, so
+// a switch can include the file `pfc-tagger tag` wrote for it unchanged.
+//
+// Format (YAML; times take ns/us/ms/s, rates take K/M/G):
+//   fabric:   { clock: virtual|real, seed: 1, duration: 100ms, bin: 1ms,
+//               out: results-dir }
+//   topology: { file: topo.json } | { gen: fattree:4 } |
+//             { switches: [T1, ...], hosts: [H1, ...], links: [[T1, L1], ...] }
+//   links:    { rate: 40G, delay: 1us, fifo: 2us,
+//               overrides: [ { between: [T1, L1], rate: 10G, delay: 5us,
+//                              devices: { T1: net_af_xdp0 } } ] }
+//   switch:   { config: base.yaml, rules: rules-dir/ }
+//   routes:   shortest | none
+//   hosts:    [ { name: H1, device: net_af_packet0 } |
+//               { name: H2, ignore_pause: true, storm: [3] } ]
+//   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
+//                 frame: 1000, bytes: 0, start: 0, stop: 50ms } ]
+//   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
+//               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
+//                                    via: T1 } },
+//               { at: 5ms, flow: f1, action: start|stop },
+//               { at: 5ms, host: H3, ignore_pause: true, storm: [3] },
+//               { at: 10ms, rules: { switch: L1, file: r.yaml } } ]
+//   captures: [ { link: [T1, L1], file: t1-l1.pcapng } ]
+// Relative paths are relative to the fabric file, except capture files,
+// which go to the results directory (fabric.out). Control thread only.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ctrl/tagger/topology.h"
+
+namespace pfc::fabric {
+
+enum class ClockKind : uint8_t { kVirtual, kReal };
+
+struct LinkOverride {
+  uint32_t a = 0, b = 0;  // topology nodes
+  uint64_t rate_bps = 0;  // 0 = default
+  std::optional<uint64_t> delay_ns;
+  // Non-empty: that end's switch port is this real DPDK device (a veth, a
+  // NIC cabled to another server running the rest of the fabric).
+  std::string device_a, device_b;
+};
+
+struct HostSpec {
+  uint32_t node = 0;
+  std::string device;  // non-empty: a real host behind this DPDK port
+  bool ignore_pause = false;
+  uint8_t storm_prios = 0;
+};
+
+struct FlowSpecFile {
+  std::string name;
+  uint32_t from = 0, to = 0;  // topology nodes (emulated hosts)
+  uint8_t dscp = 0, prio = 0;
+  uint64_t rate_bps = 0;  // 0 = as fast as allowed
+  uint32_t frame_len = 1000;
+  uint64_t bytes = 0;
+  uint64_t start_ns = 0, stop_ns = ~uint64_t{0};
+};
+
+struct EventSpec {
+  enum class Kind : uint8_t { kLink, kRoute, kFlow, kHost, kRules };
+  Kind kind = Kind::kLink;
+  uint64_t at_ns = 0;
+  int line = 0;  // in the fabric file, for messages
+  // kLink: a-b up/down. kRoute: at switch `a`, destination host `b` (or
+  // prefix/prefix_len when b is kNoNode) leaves toward neighbour `c`.
+  uint32_t a = tagger::kNoNode, b = tagger::kNoNode, c = tagger::kNoNode;
+  bool up = false;
+  uint32_t prefix = 0;
+  uint8_t prefix_len = 0;
+  size_t flow = 0;                   // kFlow: index into flows; up = start
+  std::optional<bool> ignore_pause;  // kHost
+  std::optional<uint8_t> storm_prios;
+  std::string file;  // kRules (absolute)
+};
+
+struct CaptureSpec {
+  uint32_t a = 0, b = 0;
+  std::string file;  // relative to out_dir unless absolute
+};
+
+struct FabricSpec {
+  std::string path;  // the fabric file (absolute)
+  ClockKind clock = ClockKind::kVirtual;
+  uint64_t seed = 1;
+  uint64_t duration_ns = 0;  // 0 (real clock only): until stopped
+  uint64_t bin_ns = 1'000'000;
+  std::string out_dir;  // absolute; default <file stem>-results
+
+  tagger::Topology topo;
+  uint64_t link_rate_bps = 40'000'000'000ull;
+  uint64_t link_delay_ns = 1000;
+  uint64_t link_fifo_ns = 0;  // 0 = two MTU frames at the link's rate
+  std::vector<LinkOverride> overrides;
+
+  std::string switch_config;  // absolute; empty = built-in defaults
+  std::string rules_dir;      // absolute; empty = no Tagger rules
+  bool shortest_routes = true;
+
+  std::vector<HostSpec> hosts;  // one per topology host, in node order
+  std::vector<FlowSpecFile> flows;
+  std::vector<EventSpec> events;  // sorted by time (stable)
+  std::vector<CaptureSpec> captures;
+
+  const HostSpec* host(uint32_t node) const;
+};
+
+// Loads and validates. On error returns false with *err such as
+// "fab.yaml:14: flows[2].to: expected a host of the topology (got 'H99')".
+bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err);
+
+// "20ms" -> 20,000,000; "1.5us" -> 1500; "0" -> 0. False on anything else.
+bool ParseDuration(const std::string& s, uint64_t* ns);
+
+}  // namespace pfc::fabric

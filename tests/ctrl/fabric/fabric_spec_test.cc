@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The fabric file: a complete valid file (Tagger's Fig. 2 testbed), every
+// validation error naming file, line and field, and the plan it yields
+// (unique addresses, shortest-path routes that reach every host,
+// deterministic ECMP, generated configs the switch's own loader accepts).
+#include "ctrl/fabric/fabric_spec.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "ctrl/fabric/fabric_plan.h"
+
+namespace pfc::fabric {
+namespace {
+namespace fs = std::filesystem;
+
+#ifndef PFC_SOURCE_ROOT
+#error "PFC_SOURCE_ROOT must name the source tree"
+#endif
+const std::string kFig2Topo = std::string(PFC_SOURCE_ROOT) + "/configs/fabric/clos-fig2.topo.yaml";
+
+class FabricFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fabric-spec-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  // A valid Fig. 2 file with `extra` appended (sections or list items).
+  std::string Fig2(const std::string& extra) {
+    return Write("fab.yaml",
+                 "fabric: { clock: virtual, duration: 100ms, bin: 1ms }\n"
+                 "include: " +
+                     kFig2Topo +
+                     "\n"
+                     "links: { rate: 40G, delay: 1us }\n" +
+                     extra);
+  }
+  std::string LoadErr(const std::string& path) {
+    FabricSpec s;
+    std::string err;
+    EXPECT_FALSE(LoadFabric(path, &s, &err));
+    return err;
+  }
+  fs::path dir_;
+};
+
+TEST_F(FabricFile, LoadsTheFig2TestbedWithFlowsAndEvents) {
+  const std::string p = Fig2(
+      "flows:\n"
+      "  - { name: green, from: H9, to: H1, dscp: 24, prio: 3, start: 0 }\n"
+      "  - { name: blue, from: H5, to: H13, dscp: 24, prio: 3, rate: 10G, start: 20ms, stop: 80ms "
+      "}\n"
+      "events:\n"
+      "  - { at: 30ms, flow: blue, action: stop }\n"
+      "  - { at: 10ms, link: [L2, T1], state: down }\n"
+      "  - { at: 10ms, route: { switch: L1, to: H15, via: T1 } }\n"
+      "  - { at: 5ms, host: H3, storm: [3] }\n"
+      "hosts:\n"
+      "  - { name: H16, device: net_af_packet0 }\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  EXPECT_EQ(s.topo.Switches().size(), 10u);
+  EXPECT_EQ(s.topo.num_nodes(), 26u);
+  EXPECT_EQ(s.duration_ns, 100'000'000u);
+  EXPECT_EQ(s.link_rate_bps, 40'000'000'000u);
+  ASSERT_EQ(s.flows.size(), 2u);
+  EXPECT_EQ(s.flows[1].rate_bps, 10'000'000'000u);
+  EXPECT_EQ(s.flows[1].start_ns, 20'000'000u);
+  ASSERT_EQ(s.events.size(), 4u);
+  EXPECT_EQ(s.events[0].at_ns, 5'000'000u);  // sorted by time, stable
+  EXPECT_EQ(s.events[1].kind, EventSpec::Kind::kLink);
+  EXPECT_EQ(s.events[2].kind, EventSpec::Kind::kRoute);
+  EXPECT_EQ(s.events[3].kind, EventSpec::Kind::kFlow);
+  EXPECT_EQ(s.host(s.topo.Find("H16"))->device, "net_af_packet0");
+  EXPECT_EQ(s.host(s.topo.Find("H3"))->storm_prios, 0u);  // the event sets it, not the file
+  EXPECT_EQ(s.topo.node(s.topo.Find("S1")).layer, 3);
+}
+
+TEST_F(FabricFile, GeneratedTopology) {
+  const std::string p =
+      Write("g.yaml", "fabric: { duration: 1ms }\ntopology: { gen: 'fattree:4' }\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  EXPECT_EQ(s.topo.Switches().size(), 20u);
+}
+
+struct BadCase {
+  const char* extra;
+  const char* expect;  // substring of the error
+};
+
+TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
+  const BadCase cases[] = {
+      {"events:\n  - { at: 1ms, link: [L9, T1], state: down }\n",
+       "fab.yaml:5: events[0].link[0]: expected a switch or host of the topology (got 'L9')"},
+      {"events:\n  - { at: 1ms, link: [T1, T2], state: down }\n",
+       "fab.yaml:5: events[0].link: expected two nodes joined by a link"},
+      {"events:\n  - { at: -1ms, flow: x, action: stop }\n",
+       "fab.yaml:5: events[0].at: expected a time >= 0"},
+      {"events:\n  - { at: 1ms, route: { switch: L1, to: H1, via: S9 } }\n",
+       "events[0].route.via: expected a switch or host of the topology (got 'S9')"},
+      {"events:\n  - { at: 1ms, route: { switch: L1, to: H1, via: L2 } }\n",
+       "events[0].route.via: expected a neighbour of L1"},
+      {"events:\n  - { at: 1ms, host: H1 }\n",
+       "events[0]: expected ignore_pause or storm to change"},
+      {"events:\n  - { at: 1ms, teleport: H1 }\n",
+       "events[0]: expected one of link, route, flow, host, rules"},
+      {"flows:\n  - { name: a, from: H1, to: T1 }\n",
+       "fab.yaml:5: flows[0].to: expected a host (this is a switch)"},
+      {"flows:\n  - { name: a, from: H1, to: H2 }\n  - { name: a, from: H1, to: H3 }\n",
+       "fab.yaml:6: flows[1].name: expected a unique flow name"},
+      {"flows:\n  - { name: a, from: H1, to: H2, prio: 8 }\n",
+       "flows[0].prio: expected an integer from 0 to 7"},
+      {"flows:\n  - { name: a, from: H1, to: H2, start: 5ms, stop: 1ms }\n",
+       "flows[0].stop: expected a time after start"},
+      {"flows:\n  - { name: a, from: H1, to: H2, colour: red }\n",
+       "flows[0].colour: unknown field"},
+      {"hosts:\n  - { name: H1, device: net_ring0, storm: [3] }\n",
+       "hosts[0]: expected either a real host (device) or an emulated host's options"},
+      {"hosts:\n  - { name: H1, storm: [9] }\n",
+       "hosts[0].storm[0]: expected an integer from 0 to 7"},
+      {"routes: fastest\n", "fab.yaml:4: routes: expected shortest or none"},
+      {"links: { rate: 1G }\n", "links: expected this section once"},
+      {"captures:\n  - { link: [H1, H2], file: x.pcapng }\n",
+       "captures[0].link: expected two nodes joined by a link"},
+      {"switch: { rules: /nonexistent-dir }\n",
+       "switch.rules: expected a directory written by pfc-tagger tag"},
+  };
+  for (const BadCase& c : cases) {
+    const std::string err = LoadErr(Fig2(c.extra));
+    EXPECT_NE(err.find(c.expect), std::string::npos) << "case:\n" << c.extra << "got: " << err;
+  }
+}
+
+TEST_F(FabricFile, FlowBetweenUnreachableHostsIsRejected) {
+  const std::string p =
+      Write("u.yaml",
+            "fabric: { duration: 1ms }\n"
+            "topology: { switches: [A, B], hosts: [H1, H2], links: [[A, H1], [B, H2]] }\n"
+            "flows:\n  - { name: f, from: H1, to: H2 }\n");
+  EXPECT_NE(LoadErr(p).find("u.yaml:4: flows[0].to: expected a host joined to H1 through switches"),
+            std::string::npos)
+      << LoadErr(p);
+}
+
+TEST_F(FabricFile, IncludeCycleIsRejected) {
+  Write("a.yaml", "include: b.yaml\nfabric: { duration: 1ms }\n");
+  Write("b.yaml", "include: [a.yaml]\n");
+  const std::string err = LoadErr((dir_ / "a.yaml").string());
+  EXPECT_NE(err.find("cycle of includes"), std::string::npos) << err;
+  EXPECT_NE(err.find("a.yaml -> "), std::string::npos) << err;
+}
+
+TEST_F(FabricFile, MissingSectionsAndZeroVirtualDuration) {
+  EXPECT_NE(
+      LoadErr(Write("n.yaml", "fabric: { duration: 1ms }\n")).find("topology: expected a section"),
+      std::string::npos);
+  const std::string e =
+      LoadErr(Write("z.yaml", "fabric: { clock: virtual }\ntopology: { gen: 'fattree:4' }\n"));
+  EXPECT_NE(e.find("fabric.duration: expected a run length > 0"), std::string::npos) << e;
+}
+
+TEST(ParseDuration, UnitsAndGarbage) {
+  uint64_t v = 0;
+  EXPECT_TRUE(ParseDuration("1.5us", &v));
+  EXPECT_EQ(v, 1500u);
+  EXPECT_TRUE(ParseDuration("20ms", &v));
+  EXPECT_EQ(v, 20'000'000u);
+  EXPECT_TRUE(ParseDuration("0", &v));
+  EXPECT_EQ(v, 0u);
+  for (const char* bad : {"", "5", "-1ms", "1h", "ms", "nan ms", "1e30s", "+3us"})
+    EXPECT_FALSE(ParseDuration(bad, &v)) << bad;
+}
+
+// Walks routes hop by hop from every switch to every host: each walk must
+// reach the host's switch in exactly its shortest-path distance.
+TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2(""), &s, &err)) << err;
+  FabricPlan plan = MakePlan(s);
+  ASSERT_EQ(plan.switches.size(), 10u);
+  ASSERT_EQ(plan.hosts.size(), 16u);
+  std::set<uint32_t> ips;
+  std::set<MacAddr> macs;
+  for (const auto& sp : plan.switches) {
+    for (const auto& p : sp.ports)
+      EXPECT_TRUE(ips.insert(p.ip).second && macs.insert(p.mac).second);
+  }
+  for (const auto& h : plan.hosts)
+    EXPECT_TRUE(ips.insert(h.ip).second && macs.insert(h.mac).second);
+  for (const HostPlan& h : plan.hosts) {
+    for (const SwitchPlan& start : plan.switches) {
+      const SwitchPlan* at = &start;
+      int hops = 0;
+      while (at->node != h.sw_node && hops < 10) {
+        const RoutePlan* r = nullptr;
+        for (const auto& x : at->routes) {
+          if (x.prefix == (h.ip & ~3u)) r = &x;
+        }
+        ASSERT_NE(r, nullptr) << at->name << " has no route to " << h.name;
+        at = plan.sw(at->ports[r->port].peer_node);
+        ASSERT_NE(at, nullptr);
+        ++hops;
+      }
+      // Fig. 2: same ToR 0, same pod 2, other pod 4 switch hops.
+      const SwitchPlan& tor = *plan.sw(h.sw_node);
+      const bool same_pod = start.name[0] == 'T' && (start.name < "T3") == (tor.name < "T3");
+      if (start.name[0] == 'T') {
+        EXPECT_EQ(hops, start.node == tor.node ? 0 : same_pod ? 2 : 4);
+      }
+    }
+  }
+  // Same seed, same plan; another seed spreads ECMP differently somewhere.
+  FabricPlan again = MakePlan(s);
+  s.seed = 99;
+  FabricPlan other = MakePlan(s);
+  bool differs = false;
+  for (size_t i = 0; i < plan.switches.size(); ++i) {
+    for (size_t r = 0; r < plan.switches[i].routes.size(); ++r) {
+      EXPECT_EQ(plan.switches[i].routes[r].port, again.switches[i].routes[r].port);
+      differs |= plan.switches[i].routes[r].port != other.switches[i].routes[r].port;
+    }
+  }
+  EXPECT_TRUE(differs);
+
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  ASSERT_EQ(cfgs.size(), 10u);
+  const SwitchConfig& t1 = cfgs[0];
+  ASSERT_EQ(t1.ports.size(), 6u);
+  EXPECT_EQ(t1.ports[0].name, "H1");
+  EXPECT_EQ(t1.ports[4].name, "L1");
+  EXPECT_EQ(t1.ports[4].device, "emu:T1/4");
+  EXPECT_EQ(t1.ports[4].speed_bps, 40'000'000'000u);
+  EXPECT_EQ(t1.ports[4].cable_m, 200u);  // 1 us at 5 ns/m
+  EXPECT_EQ(t1.neighbors.size(), 6u);
+}
+
+TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
+  const std::string base = Write("base.yaml", "ports: []\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2("switch: { config: " + base + " }\n"), &s, &err)) << err;
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_FALSE(WriteSwitchConfigs(s, &plan, &cfgs, &err));
+  EXPECT_NE(err.find("base.yaml:1: ports: expected no such section"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace pfc::fabric
