@@ -48,7 +48,7 @@ struct XoffSample {
 
 bool XoffTrial(uint16_t frame_len, bool paced, uint16_t first_burst, XoffSample* out,
                std::string* err) {
-  Runtime& rt = *g.rt;
+  Switch& rt = *g.rt;
   const uint32_t charge = Charge(frame_len);
   const uint64_t thr = rt.buffer.XoffThreshold(0, kLossless);
   const uint32_t k_cross = static_cast<uint32_t>(thr / charge) + 1;  // 1-based

@@ -62,7 +62,7 @@ void Put16(uint8_t* p, uint16_t v) {
 // Ethernet + IPv4 + UDP header of a frame_len-byte frame from p0's host to
 // p1's. Only the headers are written: the switch never reads the payload.
 rte_mbuf* DataMbuf(uint8_t dscp, uint16_t frame_len, uint16_t seq) {
-  rte_mbuf* m = rte_pktmbuf_alloc(g.rt->pool);
+  rte_mbuf* m = rte_pktmbuf_alloc(g.dp->pool);
   if (!m) return nullptr;
   auto* d = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, frame_len));
   if (!d) {
@@ -181,7 +181,7 @@ uint16_t TxP1(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, void*) {
 }  // namespace
 
 rte_mbuf* PfcMbuf(uint8_t class_enable, uint16_t quanta) {
-  rte_mbuf* m = rte_pktmbuf_alloc(g.rt->pool);
+  rte_mbuf* m = rte_pktmbuf_alloc(g.dp->pool);
   if (!m) return nullptr;
   PauseRequest r;
   r.class_enable = class_enable;
@@ -211,7 +211,7 @@ void RunFor(double us) {
   RunUntil([&] { return rte_rdtsc() >= end; }, us + 1e6);
 }
 
-bool P1Paused() { return g.rt->ports[1].owner_state->pause.PausedMask(g.rt->NowNs()) & kBit; }
+bool P1Paused() { return g.rt->ports[1].owner_state->pause.PausedMask(g.dp->NowNs()) & kBit; }
 
 uint64_t Drops(std::string* which) {
   uint64_t total = 0;
@@ -272,18 +272,15 @@ bool Setup(const std::string& shaper_burst) {
   std::string err;
   const bool loaded = LoadConfig(path, &cfg, &err);
   std::remove(path);
-  if (loaded) g.rt = CreateRuntime(cfg, &err);
-  if (!g.rt) {
+  if (!loaded || !CreateStandalone(cfg, &g.dp, &g.rt, &err)) {
     std::fprintf(stderr, "%s: %s\n", loaded ? "runtime" : "config", err.c_str());
     return false;
   }
-  g.w.rt = g.rt.get();
-  g.w.id = 0;
-  g.w.st = g.rt->stats[0].get();
+  g.w = MakeWorkerCtx(*g.rt, 0);
   g.w.ports = {0, 1};
   g.ns_per_tick = 1e9 / static_cast<double>(rte_get_tsc_hz());
   g.log.reserve(1 << 16);
-  const uint16_t p0 = g.rt->ports[0].dpdk_port, p1 = g.rt->ports[1].dpdk_port;
+  const uint16_t p0 = g.rt->ports[0].io.dpdk_port, p1 = g.rt->ports[1].io.dpdk_port;
   if (!rte_eth_add_rx_callback(p0, 0, RxP0, nullptr) ||
       !rte_eth_add_rx_callback(p1, 0, RxP1, nullptr) ||
       !rte_eth_add_tx_callback(p0, 0, TxP0, nullptr) ||
@@ -296,7 +293,8 @@ bool Setup(const std::string& shaper_burst) {
 
 void Teardown() {
   if (!g.rt) return;
-  g.rt.reset();  // stops the ports and frees the pool
+  g.rt.reset();  // stops the ports
+  g.dp.reset();  // frees the pool
 }
 
 }  // namespace pfc::reaction

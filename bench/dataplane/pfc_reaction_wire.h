@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The test bench of the PFC reaction-time benchmark (pfc_reaction_bench.cc):
-// a real pfcswitch Runtime (LoadConfig + CreateRuntime, as pfcswitch builds
+// a real pfcswitch switch (LoadConfig + CreateStandalone, as pfcswitch builds
 // it) on two net_ring ports whose rx/tx rings the bench owns, driven by the
 // real WorkerRound, and the far ends of both links emulated with ethdev
 // rx/tx callbacks, which run inside the switch's own rte_eth_rx_burst /
@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/app/runtime.h"
+#include "dataplane/switch/switch.h"
 #include "dataplane/stages/worker_ctx.h"
 
 namespace pfc::reaction {
@@ -68,7 +68,8 @@ struct TxRecord {
 };
 
 struct Bench {
-  std::unique_ptr<Runtime> rt;
+  std::unique_ptr<Dataplane> dp;
+  std::unique_ptr<Switch> rt;  // the switch
   WorkerCtx w;
   rte_ring* rx[2] = {};  // what the switch receives on p0, p1
   rte_ring* tx[2] = {};  // what it transmits (drained after every round)

@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/app/runtime.h"
+#include "dataplane/switch/switch.h"
 #include "dataplane/config/config.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/stages/worker.h"
@@ -137,7 +137,8 @@ std::array<uint8_t, kFrameLen> Template(int in, int k, bool l2) {
 // One switch runtime on the four ring ports plus the hosts' state.
 struct Env {
   bool l2 = false;
-  std::unique_ptr<Runtime> rt;
+  std::unique_ptr<Dataplane> dp;
+  std::unique_ptr<Switch> sw;
   WorkerCtx w;
   std::array<std::array<std::array<uint8_t, kFrameLen>, kFlows>, kPorts> tmpl{};
   std::array<unsigned, kPorts> next_flow{};
@@ -149,10 +150,11 @@ struct Env {
         void* m;
         while (rte_ring_dequeue(r, &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
       }
-    if (rt) {
-      rte_rcu_qsbr_thread_offline(rt->qsbr, 0);
-      rte_rcu_qsbr_thread_unregister(rt->qsbr, 0);
-      rt.reset();  // frees "pfc_pool" too; the next Env recreates it
+    if (sw) {
+      rte_rcu_qsbr_thread_offline(dp->qsbr, 0);
+      rte_rcu_qsbr_thread_unregister(dp->qsbr, 0);
+      sw.reset();
+      dp.reset();  // frees "pfc_pool" too; the next Env recreates it
     }
   }
 
@@ -166,7 +168,7 @@ struct Env {
   bool Fill(unsigned n) {
     for (int p = 0; p < kPorts; p++) {
       for (unsigned i = inflight_per_port; i < n; i++) {
-        rte_mbuf* m = rte_pktmbuf_alloc(rt->pool);
+        rte_mbuf* m = rte_pktmbuf_alloc(dp->pool);
         if (!m || !rte_pktmbuf_append(m, kFrameLen)) return false;
         std::memcpy(rte_pktmbuf_mtod(m, uint8_t*), tmpl[p][i % kFlows].data(), kFrameLen);
         if (rte_ring_enqueue(g_wire[p].rx, m) != 0) return false;
@@ -190,21 +192,17 @@ Env* GetEnv(bool l2, std::string* err) {
   const bool ok = LoadConfig(path, &cfg, err);
   std::remove(path.c_str());
   if (!ok) return nullptr;
-  env->rt = CreateRuntime(cfg, err);
-  if (!env->rt) return nullptr;
-  env->w.rt = env->rt.get();
-  env->w.id = 0;
-  env->w.st = env->rt->stats[0].get();
-  for (PortId p = 0; p < kPorts; p++) env->w.ports.push_back(p);
-  rte_rcu_qsbr_thread_register(env->rt->qsbr, 0);
-  rte_rcu_qsbr_thread_online(env->rt->qsbr, 0);
+  if (!CreateStandalone(cfg, &env->dp, &env->sw, err)) return nullptr;
+  env->w = MakeWorkerCtx(*env->sw, 0);
+  rte_rcu_qsbr_thread_register(env->dp->qsbr, 0);
+  rte_rcu_qsbr_thread_online(env->dp->qsbr, 0);
   for (int p = 0; p < kPorts; p++)
     for (int k = 0; k < kFlows; k++) env->tmpl[p][k] = Template(p, k, l2);
   g_env = std::move(env);
   return g_env.get();
 }
 
-uint64_t Drops(const Runtime& rt) {
+uint64_t Drops(const Switch& rt) {
   uint64_t d = 0;
   for (const auto& s : rt.stats)
     for (int p = 0; p < kPorts; p++)
@@ -213,7 +211,7 @@ uint64_t Drops(const Runtime& rt) {
   return d;
 }
 
-uint64_t TxPackets(const Runtime& rt) {
+uint64_t TxPackets(const Switch& rt) {
   uint64_t t = 0;
   for (const auto& s : rt.stats)
     for (int p = 0; p < kPorts; p++) t += s->port[p].tx_packets.Get();
@@ -239,7 +237,7 @@ void RunPipeline(benchmark::State& state, bool l2) {
     state.SkipWithError(("setup failed: " + err).c_str());
     return;
   }
-  Runtime& rt = *env->rt;
+  Switch& rt = *env->sw;
   const uint64_t drops0 = Drops(rt), tx0 = TxPackets(rt);
   // TSC split between the switch and the hosts: its ratio, applied to the
   // CPU time, gives the switch's own rate. A round takes a few microseconds;
@@ -251,7 +249,7 @@ void RunPipeline(benchmark::State& state, bool l2) {
     uint64_t ready = 0;
     const uint64_t t0 = rte_rdtsc();
     benchmark::DoNotOptimize(WorkerRound(env->w, &ready));
-    rte_rcu_qsbr_quiescent(rt.qsbr, 0);
+    rte_rcu_qsbr_quiescent(rt.dp.qsbr, 0);
     const uint64_t t1 = rte_rdtsc();
     HostsTurnAround(*env);
     const uint64_t t2 = rte_rdtsc();

@@ -3,10 +3,11 @@
 //   pfcswitch -l 0,1 --no-pci --vdev net_af_packet0,iface=veth0 ... -- --config sw.yaml
 //   pfcswitch --check-config sw.yaml         (validate only; no EAL needed)
 // The main thread loads and validates the config before EAL starts, builds
-// the runtime, launches one worker per worker lcore, then waits for SIGINT or
+// the dataplane and its one switch, launches one worker per worker lcore, then waits for SIGINT or
 // SIGTERM and prints the final counters.
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 
 #include <CLI/CLI.hpp>
@@ -16,7 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "dataplane/app/runtime.h"
+#include "dataplane/switch/dataplane.h"
+#include "dataplane/switch/switch.h"
 #include "dataplane/app/stats_report.h"
 #include "dataplane/app/telemetry.h"
 #include "dataplane/config/config.h"
@@ -90,23 +92,22 @@ int main(int argc, char** argv) {
     rte_eal_cleanup();
     return 2;
   }
-  auto rt = pfc::CreateRuntime(cfg, &err);
-  if (!rt) {
+  std::unique_ptr<pfc::Dataplane> dp;
+  std::unique_ptr<pfc::Switch> sw;
+  if (!pfc::CreateStandalone(cfg, &dp, &sw, &err)) {
     std::fprintf(stderr, "pfcswitch: %s: %s\n", config_path.c_str(), err.c_str());
     rte_eal_cleanup();
     return 1;
   }
-  pfc::RegisterTelemetry(rt.get());
+  pfc::RegisterTelemetry({sw.get()});
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
 
-  std::vector<pfc::WorkerCtx> workers(cfg.workers);
+  std::vector<pfc::Worker> workers(cfg.workers);
   for (unsigned w = 0; w < cfg.workers; w++) {
-    workers[w].rt = rt.get();
+    workers[w].dp = dp.get();
     workers[w].id = w;
-    workers[w].st = rt->stats[w].get();
-    for (pfc::PortId p = 0; p < rt->ports.size(); p++)
-      if (rt->ports[p].owner == w) workers[w].ports.push_back(p);
+    workers[w].slots.push_back(pfc::MakeWorkerCtx(*sw, w));
   }
   unsigned w = 0;
   unsigned lcore;
@@ -114,19 +115,24 @@ int main(int argc, char** argv) {
     if (w == cfg.workers) break;
     rte_eal_remote_launch(pfc::WorkerMain, &workers[w++], lcore);
   }
-  std::printf("pfcswitch: forwarding on %zu ports with %u worker(s): %s\n", rt->ports.size(), cfg.workers,
+  std::printf("pfcswitch: forwarding on %zu ports with %u worker(s): %s\n", sw->ports.size(), cfg.workers,
               Summary(cfg).c_str());
   std::fflush(stdout);
 
   while (!g_signalled.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  rt->stop.store(true);
+  dp->stop.store(true);
   rte_eal_mp_wait_lcore();
 
-  const std::string report = pfc::StatsJson(*rt).dump();
+  const std::string report = pfc::StatsJson(*sw).dump();
   std::printf("pfcswitch: stats %s\n", report.c_str());
   if (!stats_json.empty()) std::ofstream(stats_json) << report << "\n";
   std::fflush(stdout);
-  rt.reset();
+  // Every mbuf home and every device closed (pcap frees its cached mbufs on
+  // close) before the pool goes.
+  sw.reset();
+  uint16_t pid;
+  RTE_ETH_FOREACH_DEV(pid) rte_eth_dev_close(pid);
+  dp.reset();
   rte_eal_cleanup();
   return 0;
 }

@@ -1,26 +1,28 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/app/stats_report.h"
 
+#include "dataplane/switch/emu_port.h"
+
 #include <rte_ethdev.h>
 
 namespace pfc {
 namespace {
 
 template <typename F>
-uint64_t Sum(const Runtime& rt, F f) {
+uint64_t Sum(const Switch& sw, F f) {
   uint64_t s = 0;
-  for (const auto& w : rt.stats) s += f(*w).Get();
+  for (const auto& w : sw.stats) s += f(*w).Get();
   return s;
 }
 
 }  // namespace
 
-nlohmann::json PortStatsJson(const Runtime& rt, PortId p) {
+nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
   using nlohmann::json;
   json j;
-  const PortRuntime& pr = rt.ports[p];
+  const PortRuntime& pr = sw.ports[p];
   j["name"] = pr.name;
-#define PORT_CTR(f) j[#f] = Sum(rt, [&](const WorkerStats& w) -> const Counter& { return w.port[p].f; })
+#define PORT_CTR(f) j[#f] = Sum(sw, [&](const WorkerStats& w) -> const Counter& { return w.port[p].f; })
   PORT_CTR(rx_packets); PORT_CTR(rx_bytes); PORT_CTR(tx_packets); PORT_CTR(tx_bytes);
   PORT_CTR(arp_rx); PORT_CTR(arp_reply_tx); PORT_CTR(arp_request_tx); PORT_CTR(icmp_echo_reply);
   PORT_CTR(ipv4_options); PORT_CTR(ipv4_fragments); PORT_CTR(non_ip);
@@ -30,19 +32,30 @@ nlohmann::json PortStatsJson(const Runtime& rt, PortId p) {
   // packet (e.g. an AF_PACKET ring overflowing while the worker was not
   // running): reported beside the switch's own drop reasons.
   rte_eth_stats ds{};
-  if (rte_eth_stats_get(pr.dpdk_port, &ds) == 0) {
+  if (pr.io.kind == PortIo::Kind::kEthdev && rte_eth_stats_get(pr.io.dpdk_port, &ds) == 0) {
     j["dev_rx_missed"] = ds.imissed;
     j["dev_rx_errors"] = ds.ierrors;
     j["dev_rx_nombuf"] = ds.rx_nombuf;
     j["dev_tx_errors"] = ds.oerrors;
+  }
+  if (pr.io.kind == PortIo::Kind::kEmu) {
+    // The emulated link: frames lost to a link going down (a failed cable
+    // loses what it carries) and the wire's utilisation.
+    const EmuPortCounters& ec = pr.io.emu->counters();
+    const fabric::LinkCounters& lc = pr.io.emu->link().counters();
+    j["link_up"] = pr.io.emu->link().up() ? 1u : 0u;
+    j["link_tx_frames"] = lc.frames;
+    j["link_busy_ns"] = lc.busy_ns;
+    j["link_tx_down_drops"] = ec.tx_down;
+    j["link_rx_stale_drops"] = ec.rx_stale;
   }
   uint64_t port_drops = 0;
   json prios = json::array();
   for (int q = 0; q < kNumPrio; q++) {
     json pj;
     pj["prio"] = q;
-    pj["lossless"] = rt.cfg.tag_map.IsLossless(q);
-#define PRIO_CTR(f) pj[#f] = Sum(rt, [&](const WorkerStats& w) -> const Counter& { return w.prio[p][q].f; })
+    pj["lossless"] = sw.cfg.tag_map.IsLossless(q);
+#define PRIO_CTR(f) pj[#f] = Sum(sw, [&](const WorkerStats& w) -> const Counter& { return w.prio[p][q].f; })
     PRIO_CTR(rx_packets); PRIO_CTR(rx_bytes); PRIO_CTR(tx_packets); PRIO_CTR(tx_bytes);
     PRIO_CTR(lossy_fallback); PRIO_CTR(rewrites); PRIO_CTR(to_lossy_tag);
     PRIO_CTR(pfc_xoff_tx); PRIO_CTR(pfc_xon_tx); PRIO_CTR(pfc_refresh_tx);
@@ -52,7 +65,7 @@ nlohmann::json PortStatsJson(const Runtime& rt, PortId p) {
     json drops = json::object();
     uint64_t total = 0;
     for (int r = 0; r < kNumDropReasons; r++) {
-      uint64_t v = Sum(rt, [&](const WorkerStats& w) -> const Counter& { return w.prio[p][q].drops[r]; });
+      uint64_t v = Sum(sw, [&](const WorkerStats& w) -> const Counter& { return w.prio[p][q].drops[r]; });
       drops[std::string(DropReasonName(static_cast<DropReason>(r)))] = v;
       total += v;
     }
@@ -60,13 +73,13 @@ nlohmann::json PortStatsJson(const Runtime& rt, PortId p) {
     pj["drops_total"] = total;
     port_drops += total;
     pj["queue_depth"] = rte_ring_count(pr.egress[q]);
-    pj["buffer_bytes"] = rt.buffer.occupancy(p, q);
-    pj["buffer_watermark"] = rt.buffer.watermark(p, q);
-    if (rt.cfg.tag_map.IsLossless(q)) {
-      pj["xoff_threshold"] = rt.buffer.XoffThreshold(p, q);
-      pj["xon_threshold"] = rt.buffer.XonThreshold(p, q);
-      pj["headroom_used"] = rt.buffer.headroom_used(p, q);
-      pj["headroom_watermark"] = rt.buffer.headroom_watermark(p, q);
+    pj["buffer_bytes"] = sw.buffer.occupancy(p, q);
+    pj["buffer_watermark"] = sw.buffer.watermark(p, q);
+    if (sw.cfg.tag_map.IsLossless(q)) {
+      pj["xoff_threshold"] = sw.buffer.XoffThreshold(p, q);
+      pj["xon_threshold"] = sw.buffer.XonThreshold(p, q);
+      pj["headroom_used"] = sw.buffer.headroom_used(p, q);
+      pj["headroom_watermark"] = sw.buffer.headroom_watermark(p, q);
     }
     prios.push_back(pj);
   }
@@ -75,23 +88,23 @@ nlohmann::json PortStatsJson(const Runtime& rt, PortId p) {
   return j;
 }
 
-nlohmann::json StatsJson(const Runtime& rt) {
+nlohmann::json StatsJson(const Switch& sw) {
   nlohmann::json j;
-  j["generation"] = rt.generation();
+  j["generation"] = sw.generation();
   uint64_t drops = 0;
   nlohmann::json ports = nlohmann::json::array();
-  for (PortId p = 0; p < rt.ports.size(); p++) {
-    ports.push_back(PortStatsJson(rt, p));
+  for (PortId p = 0; p < sw.ports.size(); p++) {
+    ports.push_back(PortStatsJson(sw, p));
     drops += ports.back()["drops_total"].get<uint64_t>();
   }
   j["ports"] = ports;
   j["drops_total"] = drops;
-  j["buffer_shared_used"] = rt.buffer.shared_used();
-  j["buffer_shared_size"] = rt.buffer.shared_size();
-  j["pool_in_use"] = rte_mempool_in_use_count(rt.pool);
-  j["pool_size"] = rt.pool->size;
+  j["buffer_shared_used"] = sw.buffer.shared_used();
+  j["buffer_shared_size"] = sw.buffer.shared_size();
+  j["pool_in_use"] = rte_mempool_in_use_count(sw.dp.pool);
+  j["pool_size"] = sw.dp.pool->size;
   uint64_t loops = 0, sleeps = 0;
-  for (const auto& w : rt.stats) {
+  for (const auto& w : sw.stats) {
     loops += w->loops.Get();
     sleeps += w->idle_sleeps.Get();
   }

@@ -2,15 +2,15 @@
 // Turns the per-worker counters (summed), buffer occupancy and table state
 // into one JSON document: the single source for the exit report, the
 // --stats-json file and the telemetry commands (which re-shape it for DPDK's
-// telemetry format). Read-only over the runtime; any thread.
+// telemetry format). Read-only over the switch; any thread.
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "dataplane/app/runtime.h"
+#include "dataplane/switch/switch.h"
 
 namespace pfc {
 
-nlohmann::json PortStatsJson(const Runtime& rt, PortId port);
-nlohmann::json StatsJson(const Runtime& rt);
+nlohmann::json PortStatsJson(const Switch& sw, PortId port);
+nlohmann::json StatsJson(const Switch& sw);
 
 }  // namespace pfc

@@ -5,44 +5,90 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "dataplane/app/stats_report.h"
 
 namespace pfc {
 namespace {
 
-Runtime* g_rt = nullptr;        // set once before the commands are registered
-std::mutex g_reload_mu;         // one reload at a time
-SwitchConfig* g_running = nullptr;   // the config reloads apply on top of
+struct Entry {
+  Switch* sw;
+  SwitchConfig running;  // the config reloads apply on top of
+};
+std::vector<Entry>* g_switches = nullptr;  // set once before the commands are registered
+std::mutex g_reload_mu;                    // one reload at a time
 
-int PortArg(const char* params) {
-  if (!params || !*params) return -1;
-  for (size_t i = 0; i < g_rt->ports.size(); i++)
-    if (g_rt->ports[i].name == params) return static_cast<int>(i);
+Entry* FindEntry(const Switch& sw) {
+  for (Entry& e : *g_switches) {
+    if (e.sw == &sw) return &e;
+  }
+  return nullptr;
+}
+
+// The switch a command names and the rest of its parameters: with one
+// switch the parameters are taken as they are; otherwise they start with
+// "<switch>," (or are just "<switch>").
+Switch* SwitchArg(const char* params, std::string* rest) {
+  const std::string p = params ? params : "";
+  if (g_switches->size() == 1) {
+    *rest = p;
+    return (*g_switches)[0].sw;
+  }
+  const size_t comma = p.find(',');
+  const std::string name = p.substr(0, comma);
+  *rest = comma == std::string::npos ? "" : p.substr(comma + 1);
+  for (Entry& e : *g_switches) {
+    if (e.sw->name == name) return e.sw;
+  }
+  return nullptr;
+}
+
+int PortArg(const Switch& sw, const std::string& params) {
+  if (params.empty()) return -1;
+  for (size_t i = 0; i < sw.ports.size(); i++)
+    if (sw.ports[i].name == params) return static_cast<int>(i);
   char* end;
-  long v = std::strtol(params, &end, 10);
-  if (*end || v < 0 || v >= static_cast<long>(g_rt->ports.size())) return -1;
+  long v = std::strtol(params.c_str(), &end, 10);
+  if (*end || v < 0 || v >= static_cast<long>(sw.ports.size())) return -1;
   return static_cast<int>(v);
 }
 
-int CmdInfo(const char*, const char*, rte_tel_data* d) {
+int CmdSwitches(const char*, const char*, rte_tel_data* d) {
+  rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+  for (const Entry& e : *g_switches) rte_tel_data_add_array_string(d, e.sw->name.c_str());
+  return 0;
+}
+
+int CmdInfo(const char*, const char* params, rte_tel_data* d) {
+  std::string rest;
+  const Switch* sw = SwitchArg(params, &rest);
+  if (sw == nullptr) return -EINVAL;
   rte_tel_data_start_dict(d);
-  rte_tel_data_add_dict_string(d, "config", g_rt->cfg.path.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
-  rte_tel_data_add_dict_string(d, "mode", g_rt->cfg.mode == SwitchConfig::Mode::kL3 ? "l3" : "l2");
-  rte_tel_data_add_dict_u64(d, "generation", g_rt->generation());
-  rte_tel_data_add_dict_u64(d, "ports", g_rt->ports.size());
-  rte_tel_data_add_dict_u64(d, "workers", g_rt->cfg.workers);
-  const Tables* t = g_rt->CurrentTables();
+  rte_tel_data_add_dict_string(d, "switch", sw->name.c_str());
+  rte_tel_data_add_dict_string(d, "config",
+                               sw->cfg.path.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
+  rte_tel_data_add_dict_string(d, "mode", sw->cfg.mode == SwitchConfig::Mode::kL3 ? "l3" : "l2");
+  rte_tel_data_add_dict_u64(d, "generation", sw->generation());
+  rte_tel_data_add_dict_u64(d, "ports", sw->ports.size());
+  rte_tel_data_add_dict_u64(d, "workers", sw->dp.workers);
+  rte_tel_data_add_dict_u64(d, "pool_in_use", rte_mempool_in_use_count(sw->dp.pool));
+  rte_tel_data_add_dict_u64(d, "pool_size", sw->dp.pool->size);
+  const Tables* t = sw->CurrentTables();
   rte_tel_data_add_dict_u64(d, "rules", t->rule_count);
   rte_tel_data_add_dict_u64(d, "routes", t->routes.size());
-  rte_tel_data_add_dict_u64(d, "neighbors", g_rt->neighbors.size());
+  rte_tel_data_add_dict_u64(d, "neighbors", sw->neighbors.size());
   rte_tel_data_add_dict_u64(d, "lossless_mask", t->tag_map.lossless_mask);
   return 0;
 }
 
-int CmdPorts(const char*, const char*, rte_tel_data* d) {
+int CmdPorts(const char*, const char* params, rte_tel_data* d) {
+  std::string rest;
+  const Switch* sw = SwitchArg(params, &rest);
+  if (sw == nullptr) return -EINVAL;
   rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-  for (const auto& p : g_rt->ports) rte_tel_data_add_array_string(d, p.name.c_str());
+  for (const auto& p : sw->ports) rte_tel_data_add_array_string(d, p.name.c_str());
   return 0;
 }
 
@@ -54,13 +100,17 @@ void AddArray(rte_tel_data* d, const std::string& name, const uint64_t (&v)[kNum
 }
 
 int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
-  int p = PortArg(params);
+  std::string rest;
+  const Switch* sw = SwitchArg(params, &rest);
+  if (sw == nullptr) return -EINVAL;
+  const int p = PortArg(*sw, rest);
   if (p < 0) return -EINVAL;
-  nlohmann::json j = PortStatsJson(*g_rt, static_cast<PortId>(p));
+  nlohmann::json j = PortStatsJson(*sw, static_cast<PortId>(p));
   rte_tel_data_start_dict(d);
-  rte_tel_data_add_dict_string(d, "name", g_rt->ports[p].name.c_str());
+  rte_tel_data_add_dict_string(d, "name", sw->ports[p].name.c_str());
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.value().is_number_unsigned()) rte_tel_data_add_dict_u64(d, it.key().c_str(), it.value().get<uint64_t>());
+    if (it.value().is_number_unsigned())
+      rte_tel_data_add_dict_u64(d, it.key().c_str(), it.value().get<uint64_t>());
   // Per-priority values as arrays indexed by priority (DPDK 22.11 telemetry
   // nests only arrays inside a dict).
   const auto& prio = j["prio"];
@@ -86,36 +136,54 @@ int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
 
 int CmdReload(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
-  if (!params || !*params) {
-    rte_tel_data_add_dict_string(d, "error", "usage: /pfcswitch/reload,<rules-or-routes-file>");
+  std::string file;
+  Switch* sw = SwitchArg(params, &file);
+  if (sw == nullptr || file.empty()) {
+    rte_tel_data_add_dict_string(d, "error",
+                                 "usage: /pfcswitch/reload,[<switch>,]<rules-or-routes-file>");
     return 0;
   }
-  std::lock_guard<std::mutex> g(g_reload_mu);
-  SwitchConfig next;
   std::string err;
-  if (!LoadUpdate(params, *g_running, &next, &err) || !g_rt->ApplyConfig(next, &err)) {
+  if (!ReloadSwitch(*sw, file, &err)) {
     rte_tel_data_add_dict_string(d, "error", err.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
     return 0;
   }
-  *g_running = std::move(next);
+  std::lock_guard<std::mutex> g(g_reload_mu);
+  const SwitchConfig& running = FindEntry(*sw)->running;
   rte_tel_data_add_dict_string(d, "status", "ok");
-  rte_tel_data_add_dict_u64(d, "generation", g_rt->generation());
-  rte_tel_data_add_dict_u64(d, "rules", g_running->rewrite.rules.size());
-  rte_tel_data_add_dict_u64(d, "routes", g_running->routes.size());
+  rte_tel_data_add_dict_u64(d, "generation", sw->generation());
+  rte_tel_data_add_dict_u64(d, "rules", running.rewrite.rules.size());
+  rte_tel_data_add_dict_u64(d, "routes", running.routes.size());
   return 0;
 }
 
 }  // namespace
 
-void RegisterTelemetry(Runtime* rt) {
-  g_rt = rt;
-  g_running = new SwitchConfig(rt->cfg);   // lives as long as the process
-  rte_telemetry_register_cmd("/pfcswitch/info", CmdInfo, "Switch summary. No parameters");
-  rte_telemetry_register_cmd("/pfcswitch/ports", CmdPorts, "Port names in config order. No parameters");
+bool ReloadSwitch(Switch& sw, const std::string& path, std::string* err) {
+  std::lock_guard<std::mutex> g(g_reload_mu);
+  Entry* e = FindEntry(sw);
+  if (e == nullptr) {
+    *err = "switch '" + sw.name + "' is not registered";
+    return false;
+  }
+  SwitchConfig next;
+  if (!LoadUpdate(path, e->running, &next, err) || !sw.ApplyConfig(next, err)) return false;
+  e->running = std::move(next);
+  return true;
+}
+
+void RegisterTelemetry(const std::vector<Switch*>& switches) {
+  g_switches = new std::vector<Entry>();  // lives as long as the process
+  for (Switch* sw : switches) g_switches->push_back({sw, sw->cfg});
+  rte_telemetry_register_cmd("/pfcswitch/switches", CmdSwitches, "Switch names. No parameters");
+  rte_telemetry_register_cmd("/pfcswitch/info", CmdInfo, "Switch summary. Parameter: [switch]");
+  rte_telemetry_register_cmd("/pfcswitch/ports", CmdPorts,
+                             "Port names in config order. Parameter: [switch]");
   rte_telemetry_register_cmd("/pfcswitch/port_stats", CmdPortStats,
-                             "Counters of one port. Parameter: port name or index");
-  rte_telemetry_register_cmd("/pfcswitch/reload", CmdReload,
-                             "Load rewrite rules / routes / qos from a file. Parameter: file path");
+                             "Counters of one port. Parameters: [switch,]port name or index");
+  rte_telemetry_register_cmd(
+      "/pfcswitch/reload", CmdReload,
+      "Load rewrite rules / routes / qos from a file. Parameters: [switch,]file path");
 }
 
 }  // namespace pfc

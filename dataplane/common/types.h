@@ -2,7 +2,7 @@
 // Shared vocabulary of the dataplane: limits, port masks and the drop reasons.
 // Pure header: no DPDK. Every packet the switch receives ends in exactly one
 // fate (forwarded, consumed by the switch itself, or dropped with a reason);
-// every DropReason is a counter, per (port, priority), in dataplane/app/stats.h.
+// every DropReason is a counter, per (port, priority), in dataplane/switch/stats.h.
 #pragma once
 #include <cstdint>
 #include <string_view>

@@ -21,6 +21,12 @@ bool LinkModel::CanSend(uint32_t len, uint64_t now_ns) const {
   return free + backlog_ns_ - now_ns <= p_.fifo_ns;
 }
 
+uint64_t LinkModel::AcceptNs(uint64_t now_ns) const {
+  const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
+  const uint64_t drained = free + backlog_ns_;
+  return drained > now_ns + p_.fifo_ns ? drained - p_.fifo_ns : now_ns;
+}
+
 bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* dropped) {
   *dropped = false;
   if (!up_) {

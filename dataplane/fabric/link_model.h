@@ -81,6 +81,9 @@ class LinkModel {
   bool SendControl(uintptr_t handle, uint32_t len, uint64_t now_ns);
   // True when Send() at now_ns would accept a frame of len bytes.
   bool CanSend(uint32_t len, uint64_t now_ns) const;
+  // Earliest time >= now_ns at which Send() will accept a frame (the FIFO
+  // drains at the wire's pace; later Sends move it further).
+  uint64_t AcceptNs(uint64_t now_ns) const;
 
   // Starts every queued frame whose wire start is <= now_ns and hands it to
   // sink(const WireFrame&). Returns the number started.

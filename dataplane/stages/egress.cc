@@ -14,7 +14,7 @@ constexpr uint32_t kWireOverhead = 24;   // FCS 4 + preamble/SFD 8 + IFG 12
 
 // Tries to send what the stash holds; returns true when it is empty after.
 bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& rel) {
-  Runtime& rt = *w.rt;
+  Switch& sw = *w.sw;
   while (s.n > 0) {
     rte_mbuf* burst[kMaxBurst];
     uint8_t prios[kMaxBurst];
@@ -23,14 +23,14 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& 
       burst[i] = s.pkts[(s.head + i) % TxStash::kCap];
       prios[i] = s.prio[(s.head + i) % TxStash::kCap];
     }
-    const uint16_t sent = rte_eth_tx_burst(rt.ports[port].dpdk_port, 0, burst, k);
+    const uint16_t sent = PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, !data);
     uint64_t bytes = 0;
     uint32_t qn[kNumPrio] = {}, qb[kNumPrio] = {};
     for (uint16_t i = 0; i < sent; i++) {
       const uint32_t len = rte_pktmbuf_pkt_len(burst[i]);
       bytes += len;
       if (data) {
-        const PktMeta* meta = rt.Meta(burst[i]);
+        const PktMeta* meta = sw.Meta(burst[i]);
         rel.Add(meta->in_port, meta->in_prio, meta->charged);
         qn[prios[i]]++;
         qb[prios[i]] += len;
@@ -64,10 +64,10 @@ void Stash(TxStash& s, rte_mbuf** pkts, const uint8_t* prios, int from, int to) 
 }  // namespace
 
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns) {
-  Runtime& rt = *w.rt;
-  PortRuntime& pr = rt.ports[port];
+  Switch& sw = *w.sw;
+  PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
-  ReleaseBatch rel(rt.buffer);
+  ReleaseBatch rel(sw.buffer);
   const uint64_t before = w.st->port[port].tx_packets.Get();
 
   // 1. Control frames (PFC, ARP, ICMP replies) go before any data.
@@ -82,7 +82,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   if (!FlushStash(w, port, os.data_stash, true, rel)) return 0;
 
   // 3. Scheduler-picked queues, up to one burst per round.
-  int budget_pkts = rt.cfg.burst;
+  int budget_pkts = sw.cfg.burst;
   uint8_t nonempty = 0;
   for (int q = 0; q < kNumPrio; q++)
     if (!rte_ring_empty(pr.egress[q])) nonempty |= 1u << q;
@@ -97,7 +97,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
     }
     // Without a shaper the budget is large and we move a whole burst; with
     // one, take about as many MTU frames as the tokens allow (at least one).
-    const uint32_t frame = rt.cfg.ports[port].mtu + 18;
+    const uint32_t frame = sw.cfg.ports[port].mtu + 18;
     int take = static_cast<int>(std::clamp<uint32_t>(byte_budget / frame, 1, budget_pkts));
     rte_mbuf* pkts[kMaxBurst];
     uint8_t prios[kMaxBurst];

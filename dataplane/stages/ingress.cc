@@ -37,8 +37,8 @@ struct Group {
 }  // namespace
 
 bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
-  if (rte_ring_enqueue(w.rt->ports[port].control, m) != 0) {
-    w.st->prio[port][w.rt->cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kEgressQueueFull)].Add(1);
+  if (rte_ring_enqueue(w.sw->ports[port].control, m) != 0) {
+    w.st->prio[port][w.sw->cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kEgressQueueFull)].Add(1);
     rte_pktmbuf_free(m);
     return false;
   }
@@ -46,15 +46,15 @@ bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
 }
 
 void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uint16_t n) {
-  Runtime& rt = *w.rt;
-  const SwitchConfig& cfg = rt.cfg;
-  const PortRuntime& ip = rt.ports[in];
+  Switch& sw = *w.sw;
+  const SwitchConfig& cfg = sw.cfg;
+  const PortRuntime& ip = sw.ports[in];
   PortCounters& pc = w.st->port[in];
   const bool l3 = cfg.mode == SwitchConfig::Mode::kL3;
   const uint8_t lossy = t.tag_map.lossy_prio;
 
-  IngressBatch admit(rt.buffer, in);
-  ReleaseBatch undo(rt.buffer);
+  IngressBatch admit(sw.buffer, in);
+  ReleaseBatch undo(sw.buffer);
   Group groups[kMaxBurst];
   int ngroups = 0;
   uint64_t rx_bytes = 0;
@@ -115,7 +115,7 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
       uint16_t nhi = t.routes.Lookup(pp.dst_ip);
       // Our addresses sit in connected subnets (no gateway) or have no route.
       const bool maybe_local = nhi == RouteTable::kNoRoute || t.routes.next_hop(nhi).gateway == 0;
-      if (maybe_local && IsLocalAddress(rt, pp.dst_ip)) { HandleLocal(w, in, pp, m, prio); continue; }
+      if (maybe_local && IsLocalAddress(sw, pp.dst_ip)) { HandleLocal(w, in, pp, m, prio); continue; }
       if (pp.ttl <= 1) { Drop(w, in, prio, DropReason::kTtlExpired, m); continue; }
       if (nhi == RouteTable::kNoRoute) { Drop(w, in, prio, DropReason::kNoRoute, m); continue; }
       const NextHop& nh = t.routes.next_hop(nhi);
@@ -123,7 +123,7 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
       const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
       if (target == memo_ip) {
         std::memcpy(nh_mac, memo_mac, 6);
-      } else if (rt.neighbors.Lookup(target, nh_mac)) {
+      } else if (sw.neighbors.Lookup(target, nh_mac)) {
         memo_ip = target;
         std::memcpy(memo_mac, nh_mac, 6);
       } else {
@@ -161,9 +161,9 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
     }
     if (l3) {
       std::memcpy(d, dst_mac, 6);
-      std::memcpy(d + 6, rt.ports[out].mac.data(), 6);
+      std::memcpy(d + 6, sw.ports[out].mac.data(), 6);
     }
-    PktMeta* meta = rt.Meta(m);
+    PktMeta* meta = sw.Meta(m);
     meta->in_port = in;
     meta->in_prio = prio;
     meta->flags = 0;
@@ -192,11 +192,11 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
   for (int g = 0; g < ngroups; g++) {
     const PortId out = groups[g].key / kNumPrio;
     const int eprio = groups[g].key % kNumPrio;
-    unsigned done = rte_ring_enqueue_burst(rt.ports[out].egress[eprio],
+    unsigned done = rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                            reinterpret_cast<void**>(groups[g].pkts), groups[g].n, nullptr);
     for (unsigned k = done; k < groups[g].n; k++) {
       rte_mbuf* m = groups[g].pkts[k];
-      const PktMeta* meta = rt.Meta(m);
+      const PktMeta* meta = sw.Meta(m);
       undo.Add(meta->in_port, meta->in_prio, meta->charged);
       Drop(w, in, meta->in_prio, DropReason::kEgressQueueFull, m);
     }

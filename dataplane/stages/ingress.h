@@ -8,7 +8,7 @@
 #pragma once
 #include <rte_mbuf.h>
 
-#include "dataplane/app/tables_snapshot.h"
+#include "dataplane/switch/tables_snapshot.h"
 #include "dataplane/stages/worker_ctx.h"
 
 namespace pfc {

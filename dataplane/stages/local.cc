@@ -36,24 +36,24 @@ void WriteArp(uint8_t* f, const uint8_t* eth_dst, const uint8_t* eth_src, uint16
 }
 
 void DropLocal(WorkerCtx& w, PortId in, DropReason r, rte_mbuf* m) {
-  w.st->prio[in][w.rt->cfg.tag_map.lossy_prio].drops[static_cast<int>(r)].Add(1);
+  w.st->prio[in][w.sw->cfg.tag_map.lossy_prio].drops[static_cast<int>(r)].Add(1);
   rte_pktmbuf_free(m);
 }
 
 }  // namespace
 
-bool IsLocalAddress(const Runtime& rt, uint32_t ip) {
-  for (const auto& p : rt.ports)
+bool IsLocalAddress(const Switch& sw, uint32_t ip) {
+  for (const auto& p : sw.ports)
     if (p.ipv4 == ip) return true;
   return false;
 }
 
 void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
-  Runtime& rt = *w.rt;
-  const PortRuntime& port = rt.ports[in];
+  Switch& sw = *w.sw;
+  const PortRuntime& port = sw.ports[in];
   w.st->port[in].arp_rx.Add(1);
   ArpView arp;
-  if (rt.cfg.mode != SwitchConfig::Mode::kL3 ||
+  if (sw.cfg.mode != SwitchConfig::Mode::kL3 ||
       !ParseArp(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), pp, &arp)) {
     DropLocal(w, in, DropReason::kUnsupported, m);
     return;
@@ -62,7 +62,7 @@ void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
   // requests for our address, and replies to our requests all qualify).
   if (arp.spa != 0 && (arp.spa & port.mask) == (port.ipv4 & port.mask) && arp.spa != port.ipv4 &&
       !(arp.sha[0] & 1))
-    rt.neighbors.Learn(arp.spa, arp.sha, false);
+    sw.neighbors.Learn(arp.spa, arp.sha, false);
   if (arp.op != 1 || arp.tpa != port.ipv4) {
     rte_pktmbuf_free(m);   // consumed: a reply, or a request for someone else
     return;
@@ -81,9 +81,9 @@ void RequestArp(WorkerCtx& w, PortId port, uint32_t ip) {
   if (w.arp_ip[slot] == ip && w.now_ns - w.arp_last_ns[slot] < WorkerCtx::kArpRetryNs) return;
   w.arp_ip[slot] = ip;
   w.arp_last_ns[slot] = w.now_ns;
-  Runtime& rt = *w.rt;
-  const PortRuntime& p = rt.ports[port];
-  rte_mbuf* m = rte_pktmbuf_alloc(rt.pool);
+  Switch& sw = *w.sw;
+  const PortRuntime& p = sw.ports[port];
+  rte_mbuf* m = rte_pktmbuf_alloc(sw.dp.pool);
   if (!m) return;   // pool empty: the next packet to this host retries
   uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 60));
   if (!f) {

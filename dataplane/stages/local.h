@@ -12,7 +12,7 @@
 
 namespace pfc {
 
-bool IsLocalAddress(const Runtime& rt, uint32_t ip);
+bool IsLocalAddress(const Switch& sw, uint32_t ip);
 void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m);
 void HandleLocal(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m, int prio);
 // Broadcasts an ARP request for `ip` on `port`, rate-limited per address.

@@ -8,8 +8,8 @@
 namespace pfc {
 
 void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
-  Runtime& rt = *w.rt;
-  PortRuntime& pr = rt.ports[in];
+  Switch& sw = *w.sw;
+  PortRuntime& pr = sw.ports[in];
   PortOwnerState& os = *pr.owner_state;
   PortCounters& pc = w.st->port[in];
   PauseRequest req;
@@ -17,8 +17,8 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
                                           &req, &pr.mac);
   rte_pktmbuf_free(m);
   if (kind == MacCtlKind::kMalformed ||
-      (kind == MacCtlKind::kPause && !rt.cfg.pfc.honor_pause_8023x)) {
-    w.st->prio[in][rt.cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(1);
+      (kind == MacCtlKind::kPause && !sw.cfg.pfc.honor_pause_8023x)) {
+    w.st->prio[in][sw.cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(1);
     return;
   }
   if (kind == MacCtlKind::kPause) pc.pause_8023x_rx.Add(1);
@@ -32,19 +32,19 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
 }
 
 void PfcGenerate(WorkerCtx& w, PortId port) {
-  Runtime& rt = *w.rt;
-  PortRuntime& pr = rt.ports[port];
+  Switch& sw = *w.sw;
+  PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
-  const uint8_t ll = rt.cfg.tag_map.lossless_mask;
+  const uint8_t ll = sw.cfg.tag_map.lossless_mask;
   if (!ll) return;
   for (int q = 0; q < kNumPrio; q++) {
     if (!((ll >> q) & 1)) continue;
-    os.pfc_gen.Observe(q, rt.buffer.occupancy(port, q), rt.buffer.XoffThreshold(port, q),
-                       rt.buffer.XonThreshold(port, q));
+    os.pfc_gen.Observe(q, sw.buffer.occupancy(port, q), sw.buffer.XoffThreshold(port, q),
+                       sw.buffer.XonThreshold(port, q));
   }
   PauseRequest req;
   if (!os.pfc_gen.Collect(w.now_ns, &req)) return;
-  rte_mbuf* m = rte_pktmbuf_alloc(rt.pool);
+  rte_mbuf* m = rte_pktmbuf_alloc(sw.dp.pool);
   if (!m) return;   // retried next round: the generator still wants it
   uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen));
   if (!f) {
@@ -54,7 +54,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   BuildPfcFrame(pr.mac, req, f, kPfcFrameLen);
   // Straight to the device: a pause frame must not wait behind data. If the
   // device refuses it, the generator reports the same frame next round.
-  if (rte_eth_tx_burst(pr.dpdk_port, 0, &m, 1) != 1) {
+  if (PortTx(pr.io, &m, 1, w.now_ns, true) != 1) {
     rte_pktmbuf_free(m);
     return;
   }
@@ -78,7 +78,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
 }
 
 void PfcPublish(WorkerCtx& w, PortId port) {
-  const PortOwnerState& os = *w.rt->ports[port].owner_state;
+  const PortOwnerState& os = *w.sw->ports[port].owner_state;
   const uint8_t paused = os.pause.PausedMask(w.now_ns);
   const uint8_t pausing = os.pfc_gen.peer_paused_mask(w.now_ns);
   for (int q = 0; q < kNumPrio; q++) {
@@ -91,7 +91,7 @@ void PfcPublish(WorkerCtx& w, PortId port) {
 }
 
 uint64_t PfcNextDeadline(const WorkerCtx& w, PortId port) {
-  const PortOwnerState& os = *w.rt->ports[port].owner_state;
+  const PortOwnerState& os = *w.sw->ports[port].owner_state;
   uint64_t d = os.pause.NextExpiry(w.now_ns);
   const uint64_t g = os.pfc_gen.NextDeadline(w.now_ns);
   if (g < d) d = g;

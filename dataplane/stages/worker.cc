@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/stages/worker.h"
 
-#include <rte_ethdev.h>
-
-#include <algorithm>
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <ctime>
 
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
 #include "dataplane/stages/pfc_stage.h"
+#include "dataplane/switch/emu_port.h"
 
 namespace pfc {
 namespace {
@@ -22,28 +21,34 @@ constexpr unsigned kIdleRoundsBeforeSleep = 16;
 namespace {
 
 unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_clock) {
-  Runtime& rt = *w.rt;
+  Switch& sw = *w.sw;
   w.now_ns = now_ns;
-  const Tables* t = rt.CurrentTables();
+  const Tables* t = sw.CurrentTables();
   unsigned work = 0;
   for (PortId p : w.ports) {
     rte_mbuf* pkts[kMaxBurst];
-    const uint16_t n = rte_eth_rx_burst(rt.ports[p].dpdk_port, 0, pkts, rt.cfg.burst);
+    const uint16_t n = PortRx(sw.ports[p].io, pkts, sw.cfg.burst, w.now_ns);
     if (n == 0) continue;
     IngressBurst(w, *t, p, pkts, n);
     work += n;
     // A long burst (or a stalled round) must not date later events, such
     // as a pause frame on the next port, from the start of the round. A
     // virtual clock (tests) stays where the caller put it.
-    if (refresh_clock) w.now_ns = rt.NowNs();
+    if (refresh_clock) w.now_ns = sw.dp.NowNs();
   }
   for (PortId p : w.ports) {
     PfcGenerate(w, p);
-    const uint8_t paused = rt.ports[p].owner_state->pause.PausedMask(w.now_ns);
+    const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns);
     work += EgressPort(w, p, paused, ready_ns);
     PfcPublish(w, p);
-    const uint64_t d = PfcNextDeadline(w, p);
+    uint64_t d = PfcNextDeadline(w, p);
     if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
+    // An emulated link: frames to start on our wire, the next arrival, the
+    // FIFO accepting again.
+    if (sw.ports[p].io.kind == PortIo::Kind::kEmu) {
+      d = sw.ports[p].io.emu->Poll(w.now_ns);
+      if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
+    }
   }
   return work;
 }
@@ -55,38 +60,55 @@ unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns) {
 }
 
 unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns) {
-  return Round(w, w.rt->NowNs(), ready_ns, true);
+  return Round(w, w.sw->dp.NowNs(), ready_ns, true);
+}
+
+WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
+  WorkerCtx w;
+  w.sw = &sw;
+  w.id = id;
+  w.st = sw.stats[id].get();
+  for (PortId p = 0; p < sw.ports.size(); p++) {
+    if (sw.ports[p].owner == id) w.ports.push_back(p);
+  }
+  return w;
 }
 
 int WorkerMain(void* arg) {
-  WorkerCtx& w = *static_cast<WorkerCtx*>(arg);
-  Runtime& rt = *w.rt;
+  Worker& wk = *static_cast<Worker*>(arg);
+  Dataplane& dp = *wk.dp;
   // The default 50 us timer slack would double a 50 us idle sleep.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-  rte_rcu_qsbr_thread_register(rt.qsbr, w.id);
-  rte_rcu_qsbr_thread_online(rt.qsbr, w.id);
+  rte_rcu_qsbr_thread_register(dp.qsbr, wk.id);
+  rte_rcu_qsbr_thread_online(dp.qsbr, wk.id);
   unsigned idle = 0;
-  while (!rt.stop.load(std::memory_order_relaxed)) {
+  while (!dp.stop.load(std::memory_order_relaxed)) {
     uint64_t ready_ns = 0;
-    const unsigned work = WorkerRound(w, &ready_ns);
-    rte_rcu_qsbr_quiescent(rt.qsbr, w.id);
-    w.st->loops.Add(1);
+    unsigned work = 0;
+    for (WorkerCtx& w : wk.slots) {
+      uint64_t r = 0;
+      work += WorkerRound(w, &r);
+      if (r && (ready_ns == 0 || r < ready_ns)) ready_ns = r;
+      w.st->loops.Add(1);
+    }
+    rte_rcu_qsbr_quiescent(dp.qsbr, wk.id);
     if (work) {
       idle = 0;
       continue;
     }
-    if (rt.cfg.idle_sleep_us == 0 || ++idle < kIdleRoundsBeforeSleep) continue;
-    uint64_t sleep_ns = uint64_t{rt.cfg.idle_sleep_us} * 1000;
-    if (ready_ns > w.now_ns) sleep_ns = std::min(sleep_ns, ready_ns - w.now_ns);
+    if (dp.idle_sleep_us == 0 || ++idle < kIdleRoundsBeforeSleep) continue;
+    uint64_t sleep_ns = uint64_t{dp.idle_sleep_us} * 1000;
+    const uint64_t now = dp.NowNs();
+    if (ready_ns > now) sleep_ns = std::min(sleep_ns, ready_ns - now);
     // Offline while asleep so a table swap does not wait for us.
-    rte_rcu_qsbr_thread_offline(rt.qsbr, w.id);
+    rte_rcu_qsbr_thread_offline(dp.qsbr, wk.id);
     timespec ts{0, static_cast<long>(sleep_ns)};
     nanosleep(&ts, nullptr);
-    rte_rcu_qsbr_thread_online(rt.qsbr, w.id);
-    w.st->idle_sleeps.Add(1);
+    rte_rcu_qsbr_thread_online(dp.qsbr, wk.id);
+    for (WorkerCtx& w : wk.slots) w.st->idle_sleeps.Add(1);
   }
-  rte_rcu_qsbr_thread_offline(rt.qsbr, w.id);
-  rte_rcu_qsbr_thread_unregister(rt.qsbr, w.id);
+  rte_rcu_qsbr_thread_offline(dp.qsbr, wk.id);
+  rte_rcu_qsbr_thread_unregister(dp.qsbr, wk.id);
   return 0;
 }
 

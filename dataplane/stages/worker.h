@@ -10,12 +10,14 @@
 
 namespace pfc {
 
-// rte_eal_remote_launch entry point; arg is a WorkerCtx*.
+// rte_eal_remote_launch entry point; arg is a Worker* (every switch it
+// serves, one round each in turn).
 int WorkerMain(void* arg);
 
-// One poll round at now_ns (exposed for stage tests and benchmarks, which
-// drive a virtual clock). Returns packets received + sent; *ready_ns as in
-// EgressPort. The worker loop passes the real clock.
+// One poll round of one switch at now_ns (exposed for stage tests,
+// benchmarks and the fabric's virtual-time driver). Returns packets received
+// + sent; *ready_ns as in EgressPort, lowered to the next frame arrival or
+// link slot of an emulated port. The worker loop passes the real clock.
 unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns);
 // The same on the real clock, re-read after every non-empty rx burst.
 unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns);

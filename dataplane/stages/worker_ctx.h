@@ -1,27 +1,41 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What one worker lcore carries from stage to stage: the runtime, its own
-// counters, the ports it owns (polls and transmits), the clock of the current
-// round and a small ARP-request rate limiter. Owned by exactly one worker.
+// What one worker lcore carries from stage to stage for one switch it
+// serves: the switch, its own counters for that switch, the ports of the
+// switch it owns (polls and transmits), the clock of the current round and a
+// small ARP-request rate limiter. A worker serving several switches (the
+// fabric emulator) has one WorkerCtx per switch, in a fixed order (Worker).
+// Owned by exactly one worker.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <vector>
 
-#include "dataplane/app/runtime.h"
+#include "dataplane/switch/switch.h"
 
 namespace pfc {
 
 struct WorkerCtx {
-  Runtime* rt = nullptr;
-  unsigned id = 0;
-  WorkerStats* st = nullptr;
-  std::vector<PortId> ports;          // owned ports
-  uint64_t now_ns = 0;                // clock of the current poll round
+  Switch* sw = nullptr;
+  unsigned id = 0;            // worker index (RCU thread id, stats slot)
+  WorkerStats* st = nullptr;  // sw->stats[id]
+  std::vector<PortId> ports;  // owned ports of sw
+  uint64_t now_ns = 0;        // clock of the current poll round
   // ARP requests for unresolved next hops: at most one per address per
   // kArpRetryNs, so a burst to an unknown host does not become an ARP storm.
   static constexpr uint64_t kArpRetryNs = 100'000'000;
   std::array<uint32_t, 64> arp_ip{};
   std::array<uint64_t, 64> arp_last_ns{};
+};
+
+// Builds the context of worker `id` for `sw`: the ports the switch placed on
+// that worker (possibly none).
+WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id);
+
+// A worker lcore: the switches it serves, polled in this order every round.
+struct Worker {
+  Dataplane* dp = nullptr;
+  unsigned id = 0;
+  std::vector<WorkerCtx> slots;
 };
 
 }  // namespace pfc

@@ -70,6 +70,8 @@ TEST(LinkModel, FifoDepthBackPressures) {
   PumpAll(l, 0);
   EXPECT_FALSE(l.CanSend(1000, 819));
   EXPECT_TRUE(l.CanSend(1000, 820));
+  EXPECT_EQ(l.AcceptNs(0), 820u);
+  EXPECT_EQ(l.AcceptNs(900), 900u);
 }
 
 TEST(LinkModel, ZeroFifoAcceptsOnlyAnIdleWire) {

@@ -94,7 +94,7 @@ TEST_F(StageTest, LossyPriorityDropsAtItsBufferLimit) {
   Ingress(0, again, kT0 + 200);
   EXPECT_EQ(Egress(1, kT0 + 300), 16);
   EXPECT_EQ(TakeTx(1).size(), 16u);
-  EXPECT_EQ(rt_->buffer.watermark(0, 0), 2048u);
+  EXPECT_EQ(sw_->buffer.watermark(0, 0), 2048u);
 
   ExpectCounters({{"p0.rx_packets", 48},
                   {"p0.rx_bytes", 48 * 60},
@@ -136,8 +136,8 @@ TEST_F(StageTest, XoffLeavesAheadOfQueuedData) {
   Receive(1, to_p0);
   uint64_t ready = 0;
   EXPECT_EQ(WorkerRound(w_, &ready), 40u + 8 + 32);  // received + sent (PFC not counted)
-  EXPECT_EQ(rt_->buffer.watermark(0, 4), 32 * kCell) << "4 KiB > the 2 KiB XOFF point";
-  EXPECT_EQ(rt_->buffer.headroom_watermark(0, 4), 16 * kCell)
+  EXPECT_EQ(sw_->buffer.watermark(0, 4), 32 * kCell) << "4 KiB > the 2 KiB XOFF point";
+  EXPECT_EQ(sw_->buffer.headroom_watermark(0, 4), 16 * kCell)
       << "the bytes above XOFF sat in headroom";
 
   Frames w0 = TakeTx(0);
@@ -150,7 +150,7 @@ TEST_F(StageTest, XoffLeavesAheadOfQueuedData) {
     EXPECT_EQ(SeqOf(w0[k]), k - 1);
   }
   EXPECT_EQ(TakeTx(1).size(), 32u) << "p1's egress is not paused by our own XOFF";
-  const Counters mid = Snapshot(*rt_);
+  const Counters mid = Snapshot(*sw_);
   EXPECT_EQ(mid.at("p0.q4.pausing_now"), 1u);
 
   EXPECT_EQ(WorkerRound(w_, &ready), 0u);
@@ -159,7 +159,7 @@ TEST_F(StageTest, XoffLeavesAheadOfQueuedData) {
   const PauseRequest xon = AsPfc(w0[0], 0);
   EXPECT_EQ(xon.class_enable, 1u << 4);
   EXPECT_EQ(xon.quanta[4], 0);
-  const Counters end = Snapshot(*rt_);
+  const Counters end = Snapshot(*sw_);
   EXPECT_GT(end.at("p0.q4.pausing_ns"), 0u);  // real clock: at least the time between rounds
   ExpectCounters(
       {{"p0.rx_packets", 32},    {"p0.rx_bytes", 32 * 60},    {"p0.rx_bursts", 1},
@@ -205,7 +205,7 @@ TEST_F(StageTest, ReceivedPfcPausesOnlyItsPriority) {
   }
   EXPECT_EQ(QueueDepth(1, 4), 8u);
   EXPECT_EQ(Occ(0, 3), 8 * kCell) << "held in p1's queue 4, charged to p0's priority 3";
-  Counters c = Snapshot(*rt_);
+  Counters c = Snapshot(*sw_);
   EXPECT_EQ(c.at("p1.q4.paused_now"), 1u);
   EXPECT_EQ(c.at("p1.q3.paused_now"), 0u);
 
@@ -311,7 +311,7 @@ TEST_F(StageTest, PausedNewTagQueueBacksUpIntoIngressPriority) {
   EXPECT_EQ(r.class_enable, 1u << 3) << "the ingress priority, not the egress one";
   EXPECT_EQ(r.quanta[3], 0xffff);
 
-  const uint64_t refresh = rt_->ports[0].owner_state->pfc_gen.refresh_ns();
+  const uint64_t refresh = sw_->ports[0].owner_state->pfc_gen.refresh_ns();
   EXPECT_EQ(Egress(0, t_xoff + refresh - 1), 0);
   EXPECT_TRUE(TakeTx(0).empty()) << "no refresh before it is due";
   Egress(0, t_xoff + refresh);

@@ -56,7 +56,7 @@ TEST_F(StageTest, RoutesWithTtlDecrementAndMacRewrite) {
     EXPECT_TRUE(Ipv4ChecksumOk(out[i].data() + 14, 20));
   }
   EXPECT_EQ(Occ(2, 3), 0u);
-  EXPECT_EQ(rt_->buffer.watermark(2, 3), 32 * kCell);
+  EXPECT_EQ(sw_->buffer.watermark(2, 3), 32 * kCell);
   ExpectCounters({{"p2.rx_packets", 32},
                   {"p2.rx_bytes", 32 * 60},
                   {"p2.rx_bursts", 1},
@@ -211,7 +211,7 @@ TEST_F(StageTest, UnknownDestinationsAreDroppedNeverFlooded) {
   EXPECT_EQ(asked, (std::set<uint32_t>{Ip(10, 0, 2, 99), Ip(10, 0, 2, 50)}));
   // Nothing was charged to any buffer, not even for an instant.
   for (PortId p = 0; p < kPorts; p++)
-    for (int q = 0; q < kNumPrio; q++) EXPECT_EQ(rt_->buffer.watermark(p, q), 0u) << p << "/" << q;
+    for (int q = 0; q < kNumPrio; q++) EXPECT_EQ(sw_->buffer.watermark(p, q), 0u) << p << "/" << q;
 
   ExpectCounters({{"p0.rx_packets", 22},
                   {"p0.rx_bytes", 20 * 60 + 2 * 10},

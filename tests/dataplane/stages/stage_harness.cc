@@ -140,7 +140,7 @@ uint16_t EtherTypeOf(const std::vector<uint8_t>& f) {
   return static_cast<uint16_t>(f.at(12) << 8 | f.at(13));
 }
 
-Counters Snapshot(const Runtime& rt) {
+Counters Snapshot(const Switch& rt) {
   Counters c;
   auto add = [&](const std::string& name, const Counter& v) { c[name] += v.Get(); };
   for (const auto& ws : rt.stats) {
@@ -206,45 +206,41 @@ void StageTest::Start(const std::string& yaml) {
   SwitchConfig cfg;
   std::string err;
   ASSERT_TRUE(LoadConfig(yaml_path_, &cfg, &err)) << err << "\n--- config ---\n" << yaml;
-  rt_ = CreateRuntime(cfg, &err);
-  ASSERT_NE(rt_, nullptr) << err;
-  pool_ = rt_->pool;
-  w_ = WorkerCtx{};
-  w_.rt = rt_.get();
-  w_.id = 0;
-  w_.st = rt_->stats[0].get();
-  for (PortId p = 0; p < rt_->ports.size(); p++) w_.ports.push_back(p);
+  ASSERT_TRUE(CreateStandalone(cfg, &dp_, &sw_, &err)) << err;
+  pool_ = dp_->pool;
+  w_ = MakeWorkerCtx(*sw_, 0);
   ASSERT_EQ(rte_mempool_avail_count(pool_), pool_->size);
 }
 
 void StageTest::TearDown() {
   if (!yaml_path_.empty()) std::remove(yaml_path_.c_str());
-  if (!rt_) return;
+  if (!sw_) return;
   // The test must have seen every packet to its end: nothing left on the
   // wire, in a queue or in a tx stash, no buffer bytes still charged, and
   // every mbuf back in the pool.
-  for (PortId p = 0; p < rt_->ports.size(); p++) {
+  for (PortId p = 0; p < sw_->ports.size(); p++) {
     EXPECT_EQ(rte_ring_count(Wire(p).tx), 0u)
         << "p" << p << ": frames on the wire the test did not check";
     EXPECT_EQ(rte_ring_count(Wire(p).rx), 0u) << "p" << p << ": frames the switch never received";
-    EXPECT_EQ(rte_ring_count(rt_->ports[p].control), 0u) << "p" << p;
-    EXPECT_EQ(rt_->ports[p].owner_state->data_stash.n, 0) << "p" << p;
-    EXPECT_EQ(rt_->ports[p].owner_state->ctrl_stash.n, 0) << "p" << p;
+    EXPECT_EQ(rte_ring_count(sw_->ports[p].control), 0u) << "p" << p;
+    EXPECT_EQ(sw_->ports[p].owner_state->data_stash.n, 0) << "p" << p;
+    EXPECT_EQ(sw_->ports[p].owner_state->ctrl_stash.n, 0) << "p" << p;
     for (int q = 0; q < kNumPrio; q++) {
       EXPECT_EQ(QueueDepth(p, q), 0u) << "p" << p << " q" << q;
       EXPECT_EQ(Occ(p, q), 0u) << "buffer p" << p << " q" << q;
     }
   }
-  EXPECT_EQ(rt_->buffer.shared_used(), 0u);
-  EXPECT_EQ(rt_->buffer.release_underflows(), 0u);
+  EXPECT_EQ(sw_->buffer.shared_used(), 0u);
+  EXPECT_EQ(sw_->buffer.release_underflows(), 0u);
   EXPECT_EQ(rte_mempool_avail_count(pool_), pool_->size) << "mbufs leaked";
   for (int p = 0; p < kPorts; p++) {
     FreeAll(Wire(p).tx);
     FreeAll(Wire(p).rx);
   }
-  // ~Runtime stops the ports and frees the pool, so the next test can
+  // The switch stops the ports, then the pool goes, so the next test can
   // create "pfc_pool" again.
-  rt_.reset();
+  sw_.reset();
+  dp_.reset();
   pool_ = nullptr;
 }
 
@@ -269,13 +265,13 @@ void StageTest::Ingress(PortId in, const std::vector<std::vector<uint8_t>>& fram
     ASSERT_NE(pkts[i], nullptr);
   }
   w_.now_ns = now_ns;
-  IngressBurst(w_, *rt_->CurrentTables(), in, pkts, static_cast<uint16_t>(frames.size()));
+  IngressBurst(w_, *sw_->CurrentTables(), in, pkts, static_cast<uint16_t>(frames.size()));
 }
 
 uint16_t StageTest::Egress(PortId port, uint64_t now_ns) {
   w_.now_ns = now_ns;
   PfcGenerate(w_, port);
-  const uint8_t paused = rt_->ports[port].owner_state->pause.PausedMask(now_ns);
+  const uint8_t paused = sw_->ports[port].owner_state->pause.PausedMask(now_ns);
   uint64_t ready = 0;
   const uint16_t n = EgressPort(w_, port, paused, &ready);
   PfcPublish(w_, port);
@@ -304,7 +300,7 @@ std::vector<std::vector<uint8_t>> StageTest::TakeTx(PortId port) {
 }
 
 void StageTest::ExpectCounters(const Counters& expected, const std::set<std::string>& skip) const {
-  const Counters got = Snapshot(*rt_);
+  const Counters got = Snapshot(*sw_);
   for (const auto& [name, v] : expected)
     EXPECT_TRUE(got.count(name)) << "no counter named " << name;
   for (const auto& [name, v] : got) {

@@ -2,8 +2,8 @@
 // Stage-test harness: one EAL per test binary (--no-huge, no PCI, no shared
 // config), four net_ring ports whose rx and tx rings are separate and owned
 // by the harness (rte_eth_from_rings), and a fixture that builds a real
-// Runtime from a YAML config written to a temp file (LoadConfig +
-// CreateRuntime, as pfcswitch does) for each test. Tests push real mbufs
+// switch from a YAML config written to a temp file (LoadConfig +
+// CreateStandalone, as pfcswitch does) for each test. Tests push real mbufs
 // through IngressBurst / EgressPort / WorkerRound and read what the "wire"
 // (the tx rings) got. TearDown checks that the test accounted for every
 // packet: tx rings drained, egress queues empty, buffer accountant back to
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/app/runtime.h"
+#include "dataplane/switch/switch.h"
 #include "dataplane/stages/worker_ctx.h"
 
 namespace pfc::stagetest {
@@ -67,7 +67,7 @@ uint16_t EtherTypeOf(const std::vector<uint8_t>& frame);
 // Flat view of every counter of every worker, named like
 // "p1.tx_packets", "p0.q3.rx_packets", "p0.q3.drop.no_route", "loops".
 using Counters = std::map<std::string, uint64_t>;
-Counters Snapshot(const Runtime& rt);
+Counters Snapshot(const Switch& sw);
 
 class StageTest : public ::testing::Test {
  protected:
@@ -88,16 +88,17 @@ class StageTest : public ::testing::Test {
   // mbufs go back to the pool.
   std::vector<std::vector<uint8_t>> TakeTx(PortId port);
 
-  uint64_t Occ(PortId p, int prio) const { return rt_->buffer.occupancy(p, prio); }
+  uint64_t Occ(PortId p, int prio) const { return sw_->buffer.occupancy(p, prio); }
   unsigned QueueDepth(PortId p, int prio) const {
-    return rte_ring_count(rt_->ports[p].egress[prio]);
+    return rte_ring_count(sw_->ports[p].egress[prio]);
   }
 
   // Every counter must equal `expected` (absent names: 0). Names in
   // `skip` are not compared (the caller checks them some other way).
   void ExpectCounters(const Counters& expected, const std::set<std::string>& skip = {}) const;
 
-  std::unique_ptr<Runtime> rt_;
+  std::unique_ptr<Dataplane> dp_;
+  std::unique_ptr<Switch> sw_;
   WorkerCtx w_;
   rte_mempool* pool_ = nullptr;
   std::string yaml_path_;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dataplane/app/tables_snapshot.h"
+#include "dataplane/switch/tables_snapshot.h"
 
 #include <cstring>
 

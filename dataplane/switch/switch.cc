@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Runtime construction: DPDK ports, the mbuf pool (sized so the buffer
-// accountant runs out before the pool can), egress rings, RCU, tables.
-#include "dataplane/app/runtime.h"
+// Switch construction: ports (DPDK devices or emulated link ends), egress
+// rings, the buffer accountant and tables; and the mbufs a config needs.
+#include "dataplane/switch/switch.h"
 
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
@@ -15,23 +15,25 @@ namespace {
 
 constexpr uint16_t kRxDesc = 1024, kTxDesc = 1024;
 constexpr unsigned kControlRing = 256;
-constexpr uint64_t kRingMemoryBudget = 32ull << 20;   // all egress rings together
+constexpr uint64_t kRingMemoryBudget = 32ull << 20;  // all egress rings together
 
 std::string AvailablePorts() {
   std::string s;
   uint16_t pid;
   RTE_ETH_FOREACH_DEV(pid) {
     char name[RTE_ETH_NAME_MAX_LEN];
-    if (rte_eth_dev_get_name_by_port(pid, name) == 0) s += std::string(s.empty() ? "" : ", ") + name;
+    if (rte_eth_dev_get_name_by_port(pid, name) == 0)
+      s += std::string(s.empty() ? "" : ", ") + name;
   }
   return s.empty() ? "none (pass --vdev or a PCI device to EAL)" : s;
 }
 
-// Configures and starts DPDK port `pid` (found by CreateRuntime) for pc.
+// Configures and starts DPDK port `pid` (found by CreateSwitch) for pc.
 bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool, PortRuntime* pr,
                std::string* err) {
   const std::string f = "ports[" + std::to_string(idx) + "].device '" + pc.device + "'";
-  pr->dpdk_port = pid;
+  pr->io.kind = PortIo::Kind::kEthdev;
+  pr->io.dpdk_port = pid;
   rte_eth_conf conf{};
   if (int rc = rte_eth_dev_configure(pid, 1, 1, &conf); rc != 0) {
     *err = f + ": rte_eth_dev_configure failed: " + rte_strerror(-rc);
@@ -75,24 +77,19 @@ bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool
 
 }  // namespace
 
-uint64_t Runtime::NowNs() const {
-  // A multiply, not a 128-bit division: this runs after every rx burst.
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(rte_get_tsc_cycles()) * ns_mult) >> 32);
-}
-
-void Runtime::Publish(std::unique_ptr<Tables> next) {
+void Switch::Publish(std::unique_ptr<Tables> next) {
   std::lock_guard<std::mutex> g(publish_mu_);
   const Tables* old = tables_.exchange(next.release(), std::memory_order_acq_rel);
   generation_.fetch_add(1, std::memory_order_relaxed);
   if (old == nullptr) return;
   // Grace period: every online worker passes a quiescent state (it finished
   // the round that may have used `old`) before it is freed.
-  uint64_t token = rte_rcu_qsbr_start(qsbr);
-  rte_rcu_qsbr_check(qsbr, token, true);
+  uint64_t token = rte_rcu_qsbr_start(dp.qsbr);
+  rte_rcu_qsbr_check(dp.qsbr, token, true);
   delete old;
 }
 
-bool Runtime::ApplyConfig(const SwitchConfig& next, std::string* err) {
+bool Switch::ApplyConfig(const SwitchConfig& next, std::string* err) {
   auto t = Tables::Build(next, generation() + 1, err);
   if (!t) return false;
   for (const auto& nb : next.neighbors) {
@@ -105,9 +102,12 @@ bool Runtime::ApplyConfig(const SwitchConfig& next, std::string* err) {
   return true;
 }
 
-Runtime::~Runtime() {
+Switch::~Switch() {
   for (auto& p : ports) {
-    rte_eth_dev_stop(p.dpdk_port);
+    // Stopped, not closed: the owner of the process closes devices (after
+    // every switch, before the pool goes: a driver such as pcap frees the
+    // mbufs it caches on close).
+    if (p.io.kind == PortIo::Kind::kEthdev) rte_eth_dev_stop(p.io.dpdk_port);
     for (auto* r : p.egress) {
       if (!r) continue;
       rte_mbuf* m;
@@ -125,76 +125,84 @@ Runtime::~Runtime() {
     }
   }
   delete tables_.load();
-  if (qsbr) rte_free(qsbr);
-  // Ports are stopped, rings and stashes drained: every mbuf is home.
-  if (pool) rte_mempool_free(pool);
 }
 
-std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err) {
+uint64_t MbufsNeeded(const SwitchConfig& cfg) {
+  // Every admitted packet holds at least one buffer cell, so a pool of
+  // (cells + every descriptor + slack) cannot run dry before the accountant
+  // refuses a packet.
+  const uint64_t cells = cfg.buffer.total_bytes / cfg.cell_bytes + 1;
+  return cells + cfg.ports.size() * (kRxDesc + kTxDesc + kControlRing + 4 * kMaxBurst) + 1024;
+}
+
+uint16_t MbufRoom(const SwitchConfig& cfg) {
+  uint32_t max_frame = 0;
+  for (const auto& p : cfg.ports) max_frame = std::max(max_frame, p.mtu + 18 + 4);
+  return static_cast<uint16_t>(std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, max_frame) +
+                               RTE_PKTMBUF_HEADROOM);
+}
+
+std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
+                                     const std::string& name, unsigned index, int pin_worker,
+                                     const EmuPortLookup& emu_port, std::string* err) {
   // Find every device (naming each missing one) before allocating anything.
-  std::vector<uint16_t> pids(cfg.ports.size());
-  for (size_t i = 0; i < cfg.ports.size(); i++) {
+  const size_t nports = cfg.ports.size();
+  std::vector<uint16_t> pids(nports);
+  std::vector<EmuPort*> emus(nports, nullptr);
+  for (size_t i = 0; i < nports; i++) {
+    if (emu_port) emus[i] = emu_port(cfg.ports[i].device);
+    if (emus[i] != nullptr) continue;
     if (rte_eth_dev_get_port_by_name(cfg.ports[i].device.c_str(), &pids[i]) != 0) {
       *err = "ports[" + std::to_string(i) + "].device '" + cfg.ports[i].device +
              "': no such DPDK port (available: " + AvailablePorts() + ")";
       return nullptr;
     }
   }
-  auto rt = std::make_unique<Runtime>();
-  rt->cfg = cfg;
-  rt->tsc_hz = rte_get_tsc_hz();
-  rt->ns_mult = static_cast<uint64_t>((static_cast<unsigned __int128>(1000000000u) << 32) / rt->tsc_hz);
-  if (!rt->buffer.Configure(cfg.buffer, err)) return nullptr;
+  auto sw = std::make_unique<Switch>(dp, name, index);
+  sw->cfg = cfg;
+  if (!sw->buffer.Configure(cfg.buffer, err)) return nullptr;
 
-  static const rte_mbuf_dynfield kMetaField = {"pfcswitch_pkt_meta", sizeof(PktMeta), alignof(PktMeta), 0};
-  rt->meta_off = rte_mbuf_dynfield_register(&kMetaField);
-  if (rt->meta_off < 0) {
-    *err = "cannot register the mbuf metadata field";
-    return nullptr;
-  }
-
-  // Every admitted packet holds at least one buffer cell, so a pool of
-  // (cells + every descriptor + slack) cannot run dry before the accountant
-  // refuses a packet: no silent loss at rx.
-  const size_t nports = cfg.ports.size();
   const uint64_t cells = cfg.buffer.total_bytes / cfg.cell_bytes + 1;
-  const uint64_t nmbufs = cells + nports * (kRxDesc + kTxDesc + kControlRing + 4 * kMaxBurst) + 1024;
-  uint32_t max_frame = 0;
-  for (const auto& p : cfg.ports) max_frame = std::max(max_frame, p.mtu + 18 + 4);
-  uint16_t room = static_cast<uint16_t>(std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, max_frame) + RTE_PKTMBUF_HEADROOM);
-  rt->pool = rte_pktmbuf_pool_create("pfc_pool", static_cast<unsigned>(nmbufs), 256, 0, room, rte_socket_id());
-  if (!rt->pool) {
-    *err = "cannot allocate " + std::to_string(nmbufs) + " mbufs for buffer.total_bytes=" +
-           std::to_string(cfg.buffer.total_bytes) + " (cell " + std::to_string(cfg.cell_bytes) +
-           "): give EAL more memory (-m) or lower buffer.total_bytes: " + rte_strerror(rte_errno);
-    return nullptr;
-  }
-
   uint64_t ring_sz = rte_align64pow2(cells + 1);
   uint64_t cap = rte_align64prevpow2(kRingMemoryBudget / 8 / (nports * kNumPrio));
   ring_sz = std::clamp<uint64_t>(std::min(ring_sz, cap), 256, 1u << 20);
+  // One worker is the only producer: skip the multi-producer CAS.
+  const bool one_producer = pin_worker >= 0 || dp.workers == 1;
+  const std::string prefix = "s" + std::to_string(index) + "_";
 
-  rt->ports.resize(nports);
+  sw->ports.resize(nports);
   for (size_t i = 0; i < nports; i++) {
-    PortRuntime& pr = rt->ports[i];
+    PortRuntime& pr = sw->ports[i];
     const PortConfig& pc = cfg.ports[i];
     pr.name = pc.name;
     pr.ipv4 = pc.ipv4;
     pr.mask = pc.prefix_len ? 0xffffffffu << (32 - pc.prefix_len) : 0;
     pr.speed_bps = pc.speed_bps;
-    pr.owner = static_cast<unsigned>(i % cfg.workers);
-    if (!SetupPort(pc, i, pids[i], rt->pool, &pr, err)) return nullptr;
+    pr.owner =
+        pin_worker >= 0 ? static_cast<unsigned>(pin_worker) : static_cast<unsigned>(i % dp.workers);
+    if (emus[i] != nullptr) {
+      if (!pc.has_mac) {
+        *err = "ports[" + std::to_string(i) + "].mac: expected a MAC for an emulated port (" +
+               pc.device + ")";
+        return nullptr;
+      }
+      pr.io.kind = PortIo::Kind::kEmu;
+      pr.io.emu = emus[i];
+      std::memcpy(pr.mac.data(), pc.mac.data(), 6);
+    } else if (!SetupPort(pc, i, pids[i], dp.pool, &pr, err)) {
+      return nullptr;
+    }
     for (int q = 0; q < kNumPrio; q++) {
-      std::string rn = "eg_" + std::to_string(i) + "_" + std::to_string(q);
-      // One worker is the only producer: skip the multi-producer CAS.
-      const unsigned flags = RING_F_SC_DEQ | (cfg.workers == 1 ? RING_F_SP_ENQ : 0);
-      pr.egress[q] = rte_ring_create(rn.c_str(), static_cast<unsigned>(ring_sz), rte_socket_id(), flags);
+      std::string rn = prefix + "eg_" + std::to_string(i) + "_" + std::to_string(q);
+      const unsigned flags = RING_F_SC_DEQ | (one_producer ? RING_F_SP_ENQ : 0);
+      pr.egress[q] =
+          rte_ring_create(rn.c_str(), static_cast<unsigned>(ring_sz), rte_socket_id(), flags);
       if (!pr.egress[q]) {
         *err = "cannot create egress ring " + rn + ": " + rte_strerror(rte_errno);
         return nullptr;
       }
     }
-    std::string cn = "ctl_" + std::to_string(i);
+    std::string cn = prefix + "ctl_" + std::to_string(i);
     pr.control = rte_ring_create(cn.c_str(), kControlRing, rte_socket_id(), RING_F_SC_DEQ);
     if (!pr.control) {
       *err = "cannot create control ring: " + std::string(rte_strerror(rte_errno));
@@ -215,15 +223,20 @@ std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err
     }
   }
 
-  size_t qsz = rte_rcu_qsbr_get_memsize(cfg.workers);
-  rt->qsbr = static_cast<rte_rcu_qsbr*>(rte_zmalloc("pfc_qsbr", qsz, RTE_CACHE_LINE_SIZE));
-  if (!rt->qsbr || rte_rcu_qsbr_init(rt->qsbr, cfg.workers) != 0) {
-    *err = "cannot initialise RCU";
-    return nullptr;
-  }
-  for (unsigned w = 0; w < cfg.workers; w++) rt->stats.push_back(std::make_unique<WorkerStats>());
-  if (!rt->ApplyConfig(cfg, err)) return nullptr;
-  return rt;
+  for (unsigned w = 0; w < dp.workers; w++) sw->stats.push_back(std::make_unique<WorkerStats>());
+  if (!sw->ApplyConfig(cfg, err)) return nullptr;
+  return sw;
+}
+
+bool CreateStandalone(const SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
+                      std::unique_ptr<Switch>* sw, std::string* err) {
+  *dp = CreateDataplane(cfg.workers, MbufsNeeded(cfg), MbufRoom(cfg), err);
+  if (!*dp) return false;
+  (*dp)->idle_sleep_us = cfg.idle_sleep_us;
+  *sw = CreateSwitch(**dp, cfg, "", 0, -1, nullptr, err);
+  if (*sw) return true;
+  dp->reset();
+  return false;
 }
 
 }  // namespace pfc

@@ -24,14 +24,14 @@ struct Tables {
   TagMap tag_map;
   RewriteTable rewrite;
   RouteTable routes;
-  std::vector<L2Entry> l2;      // static, small: scanned (L2 mode is a test aid)
+  std::vector<L2Entry> l2;  // static, small: scanned (L2 mode is a test aid)
   size_t rule_count = 0;
 
   // Builds every table from a validated config. Returns nullptr with *err on
   // failure (which Validate() should already have caught).
   static std::unique_ptr<Tables> Build(const SwitchConfig& cfg, uint64_t generation,
                                        std::string* err);
-  int L2Lookup(const uint8_t mac[6]) const;   // port or -1
+  int L2Lookup(const uint8_t mac[6]) const;  // port or -1
 };
 
 }  // namespace pfc

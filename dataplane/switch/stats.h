@@ -14,7 +14,9 @@ namespace pfc {
 // A single-writer counter: the owner adds, anyone reads.
 class Counter {
  public:
-  void Add(uint64_t n) { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void Add(uint64_t n) {
+    v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
   void Set(uint64_t n) { v_.store(n, std::memory_order_relaxed); }
   uint64_t Get() const { return v_.load(std::memory_order_relaxed); }
 
@@ -26,17 +28,17 @@ class Counter {
 // EGRESS priority (the new tag's queue, Tagger Fig. 8b).
 struct PrioCounters {
   Counter rx_packets, rx_bytes, tx_packets, tx_bytes;
-  Counter lossy_fallback;   // tag had no mapping -> lossy queue
-  Counter rewrites;         // tag changed by the rewrite table
-  Counter to_lossy_tag;     // rewritten to the lossy tag (no rule matched)
+  Counter lossy_fallback;  // tag had no mapping -> lossy queue
+  Counter rewrites;        // tag changed by the rewrite table
+  Counter to_lossy_tag;    // rewritten to the lossy tag (no rule matched)
   Counter drops[kNumDropReasons];
   // PFC (filled by dataplane/pfc glue): frames sent/received naming this priority.
   Counter pfc_xoff_tx, pfc_xon_tx, pfc_refresh_tx, pfc_xoff_rx, pfc_xon_rx;
   // Published by the port's owner each round (Set, not Add):
-  Counter paused_ns;        // our egress of this priority paused by the peer
-  Counter pausing_ns;       // the peer paused by our frames
-  Counter paused_now;       // 1 while our egress is paused
-  Counter pausing_now;      // 1 while we hold the peer in XOFF
+  Counter paused_ns;    // our egress of this priority paused by the peer
+  Counter pausing_ns;   // the peer paused by our frames
+  Counter paused_now;   // 1 while our egress is paused
+  Counter pausing_now;  // 1 while we hold the peer in XOFF
 };
 
 // Per port, not tied to a priority.

@@ -19,17 +19,17 @@ namespace pfc {
 struct TxStash {
   static constexpr int kCap = 2 * kMaxBurst;
   std::array<rte_mbuf*, kCap> pkts{};
-  std::array<uint8_t, kCap> prio{};    // egress priority, for tx counters
+  std::array<uint8_t, kCap> prio{};  // egress priority, for tx counters
   int head = 0, n = 0;
 };
 
 struct PortOwnerState {
   EgressScheduler sched;
-  TxStash data_stash;     // data packets the device refused
-  TxStash ctrl_stash;     // control frames the device refused
-  PauseTimer pause;       // pause requests received on this port
-  PfcGenerator pfc_gen;   // XOFF/XON we send on this port
-  uint64_t pause_bps = 0; // rate for quanta: the shaper's when shaped
+  TxStash data_stash;      // data packets the device refused
+  TxStash ctrl_stash;      // control frames the device refused
+  PauseTimer pause;        // pause requests received on this port
+  PfcGenerator pfc_gen;    // XOFF/XON we send on this port
+  uint64_t pause_bps = 0;  // rate for quanta: the shaper's when shaped
 };
 
 }  // namespace pfc

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/switch/dataplane.h"
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+namespace pfc {
+
+Dataplane::~Dataplane() {
+  if (qsbr) rte_free(qsbr);
+  if (pool) rte_mempool_free(pool);
+}
+
+std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, uint16_t room,
+                                           std::string* err) {
+  auto dp = std::make_unique<Dataplane>();
+  dp->workers = workers;
+  dp->tsc_hz = rte_get_tsc_hz();
+  dp->ns_mult =
+      static_cast<uint64_t>((static_cast<unsigned __int128>(1000000000u) << 32) / dp->tsc_hz);
+  static const rte_mbuf_dynfield kMetaField = {"pfcswitch_pkt_meta", sizeof(PktMeta),
+                                               alignof(PktMeta), 0};
+  dp->meta_off = rte_mbuf_dynfield_register(&kMetaField);
+  if (dp->meta_off < 0) {
+    *err = "cannot register the mbuf metadata field";
+    return nullptr;
+  }
+  dp->pool = rte_pktmbuf_pool_create("pfc_pool", static_cast<unsigned>(nmbufs), 256, 0, room,
+                                     rte_socket_id());
+  if (!dp->pool) {
+    *err =
+        "cannot allocate " + std::to_string(nmbufs) + " mbufs of " + std::to_string(room) +
+        " bytes: give EAL more memory (-m) or lower buffer.total_bytes: " + rte_strerror(rte_errno);
+    return nullptr;
+  }
+  const size_t qsz = rte_rcu_qsbr_get_memsize(workers);
+  dp->qsbr = static_cast<rte_rcu_qsbr*>(rte_zmalloc("pfc_qsbr", qsz, RTE_CACHE_LINE_SIZE));
+  if (!dp->qsbr || rte_rcu_qsbr_init(dp->qsbr, workers) != 0) {
+    *err = "cannot initialise RCU";
+    return nullptr;
+  }
+  return dp;
+}
+
+}  // namespace pfc

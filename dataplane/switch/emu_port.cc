@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/switch/emu_port.h"
+
+#include <rte_errno.h>
+
+#include <algorithm>
+
+namespace pfc {
+
+EmuPort::EmuPort(std::string name, const fabric::LinkParams& tx)
+    : name_(std::move(name)), link_(tx) {}
+
+EmuPort::~EmuPort() {
+  for (int i = 0; i < stage_n_; i++)
+    rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(stage_[(stage_head_ + i) % kMaxBurst].handle));
+  if (rx_ring_ != nullptr) {
+    fabric::WireFrame f;
+    while (rte_ring_dequeue_elem(rx_ring_, &f, sizeof f) == 0)
+      rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(f.handle));
+    rte_ring_free(rx_ring_);
+  }
+  link_.SetUp(false, 0, [](uintptr_t h) { rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h)); });
+}
+
+bool EmuPort::Init(std::string* err) {
+  // Room for everything the peer can have on its wire and in its FIFO, in
+  // minimum-size frames, with slack: the ring is never the bottleneck.
+  const fabric::LinkParams& p = link_.params();
+  const uint64_t wire_ns = p.delay_ns + p.fifo_ns + 2 * link_.WireNs(1518);
+  const uint64_t frames = wire_ns * (p.rate_bps / 1'000'000) / 1000 / (84 * 8) + 2 * kMaxBurst;
+  const unsigned count = static_cast<unsigned>(rte_align64pow2(std::max<uint64_t>(frames, 1024)));
+  const std::string rn = "emu_" + name_;
+  rx_ring_ = rte_ring_create_elem(rn.c_str(), sizeof(fabric::WireFrame), count, rte_socket_id(),
+                                  RING_F_SP_ENQ | RING_F_SC_DEQ);
+  if (rx_ring_ == nullptr) {
+    *err = "cannot create ring " + rn + ": " + rte_strerror(rte_errno);
+    return false;
+  }
+  return true;
+}
+
+bool EmuPort::Stage() {
+  if (stage_n_ > 0) return true;
+  stage_head_ = 0;
+  stage_n_ = static_cast<int>(
+      rte_ring_dequeue_burst_elem(rx_ring_, stage_, sizeof(fabric::WireFrame), kMaxBurst, nullptr));
+  return stage_n_ > 0;
+}
+
+uint16_t EmuPort::Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  uint16_t k = 0;
+  while (k < n && Stage()) {
+    const fabric::WireFrame& f = stage_[stage_head_];
+    if (f.arrive_ns > now_ns) break;
+    stage_head_++;
+    stage_n_--;
+    rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
+    // The sender's link decides: a frame that left before it went down is lost.
+    if (peer_ != nullptr && peer_->link_.Stale(f)) {
+      c_.rx_stale++;
+      rte_pktmbuf_free(m);
+      continue;
+    }
+    c_.rx_frames++;
+    pkts[k++] = m;
+  }
+  return k;
+}
+
+void EmuPort::Pump(uint64_t now_ns) {
+  link_.Pump(now_ns, [&](const fabric::WireFrame& wf) {
+    fabric::WireFrame f = wf;  // rte_ring's elem API takes a non-const pointer
+    rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
+    if (on_wire) on_wire(m, f.arrive_ns - link_.params().delay_ns - link_.WireNs(f.len), f.control);
+    if (peer_ == nullptr || rte_ring_enqueue_elem(peer_->rx_ring_, &f, sizeof f) != 0) {
+      c_.ring_full++;
+      rte_pktmbuf_free(m);
+      return;
+    }
+    if (peer_->wake != nullptr && f.arrive_ns < *peer_->wake) *peer_->wake = f.arrive_ns;
+  });
+}
+
+uint16_t EmuPort::Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) {
+  uint16_t k = 0;
+  tx_blocked_ = false;
+  for (; k < n; k++) {
+    rte_mbuf* m = pkts[k];
+    const uintptr_t h = reinterpret_cast<uintptr_t>(m);
+    const uint32_t len = rte_pktmbuf_pkt_len(m);
+    if (control) {
+      if (!link_.SendControl(h, len, now_ns)) {
+        c_.tx_down++;
+        rte_pktmbuf_free(m);
+      }
+      continue;
+    }
+    bool dropped = false;
+    if (link_.Send(h, len, now_ns, &dropped)) continue;
+    if (dropped) {
+      c_.tx_down++;
+      rte_pktmbuf_free(m);
+      continue;
+    }
+    tx_blocked_ = true;  // the FIFO is full: the rest stay with the caller
+    break;
+  }
+  Pump(now_ns);
+  return k;
+}
+
+uint64_t EmuPort::Poll(uint64_t now_ns) {
+  Pump(now_ns);
+  uint64_t t = 0;
+  auto lower = [&t](uint64_t x) {
+    if (x != 0 && x != fabric::LinkModel::kNever && (t == 0 || x < t)) t = x;
+  };
+  lower(link_.NextStartNs());
+  if (Stage()) lower(stage_[stage_head_].arrive_ns);
+  if (tx_blocked_) lower(std::max(link_.AcceptNs(now_ns), now_ns + 1));
+  return t;
+}
+
+void EmuPort::SetUp(bool up, uint64_t now_ns) {
+  link_.SetUp(up, now_ns, [&](uintptr_t h) {
+    c_.tx_down++;
+    rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
+  });
+}
+
+uint16_t EmuRx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  return e->Rx(pkts, n, now_ns);
+}
+uint16_t EmuTx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) {
+  return e->Tx(pkts, n, now_ns, control);
+}
+
+}  // namespace pfc

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// One end of an emulated fabric link, as a port's I/O (port_io.h): what the
+// port transmits goes through its LinkModel (serialisation, propagation,
+// FIFO back-pressure, PFC ahead of data, up/down) and arrives, stamped with
+// its arrival time, in the peer end's receive ring; the peer's owner takes a
+// frame only once its clock has reached that time. A switch port and an
+// emulated host's NIC are both EmuPorts.
+//
+// Threads: the owner of this end (the worker that polls the port, or the
+// virtual-time driver) calls EmuTx/EmuPoll/SetUp; the owner of the peer end
+// calls EmuRx on the peer. The receive ring is single-producer (our owner
+// pumps into it) and single-consumer (the peer's owner).
+//
+// Virtual time: `wake` (if set) points at the due time of whatever runs the
+// receiving end; delivering a frame lowers it to the frame's arrival, so the
+// driver runs that switch or host exactly when the frame lands.
+#pragma once
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "dataplane/common/types.h"
+#include "dataplane/fabric/link_model.h"
+
+namespace pfc {
+
+struct EmuPortCounters {
+  uint64_t rx_frames = 0;
+  uint64_t rx_stale = 0;   // on the wire when the link went down: dropped
+  uint64_t tx_down = 0;    // sent while the link was down: dropped
+  uint64_t ring_full = 0;  // receive ring overflow (sized so it never is)
+};
+
+class EmuPort {
+ public:
+  // `name` names the DPDK ring ("emu_<name>"): unique in the process.
+  EmuPort(std::string name, const fabric::LinkParams& tx);
+  ~EmuPort();
+  bool Init(std::string* err);
+  // Frames we send arrive at `peer`; call on both ends.
+  void Connect(EmuPort* peer) { peer_ = peer; }
+
+  uint16_t Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns);
+  uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control);
+  // Starts frames due on our wire and returns the earliest time something
+  // changes for this end (a frame to start, one to receive, the FIFO
+  // accepting again after a refusal), or 0 for nothing.
+  uint64_t Poll(uint64_t now_ns);
+  // Link down: queued frames are freed (counted), frames on the wire are
+  // dropped by the receiver. Applies to our direction; the fabric calls it
+  // on both ends.
+  void SetUp(bool up, uint64_t now_ns);
+
+  const std::string& name() const { return name_; }
+  const fabric::LinkModel& link() const { return link_; }
+  const EmuPortCounters& counters() const { return c_; }
+  uint64_t* wake = nullptr;  // the receiving side's due time (virtual clock)
+  // Called for every frame as it starts on our wire (captures, recorders).
+  std::function<void(const rte_mbuf*, uint64_t start_ns, bool control)> on_wire;
+
+ private:
+  void Pump(uint64_t now_ns);
+  bool Stage();  // refills the staging array from the ring
+
+  std::string name_;
+  fabric::LinkModel link_;  // our transmit direction
+  EmuPort* peer_ = nullptr;
+  rte_ring* rx_ring_ = nullptr;  // fabric::WireFrame elements
+  fabric::WireFrame stage_[kMaxBurst];
+  int stage_head_ = 0, stage_n_ = 0;
+  bool tx_blocked_ = false;  // the last data Tx was refused
+  EmuPortCounters c_;
+};
+
+}  // namespace pfc

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// One switch: its ports, ingress buffer, neighbour table, published tables,
+// running config and counters. pfcswitch runs one; the fabric emulator runs
+// many in one process, all over the same Dataplane (pool, RCU, clock).
+//
+// Ownership and threads:
+//  * cfg, name, port identities (I/O, MAC, address): written before workers
+//    start, read-only after.
+//  * tables: the published snapshot (tables_snapshot.h), swapped by the
+//    control side (Publish, serialised by publish_mu), read by workers.
+//  * buffer: atomic occupancy counters, charged by the ingress port's worker
+//    and released by the egress port's worker.
+//  * neighbors: lock-free ARP cache, written by workers (ARP) and control.
+//  * PortRuntime::egress rings: multi-producer when several workers serve
+//    the switch (any worker routes to any port), single-consumer (the port's
+//    owner transmits). PortRuntime::control: frames the switch makes on the
+//    packet path (ARP replies and requests, ICMP echo replies), sent by the
+//    owner ahead of data; PFC frames do not wait there, the generator hands
+//    them to the port directly.
+//  * PortRuntime::owner_state: only the owning worker touches it.
+//  * stats[w]: written by worker w only.
+#pragma once
+#include <rte_ring.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dataplane/buffer/accountant.h"
+#include "dataplane/config/config.h"
+#include "dataplane/switch/dataplane.h"
+#include "dataplane/switch/port_io.h"
+#include "dataplane/switch/port_state.h"
+#include "dataplane/switch/stats.h"
+#include "dataplane/switch/tables_snapshot.h"
+#include "dataplane/tables/neighbor_table.h"
+
+namespace pfc {
+
+struct PortRuntime {
+  std::string name;
+  PortIo io;
+  MacAddr mac{};
+  uint32_t ipv4 = 0, mask = 0;
+  uint64_t speed_bps = 0;
+  unsigned owner = 0;               // worker index that polls and transmits
+  rte_ring* egress[kNumPrio] = {};  // by egress (new-tag) priority
+  rte_ring* control = nullptr;      // ARP/ICMP frames, sent ahead of data
+  std::unique_ptr<PortOwnerState> owner_state;
+};
+
+class Switch {
+ public:
+  Switch(Dataplane& dp, std::string name, unsigned index)
+      : dp(dp), name(std::move(name)), index(index) {}
+
+  Dataplane& dp;
+  const std::string name;  // "" for a standalone pfcswitch
+  const unsigned index;    // in its process; names DPDK objects
+  SwitchConfig cfg;
+  std::vector<PortRuntime> ports;
+  BufferAccountant buffer;
+  NeighborTable neighbors{4096};
+  std::vector<std::unique_ptr<WorkerStats>> stats;  // one per worker
+
+  const Tables* CurrentTables() const { return tables_.load(std::memory_order_acquire); }
+  // Publishes a new snapshot and frees the old one after every worker has
+  // passed a quiescent state. Control thread only; serialised internally.
+  void Publish(std::unique_ptr<Tables> next);
+  // Builds tables from `next` (already validated), publishes, and adopts its
+  // routes/rules/neighbors as the new running config.
+  bool ApplyConfig(const SwitchConfig& next, std::string* err);
+  uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
+
+  PktMeta* Meta(rte_mbuf* m) const { return dp.Meta(m); }
+
+  ~Switch();
+
+ private:
+  std::atomic<const Tables*> tables_{nullptr};
+  std::atomic<uint64_t> generation_{0};
+  std::mutex publish_mu_;
+};
+
+// mbufs a switch with this config can hold at once (buffer cells plus every
+// descriptor, ring and stash slot of its ports); the process's pool is the
+// sum over its switches, so the buffer accountant, not the pool, runs out
+// first: no silent loss at rx.
+uint64_t MbufsNeeded(const SwitchConfig& cfg);
+// Data room of one mbuf for the largest frame of cfg's ports.
+uint16_t MbufRoom(const SwitchConfig& cfg);
+
+// Builds a switch over `dp`: its ports (ethdev devices by name; a device
+// for which emu_port returns an EmuPort is an emulated link end instead),
+// rings, buffer and tables. Placement: with pin_worker >= 0 every port is
+// owned by that worker (the fabric pins whole switches, so per-switch state
+// has one writer); otherwise port i is owned by worker i mod dp.workers.
+// nullptr with *err naming what failed.
+using EmuPortLookup = std::function<EmuPort*(const std::string& device)>;
+std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
+                                     const std::string& name, unsigned index, int pin_worker,
+                                     const EmuPortLookup& emu_port, std::string* err);
+
+// pfcswitch's process (also the stage tests' and benchmarks'): a Dataplane
+// sized for one switch with cfg.workers workers, and the switch over it
+// (ports spread over the workers). Destroy *sw before *dp.
+bool CreateStandalone(const SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
+                      std::unique_ptr<Switch>* sw, std::string* err);
+
+}  // namespace pfc
