@@ -10,7 +10,7 @@ namespace pfc {
 namespace {
 
 TEST(VlanEdit, SetsPcpKeepsDeiAndVid) {
-  for (unsigned hi = 0; hi < 256; ++hi) {        // every PCP/DEI/VID-high combination
+  for (unsigned hi = 0; hi < 256; ++hi) {  // every PCP/DEI/VID-high combination
     for (uint8_t lo : {0x00, 0x01, 0x7f, 0xff}) {
       for (uint8_t pcp = 0; pcp < 8; ++pcp) {
         uint8_t tci[2] = {static_cast<uint8_t>(hi), lo};

@@ -26,8 +26,12 @@ std::vector<uint8_t> Tagged(std::vector<uint8_t> f, uint16_t tci, uint16_t tpid 
   return f;
 }
 
-uint16_t Tci(int pcp, int dei, int vid) { return static_cast<uint16_t>(pcp << 13 | dei << 12 | vid); }
-uint16_t TciOf(const std::vector<uint8_t>& f) { return static_cast<uint16_t>(f.at(14) << 8 | f.at(15)); }
+uint16_t Tci(int pcp, int dei, int vid) {
+  return static_cast<uint16_t>(pcp << 13 | dei << 12 | vid);
+}
+uint16_t TciOf(const std::vector<uint8_t>& f) {
+  return static_cast<uint16_t>(f.at(14) << 8 | f.at(15));
+}
 
 // What a correct switch sends for the tagged frame `in`: MACs of the hop,
 // the tag with PCP `pcp` (DEI and VID as received), TTL - 1, DSCP `dscp`
@@ -50,21 +54,22 @@ TEST_F(StageTest, TaggedFrameLeavesWithPcpOfItsEgressPriority) {
   Start(BaseYaml());
   // Tag 24 (prio 3) from p0 to p1: Tagger rewrites it to 26 (prio 4), so the
   // PCP must become 4, whatever it was (3 here, DEI set, VID 0x123).
-  const auto to_p1 = Tagged(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 24, .ecn = 2, .seq = 1}),
-                            Tci(3, 1, 0x123));
+  const auto to_p1 =
+      Tagged(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 24, .ecn = 2, .seq = 1}),
+             Tci(3, 1, 0x123));
   // Tag 24 from p0 to p3: no rewrite, prio 3; the PCP already says 3.
   const auto to_p3 = Tagged(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = 24, .seq = 2}),
                             Tci(3, 0, 0x7ff));
   // Priority-tagged (VID 0) with PCP 0, tag 24 to p3: PCP becomes 3, VID stays 0.
-  const auto prio_tag = Tagged(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = 24, .seq = 3}),
-                               Tci(0, 0, 0));
+  const auto prio_tag =
+      Tagged(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = 24, .seq = 3}), Tci(0, 0, 0));
   // Unmapped tag 7 with PCP 5 (which would be a lossless class to a PCP
   // peer): lossy, rewritten to the lossy tag 0, so PCP 0.
-  const auto unmapped = Tagged(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 2), .dscp = 7, .seq = 4}),
-                               Tci(5, 0, 10));
+  const auto unmapped =
+      Tagged(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 2), .dscp = 7, .seq = 4}), Tci(5, 0, 10));
   // Tag 46 (prio 5) with no rule to p1: rewritten to the lossy tag, queue 0, PCP 0.
-  const auto no_rule = Tagged(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 3), .dscp = 46, .seq = 5}),
-                              Tci(5, 1, 4094));
+  const auto no_rule = Tagged(
+      Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 3), .dscp = 46, .seq = 5}), Tci(5, 1, 4094));
   Ingress(0, {to_p1, to_p3, prio_tag, unmapped, no_rule}, kT0);
   EXPECT_EQ(QueueDepth(1, 4), 1u);
   EXPECT_EQ(QueueDepth(1, 0), 2u);
@@ -87,32 +92,16 @@ TEST_F(StageTest, TaggedFrameLeavesWithPcpOfItsEgressPriority) {
     EXPECT_EQ(f.size(), 64u) << "the tag is kept";
     EXPECT_TRUE(Ipv4ChecksumOk(f.data() + 18, 20));
   }
-  ExpectCounters({{"p0.rx_packets", 5},
-                  {"p0.rx_bytes", 5 * 64},
-                  {"p0.rx_bursts", 1},
-                  {"p0.pcp_rewrites", 4},
-                  {"p0.q3.rx_packets", 3},
-                  {"p0.q3.rx_bytes", 3 * 64},
-                  {"p0.q3.rewrites", 1},
-                  {"p0.q0.rx_packets", 1},
-                  {"p0.q0.rx_bytes", 64},
-                  {"p0.q0.lossy_fallback", 1},
-                  {"p0.q0.rewrites", 1},
-                  {"p0.q0.to_lossy_tag", 1},
-                  {"p0.q5.rx_packets", 1},
-                  {"p0.q5.rx_bytes", 64},
-                  {"p0.q5.rewrites", 1},
-                  {"p0.q5.to_lossy_tag", 1},
-                  {"p1.tx_packets", 3},
-                  {"p1.tx_bytes", 3 * 64},
-                  {"p1.q4.tx_packets", 1},
-                  {"p1.q4.tx_bytes", 64},
-                  {"p1.q0.tx_packets", 2},
-                  {"p1.q0.tx_bytes", 2 * 64},
-                  {"p3.tx_packets", 2},
-                  {"p3.tx_bytes", 2 * 64},
-                  {"p3.q3.tx_packets", 2},
-                  {"p3.q3.tx_bytes", 2 * 64}});
+  ExpectCounters(
+      {{"p0.rx_packets", 5},        {"p0.rx_bytes", 5 * 64},   {"p0.rx_bursts", 1},
+       {"p0.pcp_rewrites", 4},      {"p0.q3.rx_packets", 3},   {"p0.q3.rx_bytes", 3 * 64},
+       {"p0.q3.rewrites", 1},       {"p0.q0.rx_packets", 1},   {"p0.q0.rx_bytes", 64},
+       {"p0.q0.lossy_fallback", 1}, {"p0.q0.rewrites", 1},     {"p0.q0.to_lossy_tag", 1},
+       {"p0.q5.rx_packets", 1},     {"p0.q5.rx_bytes", 64},    {"p0.q5.rewrites", 1},
+       {"p0.q5.to_lossy_tag", 1},   {"p1.tx_packets", 3},      {"p1.tx_bytes", 3 * 64},
+       {"p1.q4.tx_packets", 1},     {"p1.q4.tx_bytes", 64},    {"p1.q0.tx_packets", 2},
+       {"p1.q0.tx_bytes", 2 * 64},  {"p3.tx_packets", 2},      {"p3.tx_bytes", 2 * 64},
+       {"p3.q3.tx_packets", 2},     {"p3.q3.tx_bytes", 2 * 64}});
 }
 
 TEST_F(StageTest, StackedTagsAreDroppedAsVlanUnsupported) {
@@ -191,10 +180,9 @@ TEST_F(StageTest, ArpForAnotherHardwareIsArpUnsupportedNotTruncated) {
   Start(BaseYaml());
   // Hardware type 6 (IEEE 802) as scapy's ARP(hwtype=6) sends it: hlen 0,
   // plen 4, a complete 16-byte body in a 30-byte frame.
-  const std::vector<uint8_t> ieee802 = {
-      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x06,
-      0x00, 0x06, 0x08, 0x00, 0x00, 0x04, 0x00, 0x01,
-      0x0a, 0x00, 0x00, 0x4d, 0x0a, 0x00, 0x00, 0x01};
+  const std::vector<uint8_t> ieee802 = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0,    0,    0,
+                                        0,    0x02, 0x08, 0x06, 0x00, 0x06, 0x08, 0x00, 0x00, 0x04,
+                                        0x00, 0x01, 0x0a, 0x00, 0x00, 0x4d, 0x0a, 0x00, 0x00, 0x01};
   // Hardware type 6 with 6-byte addresses: a full 28-byte body.
   std::vector<uint8_t> ieee802_full = ArpRequest(false, 0);
   ieee802_full[15] = 6;
