@@ -27,6 +27,7 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
   PORT_CTR(arp_rx); PORT_CTR(arp_reply_tx); PORT_CTR(arp_request_tx); PORT_CTR(icmp_echo_reply);
   PORT_CTR(ipv4_options); PORT_CTR(ipv4_fragments); PORT_CTR(non_ip);
   PORT_CTR(pfc_frames_rx); PORT_CTR(pause_8023x_rx); PORT_CTR(pfc_frames_tx);
+  PORT_CTR(pcp_rewrites); PORT_CTR(pfc_reserved_bits_rx);
 #undef PORT_CTR
   // What the device itself lost or refused, before the switch could count a
   // packet (e.g. an AF_PACKET ring overflowing while the worker was not

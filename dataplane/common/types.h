@@ -39,6 +39,11 @@ enum class DropReason : uint8_t {
                           // refuses packets back-pressures instead: they wait)
   kPfcMalformed,          // MAC control frame with wrong opcode/length/destination
   kHairpin,               // would leave by its ingress port (switch.hairpin: drop)
+  kVlanUnsupported,       // 802.1ad S-tag (0x88a8, 0x9100) or a second 802.1Q tag (QinQ):
+                          // the switch remarks the PCP of exactly one C-tag
+  kArpUnsupported,        // ARP the switch cannot answer or learn from: hardware type
+                          // other than Ethernet (e.g. 6, IEEE 802), not IPv4, or an
+                          // opcode other than request/reply
   kCount
 };
 
@@ -59,6 +64,8 @@ constexpr std::string_view DropReasonName(DropReason r) {
     case DropReason::kEgressQueueFull: return "egress_queue_full";
     case DropReason::kPfcMalformed: return "pfc_malformed";
     case DropReason::kHairpin: return "hairpin";
+    case DropReason::kVlanUnsupported: return "vlan_unsupported";
+    case DropReason::kArpUnsupported: return "arp_unsupported";
     case DropReason::kCount: break;
   }
   return "?";

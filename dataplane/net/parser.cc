@@ -9,6 +9,7 @@ namespace {
 constexpr uint32_t kEthHdrLen = 14;
 constexpr uint32_t kVlanTagLen = 4;
 constexpr uint32_t kIpv4MinHdrLen = 20;
+constexpr uint32_t kArpFixedLen = 8;     // htype, ptype, hlen, plen, op
 constexpr uint32_t kArpEthIpv4Len = 28;
 
 inline uint16_t Be16(const uint8_t* p) {
@@ -16,6 +17,9 @@ inline uint16_t Be16(const uint8_t* p) {
 }
 inline uint32_t Be32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+inline bool IsSTag(uint16_t ethertype) {
+  return ethertype == kEtherTypeSTag || ethertype == kEtherTypeSTagOld;
 }
 
 // Cold path kept out of line: marks the packet bad with one reason.
@@ -60,12 +64,18 @@ PktKind ParseIpv4(const uint8_t* frame, uint32_t len, bool verify_ip_csum, Parse
 
 PktKind ParseArpHeader(const uint8_t* frame, uint32_t len, ParsedPacket* out) {
   const uint32_t off = out->l3_off;
-  if (off + kArpEthIpv4Len > len) return Bad(out, DropReason::kTruncated);
+  if (off + kArpFixedLen > len) return Bad(out, DropReason::kTruncated);
   const uint8_t* a = frame + off;
+  // The body's length follows from hlen and plen (RFC 826: two hardware and
+  // two protocol addresses). A frame that holds all of it is complete, so an
+  // ARP for another link layer (hardware type 6, IEEE 802, often with other
+  // address lengths) is reported as what it is, unsupported, not truncated.
+  const uint32_t body = kArpFixedLen + 2u * (uint32_t{a[4]} + a[5]);
+  if (off + body > len) return Bad(out, DropReason::kTruncated);
   // htype 1 (Ethernet), ptype 0x0800, hlen 6, plen 4: anything else is an ARP
   // the switch cannot answer or learn from.
   if (Be16(a) != 1 || Be16(a + 2) != kEtherTypeIpv4 || a[4] != 6 || a[5] != 4) {
-    return Bad(out, DropReason::kUnsupported);
+    return Bad(out, DropReason::kArpUnsupported);
   }
   out->kind = PktKind::kArp;
   return PktKind::kArp;
@@ -80,14 +90,21 @@ PktKind ParseFrame(const uint8_t* frame, uint32_t len, bool verify_ip_csum, Pars
   out->dst_broadcast = (frame[0] & frame[1] & frame[2] & frame[3] & frame[4] & frame[5]) == 0xff;
   uint16_t ethertype = Be16(frame + 12);
   uint32_t l3_off = kEthHdrLen;
+  // Exactly one 802.1Q tag is understood: the switch writes its PCP on
+  // egress so that a PCP-trusting peer queues the packet where the switch
+  // did. Under an S-tag or a second tag that PCP is not the one the next
+  // hop reads, so stacked tags are refused with their own reason rather
+  // than switched with a priority that contradicts the DSCP.
+  if (IsSTag(ethertype)) return Bad(out, DropReason::kVlanUnsupported);
   if (ethertype == kEtherTypeVlan) {
-    // Exactly one tag is understood; an inner tag (QinQ) leaves ethertype at
-    // 0x8100 and falls through to kOtherL2 below.
     if (len < kEthHdrLen + kVlanTagLen) return Bad(out, DropReason::kTruncated);
     out->has_vlan = true;
     out->vlan_tci = Be16(frame + 14);
     ethertype = Be16(frame + 16);
     l3_off += kVlanTagLen;
+    if (ethertype == kEtherTypeVlan || IsSTag(ethertype)) {
+      return Bad(out, DropReason::kVlanUnsupported);
+    }
   }
   out->ethertype = ethertype;
   out->l3_off = static_cast<uint16_t>(l3_off);

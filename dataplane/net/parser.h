@@ -4,12 +4,15 @@
 // tested and fuzzed (tests/dataplane/net/fuzz_parser.cc) on heap buffers.
 // Stateless: any worker calls it on the packet it owns. It never reads past
 // frame+len: every field is bounds-checked first. It does not modify the
-// packet; see net/ipv4_edit.h for the in-place edits.
+// packet; see net/ipv4_edit.h and net/vlan_edit.h for the in-place edits.
 //
 // Drop reasons it produces: kRunt (< 14 bytes), kTruncated (VLAN tag, IPv4
-// header, IPv4 total length or ARP body beyond len), kBadIpHeader (version
-// != 4, IHL < 5, total length < header length), kBadIpChecksum (only with
-// verify_ip_csum), kUnsupported (ARP that is not Ethernet/IPv4).
+// header, IPv4 total length, ARP fixed header or the ARP body its hlen/plen
+// declare beyond len), kBadIpHeader (version != 4, IHL < 5, total length <
+// header length), kBadIpChecksum (only with verify_ip_csum),
+// kVlanUnsupported (an S-tag, or a tag inside the 802.1Q tag: QinQ),
+// kArpUnsupported (a complete ARP that is not Ethernet/IPv4, e.g. hardware
+// type 6, IEEE 802).
 #pragma once
 #include <cstdint>
 
@@ -27,13 +30,15 @@ enum class PktKind : uint8_t {
 
 inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 inline constexpr uint16_t kEtherTypeArp = 0x0806;
-inline constexpr uint16_t kEtherTypeVlan = 0x8100;
+inline constexpr uint16_t kEtherTypeVlan = 0x8100;      // IEEE 802.1Q C-tag
+inline constexpr uint16_t kEtherTypeSTag = 0x88a8;      // IEEE 802.1ad S-tag (QinQ outer)
+inline constexpr uint16_t kEtherTypeSTagOld = 0x9100;   // pre-802.1ad QinQ outer tag
 inline constexpr uint16_t kEtherTypeMacControl = 0x8808;
 
 struct ParsedPacket {
   PktKind kind;
   DropReason bad;  // valid when kind == kBad
-  bool has_vlan;
+  bool has_vlan;       // one 802.1Q tag at offset 12 (TCI in vlan_tci)
   bool ip_options;     // IHL > 5
   bool ip_fragment;    // MF set or fragment offset != 0
   bool dst_broadcast;  // ff:ff:ff:ff:ff:ff

@@ -37,7 +37,8 @@ MacCtlKind ParseMacControl(const uint8_t* frame, size_t len, PauseRequest* req,
   const uint16_t op = Get16(frame + 14);
   if (op == kMacCtlOpPfc) {
     if (!to_group) return MacCtlKind::kMalformed;
-    req->class_enable = frame[17];  // frame[16] is the reserved octet
+    req->class_enable = frame[17];
+    req->reserved_octet = frame[16];  // ignored, only reported (see pfc_frame.h)
     for (int i = 0; i < 8; ++i) req->quanta[i] = Get16(frame + 18 + 2 * i);
     return MacCtlKind::kPfc;
   }
@@ -45,6 +46,7 @@ MacCtlKind ParseMacControl(const uint8_t* frame, size_t len, PauseRequest* req,
     const bool to_port = port_mac && std::memcmp(frame, port_mac->data(), 6) == 0;
     if (!to_group && !to_port) return MacCtlKind::kMalformed;
     req->class_enable = 0xff;
+    req->reserved_octet = 0;
     req->quanta.fill(Get16(frame + 16));
     return MacCtlKind::kPause;
   }

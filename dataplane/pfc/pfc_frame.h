@@ -16,6 +16,17 @@
 // A quanta unit is the time to send 512 bits at the port speed; 0 = resume.
 // Received frames are consumed by the switch, never forwarded; everything a
 // ParseMacControl() calls malformed is counted as DropReason::kPfcMalformed.
+//
+// Reserved vector bits set on receipt: the PFC PDU (IEEE 802.1Qbb, frame
+// format in IEEE 802.3 Annex 31D) defines only the low octet of the vector,
+// e[0..7]; the high octet is reserved: transmitted as zero and ignored on
+// receipt. The switch follows the standard and honours the eight defined
+// classes of such a frame exactly as if the octet were zero. Dropping it as
+// malformed instead would turn a cosmetic fault of the peer into lost pause
+// requests, i.e. into packet loss on a lossless class. The octet is reported
+// (PauseRequest::reserved_octet) so the glue counts the frame
+// (pfc_reserved_bits_rx, per port) and a user sees a peer that does not
+// follow the standard, as tshark's warning shows it.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -36,6 +47,10 @@ inline constexpr size_t kPfcFrameLenWithFcs = 64;
 struct PauseRequest {
   uint8_t class_enable = 0;
   std::array<uint16_t, 8> quanta{};
+  // Received only: the vector's reserved high octet as the peer sent it
+  // (ignored for pausing; non-zero means a misbehaving peer). BuildPfcFrame()
+  // always sends 0 there.
+  uint8_t reserved_octet = 0;
 };
 
 // Writes a 60-byte PFC frame into out[0..cap). Returns 60, or 0 when cap is

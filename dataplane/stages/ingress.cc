@@ -9,6 +9,7 @@
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/net/parser.h"
+#include "dataplane/net/vlan_edit.h"
 #include "dataplane/stages/local.h"
 #include "dataplane/stages/pfc_stage.h"
 
@@ -159,6 +160,9 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
       if (new_tag == t.tag_map.lossy_tag && tag != t.tag_map.lossy_tag) in_pc.to_lossy_tag.Add(1);
       if (l3) Ipv4DecrementTtl(iph);
     }
+    // A tagged frame leaves with PCP = the priority it was queued at, so a
+    // next hop that trusts PCP agrees with the DSCP (net/vlan_edit.h).
+    if (pp.has_vlan && VlanSetPcp(d + kVlanTciOffset, eprio)) pc.pcp_rewrites.Add(1);
     if (l3) {
       std::memcpy(d, dst_mac, 6);
       std::memcpy(d + 6, sw.ports[out].mac.data(), 6);

@@ -2,7 +2,8 @@
 // The ingress stage: one rx burst of one port through parse -> (ARP / PFC /
 // local ICMP handled here) -> classify by tag -> route (L3) or L2 lookup ->
 // buffer admission charged to (in-port, ingress priority) -> Tagger rewrite
-// -> enqueue at the egress queue of the NEW tag's priority (Tagger Fig. 8b).
+// -> enqueue at the egress queue of the NEW tag's priority (Tagger Fig. 8b),
+// which an 802.1Q-tagged frame also gets as its PCP (net/vlan_edit.h).
 // Every packet ends forwarded, consumed, or dropped with a reason counter.
 // Runs on the worker that owns `in_port`.
 #pragma once

@@ -16,14 +16,26 @@ constexpr uint8_t kBroadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 void PutU16(uint8_t* p, uint16_t v) { p[0] = v >> 8; p[1] = v & 0xff; }
 void PutU32(uint8_t* p, uint32_t v) { PutU16(p, v >> 16); PutU16(p + 2, v & 0xffff); }
 
-// Writes an Ethernet/IPv4 ARP frame (60 bytes, zero padded).
-void WriteArp(uint8_t* f, const uint8_t* eth_dst, const uint8_t* eth_src, uint16_t op,
-              const uint8_t* sha, uint32_t spa, const uint8_t* tha, uint32_t tpa) {
-  std::memset(f, 0, 60);
+constexpr uint16_t kArpFrameLen = 60;   // minimum Ethernet frame without FCS
+
+// Writes an Ethernet/IPv4 ARP frame, zero padded to 60 bytes. With `tag` (the
+// 4 bytes TPID + TCI of an 802.1Q tag, not pointing into f) the tag follows
+// the source MAC and the frame is 64 bytes, so it is still a minimum-size
+// frame after a bridge strips the tag. Returns the frame's length.
+uint16_t WriteArp(uint8_t* f, const uint8_t* tag, const uint8_t* eth_dst, const uint8_t* eth_src,
+                  uint16_t op, const uint8_t* sha, uint32_t spa, const uint8_t* tha,
+                  uint32_t tpa) {
+  const uint16_t len = tag ? kArpFrameLen + 4 : kArpFrameLen;
+  std::memset(f, 0, len);
   std::memcpy(f, eth_dst, 6);
   std::memcpy(f + 6, eth_src, 6);
-  PutU16(f + 12, kEtherTypeArp);
-  uint8_t* a = f + 14;
+  uint8_t* l2 = f + 12;
+  if (tag) {
+    std::memcpy(l2, tag, 4);
+    l2 += 4;
+  }
+  PutU16(l2, kEtherTypeArp);
+  uint8_t* a = l2 + 2;
   PutU16(a, 1);          // hardware: Ethernet
   PutU16(a + 2, 0x0800); // protocol: IPv4
   a[4] = 6;
@@ -33,6 +45,7 @@ void WriteArp(uint8_t* f, const uint8_t* eth_dst, const uint8_t* eth_src, uint16
   PutU32(a + 14, spa);
   std::memcpy(a + 18, tha, 6);
   PutU32(a + 24, tpa);
+  return len;
 }
 
 void DropLocal(WorkerCtx& w, PortId in, DropReason r, rte_mbuf* m) {
@@ -55,7 +68,8 @@ void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
   ArpView arp;
   if (sw.cfg.mode != SwitchConfig::Mode::kL3 ||
       !ParseArp(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), pp, &arp)) {
-    DropLocal(w, in, DropReason::kUnsupported, m);
+    // The parser vouched for the rest: an opcode other than request/reply.
+    DropLocal(w, in, DropReason::kArpUnsupported, m);
     return;
   }
   // Learn the sender when it is on this port's subnet (gratuitous ARP,
@@ -67,12 +81,17 @@ void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
     rte_pktmbuf_free(m);   // consumed: a reply, or a request for someone else
     return;
   }
-  // Answer in place: the request's buffer becomes the reply.
+  // Answer in place: the request's buffer becomes the reply. A request that
+  // came with an 802.1Q tag is answered with the same tag: a host on a VLAN
+  // interface only hears its VLAN (the switch has no VLAN configuration of
+  // its own; the tag travels with the traffic, see README).
   uint8_t* f = rte_pktmbuf_mtod(m, uint8_t*);
-  uint8_t sha[6];
+  uint8_t sha[6], tag[4];
   std::memcpy(sha, arp.sha, 6);
-  WriteArp(f, sha, port.mac.data(), 2, port.mac.data(), port.ipv4, sha, arp.spa);
-  m->data_len = m->pkt_len = 60;
+  if (pp.has_vlan) std::memcpy(tag, f + 12, 4);
+  const uint16_t len = WriteArp(f, pp.has_vlan ? tag : nullptr, sha, port.mac.data(), 2,
+                                port.mac.data(), port.ipv4, sha, arp.spa);
+  m->data_len = m->pkt_len = len;
   if (SendControl(w, in, m)) w.st->port[in].arp_reply_tx.Add(1);
 }
 
@@ -85,13 +104,13 @@ void RequestArp(WorkerCtx& w, PortId port, uint32_t ip) {
   const PortRuntime& p = sw.ports[port];
   rte_mbuf* m = rte_pktmbuf_alloc(sw.dp.pool);
   if (!m) return;   // pool empty: the next packet to this host retries
-  uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 60));
+  uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kArpFrameLen));
   if (!f) {
     rte_pktmbuf_free(m);
     return;
   }
   const uint8_t zero[6] = {};
-  WriteArp(f, kBroadcast, p.mac.data(), 1, p.mac.data(), p.ipv4, zero, ip);
+  WriteArp(f, nullptr, kBroadcast, p.mac.data(), 1, p.mac.data(), p.ipv4, zero, ip);
   if (SendControl(w, port, m)) w.st->port[port].arp_request_tx.Add(1);
 }
 

@@ -21,8 +21,14 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
     w.st->prio[in][sw.cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(1);
     return;
   }
-  if (kind == MacCtlKind::kPause) pc.pause_8023x_rx.Add(1);
-  else pc.pfc_frames_rx.Add(1);
+  if (kind == MacCtlKind::kPause) {
+    pc.pause_8023x_rx.Add(1);
+  } else {
+    pc.pfc_frames_rx.Add(1);
+    // Honoured all the same (see pfc_frame.h); counted so that a peer
+    // sending reserved bits is visible.
+    if (req.reserved_octet) pc.pfc_reserved_bits_rx.Add(1);
+  }
   os.pause.OnFrame(req, w.now_ns, os.pause_bps);
   for (int q = 0; q < kNumPrio; q++) {
     if (!((req.class_enable >> q) & 1)) continue;

@@ -47,6 +47,8 @@ struct PortCounters {
   Counter arp_rx, arp_reply_tx, arp_request_tx, icmp_echo_reply;
   Counter ipv4_options, ipv4_fragments, non_ip;
   Counter pfc_frames_rx, pause_8023x_rx, pfc_frames_tx;
+  Counter pcp_rewrites;          // forwarded 802.1Q frames whose PCP was remarked
+  Counter pfc_reserved_bits_rx;  // PFC frames with reserved vector bits set (honoured)
   Counter rx_bursts;
 };
 

@@ -41,10 +41,13 @@ with Topo(2, "bp") as t, Switch(t, swlib.write_config(swlib.two_port_config())) 
     v6 = Ether(src=m0, dst=SW0) / IPv6(dst="fe80::1") / UDP()
     other_mac = Ether(src=m0, dst="02:11:22:33:44:55") / good
     arp_bad = Ether(src=m0, dst="ff:ff:ff:ff:ff:ff") / ARP(hwlen=8, plen=4, op=1, pdst="10.0.1.1")
+    # Hardware type 6 (IEEE 802): scapy writes hlen 0, so a complete 16-byte
+    # body in a 30-byte frame. Not Ethernet, but not truncated either.
+    arp_802 = Ether(src=m0, dst="ff:ff:ff:ff:ff:ff") / ARP(hwtype=6, op=1, pdst="10.0.1.1")
     tagged_pfc = Ether(dst="01:80:c2:00:00:01", src=m0, type=0x8100) / Raw(b"\x00\x03\x88\x08\x01\x01\x00\x08" + bytes(40))
 
     sends = [bad_csum] * 3 + [ihl4] * 2 + [version6] * 2 + [too_long] * 2 + [only_eth] + [options] * 2 + \
-            [ttl1] * 3 + [unknown_type] * 2 + [v6] * 2 + [other_mac] * 2 + [arp_bad] + [tagged_pfc]
+            [ttl1] * 3 + [unknown_type] * 2 + [v6] * 2 + [other_mac] * 2 + [arp_bad] + [arp_802] * 2 + [tagged_pfc]
     with Capture(t.host(1), "eth0", "udp") as cap:
         swlib.send(t.host(0), sends)
         got = cap.stop()
@@ -53,9 +56,10 @@ with Topo(2, "bp") as t, Switch(t, swlib.write_config(swlib.two_port_config())) 
     d3 = prio(st, "p0", 3)["drops"]
     r.eq(d0["bad_ip_checksum"], 3, "bad IPv4 header checksum dropped and counted")
     r.eq(d0["bad_ip_header"], 2 + 2 + 1, "IHL < 5, version != 4 and an all-zero header counted as bad_ip_header")
-    r.eq(d0["truncated"], 2, "total length beyond the frame counted as truncated")
+    r.eq(d0["truncated"], 2, "total length beyond the frame counted as truncated (and no ARP)")
     r.eq(d3["ttl_expired"], 3, "TTL 1 dropped as ttl_expired (by ingress priority 3)")
-    r.eq(d0["unsupported"] + d3["unsupported"], 2 + 2 + 1, "unknown ethertype, IPv6 and a non-Ethernet ARP: unsupported")
+    r.eq(d0["unsupported"] + d3["unsupported"], 2 + 2, "unknown ethertype and IPv6: unsupported")
+    r.eq(d0["arp_unsupported"], 1 + 2, "ARP with 8-byte hardware addresses and IEEE 802 ARP: arp_unsupported")
     r.eq(d3["not_for_us"], 2, "IPv4 to another MAC: not_for_us (a router never floods)")
     r.eq(port(st, "p0")["ipv4_options"], 2, "IPv4 options counted")
     sports = sorted(p[UDP].sport for p in got if p.haslayer(UDP))

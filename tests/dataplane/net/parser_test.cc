@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -299,14 +300,56 @@ TEST(Parser, TruncatedArp) {
 }
 
 TEST(Parser, NonEthernetIpv4ArpIsUnsupported) {
-  // htype, ptype, hlen, plen each wrong in turn.
-  const std::pair<size_t, uint8_t> edits[] = {{15, 6}, {16, 0x86}, {18, 8}, {19, 16}};
+  // htype, ptype, hlen, plen each wrong in turn; the frame holds the whole
+  // body its hlen/plen declare (8 + 2 * (hlen + plen) bytes), so it is
+  // complete and must not be called truncated.
+  const std::pair<size_t, uint8_t> edits[] = {{15, 6}, {16, 0x86}, {18, 8}, {19, 16}, {18, 0}};
   for (auto [off, val] : edits) {
     auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
     f[off] = val;
+    f.resize(std::max<size_t>(f.size(), 14 + 8 + 2 * (f[18] + f[19])), 0);
     ParsedPacket p;
     EXPECT_EQ(Parse(f, &p), PktKind::kBad) << off;
-    EXPECT_EQ(p.bad, DropReason::kUnsupported) << off;
+    EXPECT_EQ(p.bad, DropReason::kArpUnsupported) << off;
+  }
+}
+
+TEST(Parser, Ieee802ArpIsUnsupportedNotTruncated) {
+  // What scapy sends for ARP(hwtype=6): hardware type 6 (IEEE 802), hlen 0,
+  // plen 4, so a 16-byte body and a 30-byte frame (veth does not pad). It
+  // used to be counted as truncated: shorter than an Ethernet/IPv4 ARP, but
+  // complete by its own lengths.
+  const std::vector<uint8_t> f = {
+      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x06,  // Ethernet
+      0x00, 0x06, 0x08, 0x00, 0x00, 0x04, 0x00, 0x01,                          // 802, IPv4, 0, 4, req
+      0x0a, 0x00, 0x01, 0x02, 0x0a, 0x00, 0x01, 0x01};                         // spa, tpa
+  ASSERT_EQ(f.size(), 30u);
+  ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p), PktKind::kBad);
+  EXPECT_EQ(p.bad, DropReason::kArpUnsupported);
+  // One byte short of what its own hlen/plen declare: truncated after all.
+  EXPECT_EQ(Parse(f, f.size() - 1, true, &p), PktKind::kBad);
+  EXPECT_EQ(p.bad, DropReason::kTruncated);
+  // An IEEE 802 ARP with 6-byte addresses (28-byte body), tagged or not.
+  for (bool vlan : {false, true}) {
+    FrameSpec e;
+    e.vlan = vlan;
+    auto g = ArpFrame(e, 1, 1, 2);
+    g[(vlan ? 18 : 14) + 1] = 6;
+    ASSERT_EQ(Parse(g, &p), PktKind::kBad);
+    EXPECT_EQ(p.bad, DropReason::kArpUnsupported);
+  }
+}
+
+TEST(Parser, TruncatedArpFixedHeader) {
+  // Fewer than the 8 bytes that say what the ARP is: truncated, whatever
+  // those bytes are.
+  auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
+  f[15] = 6;
+  for (size_t len = 14; len < 22; ++len) {
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    EXPECT_EQ(p.bad, DropReason::kTruncated) << len;
   }
 }
 
@@ -351,7 +394,7 @@ TEST(Parser, MacControl) {
 }
 
 TEST(Parser, OtherEthertypes) {
-  for (uint16_t et : {0x86dd, 0x88cc, 0x8035, 0x88a8, 0x0000, 0x05dc, 0xffff}) {
+  for (uint16_t et : {0x86dd, 0x88cc, 0x8035, 0x88e7, 0x0000, 0x05dc, 0xffff}) {
     FrameSpec e;
     e.ethertype = et;
     size_t l3;
@@ -362,17 +405,66 @@ TEST(Parser, OtherEthertypes) {
     EXPECT_EQ(p.ethertype, et);
     EXPECT_FALSE(p.has_vlan);
   }
-  // QinQ: only one tag is understood; the inner 0x8100 is "other".
-  FrameSpec q;
-  q.vlan = true;
-  q.ethertype = kEtherTypeVlan;
+  // Non-IP inside one 802.1Q tag.
+  FrameSpec v;
+  v.vlan = true;
+  v.ethertype = 0x86dd;
   size_t l3;
-  auto f = test::EthHeader(q, &l3);
+  auto f = test::EthHeader(v, &l3);
   f.resize(60, 0);
   ParsedPacket p;
   EXPECT_EQ(Parse(f, &p), PktKind::kOtherL2);
   EXPECT_TRUE(p.has_vlan);
-  EXPECT_EQ(p.ethertype, kEtherTypeVlan);
+  EXPECT_EQ(p.ethertype, 0x86dd);
+  EXPECT_EQ(p.l3_off, 18);
+}
+
+TEST(Parser, PriorityTaggedFrameIsTagged) {
+  // VID 0 (802.1Q priority tag) is parsed like any tag: the switch writes
+  // its PCP like any other.
+  FrameSpec e;
+  e.vlan = true;
+  e.tci = 0xa000;  // PCP 5, DEI 0, VID 0
+  ParsedPacket p;
+  ASSERT_EQ(Parse(Ipv4Frame(e, Ipv4Spec{}), &p), PktKind::kIpv4);
+  EXPECT_TRUE(p.has_vlan);
+  EXPECT_EQ(p.vlan_tci, 0xa000);
+  EXPECT_EQ(p.l3_off, 18);
+}
+
+TEST(Parser, StackedTagsAreVlanUnsupported) {
+  // An S-tag outside (802.1ad 0x88a8, pre-standard 0x9100) or a second tag
+  // inside an 802.1Q tag: refused with their own reason, even when the frame
+  // is no longer than the outer tag.
+  auto expect_refused = [](const std::vector<uint8_t>& f, uint16_t et) {
+    ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p), PktKind::kBad) << std::hex << et;
+    EXPECT_EQ(p.bad, DropReason::kVlanUnsupported) << std::hex << et;
+  };
+  for (uint16_t outer : {0x88a8, 0x9100}) {
+    FrameSpec e;
+    e.ethertype = outer;
+    size_t l3;
+    auto f = test::EthHeader(e, &l3);
+    expect_refused(f, outer);
+    f.resize(64, 0);
+    Put16(f, 16, 0x0800);
+    expect_refused(f, outer);
+  }
+  for (uint16_t inner : {0x8100, 0x88a8, 0x9100}) {
+    FrameSpec e;
+    e.vlan = true;
+    e.ethertype = inner;
+    size_t l3;
+    auto f = test::EthHeader(e, &l3);
+    expect_refused(f, inner);
+    // With a complete IPv4 packet behind the inner tag: still refused.
+    f.resize(l3 + 4);
+    Put16(f, l3 + 2, 0x0800);
+    auto ip = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
+    f.insert(f.end(), ip.begin() + 14, ip.end());
+    expect_refused(f, inner);
+  }
 }
 
 TEST(Parser, EveryPrefixOfValidFramesIsSafe) {
@@ -420,9 +512,14 @@ TEST(Parser, ProducesEveryDocumentedReason) {
   arp[15] = 6;
   Parse(arp, &p);
   seen.insert(p.bad);
+  FrameSpec qinq;
+  qinq.ethertype = 0x88a8;
+  Parse(Ipv4Frame(qinq, Ipv4Spec{}), &p);
+  seen.insert(p.bad);
   EXPECT_EQ(seen, (std::set<DropReason>{DropReason::kRunt, DropReason::kTruncated,
                                         DropReason::kBadIpHeader, DropReason::kBadIpChecksum,
-                                        DropReason::kUnsupported}));
+                                        DropReason::kArpUnsupported,
+                                        DropReason::kVlanUnsupported}));
 }
 
 }  // namespace

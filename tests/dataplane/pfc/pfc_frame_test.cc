@@ -58,15 +58,29 @@ TEST(PfcFrame, ParsesWhatItBuildsWithAndWithoutFcs) {
   }
 }
 
-TEST(PfcFrame, IgnoresTheReservedOctetOfTheVector) {
+TEST(PfcFrame, HonoursButReportsTheReservedOctetOfTheVector) {
   PauseRequest r;
   r.class_enable = 0x10;
   r.quanta[4] = 100;
   std::vector<uint8_t> f = Build(r);
-  f[16] = 0xff;  // 802.1Qbb: reserved, ignored on receipt
   PauseRequest got;
   ASSERT_EQ(ParseMacControl(f.data(), f.size(), &got), MacCtlKind::kPfc);
-  EXPECT_EQ(got.class_enable, 0x10);
+  EXPECT_EQ(got.reserved_octet, 0) << "our own frames keep the reserved octet zero";
+  for (uint8_t reserved : {0xff, 0x01, 0x80}) {
+    f[16] = reserved;  // 802.1Qbb: reserved, ignored on receipt
+    got = PauseRequest{};
+    ASSERT_EQ(ParseMacControl(f.data(), f.size(), &got), MacCtlKind::kPfc) << int{reserved};
+    EXPECT_EQ(got.class_enable, 0x10) << "the eight defined classes are honoured as sent";
+    EXPECT_EQ(got.quanta, r.quanta);
+    EXPECT_EQ(got.reserved_octet, reserved) << "reported so the switch can count it";
+  }
+  // A clean frame parsed into a request that held reserved bits clears them.
+  f[16] = 0;
+  ASSERT_EQ(ParseMacControl(f.data(), f.size(), &got), MacCtlKind::kPfc);
+  EXPECT_EQ(got.reserved_octet, 0);
+  // Building ignores the field: the reserved octet is always sent as zero.
+  r.reserved_octet = 0xff;
+  EXPECT_EQ(Build(r)[16], 0);
 }
 
 TEST(PfcFrame, ClassicPauseMeansAllPriorities) {
@@ -77,8 +91,10 @@ TEST(PfcFrame, ClassicPauseMeansAllPriorities) {
   f[16] = 0x02;
   f[17] = 0x00;  // pause_time 0x0200
   PauseRequest got;
+  got.reserved_octet = 0x55;
   ASSERT_EQ(ParseMacControl(f.data(), f.size(), &got), MacCtlKind::kPause);
   EXPECT_EQ(got.class_enable, 0xff);
+  EXPECT_EQ(got.reserved_octet, 0) << "PAUSE has no vector, so no reserved bits";
   for (uint16_t q : got.quanta) EXPECT_EQ(q, 0x0200);
   // 802.3 Annex 31B lets a PAUSE be addressed to the port's own MAC.
   const std::array<uint8_t, 6> port = {0x02, 0, 0, 0, 0, 0x42};

@@ -51,6 +51,17 @@ std::vector<uint8_t> PauseFrame(int from_port, uint16_t quanta) {
   return f;
 }
 
+// Eight packets from p0 to p3: seq 0..3 for queue 4 (tag 26), then seq 4..7
+// for queue 1 (tag 10).
+Frames ToP3Queues4And1() {
+  Frames a;
+  for (uint16_t i = 0; i < 8; i++) {
+    const uint8_t tag = i < 4 ? 26 : 10;
+    a.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = tag, .seq = i}));
+  }
+  return a;
+}
+
 // Decodes a frame the switch sent as PFC; fails the test if it is not one.
 PauseRequest AsPfc(const std::vector<uint8_t>& f, int port) {
   PauseRequest r;
@@ -254,14 +265,47 @@ TEST_F(StageTest, ReceivedPfcPausesOnlyItsPriority) {
                   {"p1.q0.tx_bytes", 8 * 60}});
 }
 
+// IEEE 802.1Qbb: the high octet of the class-enable vector is reserved,
+// sent as zero and ignored on receipt. A peer that sets it still has its
+// eight defined classes honoured (dropping the frame would lose a pause and
+// so lossless packets), and the frame is counted so the misbehaving peer
+// shows up (pfc_frames_rx and pfc_reserved_bits_rx, never pfc_malformed).
+TEST_F(StageTest, PfcWithReservedVectorBitsIsHonouredAndCounted) {
+  Start(BaseYaml());
+  Ingress(0, ToP3Queues4And1(), kT0);
+  // XOFF for priority 4 with every reserved bit set, and quanta for
+  // priority 1 whose enable bit is clear (ignored, as the standard says).
+  std::vector<uint8_t> xoff = PfcFrame(3, 1u << 4, 0xffff);
+  xoff[16] = 0xff;
+  xoff[18 + 2 * 1] = 0xff;
+  xoff[18 + 2 * 1 + 1] = 0xff;
+  // A clean frame afterwards is not counted as misbehaving.
+  const std::vector<uint8_t> clean = PfcFrame(3, 1u << 5, 0);
+  Ingress(3, {xoff, clean}, kT0 + 10);
+  EXPECT_EQ(Egress(3, kT0 + 20), 4) << "only queue 1 leaves: queue 4 is paused";
+  const Frames o = TakeTx(3);
+  ASSERT_EQ(o.size(), 4u);
+  for (size_t k = 0; k < 4; k++) EXPECT_EQ(SeqOf(o[k]), 4 + k);
+  EXPECT_EQ(QueueDepth(3, 4), 4u);
+  EXPECT_EQ(Egress(3, kT0 + 10 + kPauseNs - 1), 0);
+  EXPECT_EQ(Egress(3, kT0 + 10 + kPauseNs), 4) << "queue 4 resumes when its quanta run out";
+  EXPECT_EQ(TakeTx(3).size(), 4u);
+  ExpectCounters({{"p0.rx_packets", 8},       {"p0.rx_bytes", 8 * 60},
+                  {"p0.rx_bursts", 1},        {"p0.q4.rx_packets", 4},
+                  {"p0.q4.rx_bytes", 4 * 60}, {"p0.q1.rx_packets", 4},
+                  {"p0.q1.rx_bytes", 4 * 60}, {"p3.rx_packets", 2},
+                  {"p3.rx_bytes", 120},       {"p3.rx_bursts", 1},
+                  {"p3.pfc_frames_rx", 2},    {"p3.pfc_reserved_bits_rx", 1},
+                  {"p3.q4.pfc_xoff_rx", 1},   {"p3.q5.pfc_xon_rx", 1},
+                  {"p3.q4.paused_ns", kPauseNs}, {"p3.tx_packets", 8},
+                  {"p3.tx_bytes", 8 * 60},    {"p3.q4.tx_packets", 4},
+                  {"p3.q4.tx_bytes", 4 * 60}, {"p3.q1.tx_packets", 4},
+                  {"p3.q1.tx_bytes", 4 * 60}});
+}
+
 TEST_F(StageTest, PauseStopsAllAndPfcXonResumesOne) {
   Start(BaseYaml());
-  Frames a;
-  for (uint16_t i = 0; i < 8; i++) {
-    const uint8_t tag = i < 4 ? 26 : 10;  // p3 queue 4, then queue 1
-    a.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = tag, .seq = i}));
-  }
-  Ingress(0, a, kT0);
+  Ingress(0, ToP3Queues4And1(), kT0);
   Ingress(3, {PauseFrame(3, 0xffff)}, kT0 + 10);  // classic PAUSE: every priority
   EXPECT_EQ(Egress(3, kT0 + 20), 0);
   Ingress(3, {PfcFrame(3, 1u << 1, 0)}, kT0 + 5000);  // PFC XON for priority 1 only

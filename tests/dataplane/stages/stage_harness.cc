@@ -165,6 +165,8 @@ Counters Snapshot(const Switch& rt) {
       PORT_C(pfc_frames_rx);
       PORT_C(pause_8023x_rx);
       PORT_C(pfc_frames_tx);
+      PORT_C(pcp_rewrites);
+      PORT_C(pfc_reserved_bits_rx);
       PORT_C(rx_bursts);
 #undef PORT_C
       for (int q = 0; q < kNumPrio; q++) {
