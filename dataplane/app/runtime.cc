@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Runtime construction: DPDK ports, the mbuf pool (sized so the buffer
-// accountant runs out before the pool can), egress rings, RCU, tables.
+// accountant runs out before the pool can, see config/eal_needs.h), egress
+// rings, RCU, tables.
 #include "dataplane/app/runtime.h"
 
 #include <rte_ethdev.h>
@@ -8,14 +9,19 @@
 #include <rte_mbuf_dyn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+
+#include "dataplane/config/eal_needs.h"
 
 namespace pfc {
 namespace {
 
-constexpr uint16_t kRxDesc = 1024, kTxDesc = 1024;
-constexpr unsigned kControlRing = 256;
-constexpr uint64_t kRingMemoryBudget = 32ull << 20;   // all egress rings together
+// The memory plan computes DPDK's object layout without DPDK; keep it honest.
+static_assert(sizeof(rte_mbuf) == kMbufStructBytes);
+static_assert(RTE_PKTMBUF_HEADROOM == kMbufHeadroom);
+static_assert(RTE_MBUF_DEFAULT_DATAROOM == kMbufDefaultRoom);
+static_assert(TxStash::kCap == kTxStashSlots);
 
 std::string AvailablePorts() {
   std::string s;
@@ -25,6 +31,21 @@ std::string AvailablePorts() {
     if (rte_eth_dev_get_name_by_port(pid, name) == 0) s += std::string(s.empty() ? "" : ", ") + name;
   }
   return s.empty() ? "none (pass --vdev or a PCI device to EAL)" : s;
+}
+
+// What to tell a user whose config names a device EAL does not have.
+std::string MissingDeviceHint(const std::string& device) {
+  if (IsPciAddress(device))
+    return "bind " + device + " to a DPDK driver (dpdk-devbind.py) and do not block it (-b)";
+  return "give EAL --vdev " + device + ",... before -- (e.g. --vdev " + device + ",iface=eth0 for af_packet)";
+}
+
+// Descriptor counts for pid after the driver's limits, asked before the pool
+// is sized (the pool must cover every rx descriptor).
+void AdjustedDesc(uint16_t pid, uint16_t* nrx, uint16_t* ntx) {
+  *nrx = kRxDesc;
+  *ntx = kTxDesc;
+  rte_eth_dev_adjust_nb_rx_tx_desc(pid, nrx, ntx);
 }
 
 // Configures and starts DPDK port `pid` (found by CreateRuntime) for pc.
@@ -37,8 +58,8 @@ bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool
     *err = f + ": rte_eth_dev_configure failed: " + rte_strerror(-rc);
     return false;
   }
-  uint16_t nrx = kRxDesc, ntx = kTxDesc;
-  rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nrx, &ntx);
+  uint16_t nrx, ntx;
+  AdjustedDesc(pid, &nrx, &ntx);
   int sock = rte_eth_dev_socket_id(pid);
   if (sock < 0) sock = 0;
   if (int rc = rte_eth_rx_queue_setup(pid, 0, nrx, sock, nullptr, pool); rc != 0) {
@@ -133,12 +154,19 @@ Runtime::~Runtime() {
 std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err) {
   // Find every device (naming each missing one) before allocating anything.
   std::vector<uint16_t> pids(cfg.ports.size());
+  EalNeedsInput need;
+  need.hugepages = rte_eal_has_hugepages() != 0;
   for (size_t i = 0; i < cfg.ports.size(); i++) {
-    if (rte_eth_dev_get_port_by_name(cfg.ports[i].device.c_str(), &pids[i]) != 0) {
-      *err = "ports[" + std::to_string(i) + "].device '" + cfg.ports[i].device +
-             "': no such DPDK port (available: " + AvailablePorts() + ")";
+    const PortConfig& pc = cfg.ports[i];
+    if (rte_eth_dev_get_port_by_name(pc.device.c_str(), &pids[i]) != 0) {
+      *err = "port " + pc.name + " (ports[" + std::to_string(i) + "].device): device '" + pc.device +
+             "' is not a DPDK port (EAL has: " + AvailablePorts() + "): " + MissingDeviceHint(pc.device);
       return nullptr;
     }
+    uint16_t nrx, ntx;
+    AdjustedDesc(pids[i], &nrx, &ntx);
+    need.rx_desc += nrx;
+    need.tx_desc += ntx;
   }
   auto rt = std::make_unique<Runtime>();
   rt->cfg = cfg;
@@ -153,26 +181,23 @@ std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err
     return nullptr;
   }
 
-  // Every admitted packet holds at least one buffer cell, so a pool of
-  // (cells + every descriptor + slack) cannot run dry before the accountant
-  // refuses a packet: no silent loss at rx.
   const size_t nports = cfg.ports.size();
-  const uint64_t cells = cfg.buffer.total_bytes / cfg.cell_bytes + 1;
-  const uint64_t nmbufs = cells + nports * (kRxDesc + kTxDesc + kControlRing + 4 * kMaxBurst) + 1024;
-  uint32_t max_frame = 0;
-  for (const auto& p : cfg.ports) max_frame = std::max(max_frame, p.mtu + 18 + 4);
-  uint16_t room = static_cast<uint16_t>(std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, max_frame) + RTE_PKTMBUF_HEADROOM);
-  rt->pool = rte_pktmbuf_pool_create("pfc_pool", static_cast<unsigned>(nmbufs), 256, 0, room, rte_socket_id());
+  const MemoryPlan plan = PlanMemory(cfg, need);
+  rt->pool = rte_pktmbuf_pool_create("pfc_pool", static_cast<unsigned>(plan.mbufs), kPoolCache, 0,
+                                     static_cast<uint16_t>(plan.data_room), rte_socket_id());
   if (!rt->pool) {
-    *err = "cannot allocate " + std::to_string(nmbufs) + " mbufs for buffer.total_bytes=" +
-           std::to_string(cfg.buffer.total_bytes) + " (cell " + std::to_string(cfg.cell_bytes) +
-           "): give EAL more memory (-m) or lower buffer.total_bytes: " + rte_strerror(rte_errno);
+    *err = "cannot allocate the mbuf pool (" + std::string(rte_strerror(rte_errno)) + "): the config " +
+           plan.Describe() + ": start EAL with -m " + std::to_string(plan.EalMb()) +
+           " or more, or lower buffer.total_bytes or raise buffer.cell_bytes";
     return nullptr;
   }
-
-  uint64_t ring_sz = rte_align64pow2(cells + 1);
-  uint64_t cap = rte_align64prevpow2(kRingMemoryBudget / 8 / (nports * kNumPrio));
-  ring_sz = std::clamp<uint64_t>(std::min(ring_sz, cap), 256, 1u << 20);
+  // The plan mirrors DPDK's object layout; say so if a DPDK build differs.
+  rte_mempool_objsz objsz;
+  rte_mempool_calc_obj_size(sizeof(rte_mbuf) + plan.data_room, 0, &objsz);
+  if (objsz.total_size > plan.obj_bytes)
+    std::fprintf(stderr, "pfcswitch: note: mbuf objects are %u B, the memory plan assumed %u B\n",
+                 objsz.total_size, plan.obj_bytes);
+  const uint64_t ring_sz = plan.egress_ring_slots;
 
   rt->ports.resize(nports);
   for (size_t i = 0; i < nports; i++) {
