@@ -101,7 +101,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "pfcswitch: %s\n", e.what());
+    // CLI11 lists extra arguments from the reversed vector; name them in order.
+    std::string what = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      what = "arguments not expected here:";
+      for (const auto& a : app.remaining()) what += " " + a;
+    }
+    std::fprintf(stderr, "pfcswitch: %s\n", what.c_str());
     if (split < 0) std::fprintf(stderr, "pfcswitch: EAL options go before a `--` that ends them\n");
     std::fprintf(stderr, "%s", kUsage);
     return 2;
