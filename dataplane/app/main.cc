@@ -2,6 +2,8 @@
 // pfcswitch: EAL arguments first, then `--`, then the switch's own options.
 //   pfcswitch -l 0,1 --no-pci --vdev net_af_packet0,iface=veth0 ... -- --config sw.yaml
 //   pfcswitch --check-config sw.yaml         (validate only; no EAL needed)
+// --check-config also prints the EAL memory and the --vdev devices the config
+// needs (config/eal_needs.h), and fails when a given memory is too small.
 // The main thread loads and validates the config before EAL starts, builds
 // the dataplane and its one switch, launches one worker per worker lcore, then waits for SIGINT or
 // SIGTERM and prints the final counters.
@@ -22,12 +24,47 @@
 #include "dataplane/app/stats_report.h"
 #include "dataplane/app/telemetry.h"
 #include "dataplane/config/config.h"
+#include "dataplane/config/eal_needs.h"
 #include "dataplane/stages/worker.h"
 
 namespace {
 
 std::atomic<bool> g_signalled{false};
 void OnSignal(int) { g_signalled.store(true); }
+
+// DPDK's EAL options come first and end at `--`; without it every argument
+// reaches our parser, which does not know -l or --vdev.
+constexpr const char* kUsage =
+    "Usage:\n"
+    "  pfcswitch [EAL options] -- --config FILE [--stats-json PATH]\n"
+    "  pfcswitch [EAL options --] --check-config FILE [--memory-mb MB]\n"
+    "EAL options (DPDK's own, all before --): -l CORES (switch.workers + 1 lcores),\n"
+    "  --vdev DEVICE,ARGS for each virtual port, -m MB, --no-huge, --no-pci,\n"
+    "  --file-prefix NAME (names the telemetry socket), --log-level ...\n"
+    "Example:\n"
+    "  pfcswitch -l 0,1 --no-huge -m 256 --no-pci --file-prefix sw1 \\\n"
+    "      --vdev net_af_packet0,iface=veth0 --vdev net_af_packet1,iface=veth1 \\\n"
+    "      -- --config sw.yaml\n"
+    "  pfcswitch --no-huge -m 256 -- --check-config sw.yaml   (no EAL started)\n";
+
+// Which memory a check or a start can count on: --memory-mb, else the EAL
+// -m / --socket-mem, else --no-huge's default of 64 MB. 0 = unknown
+// (hugepages without -m grow on demand).
+uint64_t MemoryLimit(const pfc::EalMemoryArgs& ea, int64_t memory_mb, std::string* source) {
+  if (memory_mb >= 0) {
+    *source = "--memory-mb";
+    return static_cast<uint64_t>(memory_mb);
+  }
+  if (ea.mem_mb >= 0) {
+    *source = "EAL -m";
+    return static_cast<uint64_t>(ea.mem_mb);
+  }
+  if (ea.no_huge) {
+    *source = "--no-huge without -m (DPDK's default)";
+    return 64;
+  }
+  return 0;
+}
 
 std::string Summary(const pfc::SwitchConfig& c) {
   std::string lossless;
@@ -49,36 +86,90 @@ int main(int argc, char** argv) {
   std::vector<std::string> app_args;
   for (int i = (split < 0 ? 1 : split + 1); i < argc; i++) app_args.emplace_back(argv[i]);
 
-  CLI::App app{"pfcswitch: a DPDK switch for lossless Ethernet (PFC, Tagger)"};
+  std::vector<std::string> eal_args(eal_argv.begin() + 1, eal_argv.end());
+
+  CLI::App app{"pfcswitch: a DPDK switch for lossless Ethernet (PFC, Tagger)", "pfcswitch [EAL options] --"};
+  app.footer(kUsage);
   std::string config_path, check_path, stats_json;
+  int64_t memory_mb = -1;
   app.add_option("-c,--config", config_path, "switch config (YAML)")->check(CLI::ExistingFile);
-  app.add_option("--check-config", check_path, "validate a config and exit");
+  app.add_option("--check-config", check_path, "validate a config, print what it needs from EAL, and exit");
+  app.add_option("--memory-mb", memory_mb, "with --check-config: fail unless the config fits in this EAL memory")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   app.add_option("--stats-json", stats_json, "write the final counters to this file at exit");
   std::reverse(app_args.begin(), app_args.end());
   try {
     app.parse(app_args);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 lists extra arguments from the reversed vector; name them in order.
+    std::string what = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      what = "arguments not expected here:";
+      for (const auto& a : app.remaining()) what += " " + a;
+    }
+    std::fprintf(stderr, "pfcswitch: %s\n", what.c_str());
+    if (split < 0) std::fprintf(stderr, "pfcswitch: EAL options go before a `--` that ends them\n");
+    std::fprintf(stderr, "%s", kUsage);
+    return 2;
   }
 
   pfc::SwitchConfig cfg;
   std::string err;
+  const pfc::EalMemoryArgs ea = pfc::ParseEalMemoryArgs(eal_args);
+  if (!ea.ok) {
+    std::fprintf(stderr, "pfcswitch: EAL %s: expected megabytes, such as -m 256 or --socket-mem 128,128\n",
+                 ea.bad.c_str());
+    return 2;
+  }
+  std::string mem_source;
+  const uint64_t mem_limit = MemoryLimit(ea, memory_mb, &mem_source);
   if (!check_path.empty()) {
     if (!pfc::LoadConfig(check_path, &cfg, &err)) {
       std::fprintf(stderr, "pfcswitch: config error: %s\n", err.c_str());
       return 2;
     }
+    // Without EAL options the check assumes --no-huge, the costlier case.
+    pfc::EalNeedsInput need;
+    need.hugepages = !eal_args.empty() && !ea.no_huge;
+    const pfc::MemoryPlan plan = pfc::PlanMemory(cfg, need);
+    if (mem_limit) {
+      err = pfc::CheckMemory(plan, mem_limit, mem_source);
+      if (!err.empty()) {
+        std::fprintf(stderr, "pfcswitch: config error: %s: %s\n", check_path.c_str(), err.c_str());
+        return 2;
+      }
+    }
     std::printf("pfcswitch: config OK: %s: %s\n", check_path.c_str(), Summary(cfg).c_str());
+    std::printf("pfcswitch: memory: %s\n", plan.Describe().c_str());
+    std::string vdevs;
+    for (const auto& d : pfc::ExpectedVdevs(cfg)) vdevs += (vdevs.empty() ? "" : ", ") + d;
+    if (!vdevs.empty()) std::printf("pfcswitch: expects EAL --vdev for: %s\n", vdevs.c_str());
     return 0;
   }
   if (config_path.empty()) {
-    std::fprintf(stderr, "pfcswitch: --config FILE is required (after EAL arguments and --)\n%s",
-                 app.help().c_str());
+    std::fprintf(stderr, "pfcswitch: --config FILE is required (after EAL options and --)\n%s", kUsage);
+    return 2;
+  }
+  if (memory_mb >= 0) {
+    std::fprintf(stderr, "pfcswitch: --memory-mb goes with --check-config; give EAL -m to a running switch\n");
     return 2;
   }
   if (!pfc::LoadConfig(config_path, &cfg, &err)) {
     std::fprintf(stderr, "pfcswitch: config error: %s\n", err.c_str());
     return 2;
+  }
+  // Refuse before EAL takes the memory: a bare mempool failure later says
+  // less. The pool creation itself gives the same message if this passes.
+  if (mem_limit) {
+    pfc::EalNeedsInput need;
+    need.hugepages = !ea.no_huge;
+    err = pfc::CheckMemory(pfc::PlanMemory(cfg, need), mem_limit, mem_source);
+    if (!err.empty()) {
+      std::fprintf(stderr, "pfcswitch: config error: %s: %s\n", config_path.c_str(), err.c_str());
+      return 2;
+    }
   }
 
   int eal_argc = static_cast<int>(eal_argv.size());

@@ -14,18 +14,34 @@
 namespace pfc {
 namespace {
 
-YAML::Node LoadFile(const std::string& path) {
+// Reads one YAML document that must be a map (`expected` describes it) with
+// no key given twice anywhere.
+YAML::Node LoadFile(const std::string& path, const std::string& expected) {
+  YAML::Node root;
   try {
-    return YAML::LoadFile(path);
+    root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
     throw cfg::ConfigError(path + ": cannot open file");
   } catch (const YAML::ParserException& e) {
     throw cfg::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
   }
+  cfg::Reader rd(path);
+  // An empty (or comment-only) file parses to a null node without a line.
+  if (root.IsNull() && root.Mark().line < 0)
+    throw cfg::ConfigError(path + ":1: (document): expected " + expected + " (got an empty file)");
+  if (!root.IsMap()) rd.Fail(root, "(document)", expected);
+  rd.CheckUniqueKeys(root, "");
+  return root;
+}
+
+std::string Absolute(const std::filesystem::path& p) {
+  return std::filesystem::absolute(p).lexically_normal().string();
 }
 
 // Applies `include:` — the included file may define qos, rewrite, routes and
-// neighbors; defining a section in both files is an error.
+// neighbors; defining a section in both files is an error. The include is
+// resolved against the config file's directory and recorded as an absolute
+// path, so a later reload from another working directory finds it.
 YAML::Node MergeInclude(const cfg::Reader& rd, YAML::Node root, std::string* inc_path,
                         std::set<std::string>* from_inc) {
   YAML::Node inc = root["include"];
@@ -33,18 +49,18 @@ YAML::Node MergeInclude(const cfg::Reader& rd, YAML::Node root, std::string* inc
   std::string rel = rd.Str(inc, "include");
   std::filesystem::path p = std::filesystem::path(rd.file()).parent_path() / rel;
   if (std::filesystem::path(rel).is_absolute()) p = rel;
-  *inc_path = p.string();
+  *inc_path = Absolute(p);
   if (!std::filesystem::is_regular_file(p))
-    rd.Fail(inc, "include", "a readable rules file (resolved to " + p.string() + "): cannot open it");
-  YAML::Node other = LoadFile(*inc_path);
+    rd.Fail(inc, "include", "a readable rules file (resolved to " + *inc_path + "): cannot open it");
+  YAML::Node other = LoadFile(*inc_path, "a map of sections qos, rewrite, routes, neighbors");
   cfg::Reader ird(*inc_path);
-  if (!other.IsMap()) ird.Fail(other, "(document)", "a map of sections");
   ird.CheckKeys(other, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
   for (const char* sec : {"qos", "rewrite", "routes", "neighbors"}) {
     if (!other[sec]) continue;
     if (root[sec])
-      throw cfg::ConfigError(rd.file() + ": section '" + sec + "' is defined both here and in " +
-                             *inc_path + " (expected it in one file only)");
+      throw cfg::ConfigError(rd.file() + ":" + cfg::KeyLine(root, sec) + ": " + sec +
+                             ": expected the section in one file only (also defined at " + *inc_path + ":" +
+                             cfg::KeyLine(other, sec) + ")");
     root[sec] = other[sec];
     from_inc->insert(sec);
   }
@@ -70,15 +86,16 @@ bool Guarded(const std::string& path, std::string* err, F load) {
 bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
   return Guarded(path, err, [&] {
     SwitchConfig c;
-    c.path = path;
+    // Recorded absolute: pfcctl re-reads it from its own working directory.
+    c.path = Absolute(path);
     cfg::Reader rd(path);
-    YAML::Node root = LoadFile(path);
-    if (!root.IsMap()) rd.Fail(root, "(document)", "a map with sections switch, ports, ...");
+    YAML::Node root = LoadFile(path, "a map with sections switch, ports, ...");
     rd.CheckKeys(root, "", {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer",
                             "pfc", "rewrite", "include"});
     std::string inc_path;
     std::set<std::string> from_inc;
     root = MergeInclude(rd, root, &inc_path, &from_inc);
+    c.include_path = inc_path;
     // Errors in a section taken from the include name the included file.
     cfg::Reader ird(inc_path);
     auto reader_for = [&](const char* sec) -> const cfg::Reader& {
@@ -86,7 +103,7 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
     };
 
     cfgsec::ParseSwitch(rd, root["switch"], &c);
-    cfgsec::ParsePorts(rd, root["ports"], &c);
+    cfgsec::ParsePorts(rd, rd.Need(root, "ports", "ports", "a list of 1 to 64 ports"), &c);
     cfgsec::ParseQos(reader_for("qos"), root["qos"], &c);
     cfgsec::ParsePfc(rd, root["pfc"], &c);
     cfgsec::ParseBuffer(rd, root["buffer"], &c);
@@ -104,8 +121,7 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
   return Guarded(path, err, [&] {
     SwitchConfig c = base;
     cfg::Reader rd(path);
-    YAML::Node root = LoadFile(path);
-    if (!root.IsMap()) rd.Fail(root, "(document)", "a map with sections qos, rewrite, routes");
+    YAML::Node root = LoadFile(path, "a map with sections qos, rewrite, routes");
     rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
     if (root["qos"]) {
       cfgsec::ParseQos(rd, root["qos"], &c);

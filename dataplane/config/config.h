@@ -46,7 +46,8 @@ struct PfcSettings {
 };
 
 struct SwitchConfig {
-  std::string path;
+  std::string path;           // absolute, so tools in other directories can re-read it
+  std::string include_path;   // absolute; empty without `include:`
   enum class Mode { kL3, kL2 } mode = Mode::kL3;
   unsigned workers = 1;
   uint32_t idle_sleep_us = 50;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Sections: switch, ports, routes, neighbors, l2_table.
+#include <algorithm>
 #include <set>
 
 #include "dataplane/config/sections.h"
@@ -41,8 +42,22 @@ static void ParseScheduler(const cfg::Reader& rd, const YAML::Node& n, const std
   }
 }
 
+namespace {
+
+uint32_t PrefixMask(uint8_t len) { return len ? 0xffffffffu << (32 - len) : 0; }
+
+std::string PrefixText(uint32_t ip, uint8_t len) {
+  return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 255) + "." +
+         std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255) + "/" + std::to_string(len);
+}
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+}  // namespace
+
 void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
-  if (!n) rd.Fail(n, "ports", "a list of 1 to 64 ports");
   if (!n.IsSequence() || n.size() == 0 || n.size() > kMaxPorts) rd.Fail(n, "ports", "a list of 1 to 64 ports");
   std::set<std::string> names, devices;
   for (size_t i = 0; i < n.size(); i++) {
@@ -51,11 +66,17 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     rd.CheckKeys(e, f, {"name", "device", "mac", "ipv4", "speed", "shaper", "shaper_burst", "cable_m",
                         "mtu", "scheduler"});
     PortConfig p;
-    p.name = rd.Str(e["name"], f + ".name");
+    p.name = rd.Str(rd.Need(e, "name", f + ".name", "a port name such as p0"), f + ".name");
     if (p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
             std::string::npos || !names.insert(p.name).second)
       rd.Fail(e["name"], f + ".name", "a unique name of letters, digits, '_', '.', '-'");
-    p.device = rd.Str(e["device"], f + ".device");
+    // Rules, routes and neighbors take a port by name or by 0-based index; a
+    // port named "1" would make `in: [1]` mean index 0, so numbers are refused.
+    if (AllDigits(p.name))
+      rd.Fail(e["name"], f + ".name",
+              "a name that is not a number (a number in rules, routes and neighbors is a 0-based port index)");
+    p.device = rd.Str(rd.Need(e, "device", f + ".device", "a DPDK device name such as net_af_packet0"),
+                      f + ".device");
     if (!devices.insert(p.device).second) rd.Fail(e["device"], f + ".device", "a device not used by another port");
     if (e["mac"]) {
       p.has_mac = true;
@@ -67,9 +88,21 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       if (!ParsePrefix(rd.Str(e["ipv4"], f + ".ipv4"), &p.ipv4, &p.prefix_len) || p.prefix_len == 0 ||
           p.prefix_len > 31)
         rd.Fail(e["ipv4"], f + ".ipv4", "an address with prefix length /1../31, like 10.0.1.1/24");
+      // Overlapping subnets would make the connected port of an address
+      // ambiguous (and the two connected routes conflict).
+      for (size_t j = 0; j < c->ports.size(); j++) {
+        const PortConfig& o = c->ports[j];
+        const uint32_t m = PrefixMask(std::min(o.prefix_len, p.prefix_len));
+        if (o.has_ipv4 && (o.ipv4 & m) == (p.ipv4 & m))
+          rd.Fail(e["ipv4"], f + ".ipv4",
+                  "a subnet apart from port " + o.name + "'s " + PrefixText(o.ipv4, o.prefix_len) +
+                      " (overlapping subnets make the connected port ambiguous)");
+      }
+    } else if (c->mode == SwitchConfig::Mode::kL3) {
+      rd.Need(e, "ipv4", f + ".ipv4", "an address like 10.0.1.1/24 in l3 mode (hosts use it as their gateway)");
     }
-    if (!e["speed"]) rd.Fail(e["speed"], f + ".speed", "the link speed, such as 10G (PFC timing needs it)");
-    p.speed_bps = rd.Rate(e["speed"], f + ".speed");
+    p.speed_bps = rd.Rate(rd.Need(e, "speed", f + ".speed", "the link speed, such as 10G (PFC timing needs it)"),
+                          f + ".speed");
     if (e["mtu"]) p.mtu = rd.Int(e["mtu"], f + ".mtu", 68, 9216);
     if (e["cable_m"]) p.cable_m = rd.Int(e["cable_m"], f + ".cable_m", 0, 100000);
     if (e["shaper"]) {
@@ -98,7 +131,7 @@ PortId PortRef(const cfg::Reader& rd, const YAML::Node& n, const std::string& fi
     int idx = c.PortIndex(n.Scalar());
     if (idx >= 0) return static_cast<PortId>(idx);
     const std::string& s = n.Scalar();
-    if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() < 4) {
+    if (AllDigits(s) && s.size() < 4) {
       int v = std::stoi(s);
       if (v < static_cast<int>(c.ports.size())) return static_cast<PortId>(v);
     }
@@ -114,13 +147,22 @@ void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     const std::string f = "routes[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"prefix", "port", "via"});
     RouteTable::Route r{};
-    if (!ParsePrefix(rd.Str(e["prefix"], f + ".prefix"), &r.prefix, &r.len) ||
+    const YAML::Node prefix = rd.Need(e, "prefix", f + ".prefix", "a network like 10.0.9.0/24");
+    if (!ParsePrefix(rd.Str(prefix, f + ".prefix"), &r.prefix, &r.len) ||
         (r.len < 32 && (r.prefix & (0xffffffffu >> r.len))))
       rd.Fail(e["prefix"], f + ".prefix", "a network like 10.0.9.0/24 with no host bits set");
     NextHop nh;
-    nh.port = PortRef(rd, e["port"], f + ".port", *c);
-    if (e["via"] && !ParseIpv4(rd.Str(e["via"], f + ".via"), &nh.gateway))
-      rd.Fail(e["via"], f + ".via", "the next hop's IPv4 address");
+    nh.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);
+    if (e["via"]) {
+      if (!ParseIpv4(rd.Str(e["via"], f + ".via"), &nh.gateway) || nh.gateway == 0)
+        rd.Fail(e["via"], f + ".via", "the next hop's IPv4 address");
+      // The gateway is resolved by ARP on that port, so it must be on its link.
+      const PortConfig& p = c->ports[nh.port];
+      const uint32_t m = PrefixMask(p.prefix_len);
+      if (p.has_ipv4 && (nh.gateway & m) != (p.ipv4 & m))
+        rd.Fail(e["via"], f + ".via",
+                "a gateway inside port " + p.name + "'s subnet " + PrefixText(p.ipv4 & m, p.prefix_len));
+    }
     for (const auto& other : c->routes)
       if (other.prefix == r.prefix && other.len == r.len)
         rd.Fail(e["prefix"], f + ".prefix", "a prefix not already routed");
@@ -138,10 +180,12 @@ void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c)
     const std::string f = "neighbors[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"ip", "mac", "port"});
     NeighborConfig nb{};
-    if (!ParseIpv4(rd.Str(e["ip"], f + ".ip"), &nb.ip) || nb.ip == 0) rd.Fail(e["ip"], f + ".ip", "an IPv4 address");
-    if (!ParseMac(rd.Str(e["mac"], f + ".mac"), &nb.mac) || (nb.mac[0] & 1))
+    if (!ParseIpv4(rd.Str(rd.Need(e, "ip", f + ".ip", "an IPv4 address"), f + ".ip"), &nb.ip) || nb.ip == 0)
+      rd.Fail(e["ip"], f + ".ip", "an IPv4 address");
+    if (!ParseMac(rd.Str(rd.Need(e, "mac", f + ".mac", "a unicast MAC address"), f + ".mac"), &nb.mac) ||
+        (nb.mac[0] & 1))
       rd.Fail(e["mac"], f + ".mac", "a unicast MAC address");
-    nb.port = PortRef(rd, e["port"], f + ".port", *c);
+    nb.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);
     c->neighbors.push_back(nb);
   }
 }
@@ -154,9 +198,10 @@ void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     const std::string f = "l2_table[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"mac", "port"});
     L2Entry l{};
-    if (!ParseMac(rd.Str(e["mac"], f + ".mac"), &l.mac) || (l.mac[0] & 1))
+    if (!ParseMac(rd.Str(rd.Need(e, "mac", f + ".mac", "a unicast MAC address"), f + ".mac"), &l.mac) ||
+        (l.mac[0] & 1))
       rd.Fail(e["mac"], f + ".mac", "a unicast MAC address");
-    l.port = PortRef(rd, e["port"], f + ".port", *c);
+    l.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);
     for (const auto& o : c->l2_table)
       if (o.mac == l.mac) rd.Fail(e["mac"], f + ".mac", "a MAC not already in l2_table");
     c->l2_table.push_back(l);

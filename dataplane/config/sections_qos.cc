@@ -22,6 +22,8 @@ void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     for (const auto& kv : m) {
       int tag = rd.Int(kv.first, "qos.tag_map (key)", 0, 63);
       const std::string f = "qos.tag_map[" + std::to_string(tag) + "]";
+      // Distinct texts can be the same number (24, 0x18).
+      if (t.mapped[tag]) rd.Fail(kv.first, "qos.tag_map (key)", "a tag not already mapped");
       t.prio_of[tag] = rd.Int(kv.second, f, 0, 7);
       t.mapped[tag] = true;
     }
@@ -110,6 +112,7 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       rd.RequireMap(n["priorities"], "buffer.priorities");
       for (const auto& kv : n["priorities"]) {
         int p = rd.Int(kv.first, "buffer.priorities (key)", 0, 7);
+        if (per_prio[p].first) rd.Fail(kv.first, "buffer.priorities (key)", "a priority not already given");
         bool ll = c->tag_map.IsLossless(p);
         ClassSpec s = ll ? lossless : lossy;
         ParseClass(rd, kv.second, "buffer.priorities[" + std::to_string(p) + "]", ll, total, &s);
@@ -201,8 +204,7 @@ void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     rule.tags = e["tag"] ? TagSet(rd, e["tag"], f + ".tag") : kAnyTag;
     rule.in_ports = e["in"] ? PortSet(rd, e["in"], f + ".in", *c) : kAnyPort;
     rule.out_ports = e["out"] ? PortSet(rd, e["out"], f + ".out", *c) : kAnyPort;
-    if (!e["new_tag"]) rd.Fail(e["new_tag"], f + ".new_tag", "the tag 0..63 to write");
-    rule.new_tag = rd.Int(e["new_tag"], f + ".new_tag", 0, 63);
+    rule.new_tag = rd.Int(rd.Need(e, "new_tag", f + ".new_tag", "the tag 0..63 to write"), f + ".new_tag", 0, 63);
     if (e["priority"]) rule.priority = rd.Int(e["priority"], f + ".priority", -1000000, 1000000);
     r.rules.push_back(rule);
   }
@@ -213,11 +215,9 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
   c->rewrite.num_ports = static_cast<uint16_t>(c->ports.size());
   c->rewrite.default_tag = c->tag_map.lossy_tag;
   if (c->mode == SwitchConfig::Mode::kL3) {
-    for (const auto& p : c->ports)
-      if (!p.has_ipv4)
-        throw cfg::ConfigError(f + ": ports." + p.name + ".ipv4: expected an address in l3 mode "
-                               "(hosts use it as their gateway)");
-    // Connected subnets route to their port unless a route says otherwise.
+    // ParsePorts made every port have an address in l3 mode and checked that
+    // the subnets do not overlap; ParseRoutes kept each `via` on its port's
+    // link. Connected subnets route to their port unless a route says otherwise.
     for (size_t i = 0; i < c->ports.size(); i++) {
       const auto& p = c->ports[i];
       uint32_t mask = p.prefix_len ? 0xffffffffu << (32 - p.prefix_len) : 0;
@@ -226,14 +226,6 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
       if (have) continue;
       c->routes.push_back({p.ipv4 & mask, p.prefix_len, static_cast<uint16_t>(c->next_hops.size())});
       c->next_hops.push_back({static_cast<PortId>(i), 0});
-    }
-    for (const auto& nh : c->next_hops) {
-      if (!nh.gateway) continue;
-      const auto& p = c->ports[nh.port];
-      uint32_t mask = 0xffffffffu << (32 - p.prefix_len);
-      if ((nh.gateway & mask) != (p.ipv4 & mask))
-        throw cfg::ConfigError(f + ": routes: a 'via' on port " + p.name +
-                               ": expected a gateway inside that port's subnet");
     }
   }
   std::string err;

@@ -2,6 +2,7 @@
 #include "dataplane/config/yaml_util.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "dataplane/config/config.h"
@@ -11,8 +12,17 @@ namespace pfc::cfg {
 std::string Scalar(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsScalar()) return "'" + n.Scalar() + "'";
-  if (n.IsSequence()) return "a list";
+  // The length matters when a list of a fixed size was expected.
+  if (n.IsSequence()) return "a list of " + std::to_string(n.size());
   return "a map";
+}
+
+std::string KeyLine(const YAML::Node& map, const std::string& key) {
+  if (!map.IsMap()) return "";
+  for (const auto& kv : map)
+    if (kv.first.IsScalar() && kv.first.Scalar() == key && kv.first.Mark().line >= 0)
+      return std::to_string(kv.first.Mark().line + 1);
+  return "";
 }
 
 void Reader::Fail(const YAML::Node& n, const std::string& field,
@@ -20,6 +30,33 @@ void Reader::Fail(const YAML::Node& n, const std::string& field,
   std::string where = file_;
   if (n.IsDefined() && n.Mark().line >= 0) where += ":" + std::to_string(n.Mark().line + 1);
   throw ConfigError(where + ": " + field + ": expected " + expected + " (got " + Scalar(n) + ")");
+}
+
+YAML::Node Reader::Need(const YAML::Node& map, const char* key, const std::string& field,
+                        const std::string& expected) const {
+  if (map.IsMap() && map[key]) return map[key];
+  std::string where = file_;
+  if (map.Mark().line >= 0) where += ":" + std::to_string(map.Mark().line + 1);
+  throw ConfigError(where + ": " + field + ": expected " + expected + " (missing)");
+}
+
+void Reader::CheckUniqueKeys(const YAML::Node& n, const std::string& path) const {
+  if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); i++) CheckUniqueKeys(n[i], path + "[" + std::to_string(i) + "]");
+    return;
+  }
+  if (!n.IsMap()) return;
+  std::map<std::string, int> first_line;   // key -> 1-based line of its first use
+  for (const auto& kv : n) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "(complex key)";
+    const std::string field = path.empty() ? key : path + "." + key;
+    const int line = kv.first.Mark().line + 1;
+    auto [it, fresh] = first_line.emplace(key, line);
+    if (!fresh)
+      throw ConfigError(file_ + ":" + std::to_string(line) + ": " + field + ": expected each key once " +
+                        "in a map (already given at line " + std::to_string(it->second) + ")");
+    CheckUniqueKeys(kv.second, field);
+  }
 }
 
 void Reader::CheckKeys(const YAML::Node& n, const std::string& field,

@@ -24,6 +24,13 @@ class Reader {
 
   [[noreturn]] void Fail(const YAML::Node& n, const std::string& field,
                          const std::string& expected) const;
+  // map[key] when present; otherwise fails at the line of `map` (a missing
+  // node has no line of its own) with "field: expected X (missing)".
+  YAML::Node Need(const YAML::Node& map, const char* key, const std::string& field,
+                  const std::string& expected) const;
+  // Rejects a key given twice in any map of the document (yaml-cpp keeps
+  // both and map[key] silently returns the first). `path` names the node.
+  void CheckUniqueKeys(const YAML::Node& n, const std::string& path) const;
   // Rejects keys of map `n` that are not in `allowed`.
   void CheckKeys(const YAML::Node& n, const std::string& field,
                  std::initializer_list<const char*> allowed) const;
@@ -42,5 +49,8 @@ class Reader {
 };
 
 std::string Scalar(const YAML::Node& n);   // the node's text for messages
+// 1-based line of `key` in `map` ("" if absent or unknown), for messages that
+// point at a section rather than at one value.
+std::string KeyLine(const YAML::Node& map, const std::string& key);
 
 }  // namespace pfc::cfg

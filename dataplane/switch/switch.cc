@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Switch construction: ports (DPDK devices or emulated link ends), egress
-// rings, the buffer accountant and tables; and the mbufs a config needs.
+// rings, the buffer accountant and tables; and the memory a config needs
+// (the pool is sized so the buffer accountant runs out before the pool can,
+// see config/eal_needs.h).
 #include "dataplane/switch/switch.h"
 
 #include <rte_ethdev.h>
@@ -8,14 +10,19 @@
 #include <rte_mbuf_dyn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+
+#include "dataplane/config/eal_needs.h"
 
 namespace pfc {
 namespace {
 
-constexpr uint16_t kRxDesc = 1024, kTxDesc = 1024;
-constexpr unsigned kControlRing = 256;
-constexpr uint64_t kRingMemoryBudget = 32ull << 20;  // all egress rings together
+// The memory plan computes DPDK's object layout without DPDK; keep it honest.
+static_assert(sizeof(rte_mbuf) == kMbufStructBytes);
+static_assert(RTE_PKTMBUF_HEADROOM == kMbufHeadroom);
+static_assert(RTE_MBUF_DEFAULT_DATAROOM == kMbufDefaultRoom);
+static_assert(TxStash::kCap == kTxStashSlots);
 
 std::string AvailablePorts() {
   std::string s;
@@ -26,6 +33,22 @@ std::string AvailablePorts() {
       s += std::string(s.empty() ? "" : ", ") + name;
   }
   return s.empty() ? "none (pass --vdev or a PCI device to EAL)" : s;
+}
+
+// What to tell a user whose config names a device EAL does not have.
+std::string MissingDeviceHint(const std::string& device) {
+  if (IsPciAddress(device))
+    return "bind " + device + " to a DPDK driver (dpdk-devbind.py) and do not block it (-b)";
+  return "give EAL --vdev " + device + ",... before -- (e.g. --vdev " + device +
+         ",iface=eth0 for af_packet)";
+}
+
+// Descriptor counts for pid after the driver's limits, asked before the pool
+// is sized (the pool must cover every rx descriptor).
+void AdjustedDesc(uint16_t pid, uint16_t* nrx, uint16_t* ntx) {
+  *nrx = kRxDesc;
+  *ntx = kTxDesc;
+  rte_eth_dev_adjust_nb_rx_tx_desc(pid, nrx, ntx);
 }
 
 // Configures and starts DPDK port `pid` (found by CreateSwitch) for pc.
@@ -39,8 +62,8 @@ bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool
     *err = f + ": rte_eth_dev_configure failed: " + rte_strerror(-rc);
     return false;
   }
-  uint16_t nrx = kRxDesc, ntx = kTxDesc;
-  rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nrx, &ntx);
+  uint16_t nrx, ntx;
+  AdjustedDesc(pid, &nrx, &ntx);
   int sock = rte_eth_dev_socket_id(pid);
   if (sock < 0) sock = 0;
   if (int rc = rte_eth_rx_queue_setup(pid, 0, nrx, sock, nullptr, pool); rc != 0) {
@@ -127,19 +150,20 @@ Switch::~Switch() {
   delete tables_.load();
 }
 
-uint64_t MbufsNeeded(const SwitchConfig& cfg) {
-  // Every admitted packet holds at least one buffer cell, so a pool of
-  // (cells + every descriptor + slack) cannot run dry before the accountant
-  // refuses a packet.
-  const uint64_t cells = cfg.buffer.total_bytes / cfg.cell_bytes + 1;
-  return cells + cfg.ports.size() * (kRxDesc + kTxDesc + kControlRing + 4 * kMaxBurst) + 1024;
-}
-
-uint16_t MbufRoom(const SwitchConfig& cfg) {
-  uint32_t max_frame = 0;
-  for (const auto& p : cfg.ports) max_frame = std::max(max_frame, p.mtu + 18 + 4);
-  return static_cast<uint16_t>(std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, max_frame) +
-                               RTE_PKTMBUF_HEADROOM);
+MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg, const EmuPortLookup& emu_port) {
+  EalNeedsInput need;
+  need.hugepages = rte_eal_has_hugepages() != 0;
+  for (const PortConfig& pc : cfg.ports) {
+    uint16_t pid;
+    if (emu_port && emu_port(pc.device) != nullptr) continue;  // no descriptors
+    if (rte_eth_dev_get_port_by_name(pc.device.c_str(), &pid) != 0)
+      continue;  // CreateSwitch says so
+    uint16_t nrx, ntx;
+    AdjustedDesc(pid, &nrx, &ntx);
+    need.rx_desc += nrx;
+    need.tx_desc += ntx;
+  }
+  return PlanMemory(cfg, need);
 }
 
 std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
@@ -150,11 +174,13 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
   std::vector<uint16_t> pids(nports);
   std::vector<EmuPort*> emus(nports, nullptr);
   for (size_t i = 0; i < nports; i++) {
-    if (emu_port) emus[i] = emu_port(cfg.ports[i].device);
+    const PortConfig& pc = cfg.ports[i];
+    if (emu_port) emus[i] = emu_port(pc.device);
     if (emus[i] != nullptr) continue;
-    if (rte_eth_dev_get_port_by_name(cfg.ports[i].device.c_str(), &pids[i]) != 0) {
-      *err = "ports[" + std::to_string(i) + "].device '" + cfg.ports[i].device +
-             "': no such DPDK port (available: " + AvailablePorts() + ")";
+    if (rte_eth_dev_get_port_by_name(pc.device.c_str(), &pids[i]) != 0) {
+      *err = "port " + pc.name + " (ports[" + std::to_string(i) + "].device): device '" +
+             pc.device + "' is not a DPDK port (EAL has: " + AvailablePorts() +
+             "): " + MissingDeviceHint(pc.device);
       return nullptr;
     }
   }
@@ -162,10 +188,7 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
   sw->cfg = cfg;
   if (!sw->buffer.Configure(cfg.buffer, err)) return nullptr;
 
-  const uint64_t cells = cfg.buffer.total_bytes / cfg.cell_bytes + 1;
-  uint64_t ring_sz = rte_align64pow2(cells + 1);
-  uint64_t cap = rte_align64prevpow2(kRingMemoryBudget / 8 / (nports * kNumPrio));
-  ring_sz = std::clamp<uint64_t>(std::min(ring_sz, cap), 256, 1u << 20);
+  const uint64_t ring_sz = PlanSwitchMemory(cfg, emu_port).egress_ring_slots;
   // One worker is the only producer: skip the multi-producer CAS.
   const bool one_producer = pin_worker >= 0 || dp.workers == 1;
   const std::string prefix = "s" + std::to_string(index) + "_";
@@ -230,9 +253,21 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
 
 bool CreateStandalone(const SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
                       std::unique_ptr<Switch>* sw, std::string* err) {
-  *dp = CreateDataplane(cfg.workers, MbufsNeeded(cfg), MbufRoom(cfg), err);
-  if (!*dp) return false;
+  const MemoryPlan plan = PlanSwitchMemory(cfg, nullptr);
+  *dp = CreateDataplane(cfg.workers, plan.mbufs, static_cast<uint16_t>(plan.data_room), err);
+  if (!*dp) {
+    *err = "cannot allocate the mbuf pool (" + *err + "): the config " + plan.Describe() +
+           ": start EAL with -m " + std::to_string(plan.EalMb()) +
+           " or more, or lower buffer.total_bytes or raise buffer.cell_bytes";
+    return false;
+  }
   (*dp)->idle_sleep_us = cfg.idle_sleep_us;
+  // The plan mirrors DPDK's object layout; say so if a DPDK build differs.
+  rte_mempool_objsz objsz;
+  rte_mempool_calc_obj_size(sizeof(rte_mbuf) + plan.data_room, 0, &objsz);
+  if (objsz.total_size > plan.obj_bytes)
+    std::fprintf(stderr, "pfcswitch: note: mbuf objects are %u B, the memory plan assumed %u B\n",
+                 objsz.total_size, plan.obj_bytes);
   *sw = CreateSwitch(**dp, cfg, "", 0, -1, nullptr, err);
   if (*sw) return true;
   dp->reset();

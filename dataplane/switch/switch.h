@@ -31,6 +31,7 @@
 
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/config/config.h"
+#include "dataplane/config/eal_needs.h"
 #include "dataplane/switch/dataplane.h"
 #include "dataplane/switch/port_io.h"
 #include "dataplane/switch/port_state.h"
@@ -85,13 +86,13 @@ class Switch {
   std::mutex publish_mu_;
 };
 
-// mbufs a switch with this config can hold at once (buffer cells plus every
-// descriptor, ring and stash slot of its ports); the process's pool is the
-// sum over its switches, so the buffer accountant, not the pool, runs out
-// first: no silent loss at rx.
-uint64_t MbufsNeeded(const SwitchConfig& cfg);
-// Data room of one mbuf for the largest frame of cfg's ports.
-uint16_t MbufRoom(const SwitchConfig& cfg);
+// The memory a switch with this config needs (config/eal_needs.h): mbufs
+// for everything it can hold at once (buffer, descriptors of its devices as
+// the drivers adjust them, rings, stashes), so the buffer accountant, not
+// the pool, runs out first; and its egress ring size. Devices for which
+// emu_port returns an EmuPort have no descriptors. After rte_eal_init.
+MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg,
+                            const std::function<EmuPort*(const std::string&)>& emu_port);
 
 // Builds a switch over `dp`: its ports (ethdev devices by name; a device
 // for which emu_port returns an EmuPort is an emulated link end instead),

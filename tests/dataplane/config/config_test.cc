@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The config loader on YAML strings: mistakes it used to accept (a key given
+// twice, overlapping subnets, ports named like indexes) and errors that must
+// name the file and the line (missing fields, a `via` off its link, an empty
+// file, a section in both a file and its include), and absolute paths.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "dataplane/config/config.h"
+
+namespace pfc {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, so relative paths and includes can be tried.
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("config_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p) << text;
+    return p;
+  }
+  // Loads `text` as sw.yaml; returns the error ("" when it loaded).
+  std::string Load(const std::string& text, SwitchConfig* out = nullptr) {
+    SwitchConfig c;
+    std::string err;
+    const std::string p = Write("sw.yaml", text);
+    if (LoadConfig(p, &c, &err)) {
+      if (out) *out = c;
+      return "";
+    }
+    return err;
+  }
+  // "<dir>/sw.yaml:<line of needle>:" — where an error must point.
+  std::string At(const std::string& text, const std::string& needle, const std::string& file = "sw.yaml") {
+    size_t pos = text.find(needle);
+    EXPECT_NE(pos, std::string::npos) << needle;
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
+    return (dir_ / file).string() + ":" + std::to_string(line) + ":";
+  }
+
+  fs::path dir_;
+};
+
+const std::string kPorts =
+    "ports:\n"
+    "  - name: p0\n"
+    "    device: net_af_packet0\n"
+    "    ipv4: 10.0.1.1/24\n"
+    "    speed: 10G\n"
+    "  - name: p1\n"
+    "    device: net_af_packet1\n"
+    "    ipv4: 10.0.2.1/24\n"
+    "    speed: 10G\n";
+
+#define EXPECT_HAS(err, text) EXPECT_NE((err).find(text), std::string::npos) << "missing '" << (text) << "' in: " << (err)
+
+TEST_F(ConfigTest, GoodConfigLoads) {
+  SwitchConfig c;
+  ASSERT_EQ(Load(kPorts, &c), "");
+  EXPECT_EQ(c.ports.size(), 2u);
+}
+
+TEST_F(ConfigTest, KeyGivenTwiceNamesTheKeyAndBothLines) {
+  std::string text = kPorts;
+  text.replace(text.find("    speed: 10G\n"), 0, "    speed: 25G\n");   // p0 now has speed twice
+  const std::string err = Load(text);
+  const size_t second = text.find("    speed: 10G\n");
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + second, '\n'));
+  EXPECT_HAS(err, (dir_ / "sw.yaml").string() + ":" + std::to_string(line) + ": ports[0].speed");
+  EXPECT_HAS(err, "already given at line " + std::to_string(line - 1));
+}
+
+TEST_F(ConfigTest, KeyGivenTwiceAtTopLevelAndInFlowMaps) {
+  EXPECT_HAS(Load(kPorts + "switch: { mode: l3, mode: l2 }\n"), "switch.mode: expected each key once");
+  EXPECT_HAS(Load(kPorts + "pfc: { pause_quanta: 100 }\npfc: { pause_quanta: 200 }\n"), "pfc: expected each key once");
+  // Two spellings of one number are one tag.
+  EXPECT_HAS(Load(kPorts + "qos: { tag_map: { 24: 3, 0x18: 4 }, lossless: [3] }\n"), "a tag not already mapped");
+}
+
+TEST_F(ConfigTest, OverlappingSubnetsAreRejected) {
+  std::string text = kPorts;
+  text.replace(text.find("10.0.2.1/24"), 11, "10.0.0.1/16");
+  const std::string err = Load(text);
+  EXPECT_HAS(err, At(text, "10.0.0.1/16") + " ports[1].ipv4");
+  EXPECT_HAS(err, "port p0's 10.0.1.1/24");
+  // Same subnet, same length.
+  text = kPorts;
+  text.replace(text.find("10.0.2.1/24"), 11, "10.0.1.2/24");
+  EXPECT_HAS(Load(text), "ports[1].ipv4: expected a subnet apart from port p0");
+  // Adjacent /25s do not overlap.
+  text = kPorts;
+  text.replace(text.find("10.0.1.1/24"), 11, "10.0.1.1/25");
+  text.replace(text.find("10.0.2.1/24"), 11, "10.0.1.129/25");
+  EXPECT_EQ(Load(text), "");
+}
+
+TEST_F(ConfigTest, PortNamesThatReadAsIndexesAreRejected) {
+  for (const char* name : {"0", "1", "\"1\"", "007"}) {
+    std::string text = kPorts;
+    text.replace(text.find("name: p1"), 8, std::string("name: ") + name);
+    const std::string err = Load(text);
+    EXPECT_HAS(err, At(text, std::string("name: ") + name) + " ports[1].name");
+    EXPECT_HAS(err, "not a number");
+  }
+  // Digits inside a name are fine, and an index still picks the port.
+  std::string text = kPorts;
+  text.replace(text.find("name: p1"), 8, "name: 1g");
+  SwitchConfig c;
+  ASSERT_EQ(Load(text + "rewrite: { rules: [ { in: [1], out: [0], new_tag: 5 } ] }\n", &c), "");
+  EXPECT_EQ(c.rewrite.rules[0].in_ports, PortMask{2});
+}
+
+TEST_F(ConfigTest, MissingFieldNamesTheLineOfItsMap) {
+  std::string text = kPorts;
+  text.erase(text.find("    device: net_af_packet1\n"), 27);
+  std::string err = Load(text);
+  EXPECT_HAS(err, At(text, "  - name: p1") + " ports[1].device: expected");
+  EXPECT_HAS(err, "(missing)");
+
+  text = kPorts;
+  text.erase(text.find("    speed: 10G\n"), 15);
+  EXPECT_HAS(Load(text), At(text, "  - name: p0") + " ports[0].speed: expected the link speed");
+
+  text = kPorts;
+  text.erase(text.find("    ipv4: 10.0.2.1/24\n"), 22);
+  EXPECT_HAS(Load(text), At(text, "  - name: p1") + " ports[1].ipv4: expected an address");
+
+  text = kPorts;
+  text.erase(text.find("  - name: p0\n"), 13);
+  text.replace(text.find("    device: net_af_packet0"), 4, "  - ");
+  EXPECT_HAS(Load(text), At(text, "  - device: net_af_packet0") + " ports[0].name: expected");
+
+  text = "switch:\n  mode: l3\n";
+  EXPECT_HAS(Load(text), (dir_ / "sw.yaml").string() + ":1: ports: expected a list");
+
+  text = kPorts + "rewrite:\n  rules:\n    - tag: 3\n      in: [p0]\n";
+  EXPECT_HAS(Load(text), At(text, "    - tag: 3") + " rewrite.rules[0].new_tag: expected the tag");
+
+  text = kPorts + "routes:\n  - prefix: 10.9.0.0/16\n";
+  EXPECT_HAS(Load(text), At(text, "  - prefix") + " routes[0].port: expected");
+
+  text = kPorts + "neighbors:\n  - ip: 10.0.1.5\n    port: p0\n";
+  EXPECT_HAS(Load(text), At(text, "  - ip: 10.0.1.5") + " neighbors[0].mac: expected");
+}
+
+TEST_F(ConfigTest, ViaOutsideTheSubnetNamesItsLine) {
+  const std::string text = kPorts + "routes:\n  - prefix: 10.9.0.0/16\n    port: p1\n    via: 10.0.1.9\n";
+  const std::string err = Load(text);
+  EXPECT_HAS(err, At(text, "    via: 10.0.1.9") + " routes[0].via");
+  EXPECT_HAS(err, "inside port p1's subnet 10.0.2.0/24");
+  EXPECT_EQ(Load(kPorts + "routes:\n  - { prefix: 10.9.0.0/16, port: p1, via: 10.0.2.9 }\n"), "");
+}
+
+TEST_F(ConfigTest, EmptyFileSaysSoAtLineOne) {
+  for (const char* text : {"", "# nothing but a comment\n", "\n\n"}) {
+    const std::string err = Load(text);
+    EXPECT_HAS(err, (dir_ / "sw.yaml").string() + ":1:");
+    EXPECT_HAS(err, "empty file");
+  }
+}
+
+TEST_F(ConfigTest, SectionInFileAndIncludeNamesBothPlaces) {
+  const std::string rules = "# rules\nqos:\n  tag_map: { 24: 3 }\n";
+  Write("rules.yaml", rules);
+  const std::string text = kPorts + "include: rules.yaml\nqos:\n  lossless: [3]\n";
+  const std::string err = Load(text);
+  EXPECT_HAS(err, At(text, "qos:") + " qos");
+  EXPECT_HAS(err, (dir_ / "rules.yaml").string() + ":2");
+}
+
+TEST_F(ConfigTest, ListOfTheWrongLengthSaysItsLength) {
+  std::string text = kPorts;
+  text.replace(text.find("    speed: 10G\n"), 0, "    scheduler: { mode: dwrr, quantum: [1500, 1500, 1500, 1500, 1500] }\n");
+  const std::string err = Load(text);
+  EXPECT_HAS(err, "ports[0].scheduler.quantum: expected a list of 8 byte counts (got a list of 5)");
+}
+
+TEST_F(ConfigTest, PathsAreRecordedAbsolute) {
+  Write("rules.yaml", "rewrite: { rules: [ { in: [p0], out: [p1], new_tag: 7 } ] }\n");
+  Write("sw.yaml", kPorts + "include: rules.yaml\n");
+  const fs::path old = fs::current_path();
+  fs::current_path(dir_);
+  SwitchConfig c;
+  std::string err;
+  const bool ok = LoadConfig("sw.yaml", &c, &err);
+  fs::current_path(old);
+  ASSERT_TRUE(ok) << err;
+  EXPECT_EQ(c.path, (dir_ / "sw.yaml").string());
+  EXPECT_EQ(c.include_path, (dir_ / "rules.yaml").string());
+  // What pfcctl does: re-read the running config from elsewhere.
+  SwitchConfig again;
+  ASSERT_TRUE(LoadConfig(c.path, &again, &err)) << err;
+  EXPECT_EQ(again.rewrite.rules.size(), 1u);
+}
+
+}  // namespace
+}  // namespace pfc
