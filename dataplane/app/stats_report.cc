@@ -62,12 +62,13 @@ nlohmann::json PortStatsJson(const Runtime& rt, PortId p) {
     pj["queue_depth"] = rte_ring_count(pr.egress[q]);
     pj["buffer_bytes"] = rt.buffer.occupancy(p, q);
     pj["buffer_watermark"] = rt.buffer.watermark(p, q);
-    if (rt.cfg.tag_map.IsLossless(q)) {
-      pj["xoff_threshold"] = rt.buffer.XoffThreshold(p, q);
-      pj["xon_threshold"] = rt.buffer.XonThreshold(p, q);
-      pj["headroom_used"] = rt.buffer.headroom_used(p, q);
-      pj["headroom_watermark"] = rt.buffer.headroom_watermark(p, q);
-    }
+    // Every priority has the same fields (0 where a lossy group has no
+    // XOFF/XON or headroom), so each live view can be an array by priority.
+    const bool lossless = rt.cfg.tag_map.IsLossless(q);
+    pj["xoff_threshold"] = lossless ? rt.buffer.XoffThreshold(p, q) : 0;
+    pj["xon_threshold"] = lossless ? rt.buffer.XonThreshold(p, q) : 0;
+    pj["headroom_used"] = lossless ? rt.buffer.headroom_used(p, q) : 0;
+    pj["headroom_watermark"] = lossless ? rt.buffer.headroom_watermark(p, q) : 0;
     prios.push_back(pj);
   }
   j["drops_total"] = port_drops;
@@ -75,17 +76,9 @@ nlohmann::json PortStatsJson(const Runtime& rt, PortId p) {
   return j;
 }
 
-nlohmann::json StatsJson(const Runtime& rt) {
+nlohmann::json SwitchStatsJson(const Runtime& rt) {
   nlohmann::json j;
   j["generation"] = rt.generation();
-  uint64_t drops = 0;
-  nlohmann::json ports = nlohmann::json::array();
-  for (PortId p = 0; p < rt.ports.size(); p++) {
-    ports.push_back(PortStatsJson(rt, p));
-    drops += ports.back()["drops_total"].get<uint64_t>();
-  }
-  j["ports"] = ports;
-  j["drops_total"] = drops;
   j["buffer_shared_used"] = rt.buffer.shared_used();
   j["buffer_shared_size"] = rt.buffer.shared_size();
   j["pool_in_use"] = rte_mempool_in_use_count(rt.pool);
@@ -97,6 +90,19 @@ nlohmann::json StatsJson(const Runtime& rt) {
   }
   j["worker_loops"] = loops;
   j["idle_sleeps"] = sleeps;
+  return j;
+}
+
+nlohmann::json StatsJson(const Runtime& rt) {
+  nlohmann::json j = SwitchStatsJson(rt);
+  uint64_t drops = 0;
+  nlohmann::json ports = nlohmann::json::array();
+  for (PortId p = 0; p < rt.ports.size(); p++) {
+    ports.push_back(PortStatsJson(rt, p));
+    drops += ports.back()["drops_total"].get<uint64_t>();
+  }
+  j["ports"] = ports;
+  j["drops_total"] = drops;
   return j;
 }
 

@@ -11,6 +11,8 @@
 namespace pfc {
 
 nlohmann::json PortStatsJson(const Runtime& rt, PortId port);
+// Switch-wide values: generation, shared buffer, mbuf pool, worker loops.
+nlohmann::json SwitchStatsJson(const Runtime& rt);
 nlohmann::json StatsJson(const Runtime& rt);
 
 }  // namespace pfc
