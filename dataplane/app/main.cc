@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "dataplane/app/instance_lock.h"
 #include "dataplane/switch/dataplane.h"
 #include "dataplane/switch/switch.h"
 #include "dataplane/app/stats_report.h"
@@ -170,6 +171,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "pfcswitch: config error: %s: %s\n", config_path.c_str(), err.c_str());
       return 2;
     }
+  }
+
+  // Before EAL: refuse a file prefix, telemetry socket or interface another
+  // instance uses (instance_lock.h); held until exit.
+  auto instance_locks = pfc::LockInstance(eal_argv, cfg, &err);
+  if (!instance_locks) {
+    std::fprintf(stderr, "pfcswitch: %s\n", err.c_str());
+    return 1;
   }
 
   int eal_argc = static_cast<int>(eal_argv.size());

@@ -76,12 +76,13 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
     pj["queue_depth"] = rte_ring_count(pr.egress[q]);
     pj["buffer_bytes"] = sw.buffer.occupancy(p, q);
     pj["buffer_watermark"] = sw.buffer.watermark(p, q);
-    if (sw.cfg.tag_map.IsLossless(q)) {
-      pj["xoff_threshold"] = sw.buffer.XoffThreshold(p, q);
-      pj["xon_threshold"] = sw.buffer.XonThreshold(p, q);
-      pj["headroom_used"] = sw.buffer.headroom_used(p, q);
-      pj["headroom_watermark"] = sw.buffer.headroom_watermark(p, q);
-    }
+    // Every priority has the same fields (0 where a lossy group has no
+    // XOFF/XON or headroom), so each live view can be an array by priority.
+    const bool lossless = sw.cfg.tag_map.IsLossless(q);
+    pj["xoff_threshold"] = lossless ? sw.buffer.XoffThreshold(p, q) : 0;
+    pj["xon_threshold"] = lossless ? sw.buffer.XonThreshold(p, q) : 0;
+    pj["headroom_used"] = lossless ? sw.buffer.headroom_used(p, q) : 0;
+    pj["headroom_watermark"] = lossless ? sw.buffer.headroom_watermark(p, q) : 0;
     prios.push_back(pj);
   }
   j["drops_total"] = port_drops;
@@ -89,17 +90,9 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
   return j;
 }
 
-nlohmann::json StatsJson(const Switch& sw) {
+nlohmann::json SwitchStatsJson(const Switch& sw) {
   nlohmann::json j;
   j["generation"] = sw.generation();
-  uint64_t drops = 0;
-  nlohmann::json ports = nlohmann::json::array();
-  for (PortId p = 0; p < sw.ports.size(); p++) {
-    ports.push_back(PortStatsJson(sw, p));
-    drops += ports.back()["drops_total"].get<uint64_t>();
-  }
-  j["ports"] = ports;
-  j["drops_total"] = drops;
   j["buffer_shared_used"] = sw.buffer.shared_used();
   j["buffer_shared_size"] = sw.buffer.shared_size();
   j["pool_in_use"] = rte_mempool_in_use_count(sw.dp.pool);
@@ -111,6 +104,19 @@ nlohmann::json StatsJson(const Switch& sw) {
   }
   j["worker_loops"] = loops;
   j["idle_sleeps"] = sleeps;
+  return j;
+}
+
+nlohmann::json StatsJson(const Switch& sw) {
+  nlohmann::json j = SwitchStatsJson(sw);
+  uint64_t drops = 0;
+  nlohmann::json ports = nlohmann::json::array();
+  for (PortId p = 0; p < sw.ports.size(); p++) {
+    ports.push_back(PortStatsJson(sw, p));
+    drops += ports.back()["drops_total"].get<uint64_t>();
+  }
+  j["ports"] = ports;
+  j["drops_total"] = drops;
   return j;
 }
 

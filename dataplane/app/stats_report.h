@@ -11,6 +11,8 @@
 namespace pfc {
 
 nlohmann::json PortStatsJson(const Switch& sw, PortId port);
+// Switch-wide values: generation, shared buffer, mbuf pool, worker loops.
+nlohmann::json SwitchStatsJson(const Switch& sw);
 nlohmann::json StatsJson(const Switch& sw);
 
 }  // namespace pfc

@@ -55,6 +55,13 @@ int PortArg(const Switch& sw, const std::string& params) {
   return static_cast<int>(v);
 }
 
+// The unsigned numbers of a JSON object, as dict entries.
+void AddUnsigned(rte_tel_data* d, const nlohmann::json& j) {
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.value().is_number_unsigned())
+      rte_tel_data_add_dict_u64(d, it.key().c_str(), it.value().get<uint64_t>());
+}
+
 int CmdSwitches(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
   for (const Entry& e : *g_switches) rte_tel_data_add_array_string(d, e.sw->name.c_str());
@@ -70,16 +77,15 @@ int CmdInfo(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_add_dict_string(d, "config",
                                sw->cfg.path.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
   rte_tel_data_add_dict_string(d, "mode", sw->cfg.mode == SwitchConfig::Mode::kL3 ? "l3" : "l2");
-  rte_tel_data_add_dict_u64(d, "generation", sw->generation());
   rte_tel_data_add_dict_u64(d, "ports", sw->ports.size());
   rte_tel_data_add_dict_u64(d, "workers", sw->dp.workers);
-  rte_tel_data_add_dict_u64(d, "pool_in_use", rte_mempool_in_use_count(sw->dp.pool));
-  rte_tel_data_add_dict_u64(d, "pool_size", sw->dp.pool->size);
   const Tables* t = sw->CurrentTables();
   rte_tel_data_add_dict_u64(d, "rules", t->rule_count);
   rte_tel_data_add_dict_u64(d, "routes", t->routes.size());
   rte_tel_data_add_dict_u64(d, "neighbors", sw->neighbors.size());
   rte_tel_data_add_dict_u64(d, "lossless_mask", t->tag_map.lossless_mask);
+  // generation, shared buffer and mbuf pool use: what the exit report has.
+  AddUnsigned(d, SwitchStatsJson(*sw));
   return 0;
 }
 
@@ -108,11 +114,10 @@ int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
   nlohmann::json j = PortStatsJson(*sw, static_cast<PortId>(p));
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_string(d, "name", sw->ports[p].name.c_str());
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.value().is_number_unsigned())
-      rte_tel_data_add_dict_u64(d, it.key().c_str(), it.value().get<uint64_t>());
+  AddUnsigned(d, j);
   // Per-priority values as arrays indexed by priority (DPDK 22.11 telemetry
-  // nests only arrays inside a dict).
+  // nests only arrays inside a dict). Every priority carries the same fields
+  // (PortStatsJson), so priority 0's names are every priority's.
   const auto& prio = j["prio"];
   for (auto it = prio[0].begin(); it != prio[0].end(); ++it) {
     if (it.key() == "prio") continue;
@@ -126,6 +131,7 @@ int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
     }
     uint64_t v[kNumPrio];
     for (int q = 0; q < kNumPrio; q++) {
+      // contains(): an exception must not escape into DPDK's C thread.
       const auto& x = prio[q].contains(it.key()) ? prio[q][it.key()] : nlohmann::json(0);
       v[q] = x.is_boolean() ? x.get<bool>() : x.get<uint64_t>();
     }

@@ -2,9 +2,17 @@
 """Helpers for the system tests: network namespaces with veth pairs, the real
 pfcswitch process on net_af_packet ports, traffic with scapy, captures with
 tcpdump, and counters through pfcctl (DPDK telemetry). Runs as root with
-Debian's /usr/bin/python3 (python3-scapy)."""
+Debian's /usr/bin/python3 (python3-scapy).
+
+Cleanup: every file a test makes (configs, logs, captures) goes into one
+directory per test run, RUN_DIR, removed at exit; every namespace made
+through Topo or netns_add is deleted at exit, and listed in the file named
+by $PFC_NETNS_MANIFEST so run_system.py can check none is left. SIGTERM (a
+meson timeout) exits through the same cleanup."""
+import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +25,44 @@ SWITCH = os.path.join(BUILD, "dataplane/app/pfcswitch")
 PFCCTL = os.path.join(BUILD, "dataplane/ctl/pfcctl")
 TOPO = os.path.join(ROOT, "tools/netns-topo.sh")
 PY = "/usr/bin/python3"
+
+
+RUN_DIR = tempfile.mkdtemp(prefix="pfcsw-run-")
+_namespaces = []   # made by this run, deleted at exit
+
+
+def _cleanup():
+    for n in reversed(_namespaces):
+        subprocess.run(["ip", "netns", "del", n], capture_output=True)
+    shutil.rmtree(RUN_DIR, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+# A terminated test unwinds (context managers stop switches and captures)
+# and then runs _cleanup, instead of dying where it stands.
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(128 + signal.SIGTERM))
+
+
+def run_file(prefix, suffix):
+    """A new file name in RUN_DIR (removed with it at exit)."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=RUN_DIR)
+    os.close(fd)
+    return path
+
+
+def track_netns(*names):
+    """Records namespaces this run creates, for the exit cleanup and the
+    leftover check of run_system.py."""
+    _namespaces.extend(names)
+    manifest = os.environ.get("PFC_NETNS_MANIFEST")
+    if manifest:
+        with open(manifest, "a") as f:
+            f.writelines(n + "\n" for n in names)
+
+
+def netns_add(name):
+    track_netns(name)
+    sh(["ip", "netns", "add", name])
 
 
 def sh(cmd, check=True, **kw):
@@ -43,8 +89,16 @@ class Topo:
     def port_if(self, i):
         return f"{self.prefix}p{i}"
 
+    def namespaces(self):
+        return [self.sw] + [self.host(i) for i in range(self.n)]
+
     def __enter__(self):
-        sh([TOPO, "up", str(self.n), self.prefix])
+        track_netns(*self.namespaces())
+        try:
+            sh([TOPO, "up", str(self.n), self.prefix])
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *a):
@@ -57,9 +111,9 @@ class Topo:
 class Switch:
     """A pfcswitch process in the topology's switch namespace."""
 
-    def __init__(self, topo, config, workers=1, extra_eal=(), mem=256):
+    def __init__(self, topo, config, workers=1, extra_eal=(), mem=256, prefix=None):
         self.topo, self.config = topo, config
-        self.prefix = topo.prefix + "dp"
+        self.prefix = prefix or topo.prefix + "dp"
         vdevs = []
         for i in range(topo.n):
             # A deep AF_PACKET ring: the kernel drops silently (the 22.11 PMD
@@ -75,18 +129,20 @@ class Switch:
         self.out = ""
 
     def __enter__(self):
-        self.log = tempfile.NamedTemporaryFile("w+", prefix="pfcswitch-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen(self.cmd, stdout=self.log, stderr=subprocess.STDOUT, text=True)
+        self.log = run_file("pfcswitch-", ".log")
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + 30
         while time.time() < deadline:
-            with open(self.log.name) as f:
+            with open(self.log) as f:
                 txt = f.read()
             if "pfcswitch: forwarding" in txt:
                 return self
             if self.proc.poll() is not None:
+                os.unlink(self.log)
                 raise RuntimeError(f"pfcswitch exited {self.proc.returncode}:\n{txt}")
             time.sleep(0.1)
-        self.proc.kill()
+        self.__exit__()
         raise RuntimeError("pfcswitch did not start in 30 s:\n" + txt)
 
     def stop(self):
@@ -98,7 +154,7 @@ class Switch:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 raise RuntimeError("pfcswitch did not stop on SIGINT within 20 s")
-        with open(self.log.name) as f:
+        with open(self.log) as f:
             self.out = f.read()
         for line in self.out.splitlines():
             if line.startswith("pfcswitch: stats "):
@@ -109,7 +165,8 @@ class Switch:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        os.unlink(self.log.name)
+        if os.path.exists(self.log):
+            os.unlink(self.log)
 
     def ctl(self, *args, check=True):
         return sh([PFCCTL, "--file-prefix", self.prefix, *args], check=check)
@@ -131,7 +188,7 @@ class Capture:
     """tcpdump in a namespace, started before traffic, read back with scapy."""
 
     def __init__(self, netns, iface, bpf, direction="in"):
-        self.file = tempfile.NamedTemporaryFile(prefix="cap-", suffix=".pcap", delete=False).name
+        self.file = run_file("cap-", ".pcap")
         self.cmd = ["ip", "netns", "exec", netns, "tcpdump", "-i", iface, "-Q", direction, "-U", "-n",
                     "-w", self.file, bpf]
 
@@ -155,6 +212,7 @@ class Capture:
     def __exit__(self, *a):
         if self.proc.poll() is None:
             self.proc.kill()
+            self.proc.wait()
         os.unlink(self.file)
 
 
@@ -163,7 +221,7 @@ def send(netns, pkts, iface="eth0", inter=0.0, at=None):
     `at`: wall-clock time (time.time()) at which to start, so that senders in
     different namespaces can be lined up."""
     from scapy.all import wrpcap
-    f = tempfile.NamedTemporaryFile(prefix="tx-", suffix=".pcap", delete=False).name
+    f = run_file("tx-", ".pcap")
     wrpcap(f, pkts)
     wait = f"import time; time.sleep(max(0, {at} - time.time())); " if at else ""
     code = ("import sys; from scapy.all import rdpcap, sendp; p = rdpcap('" + f + "'); " + wait +
@@ -175,10 +233,11 @@ def send(netns, pkts, iface="eth0", inter=0.0, at=None):
 
 
 def write_config(text):
-    f = tempfile.NamedTemporaryFile("w", prefix="pfcsw-", suffix=".yaml", delete=False)
-    f.write(text)
-    f.close()
-    return f.name
+    """A config file in RUN_DIR (removed at exit)."""
+    path = run_file("pfcsw-", ".yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
 
 
 class Results:

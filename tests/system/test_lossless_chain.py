@@ -78,9 +78,16 @@ def ip(*a):
 
 class Chain:
     def __enter__(self):
+        try:
+            return self.up()
+        except BaseException:
+            self.__exit__()   # a switch that did not start must not outlive the test
+            raise
+
+    def up(self):
         self.down()
         for n in ("sw1", "sw2", "h0", "h1", "h2"):
-            ip("netns", "add", P + n)
+            swlib.netns_add(P + n)
             ip("-n", P + n, "link", "set", "lo", "up")
         links = [("h0", "eth0", "sw1", "a0"), ("h1", "eth0", "sw1", "a1"), ("sw1", "a2", "sw2", "b0"),
                  ("sw2", "b1", "h2", "eth0")]
@@ -99,7 +106,7 @@ class Chain:
         self.sw = []
         for name, cfg, ifs, lcores in (("sw1", S1, ["a0", "a1", "a2"], "0,1"), ("sw2", S2, ["b0", "b1"], "1,0")):
             vdev = sum([["--vdev", f"net_af_packet{i},iface={d},framecnt=4096"] for i, d in enumerate(ifs)], [])
-            log = open(f"/tmp/{P}{name}.log", "w+")
+            log = open(swlib.run_file(P + name, ".log"), "w+")
             cmd = ["ip", "netns", "exec", P + name, swlib.SWITCH, "-l", lcores, "--main-lcore", lcores[0],
                    "--no-huge", "--no-pci", "--no-shconf", "-m", "768" if name == "sw1" else "256", "--file-prefix", P + name,
                    "--log-level=lib.eal:error", *vdev, "--", "--config", swlib.write_config(cfg)]
@@ -135,6 +142,8 @@ class Chain:
         for proc, log in getattr(self, "sw", []):
             if proc.poll() is None:
                 proc.kill()
+                proc.wait()
+            log.close()
         self.down()
 
 
