@@ -178,6 +178,20 @@ bool ReloadSwitch(Switch& sw, const std::string& path, std::string* err) {
   return true;
 }
 
+bool EditRunningConfig(Switch& sw, const std::function<bool(SwitchConfig*, std::string*)>& edit,
+                       std::string* err) {
+  std::lock_guard<std::mutex> g(g_reload_mu);
+  Entry* e = FindEntry(sw);
+  if (e == nullptr) {
+    *err = "switch '" + sw.name + "' is not registered";
+    return false;
+  }
+  SwitchConfig next = e->running;
+  if (!edit(&next, err) || !sw.ApplyConfig(next, err)) return false;
+  e->running = std::move(next);
+  return true;
+}
+
 void RegisterTelemetry(const std::vector<Switch*>& switches) {
   g_switches = new std::vector<Entry>();  // lives as long as the process
   for (Switch* sw : switches) g_switches->push_back({sw, sw->cfg});

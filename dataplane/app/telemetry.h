@@ -14,6 +14,7 @@
 //                                        ("prio_rx_packets", "prio_drop_no_route")
 //   /pfcswitch/reload,[<switch>,]<file>  load rules/routes from a file, publish
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,11 @@ void RegisterTelemetry(const std::vector<Switch*>& switches);
 // applies it to `sw` and adopts it as the running config. Serialised with the
 // telemetry reload command. Control thread only.
 bool ReloadSwitch(Switch& sw, const std::string& path, std::string* err);
+
+// Edits a copy of the switch's running config (edit returns false with *err
+// to abandon), applies it and adopts it; the same serialisation as reloads.
+// The fabric's route events use it. Control thread only.
+bool EditRunningConfig(Switch& sw, const std::function<bool(SwitchConfig*, std::string*)>& edit,
+                       std::string* err);
 
 }  // namespace pfc

@@ -41,7 +41,7 @@ MemoryPlan PlanMemory(const SwitchConfig& c, const EalNeedsInput& in) {
   const uint64_t cap = Pow2AtMost(std::max<uint64_t>(kRingMemoryBudget / sizeof(void*) / (nports * kNumPrio), 1));
   p.egress_ring_slots =
       static_cast<uint32_t>(std::clamp<uint64_t>(std::min(Pow2AtLeast(by_buffer + 1), cap), 256, 1u << 20));
-  const uint64_t by_rings = nports * (kNumPrio * (p.egress_ring_slots - 1) + kTxStashSlots);
+  const uint64_t by_rings = nports * kNumPrio * (p.egress_ring_slots - 1 + kTxStashSlots);
   p.buffer_pkts = std::min(by_buffer, by_rings);
 
   const uint64_t rx = in.rx_desc ? in.rx_desc : nports * kRxDesc;

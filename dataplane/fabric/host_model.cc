@@ -78,7 +78,8 @@ bool HostModel::Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const
          !(paused >> f.spec.prio & 1);
 }
 
-uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool* control) {
+uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool* control,
+                              bool data_ok) {
   *control = false;
   if (p_.storm_prios != 0 && now_ns >= storm_next_ns_ && now_ns >= p_.storm_start_ns &&
       now_ns < p_.storm_stop_ns) {
@@ -94,6 +95,7 @@ uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool*
     *control = true;
     return static_cast<uint32_t>(n);
   }
+  if (!data_ok) return 0;
   const uint8_t paused = PausedMask(now_ns);
   for (size_t k = 0; k < tx_.size(); ++k) {
     FlowTx& f = tx_[(rr_ + k) % tx_.size()];

@@ -99,10 +99,12 @@ class HostModel {
   void SetStorm(uint8_t prios, uint64_t now_ns);
 
   // The next frame to put on the wire at now_ns, built into buf: a storm
-  // XOFF first (*control = true), then data of the flows in round robin,
-  // skipping paused priorities and flows limited by rate or not started.
-  // Returns the frame length, or 0 when nothing may be sent now.
-  uint32_t NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool* control);
+  // XOFF first (*control = true), then, if data_ok (the link accepts data
+  // now), data of the flows in round robin, skipping paused priorities and
+  // flows limited by rate or not started. Returns the frame length, or 0
+  // when nothing may be sent now.
+  uint32_t NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool* control,
+                     bool data_ok = true);
   // A frame that arrived at now_ns.
   void Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns);
 

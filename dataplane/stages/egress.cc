@@ -10,7 +10,7 @@
 namespace pfc {
 namespace {
 
-constexpr uint32_t kWireOverhead = 24;   // FCS 4 + preamble/SFD 8 + IFG 12
+constexpr uint32_t kWireOverhead = 24;  // FCS 4 + preamble/SFD 8 + IFG 12
 
 // Tries to send what the stash holds; returns true when it is empty after.
 bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& rel) {
@@ -23,7 +23,8 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& 
       burst[i] = s.pkts[(s.head + i) % TxStash::kCap];
       prios[i] = s.prio[(s.head + i) % TxStash::kCap];
     }
-    const uint16_t sent = PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, !data);
+    const uint16_t sent =
+        PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, !data);
     uint64_t bytes = 0;
     uint32_t qn[kNumPrio] = {}, qb[kNumPrio] = {};
     for (uint16_t i = 0; i < sent; i++) {
@@ -73,13 +74,20 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   // 1. Control frames (PFC, ARP, ICMP replies) go before any data.
   if (!FlushStash(w, port, os.ctrl_stash, false, rel)) return 0;
   rte_mbuf* ctrl[kMaxBurst];
-  unsigned nc = rte_ring_dequeue_burst(pr.control, reinterpret_cast<void**>(ctrl), kMaxBurst, nullptr);
+  unsigned nc =
+      rte_ring_dequeue_burst(pr.control, reinterpret_cast<void**>(ctrl), kMaxBurst, nullptr);
   if (nc) {
     Stash(os.ctrl_stash, ctrl, nullptr, 0, static_cast<int>(nc));
     if (!FlushStash(w, port, os.ctrl_stash, false, rel)) return 0;
   }
-  // 2. Data the device refused before, in order, before anything newer.
-  if (!FlushStash(w, port, os.data_stash, true, rel)) return 0;
+  // 2. Data the device refused before, in order, before anything newer of
+  // its priority; a priority paused since then keeps it (software PFC: what
+  // the device has not taken is still ours to hold).
+  for (int q = 0; q < kNumPrio; q++) {
+    if (os.data_stash[q].n == 0 || (paused_mask >> q & 1)) continue;
+    if (!FlushStash(w, port, os.data_stash[q], true, rel))
+      return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
+  }
 
   // 3. Scheduler-picked queues, up to one burst per round.
   int budget_pkts = sw.cfg.burst;
@@ -101,7 +109,8 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
     int take = static_cast<int>(std::clamp<uint32_t>(byte_budget / frame, 1, budget_pkts));
     rte_mbuf* pkts[kMaxBurst];
     uint8_t prios[kMaxBurst];
-    const unsigned got = rte_ring_dequeue_burst(pr.egress[q], reinterpret_cast<void**>(pkts), take, nullptr);
+    const unsigned got =
+        rte_ring_dequeue_burst(pr.egress[q], reinterpret_cast<void**>(pkts), take, nullptr);
     if (got == 0) break;
     if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q]))
       nonempty &= static_cast<uint8_t>(~(1u << q));
@@ -113,9 +122,9 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
     // The emulated link also carries FCS, preamble and inter-frame gap: 24
     // bytes a frame, as pause quanta (wire bit times) assume.
     os.sched.Sent(q, bytes + kWireOverhead * got, w.now_ns);
-    Stash(os.data_stash, pkts, prios, 0, static_cast<int>(got));
+    Stash(os.data_stash[q], pkts, prios, 0, static_cast<int>(got));
     budget_pkts -= static_cast<int>(got);
-    if (!FlushStash(w, port, os.data_stash, true, rel)) break;
+    if (!FlushStash(w, port, os.data_stash[q], true, rel)) break;
   }
   return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
 }

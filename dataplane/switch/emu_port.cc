@@ -82,6 +82,7 @@ void EmuPort::Pump(uint64_t now_ns) {
 }
 
 uint16_t EmuPort::Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) {
+  ApplyRequest(now_ns);
   uint16_t k = 0;
   tx_blocked_ = false;
   for (; k < n; k++) {
@@ -110,6 +111,7 @@ uint16_t EmuPort::Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control)
 }
 
 uint64_t EmuPort::Poll(uint64_t now_ns) {
+  ApplyRequest(now_ns);
   Pump(now_ns);
   uint64_t t = 0;
   auto lower = [&t](uint64_t x) {
@@ -117,12 +119,21 @@ uint64_t EmuPort::Poll(uint64_t now_ns) {
   };
   lower(link_.NextStartNs());
   if (Stage()) lower(stage_[stage_head_].arrive_ns);
-  if (tx_blocked_) lower(std::max(link_.AcceptNs(now_ns), now_ns + 1));
+  // Refused earlier: wake the owner when the FIFO accepts again, once (what
+  // it holds may be paused by then; a pause expiry has its own deadline).
+  if (tx_blocked_) {
+    if (link_.CanSend(1514, now_ns))
+      tx_blocked_ = false;
+    else
+      lower(link_.AcceptNs(now_ns));
+  }
   return t;
 }
 
-void EmuPort::SetUp(bool up, uint64_t now_ns) {
-  link_.SetUp(up, now_ns, [&](uintptr_t h) {
+void EmuPort::ApplyRequest(uint64_t now_ns) {
+  const int8_t want = want_up_.exchange(-1, std::memory_order_acq_rel);
+  if (want < 0) return;
+  link_.SetUp(want == 1, now_ns, [&](uintptr_t h) {
     c_.tx_down++;
     rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
   });

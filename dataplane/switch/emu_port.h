@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -50,9 +51,10 @@ class EmuPort {
   // accepting again after a refusal), or 0 for nothing.
   uint64_t Poll(uint64_t now_ns);
   // Link down: queued frames are freed (counted), frames on the wire are
-  // dropped by the receiver. Applies to our direction; the fabric calls it
-  // on both ends.
-  void SetUp(bool up, uint64_t now_ns);
+  // dropped by the receiver. Applies to our direction; the fabric asks both
+  // ends. Any thread may ask; the owner applies it at its next Tx or Poll
+  // (the link model has one writer).
+  void RequestUp(bool up) { want_up_.store(up ? 1 : 0, std::memory_order_release); }
 
   const std::string& name() const { return name_; }
   const fabric::LinkModel& link() const { return link_; }
@@ -63,6 +65,7 @@ class EmuPort {
 
  private:
   void Pump(uint64_t now_ns);
+  void ApplyRequest(uint64_t now_ns);
   bool Stage();  // refills the staging array from the ring
 
   std::string name_;
@@ -71,7 +74,8 @@ class EmuPort {
   rte_ring* rx_ring_ = nullptr;  // fabric::WireFrame elements
   fabric::WireFrame stage_[kMaxBurst];
   int stage_head_ = 0, stage_n_ = 0;
-  bool tx_blocked_ = false;  // the last data Tx was refused
+  bool tx_blocked_ = false;          // the last data Tx was refused
+  std::atomic<int8_t> want_up_{-1};  // -1: no request pending
   EmuPortCounters c_;
 };
 

@@ -25,7 +25,9 @@ struct TxStash {
 
 struct PortOwnerState {
   EgressScheduler sched;
-  TxStash data_stash;      // data packets the device refused
+  // Data packets the device refused, by egress priority: a priority paused
+  // since keeps its refused packets until it resumes, the others still go.
+  TxStash data_stash[kNumPrio];
   TxStash ctrl_stash;      // control frames the device refused
   PauseTimer pause;        // pause requests received on this port
   PfcGenerator pfc_gen;    // XOFF/XON we send on this port

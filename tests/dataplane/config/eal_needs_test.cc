@@ -60,7 +60,7 @@ TEST(EalNeeds, RingsBoundTheBufferWhenTheyAreSmaller) {
   // 64 ports share the ring budget: 8192 slots a queue.
   const MemoryPlan p = PlanMemory(Ports(64, 1u << 31, 1), {});
   EXPECT_EQ(p.egress_ring_slots, 8192u);
-  EXPECT_EQ(p.buffer_pkts, 64u * (kNumPrio * 8191 + kTxStashSlots));
+  EXPECT_EQ(p.buffer_pkts, 64u * kNumPrio * (8191 + kTxStashSlots));
 }
 
 TEST(EalNeeds, WorkersAndDescriptorsAdd) {

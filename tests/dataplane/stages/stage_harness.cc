@@ -225,7 +225,7 @@ void StageTest::TearDown() {
         << "p" << p << ": frames on the wire the test did not check";
     EXPECT_EQ(rte_ring_count(Wire(p).rx), 0u) << "p" << p << ": frames the switch never received";
     EXPECT_EQ(rte_ring_count(sw_->ports[p].control), 0u) << "p" << p;
-    EXPECT_EQ(sw_->ports[p].owner_state->data_stash.n, 0) << "p" << p;
+    for (int q = 0; q < kNumPrio; q++) EXPECT_EQ(sw_->ports[p].owner_state->data_stash[q].n, 0) << "p" << p << " q" << q;
     EXPECT_EQ(sw_->ports[p].owner_state->ctrl_stash.n, 0) << "p" << p;
     for (int q = 0; q < kNumPrio; q++) {
       EXPECT_EQ(QueueDepth(p, q), 0u) << "p" << p << " q" << q;

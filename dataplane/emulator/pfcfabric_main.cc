@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// pfcfabric: a lossless fabric of pfcswitch switches in one process.
+//   pfcfabric --fabric fab.yaml                  (EAL options chosen for you)
+//   pfcfabric [EAL options] -- --fabric fab.yaml [--out DIR] [--check]
+// The fabric file is validated completely, each switch's config generated
+// and loaded by the switch's own loader, before EAL starts. On the virtual
+// clock the run takes one lcore and ends at fabric.duration; on the real
+// clock switches run on the worker lcores and the run ends at the duration
+// or on SIGINT/SIGTERM. Results go to fabric.out (results.json, flows.csv,
+// ports.csv, switches/*.yaml); tools/fabric_plot.py draws them.
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+
+#include "ctrl/fabric/fabric_plan.h"
+#include "ctrl/fabric/fabric_spec.h"
+#include "dataplane/config/eal_needs.h"
+#include "dataplane/emulator/fabric.h"
+#include "dataplane/stages/worker.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+// EAL memory for the whole fabric under --no-huge (the costlier case): each
+// switch's own plan, plus a quarter for the links' and hosts' frames in
+// flight and the pool's rounding.
+uint64_t MemoryMb(const std::vector<pfc::SwitchConfig>& configs) {
+  uint64_t mb = 0;
+  for (const pfc::SwitchConfig& c : configs) {
+    pfc::EalNeedsInput need;
+    need.rx_desc = 1;  // emulated ports have no descriptors (0 means "default")
+    need.tx_desc = 1;
+    mb += pfc::PlanMemory(c, need).EalMb();
+  }
+  return mb + mb / 4 + 128;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int split = -1;
+  for (int i = 1; i < argc; i++) {
+    if (std::string(argv[i]) == "--") {
+      split = i;
+      break;
+    }
+  }
+  std::vector<std::string> app_args;
+  for (int i = (split < 0 ? 1 : split + 1); i < argc; i++) app_args.emplace_back(argv[i]);
+  CLI::App app{
+      "pfcfabric: an emulated lossless fabric of pfcswitch switches, links and RDMA-like hosts\n"
+      "usage: pfcfabric [EAL options --] --fabric FILE [--out DIR] [--check]\n"
+      "  without EAL options: -l 0 (virtual clock) or -l 0-2 (real), --no-huge, --no-pci,\n"
+      "  --no-shconf, -m sized for the fabric, --file-prefix pfcfabric-<pid>"};
+  std::string fabric_path, out_dir, rules_dir;
+  bool check = false;
+  app.add_option("-f,--fabric", fabric_path, "fabric file (YAML)")->required();
+  app.add_option("-o,--out", out_dir, "results directory (default: fabric.out)");
+  app.add_option(
+         "--rules", rules_dir,
+         "pfc-tagger rules directory (<dir>/<switch>.yaml), instead of the file's switch.rules")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("--check", check,
+               "validate the fabric, write the switch configs and topology.json (for pfc-tagger), "
+               "then exit");
+  std::reverse(app_args.begin(), app_args.end());
+  try {
+    app.parse(app_args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  pfc::fabric::FabricSpec spec;
+  std::string err;
+  if (!pfc::fabric::LoadFabric(fabric_path, &spec, &err)) {
+    std::fprintf(stderr, "pfcfabric: fabric error: %s\n", err.c_str());
+    return 2;
+  }
+  if (!out_dir.empty()) spec.out_dir = std::filesystem::absolute(out_dir).string();
+  if (!rules_dir.empty()) {
+    spec.rules_dir = std::filesystem::absolute(rules_dir).string();
+    for (uint32_t sw : spec.topo.Switches()) {
+      const auto f = std::filesystem::path(spec.rules_dir) / (spec.topo.node(sw).name + ".yaml");
+      if (!std::filesystem::is_regular_file(f)) {
+        std::fprintf(stderr,
+                     "pfcfabric: --rules: expected a rules file for every switch (missing %s)\n",
+                     f.c_str());
+        return 2;
+      }
+    }
+  }
+  pfc::fabric::FabricPlan plan = pfc::fabric::MakePlan(spec);
+  std::vector<pfc::SwitchConfig> configs;
+  if (!pfc::fabric::WriteSwitchConfigs(spec, &plan, &configs, &err)) {
+    std::fprintf(stderr, "pfcfabric: config error: %s\n", err.c_str());
+    return 2;
+  }
+  // The topology as pfc-tagger reads it, so rules can be made for this very
+  // port numbering.
+  if (!tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err)) {
+    std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
+    return 1;
+  }
+  const bool virt = spec.clock == pfc::fabric::ClockKind::kVirtual;
+  std::printf(
+      "pfcfabric: %zu switches, %zu hosts, %u links, %zu flows, %zu events, %s clock; configs in "
+      "%s/switches\n",
+      plan.switches.size(), plan.hosts.size(), spec.topo.num_links(), spec.flows.size(),
+      spec.events.size(), virt ? "virtual" : "real", spec.out_dir.c_str());
+  if (check) return 0;
+
+  std::vector<std::string> eal = {argv[0]};
+  if (split < 0) {
+    eal.insert(eal.end(),
+               {"-l", virt ? "0" : "0-2", "--no-huge", "--no-pci", "--no-shconf", "-m",
+                std::to_string(MemoryMb(configs)), "--file-prefix",
+                "pfcfabric-" + std::to_string(getpid()), "--log-level", "lib.eal:error"});
+  } else {
+    for (int i = 1; i < split; i++) eal.emplace_back(argv[i]);
+  }
+  if (std::getenv("PFCFABRIC_SHOW_EAL") != nullptr) {
+    for (const std::string& a : eal) std::printf("%s ", a.c_str());
+    std::printf("\n");
+  }
+  std::vector<char*> eal_argv;
+  for (std::string& s : eal) eal_argv.push_back(s.data());
+  if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0) {
+    std::fprintf(stderr, "pfcfabric: EAL init failed: %s\n", rte_strerror(rte_errno));
+    return 1;
+  }
+  const unsigned workers = virt ? 0 : rte_lcore_count() - 1;
+  if (!virt && workers == 0) {
+    std::fprintf(stderr, "pfcfabric: the real clock needs worker lcores (EAL -l 0-2)\n");
+    rte_eal_cleanup();
+    return 2;
+  }
+  int rc = 0;
+  {
+    auto fab = pfc::emu::Fabric::Create(spec, plan, configs, workers, &err);
+    if (!fab) {
+      std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
+      rte_eal_cleanup();
+      return 1;
+    }
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (virt) {
+      fab->RunVirtual();
+    } else {
+      unsigned w = 0, lcore;
+      RTE_LCORE_FOREACH_WORKER(lcore) {
+        if (w == fab->workers().size()) break;
+        rte_eal_remote_launch(pfc::WorkerMain, &fab->workers()[w++], lcore);
+      }
+      fab->RunReal(g_stop);
+      fab->dp().stop.store(true);
+      rte_eal_mp_wait_lcore();
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!fab->WriteResults(wall, &err)) {
+      std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
+      rc = 1;
+    }
+    std::printf("pfcfabric: ran %.3f ms of %s time in %.2f s; lossless drops %llu; results in %s\n",
+                fab->now_ns() / 1e6, virt ? "virtual" : "real", wall,
+                static_cast<unsigned long long>(fab->LosslessDrops()), spec.out_dir.c_str());
+  }
+  rte_eal_cleanup();
+  return rc;
+}
