@@ -204,12 +204,7 @@ std::unique_ptr<Runtime> CreateRuntime(const SwitchConfig& cfg, std::string* err
     pr.owner_state->sched.Configure(pc.sched, 0);
     // Received quanta are timed at the rate our egress really runs at.
     pr.owner_state->pause_bps = pc.sched.shaper_bps ? pc.sched.shaper_bps : pc.speed_bps;
-    PfcGenConfig gc;
-    gc.lossless_mask = cfg.tag_map.lossless_mask;
-    gc.port_bps = pc.speed_bps;
-    gc.xoff_quanta = cfg.pfc.pause_quanta;
-    gc.refresh_fraction = cfg.pfc.refresh_fraction;
-    if (!pr.owner_state->pfc_gen.Configure(gc, err)) {
+    if (!pr.owner_state->pfc_gen.Configure(PfcGenFor(cfg, pc), err)) {
       *err = "ports[" + std::to_string(i) + "] pfc: " + *err;
       return nullptr;
     }

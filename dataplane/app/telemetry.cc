@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "dataplane/app/stats_report.h"
+#include "dataplane/app/telemetry_cmd.h"
 
 namespace pfc {
 namespace {
@@ -16,13 +17,9 @@ std::mutex g_reload_mu;         // one reload at a time
 SwitchConfig* g_running = nullptr;   // the config reloads apply on top of
 
 int PortArg(const char* params) {
-  if (!params || !*params) return -1;
-  for (size_t i = 0; i < g_rt->ports.size(); i++)
-    if (g_rt->ports[i].name == params) return static_cast<int>(i);
-  char* end;
-  long v = std::strtol(params, &end, 10);
-  if (*end || v < 0 || v >= static_cast<long>(g_rt->ports.size())) return -1;
-  return static_cast<int>(v);
+  std::vector<std::string> names;
+  for (const auto& p : g_rt->ports) names.push_back(p.name);
+  return PortParam(params, names);
 }
 
 int CmdInfo(const char*, const char*, rte_tel_data* d) {
@@ -86,14 +83,15 @@ int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
 
 int CmdReload(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
-  if (!params || !*params) {
-    rte_tel_data_add_dict_string(d, "error", "usage: /pfcswitch/reload,<rules-or-routes-file>");
+  std::string path;
+  if (!ReloadParam(params, &path)) {
+    rte_tel_data_add_dict_string(d, "error", kReloadUsage);
     return 0;
   }
   std::lock_guard<std::mutex> g(g_reload_mu);
   SwitchConfig next;
   std::string err;
-  if (!LoadUpdate(params, *g_running, &next, &err) || !g_rt->ApplyConfig(next, &err)) {
+  if (!LoadUpdate(path, *g_running, &next, &err) || !g_rt->ApplyConfig(next, &err)) {
     rte_tel_data_add_dict_string(d, "error", err.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
     return 0;
   }

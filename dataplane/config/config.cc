@@ -6,7 +6,9 @@
 #include "dataplane/config/config.h"
 
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "dataplane/config/sections.h"
 #include "dataplane/config/yaml_util.h"
@@ -14,29 +16,34 @@
 namespace pfc {
 namespace {
 
-YAML::Node LoadFile(const std::string& path) {
+YAML::Node ParseText(const std::string& path, const std::string& text) {
   try {
-    return YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw cfg::ConfigError(path + ": cannot open file");
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw cfg::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
   }
 }
 
+YAML::Node LoadFile(const ReadTextFn& read, const std::string& path) {
+  std::string text;
+  if (!read(path, &text)) throw cfg::ConfigError(path + ": cannot open file (expected a readable regular file)");
+  return ParseText(path, text);
+}
+
 // Applies `include:` — the included file may define qos, rewrite, routes and
 // neighbors; defining a section in both files is an error.
-YAML::Node MergeInclude(const cfg::Reader& rd, YAML::Node root, std::string* inc_path,
-                        std::set<std::string>* from_inc) {
+YAML::Node MergeInclude(const ReadTextFn& read, const cfg::Reader& rd, YAML::Node root,
+                        std::string* inc_path, std::set<std::string>* from_inc) {
   YAML::Node inc = root["include"];
   if (!inc) return root;
   std::string rel = rd.Str(inc, "include");
   std::filesystem::path p = std::filesystem::path(rd.file()).parent_path() / rel;
   if (std::filesystem::path(rel).is_absolute()) p = rel;
   *inc_path = p.string();
-  if (!std::filesystem::is_regular_file(p))
+  std::string text;
+  if (!read(*inc_path, &text))
     rd.Fail(inc, "include", "a readable rules file (resolved to " + p.string() + "): cannot open it");
-  YAML::Node other = LoadFile(*inc_path);
+  YAML::Node other = ParseText(*inc_path, text);
   cfg::Reader ird(*inc_path);
   if (!other.IsMap()) ird.Fail(other, "(document)", "a map of sections");
   ird.CheckKeys(other, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
@@ -67,18 +74,40 @@ bool Guarded(const std::string& path, std::string* err, F load) {
 
 }  // namespace
 
-bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
+bool ReadRegularFile(const std::string& path, std::string* text) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) return false;
+  *text = std::move(ss).str();
+  return true;
+}
+
+PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p) {
+  PfcGenConfig gc;
+  gc.lossless_mask = c.tag_map.lossless_mask;
+  gc.port_bps = p.speed_bps;
+  gc.xoff_quanta = c.pfc.pause_quanta;
+  gc.refresh_fraction = c.pfc.refresh_fraction;
+  return gc;
+}
+
+bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
+                const ReadTextFn& read) {
   return Guarded(path, err, [&] {
     SwitchConfig c;
     c.path = path;
     cfg::Reader rd(path);
-    YAML::Node root = LoadFile(path);
+    YAML::Node root = LoadFile(read, path);
     if (!root.IsMap()) rd.Fail(root, "(document)", "a map with sections switch, ports, ...");
     rd.CheckKeys(root, "", {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer",
                             "pfc", "rewrite", "include"});
     std::string inc_path;
     std::set<std::string> from_inc;
-    root = MergeInclude(rd, root, &inc_path, &from_inc);
+    root = MergeInclude(read, rd, root, &inc_path, &from_inc);
     // Errors in a section taken from the include name the included file.
     cfg::Reader ird(inc_path);
     auto reader_for = [&](const char* sec) -> const cfg::Reader& {
@@ -100,11 +129,11 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
 }
 
 bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig* out,
-                std::string* err) {
+                std::string* err, const ReadTextFn& read) {
   return Guarded(path, err, [&] {
     SwitchConfig c = base;
     cfg::Reader rd(path);
-    YAML::Node root = LoadFile(path);
+    YAML::Node root = LoadFile(read, path);
     if (!root.IsMap()) rd.Fail(root, "(document)", "a map with sections qos, rewrite, routes");
     rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
     if (root["qos"]) {
