@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/app/telemetry_cmd.h"
 
-#include <cstdlib>
-
 namespace pfc {
 
 int PortParam(const char* params, const std::vector<std::string>& names) {
   if (!params || !*params) return -1;
   for (size_t i = 0; i < names.size(); i++)
     if (names[i] == params) return static_cast<int>(i);
-  char* end;
-  long v = std::strtol(params, &end, 10);
-  if (*end || v < 0 || v >= static_cast<long>(names.size())) return -1;
-  return static_cast<int>(v);
+  // Digits only: strtol would also take " 2", "\n2" or "+2" for port 2.
+  size_t v = 0;
+  for (const char* p = params; *p; ++p) {
+    if (*p < '0' || *p > '9') return -1;
+    v = v * 10 + static_cast<size_t>(*p - '0');
+    if (v >= names.size()) v = names.size();  // saturate: no overflow, stays out of range
+  }
+  return v < names.size() ? static_cast<int>(v) : -1;
 }
 
 bool ReloadParam(const char* params, std::string* path) {

@@ -26,6 +26,17 @@ TEST(PortParam, NoSuchPort) {
   EXPECT_EQ(PortParam("0", {}), -1);
 }
 
+// Found by fuzz_telemetry_cmd (corpus/telemetry_cmd/regress-*):
+// strtol skipped leading white space and took a sign, so "\n2", " 2" and
+// "+2" all read port 2.
+TEST(PortParam, OnlyPlainDigitsAreAnIndex) {
+  EXPECT_EQ(PortParam("\n2", kPorts), -1);
+  EXPECT_EQ(PortParam(" 2", kPorts), -1);
+  EXPECT_EQ(PortParam("+2", kPorts), -1);
+  EXPECT_EQ(PortParam("-0", kPorts), -1);
+  EXPECT_EQ(PortParam("2 ", kPorts), -1);
+}
+
 TEST(ReloadParam, TakesTheWholeParameter) {
   std::string path;
   EXPECT_FALSE(ReloadParam(nullptr, &path));
