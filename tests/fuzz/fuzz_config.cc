@@ -16,6 +16,7 @@
 //    every index (route -> next hop -> port, neighbours, L2) is in range;
 //  * an update keeps the running config's ports and lossless set.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -23,6 +24,7 @@
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/config/config.h"
 #include "dataplane/pfc/pfc_generator.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
@@ -43,12 +45,17 @@ ports:
 qos: { tag_map: { 1: 1, 2: 2 }, lossless: [1, 2] }
 )";
 
-void Check(bool ok) {
-  if (!ok) std::abort();
+bool NamesFile(const std::string& err) {
+  const bool ok =
+      err.rfind(std::string(kMain) + ":", 0) == 0 || err.rfind(std::string(kRules) + ":", 0) == 0;
+  if (!ok) std::fprintf(stderr, "fuzz_config: error without a file name: %s\n", err.c_str());
+  return ok;
 }
 
-bool NamesFile(const std::string& err) {
-  return err.rfind(std::string(kMain) + ":", 0) == 0 || err.rfind(std::string(kRules) + ":", 0) == 0;
+// A runtime step's result; prints the error the runtime would stop with.
+bool Accepted(bool ok, const std::string& err) {
+  if (!ok) std::fprintf(stderr, "fuzz_config: loaded, but the runtime refuses it: %s\n", err.c_str());
+  return ok;
 }
 
 // What pfcswitch does with a loaded config before it forwards a packet
@@ -56,20 +63,20 @@ bool NamesFile(const std::string& err) {
 void CheckRuntimeAccepts(const SwitchConfig& c) {
   std::string err;
   pfc::BufferAccountant acct;
-  Check(acct.Configure(c.buffer, &err));
+  FUZZ_CHECK(Accepted(acct.Configure(c.buffer, &err), err));
   // Validate() already compiled the rewrite and route tables from this very
   // config (Tables::Build does the same), so they are not built again here.
   for (const auto& p : c.ports) {
     pfc::PfcGenerator gen;
-    Check(gen.Configure(pfc::PfcGenFor(c, p), &err));
+    FUZZ_CHECK(Accepted(gen.Configure(pfc::PfcGenFor(c, p), &err), err));
   }
   const size_t nports = c.ports.size();
-  Check(nports > 0 && c.rewrite.num_ports == nports);
-  for (const auto& r : c.routes) Check(r.nh < c.next_hops.size() && r.len <= 32);
-  for (const auto& nh : c.next_hops) Check(nh.port < nports);
-  for (const auto& n : c.neighbors) Check(n.port < nports);
-  for (const auto& e : c.l2_table) Check(e.port < nports);
-  Check(!c.tag_map.IsLossless(c.tag_map.lossy_prio));
+  FUZZ_CHECK(nports > 0 && c.rewrite.num_ports == nports);
+  for (const auto& r : c.routes) FUZZ_CHECK(r.nh < c.next_hops.size() && r.len <= 32);
+  for (const auto& nh : c.next_hops) FUZZ_CHECK(nh.port < nports);
+  for (const auto& n : c.neighbors) FUZZ_CHECK(n.port < nports);
+  for (const auto& e : c.l2_table) FUZZ_CHECK(e.port < nports);
+  FUZZ_CHECK(!c.tag_map.IsLossless(c.tag_map.lossy_prio));
 }
 
 }  // namespace
@@ -107,17 +114,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (pfc::LoadConfig(kMain, &c, &err, read)) {
     CheckRuntimeAccepts(c);
   } else {
-    Check(NamesFile(err));
+    FUZZ_CHECK(NamesFile(err));
   }
 
   SwitchConfig u;
   err.clear();
   if (pfc::LoadUpdate(kRules, *base, &u, &err, read)) {
     CheckRuntimeAccepts(u);
-    Check(u.ports.size() == base->ports.size());
-    Check(u.tag_map.lossless_mask == base->tag_map.lossless_mask);
+    FUZZ_CHECK(u.ports.size() == base->ports.size());
+    FUZZ_CHECK(u.tag_map.lossless_mask == base->tag_map.lossless_mask);
   } else {
-    Check(NamesFile(err));
+    FUZZ_CHECK(NamesFile(err));
   }
   return 0;
 }

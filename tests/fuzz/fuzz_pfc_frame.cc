@@ -17,14 +17,11 @@
 
 #include "dataplane/pfc/pause_timer.h"
 #include "dataplane/pfc/pfc_frame.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace pfc;
-
-void Check(bool ok) {
-  if (!ok) std::abort();
-}
 
 uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 
@@ -38,27 +35,27 @@ constexpr uint64_t kSpeeds[] = {1000, 1'000'000, 100'000'000, 2'500'000'000,
 void CheckDecoded(const uint8_t* f, size_t len, MacCtlKind k, const PauseRequest& r,
                   const std::array<uint8_t, 6>* port_mac) {
   if (k == MacCtlKind::kMalformed) return;
-  Check(len >= kPfcFrameLen && len <= kPfcFrameLenWithFcs);
-  Check(Get16(f + 12) == kMacCtlEtherType);
+  FUZZ_CHECK(len >= kPfcFrameLen && len <= kPfcFrameLenWithFcs);
+  FUZZ_CHECK(Get16(f + 12) == kMacCtlEtherType);
   const bool to_group = std::memcmp(f, kPfcDstMac.data(), 6) == 0;
   const bool to_port = port_mac && std::memcmp(f, port_mac->data(), 6) == 0;
   if (k == MacCtlKind::kPfc) {
-    Check(Get16(f + 14) == kMacCtlOpPfc && to_group);
-    Check(r.class_enable == f[17]);
-    for (int i = 0; i < 8; ++i) Check(r.quanta[i] == Get16(f + 18 + 2 * i));
+    FUZZ_CHECK(Get16(f + 14) == kMacCtlOpPfc && to_group);
+    FUZZ_CHECK(r.class_enable == f[17]);
+    for (int i = 0; i < 8; ++i) FUZZ_CHECK(r.quanta[i] == Get16(f + 18 + 2 * i));
     // Round trip through the builder (the reserved octet is sent as 0).
     std::array<uint8_t, 6> src;
     std::memcpy(src.data(), f + 6, 6);
     uint8_t out[kPfcFrameLen];
-    Check(BuildPfcFrame(src, r, out, sizeof(out)) == kPfcFrameLen);
-    Check(std::memcmp(out, f, 16) == 0 && out[16] == 0 && std::memcmp(out + 17, f + 17, 17) == 0);
+    FUZZ_CHECK(BuildPfcFrame(src, r, out, sizeof(out)) == kPfcFrameLen);
+    FUZZ_CHECK(std::memcmp(out, f, 16) == 0 && out[16] == 0 && std::memcmp(out + 17, f + 17, 17) == 0);
     PauseRequest again;
-    Check(ParseMacControl(out, sizeof(out), &again) == MacCtlKind::kPfc);
-    Check(again.class_enable == r.class_enable && again.quanta == r.quanta);
+    FUZZ_CHECK(ParseMacControl(out, sizeof(out), &again) == MacCtlKind::kPfc);
+    FUZZ_CHECK(again.class_enable == r.class_enable && again.quanta == r.quanta);
   } else {
-    Check(k == MacCtlKind::kPause && Get16(f + 14) == kMacCtlOpPause && (to_group || to_port));
-    Check(r.class_enable == 0xff);
-    for (uint16_t q : r.quanta) Check(q == Get16(f + 16));
+    FUZZ_CHECK(k == MacCtlKind::kPause && Get16(f + 14) == kMacCtlOpPause && (to_group || to_port));
+    FUZZ_CHECK(r.class_enable == 0xff);
+    for (uint16_t q : r.quanta) FUZZ_CHECK(q == Get16(f + 16));
   }
 }
 
@@ -66,24 +63,24 @@ void CheckTimers(const PauseRequest& r) {
   const uint64_t now = 1'000'000;
   for (uint64_t bps : kSpeeds) {
     PauseTimer t;
-    Check(t.OnFrame(r, now, bps));
+    FUZZ_CHECK(t.OnFrame(r, now, bps));
     for (int p = 0; p < 8; ++p) {
       const bool on = (r.class_enable >> p) & 1;
       const uint64_t ns = PauseTimer::QuantaToNs(r.quanta[p], bps);
       // ns is the smallest whole number of ns covering quanta x 512 bit times.
       const unsigned __int128 bits = static_cast<unsigned __int128>(r.quanta[p]) * 512 * 1'000'000'000;
-      Check(static_cast<unsigned __int128>(ns) * bps >= bits);
-      Check(ns == 0 || static_cast<unsigned __int128>(ns - 1) * bps < bits);
+      FUZZ_CHECK(static_cast<unsigned __int128>(ns) * bps >= bits);
+      FUZZ_CHECK(ns == 0 || static_cast<unsigned __int128>(ns - 1) * bps < bits);
       const bool paused = (t.PausedMask(now) >> p) & 1;
       if (on && r.quanta[p] > 0) {
-        Check(paused && t.PausedUntil(p) == now + ns);
-        Check(t.xoff_received(p) == 1 && t.xon_received(p) == 0);
+        FUZZ_CHECK(paused && t.PausedUntil(p) == now + ns);
+        FUZZ_CHECK(t.xoff_received(p) == 1 && t.xon_received(p) == 0);
       } else {
-        Check(!paused);
-        Check(t.xoff_received(p) == 0 && t.xon_received(p) == (on ? 1u : 0u));
+        FUZZ_CHECK(!paused);
+        FUZZ_CHECK(t.xoff_received(p) == 0 && t.xon_received(p) == (on ? 1u : 0u));
       }
     }
-    Check(t.OnFrame(r, now, 0) == false);  // an unknown speed changes nothing
+    FUZZ_CHECK(t.OnFrame(r, now, 0) == false);  // an unknown speed changes nothing
   }
 }
 
@@ -97,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const MacCtlKind kp = ParseMacControl(data, size, &rp, &kPortMac);
   CheckDecoded(data, size, kp, rp, &kPortMac);
   // Knowing the port's MAC can only add unicast PAUSE frames.
-  if (k != MacCtlKind::kMalformed) Check(kp == k);
+  if (k != MacCtlKind::kMalformed) FUZZ_CHECK(kp == k);
   if (kp != MacCtlKind::kMalformed) CheckTimers(rp);
   return 0;
 }

@@ -18,12 +18,9 @@
 #include <vector>
 
 #include "dataplane/app/telemetry_cmd.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
-
-void Check(bool ok) {
-  if (!ok) std::abort();
-}
 
 // Port "1" is port 3's name, so "1" must mean port 3, not index 1.
 const std::vector<std::string> kPorts = {"p0", "uplink-1", "p 2", "1", "p0,x"};
@@ -34,24 +31,24 @@ bool AllDigits(const std::string& s) {
 
 void CheckPort(const char* params) {
   const int r = pfc::PortParam(params, kPorts);
-  Check(r >= -1 && r < static_cast<int>(kPorts.size()));
+  FUZZ_CHECK(r >= -1 && r < static_cast<int>(kPorts.size()));
   if (!params) {
-    Check(r == -1);
+    FUZZ_CHECK(r == -1);
     return;
   }
   const std::string p(params);
   for (size_t i = 0; i < kPorts.size(); i++)
     if (kPorts[i] == p) {
-      Check(r == static_cast<int>(i));
+      FUZZ_CHECK(r == static_cast<int>(i));
       return;
     }
   if (!AllDigits(p)) {
-    Check(r == -1);
+    FUZZ_CHECK(r == -1);
     return;
   }
   uint64_t v = 0;  // saturates: any long number is out of range
   for (char ch : p) v = std::min<uint64_t>(v * 10 + (ch - '0'), 1'000'000);
-  Check(r == (v < kPorts.size() ? static_cast<int>(v) : -1));
+  FUZZ_CHECK(r == (v < kPorts.size() ? static_cast<int>(v) : -1));
 }
 
 }  // namespace
@@ -71,8 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else if (cmd == "/pfcswitch/reload") {
     std::string path;
     const bool ok = pfc::ReloadParam(params, &path);
-    Check(ok == (params != nullptr));
-    if (ok) Check(path == rest);
+    FUZZ_CHECK(ok == (params != nullptr));
+    if (ok) FUZZ_CHECK(path == rest);
   } else {
     // Other commands take no parameters; still exercise the parsers on
     // whatever follows the comma.
@@ -81,8 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pfc::ReloadParam(params, &path);
   }
   // The empty string is not a parameter either.
-  Check(pfc::PortParam("", kPorts) == -1);
+  FUZZ_CHECK(pfc::PortParam("", kPorts) == -1);
   std::string path;
-  Check(!pfc::ReloadParam("", &path));
+  FUZZ_CHECK(!pfc::ReloadParam("", &path));
   return 0;
 }
