@@ -13,7 +13,8 @@ namespace pfc {
 inline constexpr char kReloadUsage[] = "usage: /pfcswitch/reload,<rules-or-routes-file>";
 
 // /pfcswitch/port_stats,<port>: a name from `names` (config order), else a
-// 0-based index written with digits only. Returns the port's index, or -1 when params names no port.
+// 0-based index written with digits only. Returns the port's index, or -1 when params names no
+// port.
 int PortParam(const char* params, const std::vector<std::string>& names);
 
 // /pfcswitch/reload,<file>: the path of a rules/routes file. False when

@@ -26,7 +26,8 @@ YAML::Node ParseText(const std::string& path, const std::string& text) {
 
 YAML::Node LoadFile(const ReadTextFn& read, const std::string& path) {
   std::string text;
-  if (!read(path, &text)) throw cfg::ConfigError(path + ": cannot open file (expected a readable regular file)");
+  if (!read(path, &text))
+    throw cfg::ConfigError(path + ": cannot open file (expected a readable regular file)");
   return ParseText(path, text);
 }
 

@@ -54,7 +54,8 @@ bool NamesFile(const std::string& err) {
 
 // A runtime step's result; prints the error the runtime would stop with.
 bool Accepted(bool ok, const std::string& err) {
-  if (!ok) std::fprintf(stderr, "fuzz_config: loaded, but the runtime refuses it: %s\n", err.c_str());
+  if (!ok)
+    std::fprintf(stderr, "fuzz_config: loaded, but the runtime refuses it: %s\n", err.c_str());
   return ok;
 }
 

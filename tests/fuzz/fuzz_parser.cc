@@ -66,7 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       // Edits preserve validity, and exactness when the input was canonical.
       if (was_ok) FUZZ_CHECK(Ipv4ChecksumOk(ip.data(), q.ip_hdr_len));
-      if (canonical) FUZZ_CHECK(StoredCsum(ip.data()) == Ipv4HeaderChecksum(ip.data(), q.ip_hdr_len));
+      if (canonical)
+        FUZZ_CHECK(StoredCsum(ip.data()) == Ipv4HeaderChecksum(ip.data(), q.ip_hdr_len));
       break;
     }
   }

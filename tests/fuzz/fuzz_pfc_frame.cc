@@ -28,9 +28,9 @@ uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]
 constexpr std::array<uint8_t, 6> kPortMac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 
 // Rates a port can be timed at: config speeds and shapers are 1K..1T.
-constexpr uint64_t kSpeeds[] = {1000, 1'000'000, 100'000'000, 2'500'000'000,
-                                10'000'000'000, 25'000'000'000, 100'000'000'000,
-                                400'000'000'000, 1'000'000'000'000};
+constexpr uint64_t kSpeeds[] = {
+    1000,           1'000'000,       100'000'000,     2'500'000'000,    10'000'000'000,
+    25'000'000'000, 100'000'000'000, 400'000'000'000, 1'000'000'000'000};
 
 void CheckDecoded(const uint8_t* f, size_t len, MacCtlKind k, const PauseRequest& r,
                   const std::array<uint8_t, 6>* port_mac) {
@@ -48,7 +48,8 @@ void CheckDecoded(const uint8_t* f, size_t len, MacCtlKind k, const PauseRequest
     std::memcpy(src.data(), f + 6, 6);
     uint8_t out[kPfcFrameLen];
     FUZZ_CHECK(BuildPfcFrame(src, r, out, sizeof(out)) == kPfcFrameLen);
-    FUZZ_CHECK(std::memcmp(out, f, 16) == 0 && out[16] == 0 && std::memcmp(out + 17, f + 17, 17) == 0);
+    FUZZ_CHECK(std::memcmp(out, f, 16) == 0 && out[16] == 0 &&
+               std::memcmp(out + 17, f + 17, 17) == 0);
     PauseRequest again;
     FUZZ_CHECK(ParseMacControl(out, sizeof(out), &again) == MacCtlKind::kPfc);
     FUZZ_CHECK(again.class_enable == r.class_enable && again.quanta == r.quanta);
@@ -68,7 +69,8 @@ void CheckTimers(const PauseRequest& r) {
       const bool on = (r.class_enable >> p) & 1;
       const uint64_t ns = PauseTimer::QuantaToNs(r.quanta[p], bps);
       // ns is the smallest whole number of ns covering quanta x 512 bit times.
-      const unsigned __int128 bits = static_cast<unsigned __int128>(r.quanta[p]) * 512 * 1'000'000'000;
+      const unsigned __int128 bits =
+          static_cast<unsigned __int128>(r.quanta[p]) * 512 * 1'000'000'000;
       FUZZ_CHECK(static_cast<unsigned __int128>(ns) * bps >= bits);
       FUZZ_CHECK(ns == 0 || static_cast<unsigned __int128>(ns - 1) * bps < bits);
       const bool paused = (t.PausedMask(now) >> p) & 1;

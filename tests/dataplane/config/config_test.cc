@@ -2,11 +2,11 @@
 // Config loader cases found by tests/fuzz/fuzz_config.cc (each input is also
 // in tests/fuzz/corpus/config/regress-*), loaded from memory through the
 // loader's ReadTextFn as the fuzzer does.
+#include "dataplane/config/config.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
-
-#include "dataplane/config/config.h"
 
 namespace pfc {
 namespace {
@@ -25,11 +25,14 @@ bool LoadText(const std::string& text, SwitchConfig* c, std::string* err) {
 TEST(ConfigLoad, LoadsFromMemory) {
   SwitchConfig c;
   std::string err;
-  ASSERT_TRUE(LoadText("ports: [{ name: p0, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]", &c, &err))
+  ASSERT_TRUE(
+      LoadText("ports: [{ name: p0, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]", &c, &err))
       << err;
   EXPECT_EQ(c.ports.size(), 1u);
-  EXPECT_FALSE(LoadText("ports: [{ name: p0, device: d0, speed: 10G }]\ninclude: rules.yaml", &c, &err));
-  EXPECT_NE(err.find("/t/switch.yaml:2: include: expected a readable rules file"), std::string::npos)
+  EXPECT_FALSE(
+      LoadText("ports: [{ name: p0, device: d0, speed: 10G }]\ninclude: rules.yaml", &c, &err));
+  EXPECT_NE(err.find("/t/switch.yaml:2: include: expected a readable rules file"),
+            std::string::npos)
       << err;
 }
 
@@ -44,12 +47,16 @@ TEST(ConfigLoad, PfcRefreshTooFastForThePortSpeedIsAConfigError) {
   SwitchConfig c;
   std::string err;
   EXPECT_FALSE(LoadText(cfg, &c, &err));
-  EXPECT_EQ(err.rfind("/t/switch.yaml: pfc.pause_quanta and pfc.refresh_fraction at port fast's speed", 0), 0u)
+  EXPECT_EQ(
+      err.rfind("/t/switch.yaml: pfc.pause_quanta and pfc.refresh_fraction at port fast's speed",
+                0),
+      0u)
       << err;
   // The same settings at 10G refresh every 52 us: fine.
-  EXPECT_TRUE(LoadText("ports: [{ name: p, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]\n"
-                       "pfc: { pause_quanta: 4096, refresh_fraction: 0.25 }\n",
-                       &c, &err))
+  EXPECT_TRUE(
+      LoadText("ports: [{ name: p, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]\n"
+               "pfc: { pause_quanta: 4096, refresh_fraction: 0.25 }\n",
+               &c, &err))
       << err;
 }
 
@@ -58,7 +65,8 @@ TEST(ConfigLoad, PfcRefreshTooFastForThePortSpeedIsAConfigError) {
 TEST(ConfigLoad, OnlyRegularFilesAreRead) {
   SwitchConfig base, next;
   std::string err;
-  ASSERT_TRUE(LoadText("ports: [{ name: p0, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]", &base, &err));
+  ASSERT_TRUE(
+      LoadText("ports: [{ name: p0, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]", &base, &err));
   EXPECT_FALSE(LoadUpdate("/dev/zero", base, &next, &err));
   EXPECT_EQ(err, "/dev/zero: cannot open file (expected a readable regular file)");
   EXPECT_FALSE(LoadConfig(::testing::TempDir(), &next, &err));
