@@ -58,9 +58,12 @@ build() {
     fi
     objs="$objs $o"
   done
+  bin="$out/fuzz_$t"
   # shellcheck disable=SC2086
-  "$CLANGXX" -fsanitize=fuzzer,address,undefined $objs $(libs "$t") -o "$out/fuzz_$t.tmp"
-  mv "$out/fuzz_$t.tmp" "$out/fuzz_$t"
+  if [ ! -f "$bin" ] || [ -n "$(find $objs -newer "$bin" | head -1)" ]; then
+    "$CLANGXX" -fsanitize=fuzzer,address,undefined $objs $(libs "$t") -o "$bin.tmp"
+    mv "$bin.tmp" "$bin"
+  fi
 }
 
 run() {
