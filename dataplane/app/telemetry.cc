@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dataplane/app/stats_report.h"
+#include "dataplane/app/telemetry_cmd.h"
 
 namespace pfc {
 namespace {
@@ -27,32 +28,18 @@ Entry* FindEntry(const Switch& sw) {
   return nullptr;
 }
 
-// The switch a command names and the rest of its parameters: with one
-// switch the parameters are taken as they are; otherwise they start with
-// "<switch>," (or are just "<switch>").
+// The switch a command names and the rest of its parameters (telemetry_cmd.h).
 Switch* SwitchArg(const char* params, std::string* rest) {
-  const std::string p = params ? params : "";
-  if (g_switches->size() == 1) {
-    *rest = p;
-    return (*g_switches)[0].sw;
-  }
-  const size_t comma = p.find(',');
-  const std::string name = p.substr(0, comma);
-  *rest = comma == std::string::npos ? "" : p.substr(comma + 1);
-  for (Entry& e : *g_switches) {
-    if (e.sw->name == name) return e.sw;
-  }
-  return nullptr;
+  std::vector<std::string> names;
+  for (const Entry& e : *g_switches) names.push_back(e.sw->name);
+  const int i = SwitchParam(params, names, rest);
+  return i < 0 ? nullptr : (*g_switches)[i].sw;
 }
 
 int PortArg(const Switch& sw, const std::string& params) {
-  if (params.empty()) return -1;
-  for (size_t i = 0; i < sw.ports.size(); i++)
-    if (sw.ports[i].name == params) return static_cast<int>(i);
-  char* end;
-  long v = std::strtol(params.c_str(), &end, 10);
-  if (*end || v < 0 || v >= static_cast<long>(sw.ports.size())) return -1;
-  return static_cast<int>(v);
+  std::vector<std::string> names;
+  for (const auto& p : sw.ports) names.push_back(p.name);
+  return PortParam(params.c_str(), names);
 }
 
 // The unsigned numbers of a JSON object, as dict entries.
@@ -142,11 +129,10 @@ int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
 
 int CmdReload(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
-  std::string file;
-  Switch* sw = SwitchArg(params, &file);
-  if (sw == nullptr || file.empty()) {
-    rte_tel_data_add_dict_string(d, "error",
-                                 "usage: /pfcswitch/reload,[<switch>,]<rules-or-routes-file>");
+  std::string rest, file;
+  Switch* sw = SwitchArg(params, &rest);
+  if (sw == nullptr || !ReloadParam(rest.c_str(), &file)) {
+    rte_tel_data_add_dict_string(d, "error", kReloadUsage);
     return 0;
   }
   std::string err;

@@ -6,7 +6,9 @@
 #include "dataplane/config/config.h"
 
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "dataplane/config/sections.h"
 #include "dataplane/config/yaml_util.h"
@@ -14,14 +16,12 @@
 namespace pfc {
 namespace {
 
-// Reads one YAML document that must be a map (`expected` describes it) with
-// no key given twice anywhere.
-YAML::Node LoadFile(const std::string& path, const std::string& expected) {
+// Parses one YAML document that must be a map (`expected` describes it)
+// with no key given twice anywhere.
+YAML::Node ParseText(const std::string& path, const std::string& text, const std::string& expected) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw cfg::ConfigError(path + ": cannot open file");
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw cfg::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
   }
@@ -38,21 +38,29 @@ std::string Absolute(const std::filesystem::path& p) {
   return std::filesystem::absolute(p).lexically_normal().string();
 }
 
+YAML::Node LoadFile(const ReadTextFn& read, const std::string& path, const std::string& expected) {
+  std::string text;
+  if (!read(path, &text))
+    throw cfg::ConfigError(path + ": cannot open file (expected a readable regular file)");
+  return ParseText(path, text, expected);
+}
+
 // Applies `include:` — the included file may define qos, rewrite, routes and
 // neighbors; defining a section in both files is an error. The include is
 // resolved against the config file's directory and recorded as an absolute
 // path, so a later reload from another working directory finds it.
-YAML::Node MergeInclude(const cfg::Reader& rd, YAML::Node root, std::string* inc_path,
-                        std::set<std::string>* from_inc) {
+YAML::Node MergeInclude(const ReadTextFn& read, const cfg::Reader& rd, YAML::Node root,
+                        std::string* inc_path, std::set<std::string>* from_inc) {
   YAML::Node inc = root["include"];
   if (!inc) return root;
   std::string rel = rd.Str(inc, "include");
   std::filesystem::path p = std::filesystem::path(rd.file()).parent_path() / rel;
   if (std::filesystem::path(rel).is_absolute()) p = rel;
   *inc_path = Absolute(p);
-  if (!std::filesystem::is_regular_file(p))
+  std::string text;
+  if (!read(*inc_path, &text))
     rd.Fail(inc, "include", "a readable rules file (resolved to " + *inc_path + "): cannot open it");
-  YAML::Node other = LoadFile(*inc_path, "a map of sections qos, rewrite, routes, neighbors");
+  YAML::Node other = ParseText(*inc_path, text, "a map of sections qos, rewrite, routes, neighbors");
   cfg::Reader ird(*inc_path);
   ird.CheckKeys(other, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
   for (const char* sec : {"qos", "rewrite", "routes", "neighbors"}) {
@@ -83,18 +91,40 @@ bool Guarded(const std::string& path, std::string* err, F load) {
 
 }  // namespace
 
-bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
+bool ReadRegularFile(const std::string& path, std::string* text) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) return false;
+  *text = std::move(ss).str();
+  return true;
+}
+
+PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p) {
+  PfcGenConfig gc;
+  gc.lossless_mask = c.tag_map.lossless_mask;
+  gc.port_bps = p.speed_bps;
+  gc.xoff_quanta = c.pfc.pause_quanta;
+  gc.refresh_fraction = c.pfc.refresh_fraction;
+  return gc;
+}
+
+bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
+                const ReadTextFn& read) {
   return Guarded(path, err, [&] {
     SwitchConfig c;
     // Recorded absolute: pfcctl re-reads it from its own working directory.
     c.path = Absolute(path);
     cfg::Reader rd(path);
-    YAML::Node root = LoadFile(path, "a map with sections switch, ports, ...");
+    YAML::Node root = LoadFile(read, path, "a map with sections switch, ports, ...");
     rd.CheckKeys(root, "", {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer",
                             "pfc", "rewrite", "include"});
     std::string inc_path;
     std::set<std::string> from_inc;
-    root = MergeInclude(rd, root, &inc_path, &from_inc);
+    root = MergeInclude(read, rd, root, &inc_path, &from_inc);
     c.include_path = inc_path;
     // Errors in a section taken from the include name the included file.
     cfg::Reader ird(inc_path);
@@ -117,11 +147,11 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err) {
 }
 
 bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig* out,
-                std::string* err) {
+                std::string* err, const ReadTextFn& read) {
   return Guarded(path, err, [&] {
     SwitchConfig c = base;
     cfg::Reader rd(path);
-    YAML::Node root = LoadFile(path, "a map with sections qos, rewrite, routes");
+    YAML::Node root = LoadFile(read, path, "a map with sections qos, rewrite, routes");
     rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
     if (root["qos"]) {
       cfgsec::ParseQos(rd, root["qos"], &c);

@@ -8,10 +8,12 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/common/types.h"
+#include "dataplane/pfc/pfc_generator.h"
 #include "dataplane/sched/egress_scheduler.h"
 #include "dataplane/tables/rewrite_table.h"
 #include "dataplane/tables/route_table.h"
@@ -72,16 +74,28 @@ struct SwitchConfig {
   int PortIndex(const std::string& name) const;
 };
 
+// How the loaders read a file (the config and its include): false when it
+// cannot be read. The fuzzer passes an in-memory file system.
+using ReadTextFn = std::function<bool(const std::string& path, std::string* text)>;
+// Reads a regular file. Anything else (a directory, a FIFO, /dev/zero) is
+// refused, since reading it could block or never end.
+bool ReadRegularFile(const std::string& path, std::string* text);
+
 // Loads and validates `path`. On error returns false and sets *err to a
 // message like "configs/x.yaml:12: ports[1].speed: expected a rate such as
 // 10G or 2.5G (got 'fast')".
-bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err);
+bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
+                const ReadTextFn& read = ReadRegularFile);
 
 // Loads a runtime update (rules/routes file: optional `qos`, `rewrite`,
 // `routes`, `neighbors` sections) on top of a copy of `base`, validating it
 // against base's ports. Used by the reload command.
 bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig* out,
-                std::string* err);
+                std::string* err, const ReadTextFn& read = ReadRegularFile);
+
+// The PFC generator settings of port `p` of `c`, as the runtime configures
+// them.
+PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p);
 
 // Helpers exposed for tests and the CLI.
 bool ParseRate(const std::string& s, uint64_t* bps);      // "10G", "2.5G", "100M", "1000000"

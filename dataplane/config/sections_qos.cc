@@ -229,6 +229,14 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
     }
   }
   std::string err;
+  // The runtime configures a PFC generator per port with these settings;
+  // refuse here what it would refuse at start (a refresh more often than 1 us).
+  for (const auto& p : c->ports) {
+    PfcGenerator gen;
+    if (!gen.Configure(PfcGenFor(*c, p), &err))
+      throw cfg::ConfigError(f + ": pfc.pause_quanta and pfc.refresh_fraction at port " + p.name +
+                             "'s speed: " + err);
+  }
   BufferAccountant probe;
   if (!probe.Configure(c->buffer, &err)) throw cfg::ConfigError(f + ": buffer: " + err);
   RewriteTable rt;

@@ -11,12 +11,9 @@
 
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/net/parser.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
-
-void Check(bool ok) {
-  if (!ok) std::abort();
-}
 
 uint16_t StoredCsum(const uint8_t* ip) {
   uint16_t c;
@@ -31,45 +28,46 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint32_t len = size > 0xffffffffu ? 0xffffffffu : static_cast<uint32_t>(size);
   ParsedPacket p;
   const PktKind k = ParseFrame(data, len, true, &p);
-  Check(k == p.kind);
+  FUZZ_CHECK(k == p.kind);
   ParsedPacket q;
   const PktKind k2 = ParseFrame(data, len, false, &q);
   // Verification can only turn a good IPv4 packet into kBadIpChecksum.
   if (k != k2)
-    Check(k == PktKind::kBad && p.bad == DropReason::kBadIpChecksum && k2 == PktKind::kIpv4);
+    FUZZ_CHECK(k == PktKind::kBad && p.bad == DropReason::kBadIpChecksum && k2 == PktKind::kIpv4);
 
   switch (q.kind) {
     case PktKind::kBad:
-      Check(q.bad < DropReason::kCount);
+      FUZZ_CHECK(q.bad < DropReason::kCount);
       break;
     case PktKind::kArp: {
-      Check(q.l3_off + 28u <= len);
+      FUZZ_CHECK(q.l3_off + 28u <= len);
       ArpView a;
-      if (ParseArp(data, len, q, &a)) Check(a.op == 1 || a.op == 2);
+      if (ParseArp(data, len, q, &a)) FUZZ_CHECK(a.op == 1 || a.op == 2);
       break;
     }
     case PktKind::kMacControl:
     case PktKind::kOtherL2:
-      Check(q.l3_off <= len);
+      FUZZ_CHECK(q.l3_off <= len);
       break;
     case PktKind::kIpv4: {
-      Check(q.ip_hdr_len >= 20 && q.ip_hdr_len <= 60 && q.ip_hdr_len % 4 == 0);
-      Check(q.ip_total_len >= q.ip_hdr_len && q.l3_off + q.ip_total_len <= len);
-      Check(q.ip_options == (q.ip_hdr_len > 20) && q.dscp < 64);
+      FUZZ_CHECK(q.ip_hdr_len >= 20 && q.ip_hdr_len <= 60 && q.ip_hdr_len % 4 == 0);
+      FUZZ_CHECK(q.ip_total_len >= q.ip_hdr_len && q.l3_off + q.ip_total_len <= len);
+      FUZZ_CHECK(q.ip_options == (q.ip_hdr_len > 20) && q.dscp < 64);
       // Edit a private copy (the fuzzer's input is read-only).
       std::vector<uint8_t> ip(data + q.l3_off, data + q.l3_off + q.ip_hdr_len);
       const bool was_ok = Ipv4ChecksumOk(ip.data(), q.ip_hdr_len);
       const bool canonical = StoredCsum(ip.data()) == Ipv4HeaderChecksum(ip.data(), q.ip_hdr_len);
-      Check(!canonical || was_ok);
+      FUZZ_CHECK(!canonical || was_ok);
       Ipv4SetDscp(ip.data(), static_cast<uint8_t>(q.ttl));  // some data-driven DSCP
-      Check((ip[1] >> 2) == (q.ttl & 63));
+      FUZZ_CHECK((ip[1] >> 2) == (q.ttl & 63));
       if (q.ttl > 1) {
         Ipv4DecrementTtl(ip.data());
-        Check(ip[8] == q.ttl - 1);
+        FUZZ_CHECK(ip[8] == q.ttl - 1);
       }
       // Edits preserve validity, and exactness when the input was canonical.
-      if (was_ok) Check(Ipv4ChecksumOk(ip.data(), q.ip_hdr_len));
-      if (canonical) Check(StoredCsum(ip.data()) == Ipv4HeaderChecksum(ip.data(), q.ip_hdr_len));
+      if (was_ok) FUZZ_CHECK(Ipv4ChecksumOk(ip.data(), q.ip_hdr_len));
+      if (canonical)
+        FUZZ_CHECK(StoredCsum(ip.data()) == Ipv4HeaderChecksum(ip.data(), q.ip_hdr_len));
       break;
     }
   }

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Long fuzzing run (issue 11): every libFuzzer target of tests/fuzz, built
+# with ASan and UBSan by tests/fuzz/fuzz.sh, one after the other (one core),
+# each for a bounded time or number of inputs.
+# Usage: bench/fuzz_long.sh [SECONDS_PER_TARGET | --runs N]
+#   SECONDS_PER_TARGET  run each target this long
+#   --runs N            run each target for N inputs (default 10000000), but
+#                       never longer than MAX_SECONDS (default 3600) per target
+# Work directory: FUZZ_WORK (default build/fuzz-long in the repository); its
+# corpus-<target> directories grow from run to run, crashing inputs are kept
+# there as <target>-crash-* (also -timeout-, -leak-, -oom-). libFuzzer stops
+# a target at its first crash, so crashes per target are 0 or 1.
+# Prints per target: executions, exec/s, coverage (libFuzzer's cov and ft),
+# corpus size (libFuzzer's corp: inputs kept, seeds included), crashes;
+# the last line is
+#   RESULT targets=<n> total_execs=<x> crashes=<c>
+# Exit status: 0 without crashes, 2 with, 1 on error.
+set -eu
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${FUZZ_WORK:-$REPO/build/fuzz-long}
+FUZZ="$REPO/tests/fuzz/fuzz.sh"
+case "${1:-}" in
+  "") limit="-runs=10000000 -max_total_time=${MAX_SECONDS:-3600}" ;;
+  --runs) limit="-runs=${2:?--runs N} -max_total_time=${MAX_SECONDS:-3600}" ;;
+  *[!0-9]*) echo "usage: $0 [SECONDS_PER_TARGET | --runs N]" >&2; exit 1 ;;
+  *) limit="-max_total_time=$1" ;;
+esac
+mkdir -p "$WORK"
+
+# The value after `key` on the last line of $log that has it ("cov: 123").
+last() { grep -o "$1 [0-9]*" "$log" | tail -1 | awk '{print $2}'; }
+stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -1; }
+
+n=0 total=0 crashes=0
+for t in $("$FUZZ" targets); do
+  "$FUZZ" build "$REPO" "$WORK" "$t" || { echo "fuzz_long: cannot build $t" >&2; exit 1; }
+  log="$WORK/$t.log"
+  stamp="$WORK/.start-$t"
+  touch "$stamp"
+  echo "fuzz_long: $t ($limit)"
+  # shellcheck disable=SC2086
+  "$FUZZ" run "$REPO" "$WORK" "$t" $limit >"$log" 2>&1 || true
+  found=$(find "$WORK" -maxdepth 1 -newer "$stamp" \( -name "$t-crash-*" -o -name "$t-timeout-*" \
+    -o -name "$t-leak-*" -o -name "$t-oom-*" \) | wc -l)
+  execs=$(stat number_of_executed_units)
+  if [ -z "$execs" ]; then
+    echo "fuzz_long: $t did not run, see $log" >&2
+    tail -5 "$log" >&2
+    exit 1
+  fi
+  printf '%-14s execs=%s exec_per_s=%s cov=%s ft=%s corpus=%s crashes=%s\n' "$t" "$execs" \
+    "$(stat average_exec_per_sec)" "$(last cov:)" "$(last ft:)" "$(last corp:)" "$found"
+  [ "$found" -eq 0 ] || grep -E "invariant violated|runtime error|ERROR: " "$log" | head -3
+  n=$((n + 1))
+  total=$((total + execs))
+  crashes=$((crashes + found))
+done
+echo "RESULT targets=$n total_execs=$total crashes=$crashes"
+[ "$crashes" -eq 0 ] || exit 2

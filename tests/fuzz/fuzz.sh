@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Builds and runs the libFuzzer targets of tests/fuzz with clang (meson's
+# compiler is g++, which has no libFuzzer), with ASan and UBSan; any sanitizer
+# report aborts. Objects are cached in OUT/obj and rebuilt when their source
+# or any header of the tree is newer.
+#
+#   fuzz.sh targets                          the target names
+#   fuzz.sh build SRC OUT TARGET             build OUT/fuzz_TARGET
+#   fuzz.sh run SRC OUT TARGET [ARGS...]     build, then run it on a copy of the
+#                                            checked-in corpus with its dictionary;
+#                                            ARGS go to libFuzzer (-max_total_time=20)
+# A crash, a sanitizer report, an invariant violation, an input slower than
+# -timeout or a leak makes `run` exit non-zero and leaves the input in
+# OUT/TARGET-crash-* (or -timeout-, -leak-, -oom-).
+set -eu
+TARGETS="parser pfc_frame telemetry_cmd config"
+CLANGXX=${CLANGXX:-clang++}
+
+# Sources of each target besides tests/fuzz/fuzz_TARGET.cc (paths in the tree).
+sources() {
+  case $1 in
+    parser) echo dataplane/net/parser.cc dataplane/net/ipv4_edit.cc ;;
+    pfc_frame) echo dataplane/pfc/pfc_frame.cc dataplane/pfc/pause_timer.cc ;;
+    telemetry_cmd) echo dataplane/app/telemetry_cmd.cc ;;
+    # The loaders, the sections, and the pure code a config is checked with.
+    config)
+      (cd "$src" && ls dataplane/config/*.cc dataplane/net/*.cc dataplane/tables/*.cc \
+        dataplane/buffer/*.cc dataplane/sched/*.cc dataplane/pfc/*.cc) | tr '\n' ' ' ;;
+    *) echo "fuzz.sh: unknown target '$1' (expected one of: $TARGETS)" >&2; exit 2 ;;
+  esac
+}
+libs() { [ "$1" = config ] && echo -lyaml-cpp || true; }
+# Longest input: a frame (with VLAN tags) for the parser, a frame for the PFC
+# decoder, a request line, a config small enough that yaml-cpp stays fast.
+max_len() {
+  case $1 in parser) echo 2048 ;; pfc_frame) echo 128 ;; telemetry_cmd) echo 512 ;; config) echo 4096 ;; esac
+}
+
+build() {
+  command -v "$CLANGXX" >/dev/null ||
+    { echo "fuzz.sh: $CLANGXX not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+  t=$1
+  mkdir -p "$out/obj"
+  # The newest header: every object older than it is rebuilt.
+  newest_h=$(find "$src/dataplane" "$src/tests/fuzz" \( -name '*.h' -o -name '*.txt' \) \
+    -newer "$out/obj" 2>/dev/null | head -1)
+  [ -n "$newest_h" ] && rm -f "$out"/obj/*.o && touch "$out/obj"
+  objs=""
+  for f in tests/fuzz/fuzz_$t.cc $(sources "$t"); do
+    o="$out/obj/$(echo "$f" | tr / _).o"
+    if [ ! -f "$o" ] || [ "$src/$f" -nt "$o" ]; then
+      "$CLANGXX" -std=c++20 -g -O1 -fno-omit-frame-pointer \
+        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+        -fsanitize-coverage-ignorelist="$src/tests/fuzz/coverage_ignore.txt" \
+        -I"$src" -c "$src/$f" -o "$o.tmp"
+      mv "$o.tmp" "$o"
+    fi
+    objs="$objs $o"
+  done
+  bin="$out/fuzz_$t"
+  # shellcheck disable=SC2086
+  if [ ! -f "$bin" ] || [ -n "$(find $objs -newer "$bin" | head -1)" ]; then
+    "$CLANGXX" -fsanitize=fuzzer,address,undefined $objs $(libs "$t") -o "$bin.tmp"
+    mv "$bin.tmp" "$bin"
+  fi
+}
+
+run() {
+  t=$1
+  shift
+  build "$t"
+  # New inputs go to the first directory (a work copy), never into the tree.
+  mkdir -p "$out/corpus-$t"
+  dict=""
+  [ -f "$src/tests/fuzz/$t.dict" ] && dict="-dict=$src/tests/fuzz/$t.dict"
+  # shellcheck disable=SC2086
+  "$out/fuzz_$t" -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$out/$t-" $dict "$@" \
+    "$out/corpus-$t" "$src/tests/fuzz/corpus/$t"
+}
+
+cmd=${1:-}
+case $cmd in
+  targets) echo $TARGETS ;;
+  build|run)
+    src=${2:?source root}; out=${3:?output dir}; target=${4:?target}
+    shift 4
+    src=$(cd "$src" && pwd)
+    sources "$target" >/dev/null
+    "$cmd" "$target" "$@" ;;
+  *) echo "usage: fuzz.sh targets | build SRC OUT TARGET | run SRC OUT TARGET [LIBFUZZER ARGS]" >&2; exit 2 ;;
+esac
