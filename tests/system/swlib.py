@@ -213,20 +213,30 @@ class Switch:
         return json.loads(self.ctl("stats").stdout)
 
     def wait_idle(self, timeout=20, rx_at_least=None):
-        return wait_idle(self.stats, timeout, rx_at_least)
+        return wait_idle(lambda *a: self.ctl(*a).stdout, timeout, rx_at_least)
 
 
-def wait_idle(stats, timeout=20, rx_at_least=None):
-    """Waits until a switch (stats(): its counters) has received at least
-    rx_at_least[port] packets on each port named (so nothing sent is still
-    on its way in) and holds no packet (egress queues empty, every mbuf back
-    in the pool); returns those counters: whatever it was given has left or
+def wait_idle(ctl, timeout=20, rx_at_least=None):
+    """Waits until a switch (ctl(*args): pfcctl's output for it) has received
+    at least rx_at_least[key] packets for each key, a port name or a (port,
+    priority) pair (so nothing sent is still on its way in), and holds no
+    packet: no packet received while it
+    was asked, egress queues empty, every mbuf back in the pool. Returns its
+    port counters then (pfcctl stats): whatever it was given has left or
     been dropped with a reason."""
+    def rx(st):
+        return [p["rx_packets"] for p in st["ports"]]
+
+    def rx_of(st, key):
+        return prio(st, *key)["rx_packets"] if isinstance(key, tuple) else port(st, key)["rx_packets"]
+
     def idle():
-        st = stats()
-        busy = st["pool_in_use"] or any(q["queue_depth"] for p in st["ports"] for q in p["prio"])
-        short = any(port(st, n)["rx_packets"] < v for n, v in (rx_at_least or {}).items())
-        return None if busy or short else st
+        before = json.loads(ctl("stats"))
+        info = json.loads(ctl("info"))
+        st = json.loads(ctl("stats"))
+        busy = info["pool_in_use"] or any(q["queue_depth"] for p in st["ports"] for q in p["prio"])
+        short = any(rx_of(st, k) < v for k, v in (rx_at_least or {}).items())
+        return None if busy or short or rx(before) != rx(st) else st
     return wait_until(idle, timeout, f"the switch to drain (received {rx_at_least}, pool_in_use 0, queues empty)")
 
 
@@ -260,8 +270,10 @@ class Capture:
     def stop(self, expect=None, timeout=10):
         """Ends the capture and returns its packets. With `expect`, first
         waits until the capture holds that many packets (the condition the
-        test is about); without, until nothing new arrived for 0.3 s (at
-        most `timeout`), for checks that something did NOT arrive."""
+        test is about; take the number from the switch's counters after
+        Switch.wait_idle when drops are possible). Without, until nothing
+        new arrived for 1 s (at most `timeout`): a weaker condition, kept
+        for the tests that have no count yet."""
         if expect is not None:
             wait_until(lambda: pcap_count(self.file) >= expect, timeout,
                        f"{expect} packets in the capture ({' '.join(self.cmd[-1:])})")
@@ -272,7 +284,7 @@ class Capture:
                 n = pcap_count(self.file)
                 if n != last:
                     last, since = n, time.time()
-                return time.time() - since >= 0.3
+                return time.time() - since >= 1.0
             wait_until(quiet, timeout, "the capture to go quiet")
         self.proc.send_signal(signal.SIGINT)
         self.proc.wait(10)
@@ -312,11 +324,15 @@ class Sender:
         from scapy.all import wrpcap
         self.file = run_file("tx-", ".pcap")
         wrpcap(self.file, pkts)
-        code = ("import sys; from scapy.all import rdpcap, sendp; p = rdpcap('" + self.file + "'); "
+        # The socket is opened before 'ready' too: making one costs scapy
+        # a large part of a second on a loaded machine.
+        code = ("import sys; from scapy.all import conf, rdpcap, sendp; p = rdpcap('" + self.file + "'); "
+                f"s = conf.L2socket(iface='{iface}'); "
                 "print('ready', flush=True); sys.stdin.readline(); "
-                f"sendp(p, iface='{iface}', inter={inter}, verbose=0); print('sent', flush=True)")
+                f"sendp(p, socket=s, inter={inter}, verbose=0); print('sent', flush=True)")
         self.cmd = ["ip", "netns", "exec", netns, PY, "-c", code]
         self.proc = None
+        self.fired = False
 
     def _expect(self, word):
         line = self.proc.stdout.readline().strip()
@@ -330,18 +346,25 @@ class Sender:
         return self
 
     def fire(self):
+        self.fired = True
         self.proc.stdin.write("\n")
         self.proc.stdin.flush()
 
     def wait_sent(self):
-        """Returns once every packet was handed to the interface."""
+        """Returns once every packet was handed to the interface (not when
+        the child has exited: python with scapy takes long to exit)."""
         self._expect("sent")
-        self.proc.wait(10)
 
     def __exit__(self, *a):
         if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+            # Never fired: kill (closing stdin would make it send).
+            if not self.fired:
+                self.proc.kill()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
         os.unlink(self.file)
 
 

@@ -120,9 +120,13 @@ class Chain:
             swlib.wait_until(ready, 30, "both switches to print 'pfcswitch: forwarding'")
         return self
 
+    def ctl(self, name, *args):
+        """pfcctl's output for sw1 or sw2."""
+        return sh([swlib.PFCCTL, "--file-prefix", P + name, *args]).stdout
+
     def stats(self, name):
         """Live counters of sw1 or sw2 (pfcctl stats)."""
-        return json.loads(sh([swlib.PFCCTL, "--file-prefix", P + name, "stats"]).stdout)
+        return json.loads(self.ctl(name, "stats"))
 
     def stop(self):
         stats = []
@@ -162,7 +166,7 @@ with Chain() as c:
         lossy = stream(h, net, S1MAC[port], 0x00, NL, 6000 + net)
         flows[h] = [p for pair in zip(ll, lossy) for p in pair] + ll[NL:]
     b1 = [prio(c.stats("sw2"), "b1", q)["tx_packets"] for q in (0, 3)]
-    a_rx = {p: swlib.port(c.stats("sw1"), p)["rx_packets"] for p in ("a0", "a1")}
+    a_rx = {p: prio(c.stats("sw1"), p, 3)["rx_packets"] for p in ("a0", "a1")}
     a0_pfc = swlib.port(c.stats("sw1"), "a0")["pfc_frames_tx"]
     with Capture(P + "h2", "eth0", "udp port 9") as cap, \
          Capture(P + "h0", "eth0", "ether proto 0x8808") as pfc_h0, \
@@ -172,11 +176,13 @@ with Chain() as c:
         tx1.fire()
         tx0.wait_sent()
         tx1.wait_sent()
-        # S1 got everything and drained into S2, then S2 drained to h2.
-        s1_live = swlib.wait_idle(lambda: c.stats("sw1"), 60,
-                                  {"a0": a_rx["a0"] + len(flows["h0"]), "a1": a_rx["a1"] + len(flows["h1"])})
-        s2_live = swlib.wait_idle(lambda: c.stats("sw2"), 60,
-                                  {"b0": swlib.port(s1_live, "a2")["tx_packets"]})
+        # S1 got everything and drained into S2, then S2 got all S1 sent it
+        # (by priority: same tag map on both) and drained to h2. Each flow
+        # ends with lossless packets, so priority 3 complete = flow complete.
+        s1_live = swlib.wait_idle(lambda *a: c.ctl("sw1", *a), 60,
+                                  {("a0", 3): a_rx["a0"] + N, ("a1", 3): a_rx["a1"] + N})
+        s2_live = swlib.wait_idle(lambda *a: c.ctl("sw2", *a), 60,
+                                  {("b0", q): prio(s1_live, "a2", q)["tx_packets"] for q in (0, 3)})
         delivered = sum(prio(s2_live, "b1", q)["tx_packets"] for q in (0, 3)) - sum(b1)
         got = cap.stop(expect=delivered)
         pfc_to_h0 = len(pfc_h0.stop(expect=swlib.port(s1_live, "a0")["pfc_frames_tx"] - a0_pfc))
