@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// ns/packet of RewriteTable::LookupBurst over table sizes. Rule sets are
+// ns/packet of RewriteTable lookups over table sizes: BM_RewriteLookup is
+// the scalar Lookup the ingress stage calls once per packet (a burst of 32
+// packets per iteration, as a stage sees them); BM_RewriteLookupBurst the
+// batch form, which the pipeline does not use, for comparison. Rule sets are
 // generated like Tagger's output for Table V (Jellyfish, up to 64 ports, at
 // most 4 lossless priorities): a few tags, each rule a single tag with an
 // in-port SET (the §VII-C compression) and one or a few out-ports, new tag =
@@ -58,7 +61,11 @@ Workload Packets(int ports, std::mt19937_64& rng) {
   return w;
 }
 
-void BM_RewriteLookupBurst(benchmark::State& state) {
+// Times `burst(table, w, pos, out_tags)` (the lookups of kMaxBurst packets
+// from w at pos) over the Tagger-like rule set for the benchmark's
+// {ports, rules}. Items = packets.
+template <typename Burst>
+void TimeBursts(benchmark::State& state, Burst burst) {
   const int ports = static_cast<int>(state.range(0));
   const int rules = static_cast<int>(state.range(1));
   std::mt19937_64 rng(42);
@@ -73,7 +80,7 @@ void BM_RewriteLookupBurst(benchmark::State& state) {
   uint8_t out_tags[kMaxBurst];
   size_t pos = 0;
   for (auto _ : state) {
-    table.LookupBurst(&w.tags[pos], &w.in[pos], &w.out[pos], out_tags, kMaxBurst);
+    burst(table, w, pos, out_tags);
     benchmark::DoNotOptimize(out_tags);
     benchmark::ClobberMemory();
     pos = (pos + kMaxBurst) & (kPackets - 1);
@@ -84,6 +91,21 @@ void BM_RewriteLookupBurst(benchmark::State& state) {
   state.counters["ns/pkt"] =
       benchmark::Counter(static_cast<double>(state.iterations() * kMaxBurst),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_RewriteLookup(benchmark::State& state) {
+  TimeBursts(state, [](const RewriteTable& t, const Workload& w, size_t pos, uint8_t* out) {
+    for (int i = 0; i < kMaxBurst; i++) out[i] = t.Lookup(w.tags[pos + i], w.in[pos + i], w.out[pos + i]);
+  });
+}
+BENCHMARK(BM_RewriteLookup)
+    ->ArgNames({"ports", "rules"})
+    ->ArgsProduct({{4, 16, 32, 64}, {8, 64, 128, 512}});
+
+void BM_RewriteLookupBurst(benchmark::State& state) {
+  TimeBursts(state, [](const RewriteTable& t, const Workload& w, size_t pos, uint8_t* out) {
+    t.LookupBurst(&w.tags[pos], &w.in[pos], &w.out[pos], out, kMaxBurst);
+  });
 }
 BENCHMARK(BM_RewriteLookupBurst)
     ->ArgNames({"ports", "rules"})

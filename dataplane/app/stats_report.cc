@@ -15,6 +15,21 @@ uint64_t Sum(const Switch& sw, F f) {
   return s;
 }
 
+// j[name] += v, starting from 0.
+void AddTo(nlohmann::json* j, const char* name, uint64_t v) {
+  const uint64_t prev = j->contains(name) ? (*j)[name].get<uint64_t>() : 0;
+  (*j)[name] = prev + v;
+}
+
+// Adds every counter of the block `of` picks (stats.h's list), summed over
+// the switch's workers, to j under its own name.
+template <typename Of>
+void AddCounters(const Switch& sw, Of of, nlohmann::json* j) {
+  for (const auto& w : sw.stats) {
+    ForEachCounter(of(*w), [&](const char* name, const Counter& c) { AddTo(j, name, c.Get()); });
+  }
+}
+
 }  // namespace
 
 nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
@@ -22,13 +37,7 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
   json j;
   const PortRuntime& pr = sw.ports[p];
   j["name"] = pr.name;
-#define PORT_CTR(f) j[#f] = Sum(sw, [&](const WorkerStats& w) -> const Counter& { return w.port[p].f; })
-  PORT_CTR(rx_packets); PORT_CTR(rx_bytes); PORT_CTR(tx_packets); PORT_CTR(tx_bytes);
-  PORT_CTR(arp_rx); PORT_CTR(arp_reply_tx); PORT_CTR(arp_request_tx); PORT_CTR(icmp_echo_reply);
-  PORT_CTR(ipv4_options); PORT_CTR(ipv4_fragments); PORT_CTR(non_ip);
-  PORT_CTR(pfc_frames_rx); PORT_CTR(pause_8023x_rx); PORT_CTR(pfc_frames_tx);
-  PORT_CTR(pcp_rewrites); PORT_CTR(pfc_reserved_bits_rx);
-#undef PORT_CTR
+  AddCounters(sw, [&](const WorkerStats& w) -> const PortCounters& { return w.port[p]; }, &j);
   // What the device itself lost or refused, before the switch could count a
   // packet (e.g. an AF_PACKET ring overflowing while the worker was not
   // running): reported beside the switch's own drop reasons.
@@ -56,13 +65,8 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
     json pj;
     pj["prio"] = q;
     pj["lossless"] = sw.cfg.tag_map.IsLossless(q);
-#define PRIO_CTR(f) pj[#f] = Sum(sw, [&](const WorkerStats& w) -> const Counter& { return w.prio[p][q].f; })
-    PRIO_CTR(rx_packets); PRIO_CTR(rx_bytes); PRIO_CTR(tx_packets); PRIO_CTR(tx_bytes);
-    PRIO_CTR(lossy_fallback); PRIO_CTR(rewrites); PRIO_CTR(to_lossy_tag);
-    PRIO_CTR(pfc_xoff_tx); PRIO_CTR(pfc_xon_tx); PRIO_CTR(pfc_refresh_tx);
-    PRIO_CTR(pfc_xoff_rx); PRIO_CTR(pfc_xon_rx);
-    PRIO_CTR(paused_ns); PRIO_CTR(pausing_ns); PRIO_CTR(paused_now); PRIO_CTR(pausing_now);
-#undef PRIO_CTR
+    AddCounters(
+        sw, [&](const WorkerStats& w) -> const PrioCounters& { return w.prio[p][q]; }, &pj);
     json drops = json::object();
     uint64_t total = 0;
     for (int r = 0; r < kNumDropReasons; r++) {
@@ -97,13 +101,9 @@ nlohmann::json SwitchStatsJson(const Switch& sw) {
   j["buffer_shared_size"] = sw.buffer.shared_size();
   j["pool_in_use"] = rte_mempool_in_use_count(sw.dp.pool);
   j["pool_size"] = sw.dp.pool->size;
-  uint64_t loops = 0, sleeps = 0;
   for (const auto& w : sw.stats) {
-    loops += w->loops.Get();
-    sleeps += w->idle_sleeps.Get();
+    ForEachWorkerCounter(*w, [&](const char* name, const Counter& c) { AddTo(&j, name, c.Get()); });
   }
-  j["worker_loops"] = loops;
-  j["idle_sleeps"] = sleeps;
   return j;
 }
 

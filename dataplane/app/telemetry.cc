@@ -66,11 +66,17 @@ int CmdInfo(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_add_dict_string(d, "mode", sw->cfg.mode == SwitchConfig::Mode::kL3 ? "l3" : "l2");
   rte_tel_data_add_dict_u64(d, "ports", sw->ports.size());
   rte_tel_data_add_dict_u64(d, "workers", sw->dp.workers);
-  const Tables* t = sw->CurrentTables();
-  rte_tel_data_add_dict_u64(d, "rules", t->rule_count);
-  rte_tel_data_add_dict_u64(d, "routes", t->routes.size());
-  rte_tel_data_add_dict_u64(d, "neighbors", sw->neighbors.size());
-  rte_tel_data_add_dict_u64(d, "lossless_mask", t->tag_map.lossless_mask);
+  {
+    // This thread is no RCU reader: holding the reload lock keeps the
+    // snapshot from being replaced (and freed) while it is read.
+    std::lock_guard<std::mutex> g(g_reload_mu);
+    const Tables* t = sw->CurrentTables();
+    rte_tel_data_add_dict_u64(d, "rules", t->rule_count);
+    rte_tel_data_add_dict_u64(d, "routes", t->routes.size());
+    // Configured plus learnt by ARP.
+    rte_tel_data_add_dict_u64(d, "neighbors", t->neighbors.size() + sw->neighbors.size());
+    rte_tel_data_add_dict_u64(d, "lossless_mask", t->tag_map.lossless_mask);
+  }
   // generation, shared buffer and mbuf pool use: what the exit report has.
   AddUnsigned(d, SwitchStatsJson(*sw));
   return 0;
@@ -159,7 +165,11 @@ bool ReloadSwitch(Switch& sw, const std::string& path, std::string* err) {
     return false;
   }
   SwitchConfig next;
-  if (!LoadUpdate(path, e->running, &next, err) || !sw.ApplyConfig(next, err)) return false;
+  if (!LoadUpdate(path, e->running, &next, err)) return false;
+  if (!sw.ApplyConfig(next, err)) {
+    *err = path + ": " + *err;  // LoadUpdate's errors name the file already
+    return false;
+  }
   e->running = std::move(next);
   return true;
 }

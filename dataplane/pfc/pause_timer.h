@@ -6,10 +6,10 @@
 // XOFF / XON requests arrived. The egress scheduler takes PausedMask(now) as
 // its paused_mask; NextExpiry() tells an idle worker how long it may sleep.
 //
-// Pure and single-threaded: owned by the worker that transmits on the port.
-// Frames are received by the port's rx worker; if that is another worker the
-// glue forwards the parsed PauseRequest (with its arrival time) to the owner
-// over a message ring. Time is always an argument, so tests use a virtual
+// Pure and single-threaded: owned by the worker that owns the port, which
+// both receives the pause frames and transmits on the port (a port's rx and
+// tx are never split between workers, switch/switch.h), so no message
+// passing is involved. Time is always an argument, so tests use a virtual
 // clock. Time must not go backwards between calls (earlier times are treated
 // as the latest one seen).
 #pragma once

@@ -71,7 +71,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   ReleaseBatch rel(sw.buffer);
   const uint64_t before = w.st->port[port].tx_packets.Get();
 
-  // 1. Control frames (PFC, ARP, ICMP replies) go before any data.
+  // 1. Control frames (ARP, ICMP replies) go before any data.
   if (!FlushStash(w, port, os.ctrl_stash, false, rel)) return 0;
   rte_mbuf* ctrl[kMaxBurst];
   unsigned nc =
@@ -90,7 +90,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   }
 
   // 3. Scheduler-picked queues, up to one burst per round.
-  int budget_pkts = sw.cfg.burst;
+  int budget_pkts = w.t->burst;
   uint8_t nonempty = 0;
   for (int q = 0; q < kNumPrio; q++)
     if (!rte_ring_empty(pr.egress[q])) nonempty |= 1u << q;
@@ -105,7 +105,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
     }
     // Without a shaper the budget is large and we move a whole burst; with
     // one, take about as many MTU frames as the tokens allow (at least one).
-    const uint32_t frame = sw.cfg.ports[port].mtu + 18;
+    const uint32_t frame = w.t->max_frame[port];
     int take = static_cast<int>(std::clamp<uint32_t>(byte_budget / frame, 1, budget_pkts));
     rte_mbuf* pkts[kMaxBurst];
     uint8_t prios[kMaxBurst];

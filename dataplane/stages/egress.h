@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The egress stage of one port, run by its owning worker each poll round:
-// control frames first (PFC must overtake queued data), then packets the
+// control frames first (ARP and ICMP replies the switch made; PFC frames
+// never queue, PfcGenerate hands them to the device), then packets the
 // device refused last time, then the scheduler picks priority queues (strict
 // or DWRR, paused priorities skipped, shaper tokens permitting) and the
 // packets leave; their ingress buffer charge is released as the device takes

@@ -39,19 +39,19 @@ struct Group {
 
 bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
   if (rte_ring_enqueue(w.sw->ports[port].control, m) != 0) {
-    w.st->prio[port][w.sw->cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kEgressQueueFull)].Add(1);
+    w.st->prio[port][w.t->tag_map.lossy_prio].drops[static_cast<int>(DropReason::kEgressQueueFull)].Add(1);
     rte_pktmbuf_free(m);
     return false;
   }
   return true;
 }
 
-void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uint16_t n) {
+void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   Switch& sw = *w.sw;
-  const SwitchConfig& cfg = sw.cfg;
+  const Tables& t = *w.t;
   const PortRuntime& ip = sw.ports[in];
   PortCounters& pc = w.st->port[in];
-  const bool l3 = cfg.mode == SwitchConfig::Mode::kL3;
+  const bool l3 = t.l3;
   const uint8_t lossy = t.tag_map.lossy_prio;
 
   IngressBatch admit(sw.buffer, in);
@@ -61,9 +61,11 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
   uint64_t rx_bytes = 0;
   // Per-burst accumulators, flushed once (style guide: counters).
   uint32_t prio_rx[kNumPrio] = {}, prio_rx_bytes[kNumPrio] = {};
-  // Next-hop MAC memo: a burst usually goes to few next hops.
+  // Next-hop MAC memo: a burst usually goes to few next hops. Validity is
+  // its own flag: every address, 0.0.0.0 included, can be a lookup target.
+  bool memo_valid = false;
   uint32_t memo_ip = 0;
-  uint8_t memo_mac[6];
+  uint8_t memo_mac[6] = {};
 
   for (uint16_t i = 0; i < n; i++) {
     if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
@@ -73,7 +75,7 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
     rx_bytes += rte_pktmbuf_pkt_len(m);
 
     ParsedPacket pp;
-    switch (ParseFrame(d, len, cfg.verify_ip_checksum, &pp)) {
+    switch (ParseFrame(d, len, t.verify_ip_checksum, &pp)) {
       case PktKind::kBad:
         Drop(w, in, lossy, pp.bad, m);
         continue;
@@ -122,9 +124,11 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
       const NextHop& nh = t.routes.next_hop(nhi);
       out = nh.port;
       const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
-      if (target == memo_ip) {
+      // Configured neighbours first (they win over anything learnt by ARP).
+      if (memo_valid && target == memo_ip) {
         std::memcpy(nh_mac, memo_mac, 6);
-      } else if (sw.neighbors.Lookup(target, nh_mac)) {
+      } else if (t.neighbors.Lookup(target, nh_mac) || sw.neighbors.Lookup(target, nh_mac)) {
+        memo_valid = true;
         memo_ip = target;
         std::memcpy(memo_mac, nh_mac, 6);
       } else {
@@ -139,11 +143,11 @@ void IngressBurst(WorkerCtx& w, const Tables& t, PortId in, rte_mbuf** pkts, uin
       out = static_cast<PortId>(p);
     }
 
-    if (out == in && cfg.hairpin_drop) { Drop(w, in, prio, DropReason::kHairpin, m); continue; }
+    if (out == in && t.hairpin_drop) { Drop(w, in, prio, DropReason::kHairpin, m); continue; }
 
     // Buffer admission: charged to the ingress priority group until the
     // packet leaves the switch.
-    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), cfg.cell_bytes);
+    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), t.cell_bytes);
     DropReason why;
     if (!admit.Admit(prio, charge, &why)) { Drop(w, in, prio, why, m); continue; }
 

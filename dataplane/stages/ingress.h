@@ -14,11 +14,14 @@
 
 namespace pfc {
 
-void IngressBurst(WorkerCtx& w, const Tables& t, PortId in_port, rte_mbuf** pkts, uint16_t n);
+// Uses the round's snapshot w.t (set by WorkerRound before the first burst).
+void IngressBurst(WorkerCtx& w, PortId in_port, rte_mbuf** pkts, uint16_t n);
 
-// Sends a frame the switch made (ARP, PFC) out of `port` ahead of its data.
-// Counted as kEgressQueueFull-free: a full control ring frees the frame and
-// returns false.
+// Queues a frame the switch made on the packet path (ARP reply or request,
+// ICMP echo reply) on `port`'s control ring, which the egress stage sends
+// ahead of data. PFC frames do not come here (pfc_stage.h sends them to the
+// device directly). A full control ring frees the frame, counts it as
+// egress_queue_full on the lossy priority, and returns false.
 bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m);
 
 }  // namespace pfc

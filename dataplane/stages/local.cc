@@ -49,7 +49,7 @@ uint16_t WriteArp(uint8_t* f, const uint8_t* tag, const uint8_t* eth_dst, const 
 }
 
 void DropLocal(WorkerCtx& w, PortId in, DropReason r, rte_mbuf* m) {
-  w.st->prio[in][w.sw->cfg.tag_map.lossy_prio].drops[static_cast<int>(r)].Add(1);
+  w.st->prio[in][w.t->tag_map.lossy_prio].drops[static_cast<int>(r)].Add(1);
   rte_pktmbuf_free(m);
 }
 
@@ -66,16 +66,17 @@ void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
   const PortRuntime& port = sw.ports[in];
   w.st->port[in].arp_rx.Add(1);
   ArpView arp;
-  if (sw.cfg.mode != SwitchConfig::Mode::kL3 ||
+  if (!w.t->l3 ||
       !ParseArp(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), pp, &arp)) {
     // The parser vouched for the rest: an opcode other than request/reply.
     DropLocal(w, in, DropReason::kArpUnsupported, m);
     return;
   }
   // Learn the sender when it is on this port's subnet (gratuitous ARP,
-  // requests for our address, and replies to our requests all qualify).
+  // requests for our address, and replies to our requests all qualify). A
+  // configured neighbour is not learnt: the snapshot's entry wins anyway.
   if (arp.spa != 0 && (arp.spa & port.mask) == (port.ipv4 & port.mask) && arp.spa != port.ipv4 &&
-      !(arp.sha[0] & 1))
+      !(arp.sha[0] & 1) && !w.t->neighbors.Contains(arp.spa))
     sw.neighbors.Learn(arp.spa, arp.sha, false);
   if (arp.op != 1 || arp.tpa != port.ipv4) {
     rte_pktmbuf_free(m);   // consumed: a reply, or a request for someone else

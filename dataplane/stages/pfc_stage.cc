@@ -17,8 +17,8 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
                                           &req, &pr.mac);
   rte_pktmbuf_free(m);
   if (kind == MacCtlKind::kMalformed ||
-      (kind == MacCtlKind::kPause && !sw.cfg.pfc.honor_pause_8023x)) {
-    w.st->prio[in][sw.cfg.tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(1);
+      (kind == MacCtlKind::kPause && !w.t->honor_pause_8023x)) {
+    w.st->prio[in][w.t->tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(1);
     return;
   }
   if (kind == MacCtlKind::kPause) {
@@ -41,7 +41,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
-  const uint8_t ll = sw.cfg.tag_map.lossless_mask;
+  const uint8_t ll = w.t->tag_map.lossless_mask;
   if (!ll) return;
   for (int q = 0; q < kNumPrio; q++) {
     if (!((ll >> q) & 1)) continue;

@@ -23,13 +23,13 @@ namespace {
 unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_clock) {
   Switch& sw = *w.sw;
   w.now_ns = now_ns;
-  const Tables* t = sw.CurrentTables();
+  w.t = sw.CurrentTables();
   unsigned work = 0;
   for (PortId p : w.ports) {
     rte_mbuf* pkts[kMaxBurst];
-    const uint16_t n = PortRx(sw.ports[p].io, pkts, sw.cfg.burst, w.now_ns);
+    const uint16_t n = PortRx(sw.ports[p].io, pkts, w.t->burst, w.now_ns);
     if (n == 0) continue;
-    IngressBurst(w, *t, p, pkts, n);
+    IngressBurst(w, p, pkts, n);
     work += n;
     // A long burst (or a stalled round) must not date later events, such
     // as a pause frame on the next port, from the start of the round. A

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What one worker lcore carries from stage to stage for one switch it
 // serves: the switch, its own counters for that switch, the ports of the
-// switch it owns (polls and transmits), the clock of the current round and a
-// small ARP-request rate limiter. A worker serving several switches (the
+// switch it owns (polls and transmits), the table snapshot and clock of the
+// current round and a small ARP-request rate limiter. A worker serving several switches (the
 // fabric emulator) has one WorkerCtx per switch, in a fixed order (Worker).
 // Owned by exactly one worker.
 #pragma once
@@ -19,7 +19,11 @@ struct WorkerCtx {
   unsigned id = 0;            // worker index (RCU thread id, stats slot)
   WorkerStats* st = nullptr;  // sw->stats[id]
   std::vector<PortId> ports;  // owned ports of sw
-  uint64_t now_ns = 0;        // clock of the current poll round
+  // The published snapshot for the current poll round (loaded once per
+  // round, valid until the worker reports quiescence): every setting a stage
+  // reads comes from here, never from sw->cfg.
+  const Tables* t = nullptr;
+  uint64_t now_ns = 0;  // clock of the current poll round
   // ARP requests for unresolved next hops: at most one per address per
   // kArpRetryNs, so a burst to an unknown host does not become an ARP storm.
   static constexpr uint64_t kArpRetryNs = 100'000'000;

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Dataplane counters. Each worker owns one WorkerStats block and is its only
 // writer (plain relaxed load+store, no locked instructions); readers (the
-// telemetry thread, the exit report) sum across workers. Clearing is done by
-// readers recording a baseline, never by writing into a worker's block.
+// telemetry thread, the exit report) sum across workers. Nothing clears
+// them: every view shows totals since start.
+//
+// Each counter is defined once, in the lists below (X-macros). The structs,
+// the telemetry and exit-report JSON (app/stats_report.cc) and the stage
+// tests' counter snapshot (tests/dataplane/stages) all expand the same list,
+// so a counter added here is exported and checked everywhere.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -24,38 +29,77 @@ class Counter {
   std::atomic<uint64_t> v_{0};
 };
 
+// Per port, not tied to a priority. X(name) for each; the name is the
+// field and the exported name.
+#define PFC_PORT_COUNTERS(X)                                                        \
+  X(rx_packets) X(rx_bytes) X(tx_packets) X(tx_bytes)                               \
+  X(rx_bursts)            /* non-empty rx bursts (packets per burst = ratio) */     \
+  X(arp_rx) X(arp_reply_tx) X(arp_request_tx) X(icmp_echo_reply)                    \
+  X(ipv4_options) X(ipv4_fragments) X(non_ip)                                       \
+  X(pfc_frames_rx) X(pause_8023x_rx) X(pfc_frames_tx)                               \
+  X(pcp_rewrites)         /* forwarded 802.1Q frames whose PCP was remarked */      \
+  X(pfc_reserved_bits_rx) /* PFC frames with reserved vector bits set (honoured) */
+
 // Per (port, priority). rx_* and drops are by INGRESS priority, tx_* by
-// EGRESS priority (the new tag's queue, Tagger Fig. 8b).
+// EGRESS priority (the new tag's queue, Tagger Fig. 8b). Drops are an array
+// by DropReason beside these (named by DropReasonName).
+#define PFC_PRIO_COUNTERS(X)                                                         \
+  X(rx_packets) X(rx_bytes) X(tx_packets) X(tx_bytes)                                \
+  X(lossy_fallback) /* tag had no mapping -> lossy queue */                          \
+  X(rewrites)       /* tag changed by the rewrite table */                           \
+  X(to_lossy_tag)   /* rewritten to the lossy tag (no rule matched) */               \
+  /* PFC frames sent/received naming this priority (stages/pfc_stage.cc): */         \
+  X(pfc_xoff_tx) X(pfc_xon_tx) X(pfc_refresh_tx) X(pfc_xoff_rx) X(pfc_xon_rx)        \
+  /* Gauges published by the port's owner each round (Set, not Add): */              \
+  X(paused_ns)   /* our egress of this priority paused by the peer */                \
+  X(pausing_ns)  /* the peer paused by our frames */                                 \
+  X(paused_now)  /* 1 while our egress is paused */                                  \
+  X(pausing_now) /* 1 while we hold the peer in XOFF */
+
+// Per worker, for the switch: X(field, exported name), summed over workers.
+#define PFC_WORKER_COUNTERS(X) X(loops, "worker_loops") X(idle_sleeps, "idle_sleeps")
+
+#define PFC_DECLARE_COUNTER(name) Counter name;
+#define PFC_DECLARE_NAMED_COUNTER(name, exported) Counter name;
+
 struct PrioCounters {
-  Counter rx_packets, rx_bytes, tx_packets, tx_bytes;
-  Counter lossy_fallback;  // tag had no mapping -> lossy queue
-  Counter rewrites;        // tag changed by the rewrite table
-  Counter to_lossy_tag;    // rewritten to the lossy tag (no rule matched)
+  PFC_PRIO_COUNTERS(PFC_DECLARE_COUNTER)
   Counter drops[kNumDropReasons];
-  // PFC (filled by dataplane/pfc glue): frames sent/received naming this priority.
-  Counter pfc_xoff_tx, pfc_xon_tx, pfc_refresh_tx, pfc_xoff_rx, pfc_xon_rx;
-  // Published by the port's owner each round (Set, not Add):
-  Counter paused_ns;    // our egress of this priority paused by the peer
-  Counter pausing_ns;   // the peer paused by our frames
-  Counter paused_now;   // 1 while our egress is paused
-  Counter pausing_now;  // 1 while we hold the peer in XOFF
 };
 
-// Per port, not tied to a priority.
 struct PortCounters {
-  Counter rx_packets, rx_bytes, tx_packets, tx_bytes;
-  Counter arp_rx, arp_reply_tx, arp_request_tx, icmp_echo_reply;
-  Counter ipv4_options, ipv4_fragments, non_ip;
-  Counter pfc_frames_rx, pause_8023x_rx, pfc_frames_tx;
-  Counter pcp_rewrites;          // forwarded 802.1Q frames whose PCP was remarked
-  Counter pfc_reserved_bits_rx;  // PFC frames with reserved vector bits set (honoured)
-  Counter rx_bursts;
+  PFC_PORT_COUNTERS(PFC_DECLARE_COUNTER)
 };
 
 struct alignas(64) WorkerStats {
   PortCounters port[kMaxPorts];
   PrioCounters prio[kMaxPorts][kNumPrio];
-  Counter loops, idle_sleeps;
+  PFC_WORKER_COUNTERS(PFC_DECLARE_NAMED_COUNTER)
 };
+
+#undef PFC_DECLARE_COUNTER
+#undef PFC_DECLARE_NAMED_COUNTER
+
+// Calls f(name, counter) for every counter of the list, in list order.
+// Drops are not included (callers name them with DropReasonName).
+template <typename F>
+void ForEachCounter(const PortCounters& c, F&& f) {
+#define PFC_VISIT(name) f(#name, c.name);
+  PFC_PORT_COUNTERS(PFC_VISIT)
+#undef PFC_VISIT
+}
+template <typename F>
+void ForEachCounter(const PrioCounters& c, F&& f) {
+#define PFC_VISIT(name) f(#name, c.name);
+  PFC_PRIO_COUNTERS(PFC_VISIT)
+#undef PFC_VISIT
+}
+// f(exported name, counter) for the worker-level counters.
+template <typename F>
+void ForEachWorkerCounter(const WorkerStats& c, F&& f) {
+#define PFC_VISIT(name, exported) f(exported, c.name);
+  PFC_WORKER_COUNTERS(PFC_VISIT)
+#undef PFC_VISIT
+}
 
 }  // namespace pfc

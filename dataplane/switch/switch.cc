@@ -115,12 +115,6 @@ void Switch::Publish(std::unique_ptr<Tables> next) {
 bool Switch::ApplyConfig(const SwitchConfig& next, std::string* err) {
   auto t = Tables::Build(next, generation() + 1, err);
   if (!t) return false;
-  for (const auto& nb : next.neighbors) {
-    if (!neighbors.Learn(nb.ip, nb.mac.data(), true)) {
-      *err = "neighbor table full";
-      return false;
-    }
-  }
   Publish(std::move(t));
   return true;
 }
@@ -251,7 +245,10 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
   }
 
   for (unsigned w = 0; w < dp.workers; w++) sw->stats.push_back(std::make_unique<WorkerStats>());
-  if (!sw->ApplyConfig(cfg, err)) return nullptr;
+  if (!sw->ApplyConfig(cfg, err)) {
+    *err = cfg.path + ": " + *err;
+    return nullptr;
+  }
   return sw;
 }
 

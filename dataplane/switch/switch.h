@@ -5,12 +5,16 @@
 //
 // Ownership and threads:
 //  * cfg, name, port identities (I/O, MAC, address): written before workers
-//    start, read-only after.
-//  * tables: the published snapshot (tables_snapshot.h), swapped by the
-//    control side (Publish, serialised by publish_mu), read by workers.
+//    start, read-only after. cfg is the config the switch was created with
+//    (ports, buffer sizes, workers: what a reload cannot change); a reload
+//    does not update it. Workers never read it.
+//  * tables: the published snapshot (tables_snapshot.h) of everything the
+//    packet path reads, swapped by the control side (Publish, serialised by
+//    publish_mu), read by workers once per round.
 //  * buffer: atomic occupancy counters, charged by the ingress port's worker
 //    and released by the egress port's worker.
-//  * neighbors: lock-free ARP cache, written by workers (ARP) and control.
+//  * neighbors: lock-free ARP cache of learnt neighbours, written by workers
+//    (ARP); configured neighbours are in the snapshot.
 //  * PortRuntime::egress rings: multi-producer when several workers serve
 //    the switch (any worker routes to any port), single-consumer (the port's
 //    owner transmits). PortRuntime::control: frames the switch makes on the
@@ -71,8 +75,11 @@ class Switch {
   // Publishes a new snapshot and frees the old one after every worker has
   // passed a quiescent state. Control thread only; serialised internally.
   void Publish(std::unique_ptr<Tables> next);
-  // Builds tables from `next` (already validated), publishes, and adopts its
-  // routes/rules/neighbors as the new running config.
+  // Builds a complete snapshot from `next` (already validated: tag map,
+  // rules, routes, static neighbours, packet-path settings) and publishes
+  // it. All or nothing: on failure nothing changed and *err names the config
+  // field. `cfg` is not touched (workers never read it); the caller keeps
+  // the running config reloads apply on top of (app/telemetry.cc).
   bool ApplyConfig(const SwitchConfig& next, std::string* err);
   uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
 

@@ -12,8 +12,23 @@ std::unique_ptr<Tables> Tables::Build(const SwitchConfig& cfg, uint64_t generati
   t->tag_map = cfg.tag_map;
   if (!t->rewrite.Compile(cfg.rewrite, err)) return nullptr;
   if (!t->routes.Build(cfg.routes, cfg.next_hops, err)) return nullptr;
+  std::vector<StaticNeighbors::Entry> nbs;
+  nbs.reserve(cfg.neighbors.size());
+  for (const NeighborConfig& nb : cfg.neighbors) nbs.push_back({nb.ip, nb.mac});
+  if (!t->neighbors.Build(nbs, err)) return nullptr;
   t->l2 = cfg.l2_table;
   t->rule_count = cfg.rewrite.rules.size();
+  t->l3 = cfg.mode == SwitchConfig::Mode::kL3;
+  t->verify_ip_checksum = cfg.verify_ip_checksum;
+  t->hairpin_drop = cfg.hairpin_drop;
+  t->honor_pause_8023x = cfg.pfc.honor_pause_8023x;
+  t->burst = static_cast<uint16_t>(cfg.burst);
+  t->cell_bytes = cfg.cell_bytes;
+  if (cfg.ports.size() > kMaxPorts) {
+    *err = "ports: expected at most " + std::to_string(kMaxPorts) + " ports";
+    return nullptr;
+  }
+  for (size_t i = 0; i < cfg.ports.size(); i++) t->max_frame[i] = cfg.ports[i].mtu + 18;
   return t;
 }
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The immutable set of lookup tables a worker uses for one burst: tag map,
-// rewrite table, routes, static L2 table. The control thread builds a whole
-// new Tables, validates it, and publishes it with one release store
-// (Runtime::Publish); workers load the pointer once per poll round and report
-// quiescence to an rte_rcu_qsbr, after which the old snapshot is freed. A
-// packet therefore sees either the old or the new table set, never a mix.
+// Everything the packet path reads from the config, as one immutable
+// snapshot: the tag map, rewrite table, routes, static neighbours, static L2
+// table, and the scalar settings the stages use (mode, burst, checksum
+// check, hairpin drop, cell size, PAUSE handling, per-port frame size). The
+// control thread builds a whole new Tables, validates it, and publishes it
+// with one release store (Switch::Publish); workers load the pointer once
+// per poll round (WorkerCtx::t) and report quiescence to an rte_rcu_qsbr,
+// after which the old snapshot is freed. A packet therefore sees either the
+// old or the new settings, never a mix, and no stage reads Switch::cfg.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -15,6 +18,7 @@
 #include "dataplane/config/config.h"
 #include "dataplane/tables/rewrite_table.h"
 #include "dataplane/tables/route_table.h"
+#include "dataplane/tables/static_neighbors.h"
 #include "dataplane/tables/tag_map.h"
 
 namespace pfc {
@@ -24,11 +28,24 @@ struct Tables {
   TagMap tag_map;
   RewriteTable rewrite;
   RouteTable routes;
-  std::vector<L2Entry> l2;  // static, small: scanned (L2 mode is a test aid)
+  StaticNeighbors neighbors;  // configured; learnt ones are in Switch::neighbors
+  std::vector<L2Entry> l2;    // static, small: scanned (L2 mode is a test aid)
   size_t rule_count = 0;
 
-  // Builds every table from a validated config. Returns nullptr with *err on
-  // failure (which Validate() should already have caught).
+  // Scalar settings of the packet path (config.h has their meaning).
+  bool l3 = true;                  // switch.mode
+  bool verify_ip_checksum = false; // switch.verify_ip_checksum
+  bool hairpin_drop = false;       // switch.hairpin_drop
+  bool honor_pause_8023x = false;  // pfc.honor_pause_8023x
+  uint16_t burst = kMaxBurst;      // switch.burst
+  uint32_t cell_bytes = 1;         // buffer.cell_bytes
+  // ports[i].mtu + 18 (Ethernet header, 802.1Q tag, no FCS): the frame size
+  // the egress stage divides the shaper's byte budget by.
+  std::array<uint32_t, kMaxPorts> max_frame{};
+
+  // Builds every table from a validated config. Returns nullptr with *err
+  // naming the config field on failure (which Validate() should already have
+  // caught, except a neighbour address given twice).
   static std::unique_ptr<Tables> Build(const SwitchConfig& cfg, uint64_t generation,
                                        std::string* err);
   int L2Lookup(const uint8_t mac[6]) const;  // port or -1

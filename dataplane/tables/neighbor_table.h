@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // IPv4 -> MAC neighbour table (the switch's ARP cache). Fixed capacity, open
 // addressing, lock-free: entries are written by whichever thread learns them
-// (the control thread for static config, a worker when it processes an ARP
-// packet) with atomic publication, and read by all workers. A miss never
+// (in the switch: a worker when it processes an ARP packet) with atomic
+// publication, and read by all workers. The switch keeps its configured
+// neighbours in the published snapshot (static_neighbors.h), not here, so a
+// reload replaces them atomically. A miss never
 // floods (SIGCOMM'16 §4.2): the caller drops with kNeighborMiss and may send
 // an ARP request. Entries are never deleted while the switch runs, only
 // overwritten (a host that changes MAC is re-learnt).
@@ -11,9 +13,8 @@
 // with one 64-bit atomic store (valid bit set), so a reader sees either no
 // entry or a whole MAC, never a torn one. The table holds `capacity` entries
 // in 2*capacity slots, so linear probes stay short even when it is full.
-// A static entry (from config) is never overwritten by a learnt one, so a
-// forged ARP cannot redirect a configured next hop; a static Learn overwrites
-// anything.
+// An entry learnt with is_static is never overwritten by a dynamic Learn; a
+// static Learn overwrites anything.
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -57,8 +57,10 @@ class RewriteTable {
                   (static_cast<uint32_t>(in) << shift_) | out] ^
            xor_of_[tag & 63];
   }
-  // Burst form (the one the pipeline uses). Same preconditions; any n >= 0
-  // works, the pipeline passes n <= kMaxBurst.
+  // Burst form: the same lookups for n packets (any n >= 0). The pipeline
+  // does not call it (the ingress stage calls Lookup per packet, after it
+  // knows the packet's out port); kept as the batch interface, tested
+  // against Lookup.
   void LookupBurst(const uint8_t* tags, const PortId* in, const PortId* out, uint8_t* new_tags,
                    int n) const;
 

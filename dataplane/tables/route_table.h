@@ -48,7 +48,8 @@ class RouteTable {
     return tbl8_[(static_cast<uint32_t>(e & ~kGroupFlag) << 8) | (dst_ip & 0xff)];
   }
   // n lookups (any n >= 0); all tbl24 loads of a chunk are issued before any
-  // tbl8 load, so cache misses overlap.
+  // tbl8 load, so cache misses overlap. Not called by the pipeline (the
+  // ingress stage calls Lookup per packet); kept as the batch interface.
   void LookupBurst(const uint32_t* dst_ips, uint16_t* nh, int n) const;
   const NextHop& next_hop(uint16_t i) const { return next_hops_[i]; }
   size_t size() const { return routes_.size(); }

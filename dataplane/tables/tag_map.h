@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Tag (DSCP) -> priority classification, step 1 of Tagger's match-action
 // pipeline (Tagger §VII-A, Fig. 7). Immutable once built; part of the
-// published Tables snapshot (tables/snapshot.h). Pure code.
+// published Tables snapshot (switch/tables_snapshot.h). Pure code.
 #pragma once
 #include <array>
 #include <cstdint>

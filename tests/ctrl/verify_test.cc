@@ -19,6 +19,10 @@ namespace {
 using testing::Errors;
 using testing::Install;
 
+// Fewest brute-force cases BruteForceOutputIsAccepted must check (19 of its
+// 20 seeds qualify today; the margin allows for generator changes).
+constexpr int kMinBruteForceCases = 15;
+
 struct Case {
   Topology t;
   Elp elp;
@@ -26,38 +30,44 @@ struct Case {
 };
 
 // Random Jellyfish with a random ELP: destination trees and/or explicit
-// shortest paths, plus random extra paths.
-void MakeCase(uint64_t seed, Case* c) {
+// shortest paths, plus random extra paths. A failed generator is a failed
+// assertion at the caller (ASSERT_TRUE(MakeCase(...))), which stops the test.
+::testing::AssertionResult MakeCase(uint64_t seed, Case* c) {
   std::mt19937_64 rng(seed);
   const int n = 6 + static_cast<int>(rng() % 25);
   const int r = 2 + static_cast<int>(rng() % 4);
   const int ports = r + 1 + static_cast<int>(rng() % 3);
   std::string err;
-  ASSERT_TRUE(GenJellyfish(n, ports, r, seed, &c->t, &err)) << err;
+  auto failed = [&](const char* what) {
+    return ::testing::AssertionFailure() << "seed " << seed << ": " << what << ": " << err;
+  };
+  if (!GenJellyfish(n, ports, r, seed, &c->t, &err)) return failed("GenJellyfish");
   c->elp = Elp();
   switch (rng() % 3) {
     case 0:
       c->elp.trees = {true, seed, 1};
       break;
     case 1:
-      ASSERT_TRUE(GenShortestPaths(c->t, 2, seed, 1, 1000000, &c->elp, &err)) << err;
+      if (!GenShortestPaths(c->t, 2, seed, 1, 1000000, &c->elp, &err))
+        return failed("GenShortestPaths");
       break;
     default:
       c->elp.trees = {true, seed, 1};
-      ASSERT_TRUE(GenShortestPaths(c->t, 1, seed, 2, 1000000, &c->elp, &err)) << err;
+      if (!GenShortestPaths(c->t, 1, seed, 2, 1000000, &c->elp, &err))
+        return failed("GenShortestPaths");
   }
   const size_t extra = rng() % 40;
-  if (extra) {
-    ASSERT_TRUE(GenRandomPaths(c->t, extra, 0, seed, 1, &c->elp, &err)) << err;
-  }
+  if (extra && !GenRandomPaths(c->t, extra, 0, seed, 1, &c->elp, &err))
+    return failed("GenRandomPaths");
   c->trees.Build(c->t, c->elp.trees.seed);
+  return ::testing::AssertionSuccess();
 }
 
 TEST(VerifyProperty, GreedyOutputIsAlwaysAccepted) {
   int multi_tag = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Case c;
-    MakeCase(seed, &c);
+    ASSERT_TRUE(MakeCase(seed, &c));
     const GreedyResult g = RunGreedy(c.t, c.elp, &c.trees, nullptr, seed % 2 ? 0 : 16);
     ASSERT_FALSE(g.overflow);
     const VerifyReport v = Verify(c.t, c.elp, &c.trees, Install(c.t, g.rules), {});
@@ -74,9 +84,13 @@ TEST(VerifyProperty, GreedyOutputIsAlwaysAccepted) {
 }
 
 TEST(VerifyProperty, BruteForceOutputIsAccepted) {
+  // Cases without explicit paths, or needing more than 7 priorities, are
+  // outside what the brute force handles; the test fails if too few seeds
+  // gave a case (it would then check next to nothing).
+  int checked = 0;
   for (uint64_t seed = 100; seed < 120; ++seed) {
     Case c;
-    MakeCase(seed, &c);
+    ASSERT_TRUE(MakeCase(seed, &c));
     c.elp.trees.enabled = false;
     if (c.elp.paths.empty()) continue;
     TagRules r;
@@ -85,26 +99,32 @@ TEST(VerifyProperty, BruteForceOutputIsAccepted) {
     if (Summarize(c.t, r).max_tag > 7) continue;  // beyond 7 priorities
     const VerifyReport v = Verify(c.t, c.elp, nullptr, Install(c.t, r), {});
     EXPECT_TRUE(v.ok) << "seed " << seed << "\n" << Errors(v);
+    ++checked;
   }
+  EXPECT_GE(checked, kMinBruteForceCases) << "too few seeds gave a brute-force case";
 }
 
-// Rules of a greedy run that needed at least two tags.
-void TwoTagCase(uint64_t seed0, Case* c, TagRules* rules) {
-  for (uint64_t seed = seed0;; ++seed) {
-    MakeCase(seed, c);
+// Rules of a greedy run that needed at least two tags: the first such case
+// from seed0 on, trying at most kTwoTagTries seeds (callers ASSERT_TRUE it).
+constexpr uint64_t kTwoTagTries = 200;
+::testing::AssertionResult TwoTagCase(uint64_t seed0, Case* c, TagRules* rules) {
+  for (uint64_t seed = seed0; seed < seed0 + kTwoTagTries; ++seed) {
+    if (auto made = MakeCase(seed, c); !made) return made;
     GreedyResult g = RunGreedy(c->t, c->elp, &c->trees, nullptr);
     if (g.bumps > 0) {
       *rules = std::move(g.rules);
-      return;
+      return ::testing::AssertionSuccess();
     }
   }
+  return ::testing::AssertionFailure() << "no seed in [" << seed0 << ", " << seed0 + kTwoTagTries
+                                       << ") needed a tag raise";
 }
 
 TEST(VerifyBroken, CycleWithinATagIsFound) {
   for (uint64_t s = 1; s <= 10; ++s) {
     Case c;
     TagRules r;
-    TwoTagCase(s * 1000, &c, &r);
+    ASSERT_TRUE(TwoTagCase(s * 1000, &c, &r));
     auto by_node = Install(c.t, r);
     // Collapse every tag raise into "keep": the cycle the greedy avoided is back.
     for (auto& nr : by_node)
@@ -119,7 +139,7 @@ TEST(VerifyBroken, CycleWithinATagIsFound) {
 TEST(VerifyBroken, DecreasingTransitionIsFound) {
   Case c;
   TagRules r;
-  TwoTagCase(77, &c, &r);
+  ASSERT_TRUE(TwoTagCase(77, &c, &r));
   auto by_node = Install(c.t, r);
   bool broke = false;
   for (auto& nr : by_node)
@@ -137,7 +157,7 @@ TEST(VerifyBroken, DecreasingTransitionIsFound) {
 TEST(VerifyBroken, MissingRuleLosesAnElpPath) {
   Case c;
   TagRules r;
-  TwoTagCase(5, &c, &r);
+  ASSERT_TRUE(TwoTagCase(5, &c, &r));
   auto by_node = Install(c.t, r);
   for (auto& nr : by_node)
     if (!nr.rules.empty()) {
@@ -200,7 +220,7 @@ TEST(Analyze, TreeRoutesOnATreeTopologyHaveNoCycle) {
   EXPECT_TRUE(AnalyzeRoutes(t, elp, &trees).cycle.empty());
   Case c;
   TagRules r;
-  TwoTagCase(3, &c, &r);  // needed a raise: its routes have a CBD
+  ASSERT_TRUE(TwoTagCase(3, &c, &r));  // needed a raise: its routes have a CBD
   const AnalyzeReport a = AnalyzeRoutes(c.t, c.elp, &c.trees);
   EXPECT_FALSE(a.cycle.empty());
   EXPECT_NE(a.text.find("cyclic buffer dependency"), std::string::npos);

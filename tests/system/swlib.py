@@ -76,6 +76,40 @@ def ns(name, cmd, **kw):
     return sh(["ip", "netns", "exec", name] + cmd, **kw)
 
 
+def wait_until(pred, timeout, what, interval=0.05):
+    """Polls pred() until it returns something true (returned), at most
+    `timeout` seconds; raises naming `what` otherwise. The way tests wait
+    for a condition (a counter reached, a process ready) instead of sleeping
+    for a guessed time."""
+    deadline = time.time() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.time() >= deadline:
+            raise RuntimeError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(interval)
+
+
+def pcap_count(path):
+    """Complete packet records in a pcap file that may still be written."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return 0
+    if len(data) < 24:
+        return 0
+    order = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    n, off = 0, 24
+    while off + 16 <= len(data):
+        incl = int.from_bytes(data[off + 8:off + 12], "little" if order == "<" else "big")
+        if off + 16 + incl > len(data):
+            break
+        n, off = n + 1, off + 16 + incl
+    return n
+
+
 class Topo:
     """N hosts <-veth-> one switch namespace (see tools/netns-topo.sh)."""
 
@@ -132,18 +166,22 @@ class Switch:
         self.log = run_file("pfcswitch-", ".log")
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
-        deadline = time.time() + 30
-        while time.time() < deadline:
+        def started():
             with open(self.log) as f:
                 txt = f.read()
-            if "pfcswitch: forwarding" in txt:
-                return self
             if self.proc.poll() is not None:
                 os.unlink(self.log)
                 raise RuntimeError(f"pfcswitch exited {self.proc.returncode}:\n{txt}")
-            time.sleep(0.1)
-        self.__exit__()
-        raise RuntimeError("pfcswitch did not start in 30 s:\n" + txt)
+            return "pfcswitch: forwarding" in txt
+        try:
+            wait_until(started, 30, "pfcswitch to print 'pfcswitch: forwarding'")
+        except RuntimeError as e:
+            if self.proc.poll() is None:
+                with open(self.log) as f:
+                    e.args = (e.args[0] + ":\n" + f.read(),)
+                self.__exit__()
+            raise
+        return self
 
     def stop(self):
         """SIGINT, wait, return the final counters (JSON)."""
@@ -174,6 +212,33 @@ class Switch:
     def stats(self):
         return json.loads(self.ctl("stats").stdout)
 
+    def wait_idle(self, timeout=20, rx_at_least=None):
+        return wait_idle(lambda *a: self.ctl(*a).stdout, timeout, rx_at_least)
+
+
+def wait_idle(ctl, timeout=20, rx_at_least=None):
+    """Waits until a switch (ctl(*args): pfcctl's output for it) has received
+    at least rx_at_least[key] packets for each key, a port name or a (port,
+    priority) pair (so nothing sent is still on its way in), and holds no
+    packet: no packet received while it
+    was asked, egress queues empty, every mbuf back in the pool. Returns its
+    port counters then (pfcctl stats): whatever it was given has left or
+    been dropped with a reason."""
+    def rx(st):
+        return [p["rx_packets"] for p in st["ports"]]
+
+    def rx_of(st, key):
+        return prio(st, *key)["rx_packets"] if isinstance(key, tuple) else port(st, key)["rx_packets"]
+
+    def idle():
+        before = json.loads(ctl("stats"))
+        info = json.loads(ctl("info"))
+        st = json.loads(ctl("stats"))
+        busy = info["pool_in_use"] or any(q["queue_depth"] for p in st["ports"] for q in p["prio"])
+        short = any(rx_of(st, k) < v for k, v in (rx_at_least or {}).items())
+        return None if busy or short or rx(before) != rx(st) else st
+    return wait_until(idle, timeout, f"the switch to drain (received {rx_at_least}, pool_in_use 0, queues empty)")
+
 
 def prio(stats, port, q):
     p = next(p for p in stats["ports"] if p["name"] == port)
@@ -202,8 +267,25 @@ class Capture:
                 return self
         raise RuntimeError("tcpdump did not start")
 
-    def stop(self):
-        time.sleep(1.0)   # packets still in flight through the switch
+    def stop(self, expect=None, timeout=10):
+        """Ends the capture and returns its packets. With `expect`, first
+        waits until the capture holds that many packets (the condition the
+        test is about; take the number from the switch's counters after
+        Switch.wait_idle when drops are possible). Without, until nothing
+        new arrived for 1 s (at most `timeout`): a weaker condition, kept
+        for the tests that have no count yet."""
+        if expect is not None:
+            wait_until(lambda: pcap_count(self.file) >= expect, timeout,
+                       f"{expect} packets in the capture ({' '.join(self.cmd[-1:])})")
+        else:
+            last, since = -1, time.time()
+            def quiet():
+                nonlocal last, since
+                n = pcap_count(self.file)
+                if n != last:
+                    last, since = n, time.time()
+                return time.time() - since >= 1.0
+            wait_until(quiet, timeout, "the capture to go quiet")
         self.proc.send_signal(signal.SIGINT)
         self.proc.wait(10)
         from scapy.all import rdpcap
@@ -230,6 +312,60 @@ def send(netns, pkts, iface="eth0", inter=0.0, at=None):
         ns(netns, [PY, "-c", code])
     finally:
         os.unlink(f)
+
+
+class Sender:
+    """A scapy sender started ahead of time in a namespace (python and scapy
+    loaded, packets read: the slow part on a loaded machine), which sends
+    when fire() is called. Lines traffic from several hosts up with events
+    (a counter, another sender done) instead of guessed start-up times."""
+
+    def __init__(self, netns, pkts, iface="eth0", inter=0.0):
+        from scapy.all import wrpcap
+        self.file = run_file("tx-", ".pcap")
+        wrpcap(self.file, pkts)
+        # The socket is opened before 'ready' too: making one costs scapy
+        # a large part of a second on a loaded machine.
+        code = ("import sys; from scapy.all import conf, rdpcap, sendp; p = rdpcap('" + self.file + "'); "
+                f"s = conf.L2socket(iface='{iface}'); "
+                "print('ready', flush=True); sys.stdin.readline(); "
+                f"sendp(p, socket=s, inter={inter}, verbose=0); print('sent', flush=True)")
+        self.cmd = ["ip", "netns", "exec", netns, PY, "-c", code]
+        self.proc = None
+        self.fired = False
+
+    def _expect(self, word):
+        line = self.proc.stdout.readline().strip()
+        if line != word:
+            raise RuntimeError(f"sender {self.cmd[3]}: expected '{word}', got '{line}' "
+                               f"(exit {self.proc.poll()})")
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self._expect("ready")
+        return self
+
+    def fire(self):
+        self.fired = True
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+
+    def wait_sent(self):
+        """Returns once every packet was handed to the interface (not when
+        the child has exited: python with scapy takes long to exit)."""
+        self._expect("sent")
+
+    def __exit__(self, *a):
+        if self.proc and self.proc.poll() is None:
+            # Never fired: kill (closing stdin would make it send).
+            if not self.fired:
+                self.proc.kill()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        os.unlink(self.file)
 
 
 def write_config(text):

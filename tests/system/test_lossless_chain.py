@@ -14,10 +14,9 @@ The senders are veth hosts that ignore pause, so S1's host-facing priority
 groups get a large headroom; S2 uses the computed one. The S1-S2 link is
 emulated at 100 Mb/s (S1 shapes it) so that the bytes in flight during the
 two software switches' reaction time are bounded, as a real link's are."""
+import json
 import os
 import subprocess
-import threading
-import time
 
 from scapy.all import IP, UDP, Ether, Raw
 
@@ -112,16 +111,22 @@ class Chain:
                    "--log-level=lib.eal:error", *vdev, "--", "--config", swlib.write_config(cfg)]
             self.sw.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
         for proc, log in self.sw:
-            for _ in range(300):
+            def ready():
                 log.seek(0)
-                if "pfcswitch: forwarding" in log.read() or proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-            log.seek(0)
-            out = log.read()
-            if "pfcswitch: forwarding" not in out:
-                raise RuntimeError("switch did not start:\n" + out)
+                out = log.read()
+                if proc.poll() is not None and "pfcswitch: forwarding" not in out:
+                    raise RuntimeError("switch did not start:\n" + out)
+                return "pfcswitch: forwarding" in out
+            swlib.wait_until(ready, 30, "both switches to print 'pfcswitch: forwarding'")
         return self
+
+    def ctl(self, name, *args):
+        """pfcctl's output for sw1 or sw2."""
+        return sh([swlib.PFCCTL, "--file-prefix", P + name, *args]).stdout
+
+    def stats(self, name):
+        """Live counters of sw1 or sw2 (pfcctl stats)."""
+        return json.loads(self.ctl(name, "stats"))
 
     def stop(self):
         stats = []
@@ -130,7 +135,6 @@ class Chain:
             proc.wait(20)
             log.seek(0)
             line = [l for l in log.read().splitlines() if l.startswith("pfcswitch: stats ")][0]
-            import json
             stats.append(json.loads(line[len("pfcswitch: stats "):]))
         return stats
 
@@ -161,16 +165,27 @@ with Chain() as c:
         ll = stream(h, net, S1MAC[port], 0x60, N, 5000 + net)
         lossy = stream(h, net, S1MAC[port], 0x00, NL, 6000 + net)
         flows[h] = [p for pair in zip(ll, lossy) for p in pair] + ll[NL:]
+    b1 = [prio(c.stats("sw2"), "b1", q)["tx_packets"] for q in (0, 3)]
+    a_rx = {p: prio(c.stats("sw1"), p, 3)["rx_packets"] for p in ("a0", "a1")}
+    a0_pfc = swlib.port(c.stats("sw1"), "a0")["pfc_frames_tx"]
     with Capture(P + "h2", "eth0", "udp port 9") as cap, \
-         Capture(P + "h0", "eth0", "ether proto 0x8808") as pfc_h0:
-        t0 = time.time() + 2
-        th = [threading.Thread(target=swlib.send, args=(P + h, flows[h]), kwargs={"at": t0}) for h in flows]
-        [t.start() for t in th]
-        [t.join() for t in th]
-        # 2 x 400 KB lossless + lossy through 20 Mb/s: about 0.4 s per 1 MB.
-        time.sleep(2 + 2 * N * 1000 * 8 / 20e6)
-        got = cap.stop()
-        pfc_to_h0 = len(pfc_h0.stop())
+         Capture(P + "h0", "eth0", "ether proto 0x8808") as pfc_h0, \
+         swlib.Sender(P + "h0", flows["h0"]) as tx0, swlib.Sender(P + "h1", flows["h1"]) as tx1:
+        # Both senders are loaded; start them together (an incast).
+        tx0.fire()
+        tx1.fire()
+        tx0.wait_sent()
+        tx1.wait_sent()
+        # S1 got everything and drained into S2, then S2 got all S1 sent it
+        # (by priority: same tag map on both) and drained to h2. Each flow
+        # ends with lossless packets, so priority 3 complete = flow complete.
+        s1_live = swlib.wait_idle(lambda *a: c.ctl("sw1", *a), 60,
+                                  {("a0", 3): a_rx["a0"] + N, ("a1", 3): a_rx["a1"] + N})
+        s2_live = swlib.wait_idle(lambda *a: c.ctl("sw2", *a), 60,
+                                  {("b0", q): prio(s1_live, "a2", q)["tx_packets"] for q in (0, 3)})
+        delivered = sum(prio(s2_live, "b1", q)["tx_packets"] for q in (0, 3)) - sum(b1)
+        got = cap.stop(expect=delivered)
+        pfc_to_h0 = len(pfc_h0.stop(expect=swlib.port(s1_live, "a0")["pfc_frames_tx"] - a0_pfc))
     s1, s2 = c.stop()
 
 for net in (1, 2):

@@ -13,13 +13,12 @@
     for quanta x 512 bit times at the port speed, other priorities keep
     flowing; XON resumes early; an 802.3x PAUSE holds every priority;
     malformed MAC control frames are counted."""
-import threading
-import time
+import contextlib
 
 from scapy.all import IP, UDP, Ether, Raw
 
 import swlib
-from swlib import Capture, Results, Switch, Topo, ns, prio
+from swlib import Capture, Results, Sender, Switch, Topo, ns, port, prio, wait_until
 
 r = Results()
 SW0 = "02:00:00:00:01:01"
@@ -33,6 +32,12 @@ def stream(src_mac, tos, n, size, sport, first=0):
 def warm(t):
     for h, gw in ((0, "10.0.1.1"), (1, "10.0.2.1")):
         ns(t.host(h), ["ping", "-c", "1", "-W", "2", gw], check=False)
+
+
+def data_tx(st, name):
+    """Data packets port `name` sent, on any priority (switch counters; a
+    Tagger rule may move them to another priority's queue)."""
+    return sum(prio(st, name, q)["tx_packets"] for q in range(8))
 
 
 def congest_config(headroom, total):
@@ -54,12 +59,18 @@ with Topo(2, "pa") as t, Switch(t, congest_config("1M", "6M")) as sw:
     ll = stream(m0, 0x60, N_LL, 1000, 3000)        # tag 24: lossless prio 3
     lossy = stream(m0, 0x00, N_LOSSY, 1000, 3001)  # tag 0: lossy prio 0
     mixed = [p for pair in zip(ll, lossy) for p in pair] + ll[N_LOSSY:]
+    base = sw.stats()
     with Capture(t.host(0), "eth0", "ether proto 0x8808") as pfc_cap, \
          Capture(t.host(1), "eth0", "udp port 9") as data_cap:
         swlib.send(t.host(0), mixed)
-        time.sleep(1.0)     # 500 KB at 20 Mb/s drains in 0.2 s
-        frames = pfc_cap.stop()
-        got = data_cap.stop()
+        # Everything sent has reached the switch and left it (or was
+        # dropped): the captures then wait for what the counters say left.
+        # The last packets sent are lossless: once priority 3 received them
+        # all, everything sent before them was received too (the host also
+        # sends frames of its own, so p0's total says less).
+        idle = sw.wait_idle(rx_at_least={("p0", 3): prio(base, "p0", 3)["rx_packets"] + N_LL})
+        frames = pfc_cap.stop(expect=port(idle, "p0")["pfc_frames_tx"] - port(base, "p0")["pfc_frames_tx"])
+        got = data_cap.stop(expect=data_tx(idle, "p1") - data_tx(base, "p1"))
         dec = swlib.tshark_fields(pfc_cap.file, ["eth.dst", "macc.opcode", "macc.cbfc.enbv",
                                                  "macc.cbfc.pause_time.c3", "macc.cbfc.pause_time.c4",
                                                  "frame.len", "_ws.expert"])
@@ -91,10 +102,11 @@ with Topo(2, "pa") as t, Switch(t, congest_config("1M", "6M")) as sw:
 # ---- B: a host that ignores pause overruns a small headroom -----------------
 with Topo(2, "pb") as t, Switch(t, congest_config("8K", "1M")) as sw:
     warm(t)
+    base = sw.stats()
     with Capture(t.host(1), "eth0", "udp port 9") as data_cap:
         swlib.send(t.host(0), stream(t.mac(0), 0x60, N_LL, 1000, 3000))
-        time.sleep(1.0)
-        got = data_cap.stop()
+        idle = sw.wait_idle(rx_at_least={("p0", 3): prio(base, "p0", 3)["rx_packets"] + N_LL})
+        got = data_cap.stop(expect=data_tx(idle, "p1") - data_tx(base, "p1"))
     st = sw.stop()
     c3 = prio(st, "p0", 3)
     hd = c3["drops"]["lossless_headroom_exceeded"]
@@ -112,20 +124,31 @@ with Topo(2, "pc") as t, Switch(t, cfg_c) as sw:
     m0, m1 = t.mac(0), t.mac(1)
     data = [p for pair in zip(stream(m0, 0x60, 10, 200, 4003), stream(m0, 0x68, 10, 200, 4004)) for p in pair]
 
-    def run(pfcs, gap):
-        """h1 sends `pfcs` (gap s apart) at t0; h0 sends data 20 ms later.
-        Returns the PFC times, and per priority the send (h0) and arrival
-        (h1) times, all from captures on this host's one clock."""
-        with Capture(t.host(1), "eth0", "ether proto 0x8808 or udp port 9", direction="inout") as cap, \
-             Capture(t.host(0), "eth0", "udp port 9", direction="out") as sent_cap:
-            t0 = time.time() + 2.0
-            th = threading.Thread(target=swlib.send, args=(t.host(1), pfcs), kwargs={"inter": gap, "at": t0})
-            th.start()
-            swlib.send(t.host(0), data, inter=0.005, at=t0 + 0.02)
-            th.join()
-            time.sleep(PAUSE_S + 0.3)
-            pk = cap.stop()
-            sent = sent_cap.stop()
+    def run(pfcs):
+        """h1 sends pfcs[0]; as soon as it is on the wire h0 sends the data;
+        then h1 sends pfcs[1] (an XON), if given, as soon as the data left
+        h0. Every sender is started (scapy loaded) beforehand, so each step
+        follows the event it waits for by milliseconds (the switch takes the
+        pause frame before it transmits data that arrived after it: a poll
+        round receives on every port before it transmits). Returns
+        the PFC times, and per priority the send (h0) and arrival (h1) times,
+        all from captures on this host's one clock."""
+        with contextlib.ExitStack() as stack:
+            cap = stack.enter_context(Capture(t.host(1), "eth0", "ether proto 0x8808 or udp port 9",
+                                              direction="inout"))
+            sent_cap = stack.enter_context(Capture(t.host(0), "eth0", "udp port 9", direction="out"))
+            pfc_tx = [stack.enter_context(Sender(t.host(1), [f])) for f in pfcs]
+            data_tx = stack.enter_context(Sender(t.host(0), data, inter=0.005))
+            pfc_tx[0].fire()
+            pfc_tx[0].wait_sent()
+            data_tx.fire()
+            data_tx.wait_sent()
+            for tx in pfc_tx[1:]:
+                tx.fire()
+                tx.wait_sent()
+            # All data arrives once the pause ends (expiry or XON).
+            pk = cap.stop(expect=len(pfcs) + len(data), timeout=PAUSE_S + 10)
+            sent = sent_cap.stop(expect=len(data))
         tp = sorted(float(p.time) for p in pk if p.haslayer(Ether) and p[Ether].type == 0x8808)
         arr, snd = {3: [], 4: []}, {3: [], 4: []}
         for lst, src in ((arr, pk), (snd, sent)):
@@ -134,11 +157,12 @@ with Topo(2, "pc") as t, Switch(t, cfg_c) as sw:
                     lst[3 if p[IP].tos >> 2 == 24 else 4].append(float(p.time))
         return tp, snd, arr
 
-    def trial(pfcs, gap, valid, check):
+    def trial(pfcs, valid, check):
         """Runs until the data really was sent inside the pause window (a
-        loaded machine can start either sender late), at most three times."""
+        machine loaded enough to stall a sender for a third of a second can
+        still miss it), at most three times."""
         for attempt in range(3):
-            tp, snd, arr = run(pfcs, gap)
+            tp, snd, arr = run(pfcs)
             if len(tp) == len(pfcs) and snd[3] and valid(tp, min(snd[3])):
                 return check(tp, snd, arr)
             print(f"   (attempt {attempt + 1}: data not sent inside the pause window, retrying)")
@@ -159,19 +183,20 @@ with Topo(2, "pc") as t, Switch(t, cfg_c) as sw:
                 f"C: XON {tp[1] - tp[0]:.3f} s after XOFF resumed priority 3 early (+{resume:.3f} s after XON)")
 
     xoff = swlib.pfc_frame(m1, 1 << 3, [0, 0, 0, 0xffff, 0, 0, 0, 0])
-    trial([xoff], 0, lambda tp, s3: tp[0] < s3 < tp[0] + 0.5 * PAUSE_S, check_xoff)
+    trial([xoff], lambda tp, s3: tp[0] < s3 < tp[0] + 0.5 * PAUSE_S, check_xoff)
     xon = swlib.pfc_frame(m1, 1 << 3, [0] * 8)
-    trial([xoff, xon], 0.1, lambda tp, s3: tp[0] < s3 < tp[1], check_xon)
+    trial([xoff, xon], lambda tp, s3: tp[0] < s3 < tp[1], check_xon)
     def check_pause(tp, snd, arr):
         firsts = [min(arr[q]) - tp[0] for q in (3, 4)]
         r.check(all(0.9 * PAUSE_S <= f <= PAUSE_S + 0.15 for f in firsts),
                 f"C: 802.3x PAUSE held every priority (first prio 3/4 at +{firsts[0]:.3f}/+{firsts[1]:.3f} s)")
-    trial([swlib.pause_frame(m1, 0xffff)], 0,
+    trial([swlib.pause_frame(m1, 0xffff)],
           lambda tp, s3: tp[0] < s3 < tp[0] + 0.5 * PAUSE_S, check_pause)
     bad = [swlib.pfc_frame(m1, 1 << 3, [0xffff] * 8, opcode=0x0102),
            swlib.pfc_frame(m1, 1 << 3, [0xffff] * 8, dst="01:80:c2:00:00:02")]
     swlib.send(t.host(1), bad)
-    time.sleep(0.3)
+    wait_until(lambda: prio(sw.stats(), "p1", 0)["drops"]["pfc_malformed"] >= 2, 10,
+               "both malformed MAC control frames counted")
     st = sw.stop()
     c3 = prio(st, "p1", 3)
     # Two XOFF and one XON per successful pair of trials (more on retries).

@@ -10,7 +10,7 @@ import threading
 from scapy.all import IP, UDP, Ether, Raw
 
 import swlib
-from swlib import Capture, Results, Switch, Topo, ns, prio
+from swlib import Capture, Results, Switch, Topo, ns, prio, wait_until
 
 r = Results()
 N = 1500
@@ -44,11 +44,13 @@ with Topo(2, "rs") as t, Switch(t, swlib.write_config(swlib.two_port_config())) 
     pkts = [Ether(src=t.mac(0), dst="02:00:00:00:01:01") / IP(src="10.0.1.2", dst="10.0.2.2", tos=0x60) /
             UDP(sport=7, dport=7) / Raw(i.to_bytes(4, "big") + b"p" * 60) for i in range(N)]
     swaps = []
+    rx0 = swlib.port(sw.stats(), "p0")["rx_packets"]
     def swapper():
-        import time
-        time.sleep(1.0)   # let the sender's python start and traffic flow
+        # Swap k happens once (k + 1)/12 of the packets reached the switch,
+        # so all ten fall inside the traffic, whatever the sender's pace.
         for k in range(10):
-            time.sleep(0.2)
+            wait_until(lambda: swlib.port(sw.stats(), "p0")["rx_packets"] >= rx0 + (k + 1) * N // 12,
+                       60, f"{(k + 1) * N // 12} packets received before swap {k + 1}")
             res = sw.ctl("load", RULES_B if k % 2 == 0 else RULES_A, check=False)
             swaps.append(res.returncode)
     with Capture(t.host(1), "eth0", "udp port 7") as cap:
@@ -58,7 +60,7 @@ with Topo(2, "rs") as t, Switch(t, swlib.write_config(swlib.two_port_config())) 
         th.start()
         th.join()
         sender.join()
-        got = cap.stop()
+        got = cap.stop(expect=N)
     r.eq(swaps, [0] * 10, "ten rule swaps accepted by pfcctl load")
     seqs = [int.from_bytes(bytes(p[Raw])[:4], "big") for p in got]
     r.eq(len(seqs), N, "every packet arrived")

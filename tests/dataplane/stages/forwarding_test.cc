@@ -280,3 +280,34 @@ TEST_F(StageTest, LearnsNeighbourFromArpThenForwards) {
 
 }  // namespace
 }  // namespace pfc::stagetest
+
+namespace pfc::stagetest {
+namespace {
+
+// A packet whose next hop is 0.0.0.0 (a connected default route, dst
+// 0.0.0.0) must be resolved like any other address: unknown, so dropped as
+// neighbor_miss with an ARP request, never sent with an unset MAC (the
+// burst's next-hop memo once used address 0 as its "empty" mark).
+TEST_F(StageTest, NextHopZeroIsLookedUpNotTakenFromAnEmptyMemo) {
+  std::string y = BaseYaml();
+  const std::string routes = "routes:\n";
+  y.insert(y.find(routes) + routes.size(), "  - { prefix: 0.0.0.0/0, port: p2 }\n");
+  Start(y);
+  Ingress(0, {Frame({.in_port = 0, .dst_ip = 0, .dscp = 10, .seq = 1})}, kT0);
+  EXPECT_EQ(Egress(2, kT0 + 1000), 1);
+  const Frames out = TakeTx(2);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(EtherTypeOf(out[0]), 0x0806) << "only the ARP request leaves";
+  ExpectCounters({{"p0.rx_packets", 1},
+                  {"p0.rx_bytes", 60},
+                  {"p0.rx_bursts", 1},
+                  {"p0.q1.rx_packets", 1},
+                  {"p0.q1.rx_bytes", 60},
+                  {"p0.q1.drop.neighbor_miss", 1},
+                  {"p2.arp_request_tx", 1},
+                  {"p2.tx_packets", 1},
+                  {"p2.tx_bytes", 60}});
+}
+
+}  // namespace
+}  // namespace pfc::stagetest

@@ -51,6 +51,16 @@ bool CreateWire() {
   return true;
 }
 
+// Writes `text` to a new temp file named like `tmpl` (ending in ".yaml");
+// returns its path, "" when no file could be made.
+std::string WriteTemp(std::string tmpl, const std::string& text) {
+  const int fd = mkstemps(tmpl.data(), 5);
+  if (fd < 0) return "";
+  close(fd);
+  std::ofstream(tmpl) << text;
+  return tmpl;
+}
+
 void FreeAll(rte_ring* r) {
   void* m;
   while (rte_ring_dequeue(r, &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
@@ -140,58 +150,23 @@ uint16_t EtherTypeOf(const std::vector<uint8_t>& f) {
   return static_cast<uint16_t>(f.at(12) << 8 | f.at(13));
 }
 
-Counters Snapshot(const Switch& rt) {
+Counters Snapshot(const Switch& sw) {
+  // Names come from stats.h's counter lists, as the exported JSON's do, so a
+  // new counter is expected to stay 0 unless a test says otherwise.
   Counters c;
-  auto add = [&](const std::string& name, const Counter& v) { c[name] += v.Get(); };
-  for (const auto& ws : rt.stats) {
+  for (const auto& ws : sw.stats) {
     const WorkerStats& s = *ws;
-    add("loops", s.loops);
-    add("idle_sleeps", s.idle_sleeps);
-    for (size_t p = 0; p < rt.ports.size(); p++) {
+    ForEachWorkerCounter(s, [&](const char* name, const Counter& v) { c[name] += v.Get(); });
+    for (size_t p = 0; p < sw.ports.size(); p++) {
       const std::string pn = "p" + std::to_string(p) + ".";
-      const PortCounters& pc = s.port[p];
-#define PORT_C(f) add(pn + #f, pc.f)
-      PORT_C(rx_packets);
-      PORT_C(rx_bytes);
-      PORT_C(tx_packets);
-      PORT_C(tx_bytes);
-      PORT_C(arp_rx);
-      PORT_C(arp_reply_tx);
-      PORT_C(arp_request_tx);
-      PORT_C(icmp_echo_reply);
-      PORT_C(ipv4_options);
-      PORT_C(ipv4_fragments);
-      PORT_C(non_ip);
-      PORT_C(pfc_frames_rx);
-      PORT_C(pause_8023x_rx);
-      PORT_C(pfc_frames_tx);
-      PORT_C(pcp_rewrites);
-      PORT_C(pfc_reserved_bits_rx);
-      PORT_C(rx_bursts);
-#undef PORT_C
+      ForEachCounter(s.port[p], [&](const char* name, const Counter& v) { c[pn + name] += v.Get(); });
       for (int q = 0; q < kNumPrio; q++) {
         const std::string qn = pn + "q" + std::to_string(q) + ".";
         const PrioCounters& qc = s.prio[p][q];
-#define PRIO_C(f) add(qn + #f, qc.f)
-        PRIO_C(rx_packets);
-        PRIO_C(rx_bytes);
-        PRIO_C(tx_packets);
-        PRIO_C(tx_bytes);
-        PRIO_C(lossy_fallback);
-        PRIO_C(rewrites);
-        PRIO_C(to_lossy_tag);
-        PRIO_C(pfc_xoff_tx);
-        PRIO_C(pfc_xon_tx);
-        PRIO_C(pfc_refresh_tx);
-        PRIO_C(pfc_xoff_rx);
-        PRIO_C(pfc_xon_rx);
-        PRIO_C(paused_ns);
-        PRIO_C(pausing_ns);
-        PRIO_C(paused_now);
-        PRIO_C(pausing_now);
-#undef PRIO_C
+        ForEachCounter(qc, [&](const char* name, const Counter& v) { c[qn + name] += v.Get(); });
         for (int r = 0; r < kNumDropReasons; r++)
-          add(qn + "drop." + std::string(DropReasonName(static_cast<DropReason>(r))), qc.drops[r]);
+          c[qn + "drop." + std::string(DropReasonName(static_cast<DropReason>(r)))] +=
+              qc.drops[r].Get();
       }
     }
   }
@@ -199,19 +174,29 @@ Counters Snapshot(const Switch& rt) {
 }
 
 void StageTest::Start(const std::string& yaml) {
-  char tmpl[] = "/tmp/pfc_stage_XXXXXX.yaml";
-  const int fd = mkstemps(tmpl, 5);
-  ASSERT_GE(fd, 0);
-  close(fd);
-  yaml_path_ = tmpl;
-  std::ofstream(yaml_path_) << yaml;
+  yaml_path_ = WriteTemp("/tmp/pfc_stage_XXXXXX.yaml", yaml);
+  ASSERT_FALSE(yaml_path_.empty()) << "cannot create a temp file";
   SwitchConfig cfg;
   std::string err;
   ASSERT_TRUE(LoadConfig(yaml_path_, &cfg, &err)) << err << "\n--- config ---\n" << yaml;
   ASSERT_TRUE(CreateStandalone(cfg, &dp_, &sw_, &err)) << err;
+  running_ = cfg;
   pool_ = dp_->pool;
   w_ = MakeWorkerCtx(*sw_, 0);
   ASSERT_EQ(rte_mempool_avail_count(pool_), pool_->size);
+}
+
+bool StageTest::Reload(const std::string& update, std::string* err) {
+  const std::string path = WriteTemp("/tmp/pfc_stage_reload_XXXXXX.yaml", update);
+  if (path.empty()) {
+    *err = "cannot create a temp file";
+    return false;
+  }
+  SwitchConfig next;
+  const bool ok = LoadUpdate(path, running_, &next, err) && sw_->ApplyConfig(next, err);
+  std::remove(path.c_str());
+  if (ok) running_ = std::move(next);
+  return ok;
 }
 
 void StageTest::TearDown() {
@@ -267,11 +252,13 @@ void StageTest::Ingress(PortId in, const std::vector<std::vector<uint8_t>>& fram
     ASSERT_NE(pkts[i], nullptr);
   }
   w_.now_ns = now_ns;
-  IngressBurst(w_, *sw_->CurrentTables(), in, pkts, static_cast<uint16_t>(frames.size()));
+  w_.t = sw_->CurrentTables();
+  IngressBurst(w_, in, pkts, static_cast<uint16_t>(frames.size()));
 }
 
 uint16_t StageTest::Egress(PortId port, uint64_t now_ns) {
   w_.now_ns = now_ns;
+  w_.t = sw_->CurrentTables();
   PfcGenerate(w_, port);
   const uint8_t paused = sw_->ports[port].owner_state->pause.PausedMask(now_ns);
   uint64_t ready = 0;

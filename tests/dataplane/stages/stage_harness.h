@@ -65,7 +65,8 @@ uint8_t DscpOf(const std::vector<uint8_t>& frame);  // of an untagged IPv4 frame
 uint16_t EtherTypeOf(const std::vector<uint8_t>& frame);
 
 // Flat view of every counter of every worker, named like
-// "p1.tx_packets", "p0.q3.rx_packets", "p0.q3.drop.no_route", "loops".
+// "p1.tx_packets", "p0.q3.rx_packets", "p0.q3.drop.no_route", and the
+// worker counters by their exported names ("worker_loops", "idle_sleeps").
 using Counters = std::map<std::string, uint64_t>;
 Counters Snapshot(const Switch& sw);
 
@@ -73,6 +74,11 @@ class StageTest : public ::testing::Test {
  protected:
   // Loads `yaml` (written to a temp file) and creates the runtime.
   void Start(const std::string& yaml);
+  // A reload as /pfcswitch/reload does it: `update` (a file with qos,
+  // rewrite, routes or neighbors sections) validated on top of the running
+  // config (LoadUpdate), then Switch::ApplyConfig. On success the result
+  // becomes the running config. False with *err otherwise.
+  bool Reload(const std::string& update, std::string* err);
   void TearDown() override;
 
   rte_mbuf* Mbuf(const std::vector<uint8_t>& frame);
@@ -102,6 +108,7 @@ class StageTest : public ::testing::Test {
   WorkerCtx w_;
   rte_mempool* pool_ = nullptr;
   std::string yaml_path_;
+  SwitchConfig running_;  // what Reload applies updates on top of
 };
 
 }  // namespace pfc::stagetest
