@@ -89,7 +89,9 @@ void Compare(const Topology& t, int scheme, int elp_bounces) {
   // Walks include every enumerated path, so they leave no more unused.
   EXPECT_LE(vi.extra, ve.extra);
   // The scheme is exactly the walks of its own bounce count.
-  if (scheme == elp_bounces) EXPECT_EQ(vi.extra, 0u);
+  if (scheme == elp_bounces) {
+    EXPECT_EQ(vi.extra, 0u);
+  }
 }
 
 TEST(ClosWalks, AgreesWithEnumeratedPaths) {
