@@ -36,9 +36,22 @@ struct TreeSpec {
   uint8_t cls = 1;
 };
 
+// Implicit Clos ELP (§IV-B): every walk from a host over switches to a host
+// that never leaves a switch by its ingress port and bounces (arrives from a
+// higher layer, leaves to a higher layer) at most `bounces` times, for each
+// class in `classes` (bit c = class c). Never enumerated: the verifier walks
+// it as a dynamic program over (ingress port, tag, bounces) states
+// (clos_walks.h). Needs layers on every switch and no relay hosts.
+struct ClosSpec {
+  bool enabled = false;
+  int bounces = 0;
+  uint64_t classes = 0;
+};
+
 struct Elp {
   std::vector<Path> paths;
   TreeSpec trees;
+  ClosSpec clos;
 };
 
 // One forwarding step of a path: at `node`, a packet enters on local port

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/elp_gen.h"
 
+#include "ctrl/tagger/clos_walks.h"
+
 #include <algorithm>
 #include <functional>
 #include <random>
@@ -102,19 +104,12 @@ bool GenClosPaths(const Topology& t, int bounces, uint8_t cls, size_t max_paths,
     *err = "bounces: expected >= 0";
     return false;
   }
+  if (!CheckClosLayers(t, "clos paths", err)) return false;
   int lo = 1 << 30, hi = -1;
   for (uint32_t n = 0; n < t.num_nodes(); ++n) {
     if (!t.is_switch(n)) continue;
-    if (t.node(n).layer < 0) {
-      *err = "clos paths: switch '" + t.node(n).name + "' has no layer";
-      return false;
-    }
     if (t.has_hosts(n)) lo = std::min(lo, t.node(n).layer);
     hi = std::max(hi, t.node(n).layer);
-  }
-  if (t.has_relays() || hi < 0) {
-    *err = "clos paths: expected a Clos topology of switches with layers and plain hosts";
-    return false;
   }
   const Graph g = EndsOf(t);
   const int slack = 2 * bounces * std::max(0, hi - lo);
@@ -150,9 +145,35 @@ bool GenClosPaths(const Topology& t, int bounces, uint8_t cls, size_t max_paths,
         stack.pop_back();
       };
       dfs(s, false, 0);
-      if (TooMany(elp->paths.size(), max_paths, err)) return false;
+      if (TooMany(elp->paths.size(), max_paths, err)) {
+        *err += " (tag --algo clos and verify take the Clos ELP without enumerating it)";
+        return false;
+      }
     }
   }
+  return true;
+}
+
+bool SetClosSpec(const Topology& t, int bounces, uint8_t cls, Elp* elp, std::string* err) {
+  ClosWalks w;
+  if (!w.Init(t, bounces, err)) return false;
+  if (elp->clos.enabled && elp->clos.bounces != bounces) {
+    *err = "clos ELP: all classes take the same number of bounces";
+    return false;
+  }
+  elp->clos.enabled = true;
+  elp->clos.bounces = bounces;
+  elp->clos.classes |= uint64_t{1} << cls;
+  return true;
+}
+
+bool ExpandClosSpec(const Topology& t, size_t max_paths, Elp* elp, std::string* err) {
+  if (!elp->clos.enabled) return true;
+  for (uint64_t m = elp->clos.classes; m; m &= m - 1)
+    if (!GenClosPaths(t, elp->clos.bounces, static_cast<uint8_t>(__builtin_ctzll(m)), max_paths,
+                      elp, err))
+      return false;
+  elp->clos = ClosSpec();
   return true;
 }
 

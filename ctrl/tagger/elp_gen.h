@@ -24,6 +24,15 @@ bool GenShortestPaths(const Topology& t, int per_pair, uint64_t seed, uint8_t cl
 // bounces = 0 gives the shortest up-down (valley-free) paths.
 bool GenClosPaths(const Topology& t, int bounces, uint8_t cls, size_t max_paths, Elp* elp,
                   std::string* err);
+// The same ELP implicitly (elp.h ClosSpec, for class cls): every walk with at
+// most `bounces` bounces, which includes all of GenClosPaths' paths (those
+// are also loop-free and within the length slack). Verify() checks it without
+// enumeration; fails like ClosWalks::Init, or when classes differ in bounces.
+bool SetClosSpec(const Topology& t, int bounces, uint8_t cls, Elp* elp, std::string* err);
+// Replaces an implicit Clos ELP by GenClosPaths' paths of each of its
+// classes, for what needs explicit paths (greedy, brute force, analyze, ELP
+// files). No-op without one.
+bool ExpandClosSpec(const Topology& t, size_t max_paths, Elp* elp, std::string* err);
 // n random loop-free paths between random end switches, no longer than
 // max_hops switch-to-switch hops (0: the switch graph's diameter).
 bool GenRandomPaths(const Topology& t, size_t n, int max_hops, uint64_t seed, uint8_t cls, Elp* elp,

@@ -57,7 +57,8 @@ struct ElpOpts {
   void Add(CLI::App* app, bool as_gen) {
     if (!as_gen) app->add_option("--elp", file, "ELP file (JSON)");
     app->add_option(as_gen ? "--kind" : "--elp-gen", kind,
-                    "generate the ELP: shortest | clos (up to --bounces bounces; 0 = up-down) | "
+                    "generate the ELP: shortest | clos (every walk with up to --bounces bounces, 0 = up-down; "
+                    "enumerated only for greedy, brute, analyze and gen-elp) | "
                     "trees (destination-rooted shortest-path trees, Table V)")
         ->check(CLI::IsMember({"shortest", "clos", "trees"}));
     app->add_option("--per-pair", per_pair, "shortest: at most this many paths per pair (0 = all)");
@@ -78,7 +79,7 @@ struct ElpOpts {
     for (int c = 1; c <= classes; ++c) {
       const auto cls = static_cast<uint8_t>(c);
       if (kind == "shortest" && !GenShortestPaths(t, per_pair, seed, cls, max_paths, elp, err)) return false;
-      if (kind == "clos" && !GenClosPaths(t, bounces, cls, max_paths, elp, err)) return false;
+      if (kind == "clos" && !SetClosSpec(t, bounces, cls, elp, err)) return false;
       if (kind == "trees") {
         if (classes > 1) return *err = "trees: one class only", false;
         if (t.has_relays()) return *err = "trees: topology has relay hosts", false;
@@ -195,7 +196,7 @@ int main(int argc, char** argv) {
   if (*ge) {
     Elp elp;
     if (!ge_topo.Load(&topo, &err) || !ge_elp.Build(topo, &elp, &err) ||
-        !SaveElp(topo, elp, ge_out, &err))
+        !ExpandClosSpec(topo, ge_elp.max_paths, &elp, &err) || !SaveElp(topo, elp, ge_out, &err))
       return Fail(err);
     std::printf("wrote %s: %zu paths%s\n", ge_out.c_str(), elp.paths.size(),
                 elp.trees.enabled ? " + destination trees" : "");
@@ -211,6 +212,10 @@ int main(int argc, char** argv) {
   const bool clos_no_elp = *tg && algo == "clos" && eo.file.empty() && eo.kind.empty();
   if (clos_no_elp) no_verify = true;
   else if (!eo.Build(topo, &elp, &err)) return Fail(err);
+  // Only verification and the Clos scheme take the Clos ELP implicitly; the
+  // greedy, brute force and route analysis need its paths.
+  if ((*an || (*tg && algo != "clos")) && !ExpandClosSpec(topo, eo.max_paths, &elp, &err))
+    return Fail(err);
   DestTrees trees;
   if (elp.trees.enabled) trees.Build(topo, elp.trees.seed);
   const double t_in = Now();
@@ -296,8 +301,12 @@ int main(int argc, char** argv) {
   std::snprintf(buf, sizeof buf, "%u switches, %u nodes, %u links", nsw ? unsigned(nsw) : 0u,
                 topo.num_nodes(), topo.num_links());
   PrintRow("topology", buf);
-  std::snprintf(buf, sizeof buf, "%zu paths%s, longest %d links", elp.paths.size(),
-                elp.trees.enabled ? " + destination trees" : "", LongestLinks(topo, elp, &trees));
+  if (elp.clos.enabled)
+    std::snprintf(buf, sizeof buf, "every walk with <= %d bounces, %d class(es) (not enumerated)",
+                  elp.clos.bounces, __builtin_popcountll(elp.clos.classes));
+  else
+    std::snprintf(buf, sizeof buf, "%zu paths%s, longest %d links", elp.paths.size(),
+                  elp.trees.enabled ? " + destination trees" : "", LongestLinks(topo, elp, &trees));
   PrintRow("ELP", buf);
   std::snprintf(buf, sizeof buf, "%d (tags 1..%d, %d incl. end-host-only tags)", sum.priorities,
                 sum.max_tag, sum.tags_total);

@@ -105,7 +105,9 @@ std::string TagList(uint64_t m) {
 
 }  // namespace
 
-std::vector<Rule> CompressNode(const Topology& t, const TagRules& r, uint32_t node, bool dc) {
+namespace {
+
+std::vector<Rule> CompressTags(const Topology& t, const TagRules& r, uint32_t node, bool dc) {
   const Node& n = t.node(node);
   const uint64_t all = AllPorts(n.num_ports);
   // tag -> new tag -> rows[in] = out set.
@@ -152,6 +154,57 @@ std::vector<Rule> CompressNode(const Topology& t, const TagRules& r, uint32_t no
     rules.insert(rules.end(), pick.begin(), pick.end());
   }
   JointAggregate(&rules);
+  return rules;
+}
+
+// Exact rules from the don't-care ones: when every hairpin (in == out) of the
+// node is lossy, compress as if hairpins were don't-care and put one
+// top-priority "tags x {i} x {i} -> lossy" rule per port i on which those
+// rules would let a hairpin stay lossless. On a Clos switch whose rules
+// depend only on the directions of in and out ports, that is num_ports + a
+// handful instead of a few rules per port and tag. Empty when not exact.
+std::vector<Rule> HairpinExceptions(const Topology& t, const TagRules& r, uint32_t node) {
+  const Node& n = t.node(node);
+  for (uint32_t i = 0; i < n.num_ports; ++i)
+    for (const RuleEntry& e : r.entries(n.first_port + i))
+      if (((e.outs >> i) & 1) && e.new_tag != kLossyTag) return {};
+  std::vector<Rule> rules = CompressTags(t, r, node, true);
+  int32_t top = 0;
+  for (const Rule& x : rules) top = std::max(top, x.priority + 1);
+  uint64_t tags = 0;
+  for (const Rule& x : rules) tags |= x.tags;
+  std::vector<Rule> exc;
+  for (uint32_t i = 0; i < n.num_ports; ++i) {
+    const uint64_t bit = uint64_t{1} << i;
+    // Tags whose hairpin at i the rules might make lossless: rules of equal
+    // priority may overlap on don't-care pairs, so any lossless one among
+    // the highest-priority matches counts.
+    uint64_t leak = 0;
+    for (uint64_t tm = tags; tm; tm &= tm - 1) {
+      const int tg = __builtin_ctzll(tm);
+      int32_t prio = -1;
+      bool lossless = false;
+      for (const Rule& x : rules) {
+        if (!((x.tags >> tg) & 1) || !(x.in & bit) || !(x.out & bit) || x.priority < prio) continue;
+        if (x.priority > prio) prio = x.priority, lossless = false;
+        lossless |= x.new_tag != kLossyTag;
+      }
+      if (lossless) leak |= uint64_t{1} << tg;
+    }
+    if (leak) exc.push_back({leak, bit, bit, kLossyTag, top});
+  }
+  rules.insert(rules.end(), exc.begin(), exc.end());
+  return rules;
+}
+
+}  // namespace
+
+std::vector<Rule> CompressNode(const Topology& t, const TagRules& r, uint32_t node, bool dc) {
+  std::vector<Rule> rules = CompressTags(t, r, node, dc);
+  if (!dc) {
+    std::vector<Rule> alt = HairpinExceptions(t, r, node);
+    if (!alt.empty() && alt.size() < rules.size()) rules.swap(alt);
+  }
   // Higher priority first (the order a TCAM would hold them), then stable.
   std::sort(rules.begin(), rules.end(), [](const Rule& a, const Rule& b) {
     return std::make_tuple(-a.priority, a.tags, a.new_tag, a.in, a.out) <

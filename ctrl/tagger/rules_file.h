@@ -13,7 +13,12 @@
 // of tag / in / out are joined (joint aggregation). Per tag, when smaller, a
 // priority-0 default "tag, any in, any out -> most common new tag" with
 // priority-1 exceptions on top (explicit new_tag 0 for lossy pairs) is used
-// instead. Rules of equal priority never overlap with different results.
+// instead. Exact rules (hairpins lossy) are also tried as the don't-care
+// rules plus one top-priority "in {i}, out {i} -> lossy" rule per port whose
+// hairpin those would make lossless, kept when smaller (Clos switches: ports
+// + a handful instead of a few rules per port and tag). Rules of equal
+// priority never overlap with different results, except on pairs a higher
+// priority rule overrides.
 // A full port set is written "*"; the tag is never a wildcard (that would
 // turn lossy packets lossless). With hairpin_dont_care, (in == out) pairs
 // may be covered too: only valid when the switch drops hairpinned packets.

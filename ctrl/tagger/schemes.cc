@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/schemes.h"
 
+#include "ctrl/tagger/clos_walks.h"
+
 namespace tagger {
 
 bool BruteForceTags(const Topology& t, const Elp& elp, TagRules* out, std::string* err) {
@@ -40,7 +42,6 @@ bool ClosBounceTags(const Topology& t, int classes, int bounces, TagRules* out, 
     *err = "clos scheme: expected classes >= 1, bounces >= 0 and classes + bounces <= 63";
     return false;
   }
-  auto layer_of = [&](uint32_t n) { return t.node(n).layer < 0 && !t.is_switch(n) ? 0 : t.node(n).layer; };
   for (uint32_t n = 0; n < t.num_nodes(); ++n)
     if (t.forwards(n) && t.node(n).layer < 0) {
       *err = "clos scheme: node '" + t.node(n).name + "' has no layer (set \"layer\" in the topology)";
@@ -53,7 +54,7 @@ bool ClosBounceTags(const Topology& t, int classes, int bounces, TagRules* out, 
     const Node& na = t.node(a);
     uint64_t up = 0;
     for (uint32_t i = 0; i < na.num_ports; ++i)
-      if (layer_of(t.neighbor(na.first_port + i)) > na.layer) up |= uint64_t{1} << i;
+      if (ClosLayer(t, t.neighbor(na.first_port + i)) > na.layer) up |= uint64_t{1} << i;
     const uint64_t all = na.num_ports == 64 ? ~uint64_t{0} : (uint64_t{1} << na.num_ports) - 1;
     for (uint32_t i = 0; i < na.num_ports; ++i) {
       const uint64_t self = uint64_t{1} << i;

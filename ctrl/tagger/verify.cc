@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/verify.h"
 
+#include "ctrl/tagger/clos_walks.h"
+
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -333,6 +335,48 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
     });
   }
   prog->Done();
+  if (elp.clos.enabled) {
+    // The implicit Clos ELP: a breadth-first dynamic program over (ingress
+    // port, tag, bounces used) states from every host port with every class
+    // tag. Each state is expanded once however many walks reach it, so the
+    // cost is states x ports per switch, not the number of paths.
+    ClosWalks walks;
+    std::string werr;
+    if (!walks.Init(t, elp.clos.bounces, &werr)) {
+      error(werr);
+      return rep;
+    }
+    const int nb = elp.clos.bounces + 1;
+    const std::string what = "Clos walk (<= " + std::to_string(elp.clos.bounces) + " bounces)";
+    std::vector<uint64_t> seen(size_t{t.num_ports()} * nb, 0);  // bit = tag
+    std::vector<uint64_t> queue;  // g << 16 | bounces << 8 | tag
+    auto push = [&](uint32_t g, int b, uint8_t tg) {
+      uint64_t& m = seen[size_t{g} * nb + b];
+      if ((m >> tg) & 1) return;
+      m |= Bit(tg);
+      queue.push_back(uint64_t{g} << 16 | uint64_t(b) << 8 | tg);
+    };
+    for (uint32_t a = 0; a < t.num_nodes(); ++a)
+      for (uint64_t hm = t.is_switch(a) ? t.host_mask(a) : 0; hm; hm &= hm - 1)
+        for (uint64_t cm = elp.clos.classes; cm; cm &= cm - 1)
+          push(t.gport(a, static_cast<uint32_t>(__builtin_ctzll(hm))), 0,
+               static_cast<uint8_t>(__builtin_ctzll(cm)));
+    prog->Start("verify: Clos walks", 0);
+    for (size_t q = 0; q < queue.size(); ++q) {
+      const auto g = static_cast<uint32_t>(queue[q] >> 16);
+      const int b = static_cast<int>((queue[q] >> 8) & 0xff);
+      const auto tg = static_cast<uint8_t>(queue[q] & 0xff);
+      const uint32_t a = t.port_node(g);
+      for (uint32_t o = 0; o < t.node(a).num_ports; ++o) {
+        if (!walks.OnWalk(g, o, b)) continue;
+        const uint64_t s = step(g, tg, o, what);
+        if (s != ~uint64_t{0})
+          push(static_cast<uint32_t>(s >> 8), b + walks.Cost(g, o), static_cast<uint8_t>(s & 0xff));
+      }
+    }
+    states += queue.size();
+    prog->Done();
+  }
   rep.elp_states = states;
   rep.elp_failures = failures;
   if (rep.elp_failures)

@@ -25,6 +25,23 @@ if "$T" verify --topo "$D/topo.json" --elp "$D/elp0.json" --rules "$D/rules" >"$
   fail "strict verify should flag extra transitions"
 fi
 grep -q "not used by any ELP path" "$D/v2" || fail "extra transitions message"
+# Clos scheme on FatTree(8) with 2 bounces, verified against every 2-bounce
+# walk without enumerating them (more than 5,000,000 paths), then the files
+# re-verified; rules for 1 bounce fail against 2-bounce walks (exit 2).
+"$T" tag --topo-gen fattree:8 --algo clos --clos-bounces 2 --elp-gen clos --bounces 2 -o "$D/ft" >"$D/ft.out" ||
+  fail "fattree:8 clos 2 bounces: $(cat "$D/ft.out")"
+grep -q "summary: priorities=3 .*verified=yes" "$D/ft.out" || fail "fattree:8 summary: $(cat "$D/ft.out")"
+"$T" verify --topo-gen fattree:8 --elp-gen clos --bounces 2 --rules "$D/ft" >"$D/ftv" || fail "re-verify fattree: $(cat "$D/ftv")"
+grep -q "verify: OK" "$D/ftv" || fail "fattree verify output"
+set +e
+"$T" tag --topo-gen fattree:8 --algo clos --clos-bounces 1 --elp-gen clos --bounces 2 >"$D/ft1"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "1-bounce rules against 2-bounce walks should fail verification (rc $rc)"
+grep -q "Clos walk (<= 2 bounces): at .* becomes lossy" "$D/ft1" || fail "walk failure message: $(cat "$D/ft1")"
+# The greedy still needs the paths: enumeration stays bounded, with a hint.
+if "$T" tag --topo-gen fattree:8 --elp-gen clos --bounces 2 --max-paths 1000 2>"$D/e"; then fail "greedy enumerated"; fi
+grep -q "more than 1000 paths.*without enumerating" "$D/e" || fail "max-paths message: $(cat "$D/e")"
 # Greedy on a Jellyfish with trees + random paths, verified after writing.
 "$T" tag --topo-gen jellyfish:30:8:4:3 --elp-gen trees --extra 20 -o "$D/jf" >"$D/jo" || fail "greedy: $(cat "$D/jo")"
 grep -q "verified=yes" "$D/jo" || fail "greedy not verified"

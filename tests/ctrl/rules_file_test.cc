@@ -75,6 +75,32 @@ TEST(Compress, ClosToRNeedsFewRules) {
   ExpectSameFunction(t, r, false);
 }
 
+TEST(Compress, ExactClosRulesAreHairpinDropRulesPlusOnePerPort) {
+  // Clos rules depend only on port directions, so with hairpins don't-care a
+  // switch needs a handful of rules; exact rules add one "in i, out i ->
+  // lossy" exception per port on top instead of products per port and tag.
+  Topology t;
+  std::string err;
+  ASSERT_TRUE(GenFatTree(8, &t, &err));
+  TagRules r;
+  ASSERT_TRUE(ClosBounceTags(t, 1, 2, &r, &err));
+  for (uint32_t n : t.Switches()) {
+    const auto exact = CompressNode(t, r, n, false);
+    const auto dc = CompressNode(t, r, n, true);
+    EXPECT_LE(dc.size(), 6u) << t.node(n).name;
+    EXPECT_LE(exact.size(), dc.size() + t.node(n).num_ports) << t.node(n).name;
+    EXPECT_EQ(exact.front().new_tag, kLossyTag);  // the exceptions come first
+    EXPECT_EQ(exact.front().in, exact.front().out);
+  }
+  ExpectSameFunction(t, r, false);
+  // A lossless hairpin rules the form out: the exact rules keep it.
+  TagRules hp = r;
+  const uint32_t c0 = t.Find("c0");
+  ASSERT_TRUE(hp.Add(t.gport(c0, 0), 1, 1, 1));
+  for (const Rule& x : CompressNode(t, hp, c0, false)) EXPECT_LE(x.priority, 1);
+  ExpectSameFunction(t, hp, false);
+}
+
 TEST(Compress, DefaultPlusExceptionsWhenSmaller) {
   // One switch with 8 switch neighbours: every (in, out) keeps tag 1 except
   // 0 -> 1, which raises it. With hairpins don't-care, "tag 1 any -> 1" plus
