@@ -135,6 +135,8 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
       CreateDataplane(virt ? 1 : std::max(1u, workers), mbufs, static_cast<uint16_t>(room), err);
   if (!f->dp_) return nullptr;
   f->dp_->idle_sleep_us = configs.empty() ? 0 : configs[0].idle_sleep_us;
+  // One time base for switches, hosts and the timeline: 0 = now.
+  if (!virt) f->dp_->epoch_ns = f->dp_->NowNs();
 
   f->switches_.reserve(plan.switches.size());  // wake pointers point into it
   for (size_t i = 0; i < plan.switches.size(); i++) {
@@ -359,10 +361,9 @@ uint64_t Fabric::RunVirtual() {
 
 void Fabric::RunReal(const std::atomic<bool>& stop) {
   const std::vector<EventSpec>& ev = spec_.events;
-  const uint64_t t0 = dp_->NowNs();
   rte_mempool* pool = dp_->pool;
   while (!stop.load(std::memory_order_relaxed)) {
-    now_ = dp_->NowNs() - t0;
+    now_ = dp_->NowNs();  // 0 at Create (Dataplane::epoch_ns)
     if (spec_.duration_ns != 0 && now_ >= spec_.duration_ns) break;
     while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
       ApplyEvent(ev[next_event_++], now_);

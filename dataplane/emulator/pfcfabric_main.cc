@@ -17,6 +17,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <thread>
 
 #include "ctrl/fabric/fabric_plan.h"
 #include "ctrl/fabric/fabric_spec.h"
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "pfcfabric: an emulated lossless fabric of pfcswitch switches, links and RDMA-like hosts\n"
       "usage: pfcfabric [EAL options --] --fabric FILE [--out DIR] [--check]\n"
-      "  without EAL options: -l 0 (virtual clock) or -l 0-2 (real), --no-huge, --no-pci,\n"
+      "  without EAL options: -l 0 (virtual clock) or -l 0-1/0-2 (real), --no-huge, --no-pci,\n"
       "  --no-shconf, -m sized for the fabric, --file-prefix pfcfabric-<pid>"};
   std::string fabric_path, out_dir, rules_dir;
   bool check = false;
@@ -119,9 +120,11 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> eal = {argv[0]};
   if (split < 0) {
+    // Real clock: the main lcore runs hosts and events, the others switches.
+    const unsigned cores = std::max(2u, std::min(3u, std::thread::hardware_concurrency()));
     eal.insert(eal.end(),
-               {"-l", virt ? "0" : "0-2", "--no-huge", "--no-pci", "--no-shconf", "-m",
-                std::to_string(MemoryMb(configs)), "--file-prefix",
+               {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge", "--no-pci",
+                "--no-shconf", "-m", std::to_string(MemoryMb(configs)), "--file-prefix",
                 "pfcfabric-" + std::to_string(getpid()), "--log-level", "lib.eal:error"});
   } else {
     for (int i = 1; i < split; i++) eal.emplace_back(argv[i]);
@@ -138,7 +141,7 @@ int main(int argc, char** argv) {
   }
   const unsigned workers = virt ? 0 : rte_lcore_count() - 1;
   if (!virt && workers == 0) {
-    std::fprintf(stderr, "pfcfabric: the real clock needs worker lcores (EAL -l 0-2)\n");
+    std::fprintf(stderr, "pfcfabric: the real clock needs worker lcores (EAL -l 0-1 or more)\n");
     rte_eal_cleanup();
     return 2;
   }

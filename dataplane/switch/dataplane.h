@@ -40,12 +40,16 @@ class Dataplane {
   uint64_t tsc_hz = 0;
   uint64_t ns_mult = 0;  // ns per TSC cycle, 32.32 fixed point
   int meta_off = -1;     // mbuf dynfield offset of PktMeta
+  // Subtracted from the clock: the fabric emulator starts its real clock at
+  // 0 so that switches, emulated hosts and the timeline share one time base.
+  uint64_t epoch_ns = 0;
 
   PktMeta* Meta(rte_mbuf* m) const { return RTE_MBUF_DYNFIELD(m, meta_off, PktMeta*); }
   uint64_t NowNs() const {
     // A multiply, not a 128-bit division: this runs after every rx burst.
     return static_cast<uint64_t>((static_cast<unsigned __int128>(rte_get_tsc_cycles()) * ns_mult) >>
-                                 32);
+                                 32) -
+           epoch_ns;
   }
 
   ~Dataplane();
