@@ -31,8 +31,9 @@ std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
 // EAL memory for the whole fabric under --no-huge (the costlier case): each
-// switch's own plan, plus a quarter for the links' and hosts' frames in
-// flight and the pool's rounding.
+// switch's own plan, doubled for the links' and hosts' frames in flight,
+// the emulated ports' rings and the pool's rounding (address space: --no-huge
+// memory is only touched as it is used).
 uint64_t MemoryMb(const std::vector<pfc::SwitchConfig>& configs) {
   uint64_t mb = 0;
   for (const pfc::SwitchConfig& c : configs) {
@@ -41,7 +42,7 @@ uint64_t MemoryMb(const std::vector<pfc::SwitchConfig>& configs) {
     need.tx_desc = 1;
     mb += pfc::PlanMemory(c, need).EalMb();
   }
-  return mb + mb / 4 + 128;
+  return 2 * mb + 256;
 }
 
 }  // namespace
