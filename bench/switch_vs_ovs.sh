@@ -10,7 +10,10 @@
 #    per port, match in_port + dl_dst + DSCP, set DSCP (24 <-> 26 swap, 10
 #    kept, others untouched), output to the port it came from. On this loop
 #    OVS runs on its megaflow classifier (its exact-match cache inserts only
-#    1 flow in 100 by default and hits rarely).
+#    1 flow in 100 by default and hits rarely). OVS gets its frames by
+#    packet-out; pfcswitch reads them from a fifth port (net_pcap0, a finite
+#    capture) which it keeps polling, idle, so the comparison slightly
+#    favours OVS.
 #  * pcap: four net_pcap ports replaying a pcap forever (a copy per packet,
 #    tx dropped). pfcswitch: the full L3 pipeline
 #    (bench/switch_vs_testpmd_l3.yaml). OVS, for the same work: match in_port
