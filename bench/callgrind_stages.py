@@ -6,7 +6,9 @@ stages (used by bench/cost_table.sh).
 Input: a callgrind.out file written with --toggle-collect on the worker
 round, --compress-strings=no --compress-pos=no, of a binary built with -g
 (so inlined code carries its own source file). Output: one JSON object
-{stage: instructions} on stdout, plus "total" (callgrind's own summary).
+{stage: instructions} on stdout, plus "total" (callgrind's own summary) and
+"lines": the 15 source lines (file:line, inlined code at its own line, a
+call out of the binary at its call site) that cost the most.
 
 How an instruction is assigned: self cost in the benchmark binary goes by
 the source file the instruction came from (inlined code included: the
@@ -90,6 +92,8 @@ def main(path, binary):
     self_cost = collections.Counter()   # (fn, file) -> instructions
     calls_in = []      # (caller fn, call-site file, callee fn, inclusive cost) inside the binary
     calls_out = []     # (fn, call-site file, inclusive cost) of calls leaving the binary
+    by_line = collections.Counter()   # (file, line) -> instructions, for the hot-line list
+    out_line = []
     total = None
     fl = fi = fn = ob = ""
     cob = cfn = ""     # callee named for the next calls= line
@@ -108,9 +112,11 @@ def main(path, binary):
                             calls_in.append((fn, fi or fl, call[1], ir))
                         else:
                             calls_out.append((fn, fi or fl, ir))
+                            out_line.append((fn, ((fi or fl).split("/")[-1], parts[0]), ir))
                     call = None
                 elif binary in ob:
                     self_cost[(fn, fi or fl)] += ir
+                    by_line[((fi or fl).split("/")[-1], parts[0])] += ir
                 continue
             if line.startswith(("summary:", "totals:")):
                 total = int(line.split()[1])
@@ -171,11 +177,15 @@ def main(path, binary):
         if fn in ran:
             for st, frac in shares(fn, fl).items():
                 cost[st] += ir * frac
+    for fn, pos, ir in out_line:
+        if fn in ran:
+            by_line[pos] += ir
     cost = {k: round(v) for k, v in cost.items()}
     cost["total"] = total
+    cost["lines"] = [[f"{f}:{n}", ir] for (f, n), ir in by_line.most_common(15)]
     json.dump(cost, sys.stdout)
     print()
-    counted = sum(v for k, v in cost.items() if k != "total")
+    counted = sum(v for k, v in cost.items() if k not in ("total", "lines"))
     if total is None or abs(counted - total) > len(cost):
         sys.exit(f"callgrind_stages: stages sum to {counted}, callgrind's total is {total}")
 

@@ -126,7 +126,7 @@ order = [("rx", "rx burst (PMD + ethdev)"), ("parse", "parse (+ IPv4 checksum ve
          ("release", "release (buffer accounting)"), ("pfc", "PFC (generate, publish, pause)"),
          ("counters", "counters"), ("loop", "worker round loop")]
 known = {k for k, _ in order}
-extra = sorted({k for d in (l2, l3) for k in d if k not in known | {"total", "packets"}})
+extra = sorted({k for d in (l2, l3) for k in d if k not in known | {"total", "packets", "lines"}})
 print(f"{'stage':44} {'L2':>8} {'L3':>8}   (instructions per packet)")
 def per(d, k):
     return d.get(k, 0) / d["packets"]
@@ -137,5 +137,8 @@ for k, label in order + [(k, k) for k in extra]:
 t2, t3 = l2["total"] / l2["packets"], l3["total"] / l3["packets"]
 print(f"{'total':44} {t2:8.1f} {t3:8.1f}   ({l2['packets']} / {l3['packets']} packets)")
 print(f"dpdk-testpmd on the same kind of ports (the I/O floor): mac forwarding {tp_mac}, io {tp_io}")
+print("hottest source lines, L2 (instructions per packet):")
+for pos, ir in l2["lines"][:12]:
+    print(f"  {pos:40} {ir / l2['packets']:6.1f}")
 print(f"RESULT instr_per_pkt={round(t2)} l3_instr_per_pkt={round(t3)}")
 PYEOF
