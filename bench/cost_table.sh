@@ -52,7 +52,8 @@ grep -q -- ' -g ' "$BUILD/compile_commands.json" ||
   die "$BUILD has no debug info: the stages are told apart by source lines (use a build set up with -Ddebug=true)"
 
 WORK=$(mktemp -d /tmp/cost_table.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+# EAL makes a runtime directory per --file-prefix even with --no-shconf.
+trap 'rm -rf "$WORK" /var/run/dpdk/cost$$l2 /var/run/dpdk/cost$$l3 /var/run/dpdk/costtp$$mac /var/run/dpdk/costtp$$io' EXIT
 EAL_MEM=(--no-huge -m 512 --no-shconf --no-pci)
 EAL=("${EAL_MEM[@]}" -l 0 --no-telemetry --log-level='*:warning')
 
