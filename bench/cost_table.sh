@@ -19,7 +19,7 @@
 # Prints the table and, as its LAST line:
 #   RESULT instr_per_pkt=<L2 total> l3_instr_per_pkt=<L3 total>
 #
-# Usage: bench/cost_table.sh [BUILD_DIR]   (default build-cost)
+# Usage: bench/cost_table.sh [BUILD_DIR]   (default build-cost in the source tree)
 #   BUILD_DIR is configured here if it does not exist, as the release build
 #   plus debug info (meson setup --buildtype=release -Ddebug=true: the same
 #   -O3 code, with line tables); an existing one must have been built with -g.
@@ -29,7 +29,7 @@
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build-cost}
+BUILD=${1:-$SRC/build-cost}
 TESTPMD=${TESTPMD:-1}
 TP_SECONDS=${TP_SECONDS:-20}
 PY=/usr/bin/python3
@@ -46,7 +46,7 @@ if [[ ! -d $BUILD ]]; then
   echo "cost_table: configuring $BUILD (release + debug info)"
   meson setup "$BUILD" "$SRC" --buildtype=release -Ddebug=true > /dev/null
 fi
-ninja -C "$BUILD" bench/dataplane/pipeline_bench > /dev/null || die "cannot build pipeline_bench in $BUILD"
+ninja -C "$BUILD" -j "$(nproc)" bench/dataplane/pipeline_bench > /dev/null || die "cannot build pipeline_bench in $BUILD"
 BIN=$BUILD/bench/dataplane/pipeline_bench
 grep -q -- ' -g ' "$BUILD/compile_commands.json" ||
   die "$BUILD has no debug info: the stages are told apart by source lines (use a build set up with -Ddebug=true)"
