@@ -268,6 +268,10 @@ void RunPipeline(benchmark::State& state, bool l2) {
   state.counters["switch_Mpps"] =
       benchmark::Counter(static_cast<double>(sent) / 1e6 / share, benchmark::Counter::kIsRate);
   state.counters["switch_share"] = share;
+  // Everything this switch has forwarded since it was built, over every run
+  // Google Benchmark made: bench/cost_table.sh divides the instructions of
+  // all WorkerRound calls by it.
+  state.counters["tx_total"] = static_cast<double>(TxPackets(rt));
   state.counters["pkts_per_round"] =
       static_cast<double>(sent) /
       static_cast<double>(std::max<benchmark::IterationCount>(state.iterations(), 1));

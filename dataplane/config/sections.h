@@ -5,6 +5,8 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <unordered_map>
+
 #include "dataplane/config/config.h"
 #include "dataplane/config/yaml_util.h"
 
@@ -21,6 +23,24 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Whole-config checks that span sections; also builds buffer/rewrite port counts.
 void Validate(const cfg::Reader& rd, SwitchConfig* c);
+
+// Hands out next-hop indexes so that routes over the same (port, gateway)
+// share one entry of c->next_hops: the route table holds at most
+// RouteTable::kMaxNextHops distinct next hops, while a config may have any
+// number of routes over them (100,000 routes through 4 gateways is normal).
+class NextHopIndex {
+ public:
+  // Indexes the next hops already in c->next_hops.
+  explicit NextHopIndex(SwitchConfig* c);
+  // The index of `nh`, appended if new; RouteTable::kMaxNextHops when `nh` is
+  // new and the table is full.
+  uint16_t Add(const NextHop& nh);
+
+ private:
+  static uint64_t Key(const NextHop& nh) { return (static_cast<uint64_t>(nh.port) << 32) | nh.gateway; }
+  SwitchConfig* c_;
+  std::unordered_map<uint64_t, uint16_t> index_;
+};
 
 // A port reference: a name from `ports:` or a 0-based index.
 PortId PortRef(const cfg::Reader& rd, const YAML::Node& n, const std::string& field,

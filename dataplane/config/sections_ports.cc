@@ -2,6 +2,7 @@
 // Sections: switch, ports, routes, neighbors, l2_table.
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "dataplane/config/sections.h"
 
@@ -139,9 +140,29 @@ PortId PortRef(const cfg::Reader& rd, const YAML::Node& n, const std::string& fi
   rd.Fail(n, field, "a port name from 'ports' or an index 0.." + std::to_string(c.ports.size() - 1));
 }
 
+NextHopIndex::NextHopIndex(SwitchConfig* c) : c_(c) {
+  for (size_t i = 0; i < c->next_hops.size(); i++)
+    index_.emplace(Key(c->next_hops[i]), static_cast<uint16_t>(i));
+}
+
+uint16_t NextHopIndex::Add(const NextHop& nh) {
+  auto it = index_.find(Key(nh));
+  if (it != index_.end()) return it->second;
+  if (c_->next_hops.size() >= RouteTable::kMaxNextHops) return RouteTable::kMaxNextHops;
+  const auto i = static_cast<uint16_t>(c_->next_hops.size());
+  c_->next_hops.push_back(nh);
+  index_.emplace(Key(nh), i);
+  return i;
+}
+
 void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.RequireSeq(n, "routes");
+  NextHopIndex next_hops(c);
+  // (prefix, length) -> index in `routes`, so a duplicate is found without a
+  // quadratic scan over 100,000 routes. The section is parsed into an empty
+  // route list (LoadConfig and a reload both start from none).
+  std::unordered_map<uint64_t, size_t> seen;
   for (size_t i = 0; i < n.size(); i++) {
     const YAML::Node& e = n[i];
     const std::string f = "routes[" + std::to_string(i) + "]";
@@ -163,11 +184,14 @@ void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
         rd.Fail(e["via"], f + ".via",
                 "a gateway inside port " + p.name + "'s subnet " + PrefixText(p.ipv4 & m, p.prefix_len));
     }
-    for (const auto& other : c->routes)
-      if (other.prefix == r.prefix && other.len == r.len)
-        rd.Fail(e["prefix"], f + ".prefix", "a prefix not already routed");
-    r.nh = static_cast<uint16_t>(c->next_hops.size());
-    c->next_hops.push_back(nh);
+    const auto [prev, fresh] = seen.emplace((static_cast<uint64_t>(r.prefix) << 8) | r.len, i);
+    if (!fresh)
+      rd.Fail(e["prefix"], f + ".prefix",
+              "a prefix not already routed (routes[" + std::to_string(prev->second) + "] routes it)");
+    r.nh = next_hops.Add(nh);
+    if (r.nh == RouteTable::kMaxNextHops)
+      rd.Fail(e, f, "at most " + std::to_string(RouteTable::kMaxNextHops) +
+                        " distinct next hops (port, via) over all routes");
     c->routes.push_back(r);
   }
 }

@@ -218,14 +218,18 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
     // ParsePorts made every port have an address in l3 mode and checked that
     // the subnets do not overlap; ParseRoutes kept each `via` on its port's
     // link. Connected subnets route to their port unless a route says otherwise.
+    NextHopIndex next_hops(c);
     for (size_t i = 0; i < c->ports.size(); i++) {
       const auto& p = c->ports[i];
       uint32_t mask = p.prefix_len ? 0xffffffffu << (32 - p.prefix_len) : 0;
       bool have = false;
       for (const auto& r : c->routes) have |= (r.prefix == (p.ipv4 & mask) && r.len == p.prefix_len);
       if (have) continue;
-      c->routes.push_back({p.ipv4 & mask, p.prefix_len, static_cast<uint16_t>(c->next_hops.size())});
-      c->next_hops.push_back({static_cast<PortId>(i), 0});
+      const uint16_t nh = next_hops.Add({static_cast<PortId>(i), 0});
+      if (nh == RouteTable::kMaxNextHops)
+        throw cfg::ConfigError(f + ": routes: port " + p.name + "'s connected subnet needs a next hop, but " +
+                               "the routes already use all " + std::to_string(RouteTable::kMaxNextHops));
+      c->routes.push_back({p.ipv4 & mask, p.prefix_len, nh});
     }
   }
   std::string err;

@@ -2,7 +2,8 @@
 // The config loader on YAML strings: mistakes it used to accept (a key given
 // twice, overlapping subnets, ports named like indexes) and errors that must
 // name the file and the line (missing fields, a `via` off its link, an empty
-// file, a section in both a file and its include), and absolute paths.
+// file, a section in both a file and its include), absolute paths, and
+// route tables larger than the route table's next-hop limit.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -206,6 +207,76 @@ TEST_F(ConfigTest, PathsAreRecordedAbsolute) {
   SwitchConfig again;
   ASSERT_TRUE(LoadConfig(c.path, &again, &err)) << err;
   EXPECT_EQ(again.rewrite.rules.size(), 1u);
+}
+
+// `n` routes, route k for the k-th /24 from 20.0.0.0 via gateway k % 4 (two
+// gateways on each port).
+std::string ManyRoutes(int n) {
+  std::string t = "routes:\n";
+  for (int k = 0; k < n; k++) {
+    const int port = k % 4 / 2;
+    t += "  - { prefix: " + std::to_string(20 + (k >> 16)) + "." + std::to_string((k >> 8) & 255) + "." +
+         std::to_string(k & 255) + ".0/24, port: p" + std::to_string(port) + ", via: 10.0." +
+         std::to_string(port + 1) + "." + std::to_string(2 + k % 2) + " }\n";
+  }
+  return t;
+}
+
+// 100,000 routes over 4 gateways used to need 100,002 next hops (one per
+// route plus the two connected subnets), above the route table's 32,768.
+TEST_F(ConfigTest, RoutesOverTheSameNextHopShareIt) {
+  constexpr int kRoutes = 100000;
+  SwitchConfig c;
+  ASSERT_EQ(Load(kPorts + ManyRoutes(kRoutes), &c), "");
+  ASSERT_EQ(c.routes.size(), kRoutes + 2u);  // + the two connected subnets
+  ASSERT_EQ(c.next_hops.size(), 6u);         // 4 gateways + 2 connected
+  RouteTable rt;
+  std::string err;
+  ASSERT_TRUE(rt.Build(c.routes, c.next_hops, &err)) << err;
+  for (int k : {0, 1, 2, 3, 12345, kRoutes - 1}) {
+    const uint32_t dst = (20u << 24) | (static_cast<uint32_t>(k) << 8) | 7;
+    const uint16_t nh = rt.Lookup(dst);
+    ASSERT_NE(nh, RouteTable::kNoRoute) << k;
+    const int port = k % 4 / 2;
+    EXPECT_EQ(rt.next_hop(nh).port, port) << k;
+    EXPECT_EQ(rt.next_hop(nh).gateway, (10u << 24) | ((port + 1u) << 8) | (2u + k % 2)) << k;
+  }
+  // Connected subnets share nothing with gateways on the same port.
+  const uint16_t conn = rt.Lookup((10u << 24) | (1u << 8) | 9);
+  ASSERT_NE(conn, RouteTable::kNoRoute);
+  EXPECT_EQ(rt.next_hop(conn).port, 0);
+  EXPECT_EQ(rt.next_hop(conn).gateway, 0u);
+
+  // A rules update (pfcctl load) goes through the same loader; more routes
+  // than the next-hop limit prove it there (fewer than above: YAML parsing
+  // is most of this test's time).
+  constexpr int kUpdateRoutes = RouteTable::kMaxNextHops + 1000;
+  const std::string upd = Write("upd.yaml", ManyRoutes(kUpdateRoutes));
+  SwitchConfig updated;
+  ASSERT_TRUE(LoadUpdate(upd, c, &updated, &err)) << err;
+  EXPECT_EQ(updated.routes.size(), kUpdateRoutes + 2u);
+  EXPECT_EQ(updated.next_hops.size(), 6u);
+}
+
+// What is still refused is more distinct next hops than the table holds,
+// named at the route that needs one too many.
+TEST_F(ConfigTest, TooManyDistinctNextHopsNamesTheRoute) {
+  std::string text =
+      "ports:\n  - { name: p0, device: net_af_packet0, ipv4: 10.1.0.1/16, speed: 10G }\nroutes:\n";
+  for (int k = 0; k <= RouteTable::kMaxNextHops; k++)
+    text += "  - { prefix: 20." + std::to_string(k >> 8) + "." + std::to_string(k & 255) +
+            ".0/24, port: p0, via: 10.1." + std::to_string((k + 2) >> 8) + "." + std::to_string((k + 2) & 255) +
+            " }\n";
+  const std::string err = Load(text);
+  EXPECT_HAS(err, At(text, "prefix: 20.128.0.0/24") + " routes[32768]: expected at most 32768 distinct next hops");
+}
+
+TEST_F(ConfigTest, DuplicatePrefixNamesTheFirstRoute) {
+  const std::string text =
+      kPorts + "routes:\n  - { prefix: 10.9.0.0/16, port: p0 }\n  - { prefix: 10.8.0.0/16, port: p0 }\n" +
+      "  - { prefix: 10.9.0.0/16, port: p1 }\n";
+  EXPECT_HAS(Load(text), At(text, "  - { prefix: 10.9.0.0/16, port: p1 }") +
+                             " routes[2].prefix: expected a prefix not already routed (routes[0] routes it)");
 }
 
 }  // namespace

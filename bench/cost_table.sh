@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Where pfcswitch's time goes, independent of machine load: instructions per
+# forwarded packet, per pipeline stage, counted by valgrind's callgrind on
+# bench/dataplane/pipeline_bench (WorkerRound exactly as pfcswitch runs it,
+# four ring ports, 64-byte packets, a closed loop: the harness turns every
+# transmitted packet around). Two configs: static L2 (BM_PipelineL2, the
+# config of bench/switch_vs_testpmd.sh) and L3 (BM_Pipeline: LPM, neighbour,
+# TTL and MAC rewrite). Only instructions inside WorkerRound are counted
+# (--toggle-collect), divided by the packets the switch transmitted, so the
+# harness's own work is left out. bench/callgrind_stages.py assigns every
+# instruction to a stage by the source file it came from (the build has -g,
+# so inlined code keeps its file) or the function it was compiled into.
+#
+# For the I/O floor the same is measured for dpdk-testpmd (mac and io
+# forwarding, four self-looped net_ring ports, 128 packets): all
+# instructions of its forwarding thread per packet it transmitted.
+#
+# Prints the table and, as its LAST line:
+#   RESULT instr_per_pkt=<L2 total> l3_instr_per_pkt=<L3 total>
+#
+# Usage: bench/cost_table.sh [BUILD_DIR]   (default build-cost in the source tree)
+#   BUILD_DIR is configured here if it does not exist, as the release build
+#   plus debug info (meson setup --buildtype=release -Ddebug=true: the same
+#   -O3 code, with line tables); an existing one must have been built with -g.
+#   env: TESTPMD=1 (0: skip testpmd)  TP_SECONDS=20 (wall time of each
+#        testpmd run under valgrind)
+# valgrind is installed from Debian (as root) if missing. Takes 2-4 minutes.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$SRC/build-cost}
+TESTPMD=${TESTPMD:-1}
+TP_SECONDS=${TP_SECONDS:-20}
+PY=/usr/bin/python3
+die() { echo "cost_table: $*" >&2; exit 1; }
+
+if ! command -v valgrind > /dev/null; then
+  [[ $(id -u) == 0 ]] || die "valgrind is not installed (apt-get install valgrind as root)"
+  echo "cost_table: installing valgrind from Debian"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind > /dev/null ||
+    { apt-get update > /dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind > /dev/null; } ||
+    die "could not install valgrind"
+fi
+if [[ ! -d $BUILD ]]; then
+  echo "cost_table: configuring $BUILD (release + debug info)"
+  meson setup "$BUILD" "$SRC" --buildtype=release -Ddebug=true > /dev/null
+fi
+ninja -C "$BUILD" -j "$(nproc)" bench/dataplane/pipeline_bench > /dev/null || die "cannot build pipeline_bench in $BUILD"
+BIN=$BUILD/bench/dataplane/pipeline_bench
+grep -q -- ' -g ' "$BUILD/compile_commands.json" ||
+  die "$BUILD has no debug info: the stages are told apart by source lines (use a build set up with -Ddebug=true)"
+
+WORK=$(mktemp -d /tmp/cost_table.XXXXXX)
+# EAL makes a runtime directory per --file-prefix even with --no-shconf.
+trap 'rm -rf "$WORK" /var/run/dpdk/cost$$l2 /var/run/dpdk/cost$$l3 /var/run/dpdk/costtp$$mac /var/run/dpdk/costtp$$io' EXIT
+EAL_MEM=(--no-huge -m 512 --no-shconf --no-pci)
+EAL=("${EAL_MEM[@]}" -l 0 --no-telemetry --log-level='*:warning')
+
+# profile NAME FILTER: callgrind over one pipeline_bench config; writes
+# $WORK/NAME.json with the instructions per stage and "packets".
+profile() {
+  local name=$1 filter=$2
+  valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --compress-strings=no --compress-pos=no \
+    --callgrind-out-file="$WORK/cg.$name" "$BIN" --benchmark_filter="$filter" \
+    --benchmark_format=json --benchmark_out="$WORK/bm.$name.json" \
+    -- "${EAL[@]}" "--file-prefix=cost$$$name" > "$WORK/log.$name" 2>&1 ||
+    { tail -20 "$WORK/log.$name" >&2; die "pipeline_bench under callgrind failed ($name)"; }
+  "$PY" "$SRC/bench/callgrind_stages.py" "$WORK/cg.$name" "$(basename "$BIN")" > "$WORK/$name.stages" ||
+    die "cannot split the $name profile into stages"
+  "$PY" - "$WORK/bm.$name.json" "$WORK/$name.stages" "$WORK/$name.json" <<'PYEOF'
+import json, sys
+bm = json.load(open(sys.argv[1]))["benchmarks"]
+if not bm or "error_message" in bm[-1]:
+    sys.exit(f"pipeline_bench: {bm[-1].get('error_message') if bm else 'no result'}")
+stages = json.load(open(sys.argv[2]))
+stages["packets"] = int(bm[-1]["tx_total"])
+json.dump(stages, open(sys.argv[3], "w"))
+PYEOF
+}
+
+# testpmd_cost MODE: instructions of testpmd's forwarding thread per packet.
+testpmd_cost() {
+  local mode=$1 out=$WORK/tp.$1
+  timeout -s INT "$TP_SECONDS" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out" \
+    dpdk-testpmd -l 0,1 "${EAL_MEM[@]}" --no-telemetry --log-level=lib.eal:error "--file-prefix=costtp$$$mode" \
+    --vdev net_ring0 --vdev net_ring1 --vdev net_ring2 --vdev net_ring3 -- \
+    "--forward-mode=$mode" --nb-cores=1 --tx-first --txpkts=60 --burst=32 --total-num-mbufs=16384 \
+    --stats-period=100 > "$out.log" 2>&1 || true
+  "$PY" - "$out" <<'PYEOF'
+import glob, re, sys
+out = sys.argv[1]
+log = open(out + ".log").read()
+m = re.search(r"Accumulated forward statistics for all ports.*?TX-packets:\s*(\d+)", log, re.S)
+if not m:
+    sys.exit("testpmd printed no forward statistics")
+# The forwarding lcore's thread is the one that executed the most.
+totals = []
+for f in glob.glob(out + "-*"):
+    t = re.search(r"^totals:\s*(\d+)", open(f).read(), re.M)
+    if t:
+        totals.append(int(t.group(1)))
+print(f"{max(totals) / int(m.group(1)):.1f}")
+PYEOF
+}
+
+echo "cost_table: callgrind on $BIN (L2 and L3 configs), instructions per forwarded packet"
+# (The benchmarks' own MinTime, 2 s of CPU, is CPU time under valgrind.)
+profile l2 '^BM_PipelineL2/64/'
+profile l3 '^BM_Pipeline/64/'
+TP_MAC="-" TP_IO="-"
+if [[ $TESTPMD == 1 ]]; then
+  command -v dpdk-testpmd > /dev/null || die "dpdk-testpmd not found (Debian package dpdk; TESTPMD=0 skips it)"
+  TP_MAC=$(testpmd_cost mac) || die "testpmd mac under callgrind failed"
+  TP_IO=$(testpmd_cost io) || die "testpmd io under callgrind failed"
+fi
+
+"$PY" - "$WORK/l2.json" "$WORK/l3.json" "$TP_MAC" "$TP_IO" <<'PYEOF'
+import json, sys
+l2, l3 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+tp_mac, tp_io = sys.argv[3], sys.argv[4]
+order = [("rx", "rx burst (PMD + ethdev)"), ("parse", "parse (+ IPv4 checksum verify)"),
+         ("classify", "classify (tag -> priority)"), ("route", "route (L2 table / LPM + neighbour)"),
+         ("admit", "admit (buffer accounting)"), ("rewrite", "rewrite (Tagger table, DSCP, TTL)"),
+         ("ingress loop", "ingress loop (drops, metadata, grouping)"), ("enqueue", "enqueue (egress rings)"),
+         ("schedule", "schedule (dequeue, scheduler)"), ("tx", "tx (stash, tx burst, PMD)"),
+         ("release", "release (buffer accounting)"), ("pfc", "PFC (generate, publish, pause)"),
+         ("counters", "counters"), ("loop", "worker round loop")]
+known = {k for k, _ in order}
+extra = sorted({k for d in (l2, l3) for k in d if k not in known | {"total", "packets", "lines"}})
+print(f"{'stage':44} {'L2':>8} {'L3':>8}   (instructions per packet)")
+def per(d, k):
+    return d.get(k, 0) / d["packets"]
+for k, label in order + [(k, k) for k in extra]:
+    a, b = per(l2, k), per(l3, k)
+    if a >= 0.05 or b >= 0.05:
+        print(f"{label:44} {a:8.1f} {b:8.1f}")
+t2, t3 = l2["total"] / l2["packets"], l3["total"] / l3["packets"]
+print(f"{'total':44} {t2:8.1f} {t3:8.1f}   ({l2['packets']} / {l3['packets']} packets)")
+print(f"dpdk-testpmd on the same kind of ports (the I/O floor): mac forwarding {tp_mac}, io {tp_io}")
+print("hottest source lines, L2 (instructions per packet):")
+for pos, ir in l2["lines"][:12]:
+    print(f"  {pos:40} {ir / l2['packets']:6.1f}")
+print(f"RESULT instr_per_pkt={round(t2)} l3_instr_per_pkt={round(t3)}")
+PYEOF
