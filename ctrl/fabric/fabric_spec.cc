@@ -472,8 +472,10 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
     EachItem(secs, "captures", &s, ParseCapture);
     std::stable_sort(s.events.begin(), s.events.end(),
                      [](const EventSpec& a, const EventSpec& b) { return a.at_ns < b.at_ns; });
+    // Results go to the working directory, not beside the (possibly
+    // read-only) fabric file.
     if (s.out_dir.empty())
-      s.out_dir = (fs::path(s.path).parent_path() / fs::path(s.path).stem()).string() + "-results";
+      s.out_dir = (fs::current_path() / fs::path(s.path).stem()).string() + "-results";
     *out = std::move(s);
     return true;
   } catch (const ConfigError& e) {

@@ -34,7 +34,10 @@
 //               { at: 10ms, rules: { switch: L1, file: r.yaml } } ]
 //   captures: [ { link: [T1, L1], file: t1-l1.pcapng } ]
 // Relative paths are relative to the fabric file, except capture files,
-// which go to the results directory (fabric.out). Control thread only.
+// which go to the results directory (fabric.out, default
+// ./<fabric file stem>-results). A capture is a pcapng file (nanosecond
+// timestamps on the fabric's clock) of both directions of an emulated link.
+// Control thread only.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -101,7 +104,7 @@ struct FabricSpec {
   uint64_t seed = 1;
   uint64_t duration_ns = 0;  // 0 (real clock only): until stopped
   uint64_t bin_ns = 1'000'000;
-  std::string out_dir;  // absolute; default <file stem>-results
+  std::string out_dir;  // absolute; default ./<file stem>-results
 
   tagger::Topology topo;
   uint64_t link_rate_bps = 40'000'000'000ull;

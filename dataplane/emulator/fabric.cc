@@ -107,9 +107,36 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
     a->Connect(b);
     b->Connect(a);
   }
+  // Captures: every frame as it starts on the wire, both directions.
+  for (const fabric::CaptureSpec& c : spec.captures) {
+    const fs::path path =
+        fs::path(c.file).is_absolute() ? fs::path(c.file) : fs::path(spec.out_dir) / c.file;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    auto cap = std::make_unique<Capture>();
+    const std::string link = t.node(c.a).name + "-" + t.node(c.b).name;
+    cap->out = std::make_unique<PcapngWriter>(path.string(), link);
+    if (!cap->out->ok()) {
+      *err = spec.path + ": captures: cannot write " + path.string();
+      return nullptr;
+    }
+    for (auto [x, y] : {std::pair{c.a, c.b}, std::pair{c.b, c.a}}) {
+      EmuPort* p = f->ports_[x][t.PortTo(x, y)].get();
+      if (p == nullptr) {
+        *err = spec.path + ": captures: link " + link +
+               " is carried by a DPDK device: capture it with dpdk-dumpcap instead";
+        return nullptr;
+      }
+      Capture* cp = cap.get();
+      p->on_wire = [cp](const rte_mbuf* m, uint64_t start_ns, bool) {
+        std::lock_guard<std::mutex> g(cp->mu);
+        cp->out->Write(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), start_ns);
+      };
+    }
+    f->captures_.push_back(std::move(cap));
+  }
   auto lookup = [&f](const std::string& device) -> EmuPort* {
     if (device.rfind(fabric::kEmuDevicePrefix, 0) != 0) return nullptr;
-    const std::string rest = device.substr(4);
     for (const fabric::SwitchPlan& sp : f->plan_.switches) {
       for (uint16_t p = 0; p < sp.ports.size(); p++) {
         if (sp.ports[p].device == device) return f->ports_[sp.node][p].get();

@@ -22,11 +22,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "ctrl/fabric/fabric_plan.h"
 #include "ctrl/fabric/fabric_spec.h"
+#include "dataplane/emulator/pcapng_writer.h"
 #include "dataplane/emulator/recorder.h"
 #include "dataplane/fabric/host_model.h"
 #include "dataplane/stages/worker_ctx.h"
@@ -98,6 +100,13 @@ class Fabric {
   std::vector<Host> hosts_;
   std::vector<Worker> workers_;
   Recorder rec_;
+  // Link captures: both directions of a link into one file, so the two
+  // ends (two workers on the real clock) share a lock.
+  struct Capture {
+    std::unique_ptr<PcapngWriter> out;
+    std::mutex mu;
+  };
+  std::vector<std::unique_ptr<Capture>> captures_;
   size_t next_event_ = 0;
   uint64_t now_ = 0;
   uint64_t rounds_ = 0;

@@ -59,7 +59,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-fig10-") as tmp:
               if row["prio"] == "1" and row["paused"] == "1" and float(row["t_ms"]) == r["duration_ns"] / 1e6}
     check("every link of the cyclic buffer dependency is paused at the end", all(x in paused for x in loop),
           str(sorted(paused)))
-    for f in ("results.json", "flows.csv", "ports.csv"):
+    pfc = subprocess.run(["tshark", "-r", os.path.join(a, "l2-s1.pcapng"), "-Y", "macc.opcode == 0x0101",
+                          "-T", "fields", "-e", "eth.src"], capture_output=True, text=True).stdout.split()
+    s1 = "02:00:08:"  # S1 is topology node 8: its ports are 02:00:08:<port>:00:01
+    check("tshark decodes S1's PFC frames in the L2-S1 capture", len(pfc) > 0 and all(m.startswith(s1) for m in pfc),
+          f"{len(pfc)} frames")
+    for f in ("results.json", "flows.csv", "ports.csv", "l2-s1.pcapng"):
         check(f"virtual clock is deterministic: {f} identical", filecmp.cmp(os.path.join(a, f), os.path.join(b, f),
                                                                            shallow=False))
     rules = os.path.join(tmp, "rules")
