@@ -3,6 +3,8 @@
 // See pfc_reaction_wire.h.
 #include "bench/dataplane/pfc_reaction_wire.h"
 
+#include "tests/harness/ring_wire.h"
+
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -246,16 +248,15 @@ bool Recover() {
 }
 
 bool Setup(const std::string& shaper_burst) {
+  std::string werr;
   for (int i = 0; i < 2; i++) {
-    const std::string n = std::to_string(i);
-    const unsigned fl = RING_F_SP_ENQ | RING_F_SC_DEQ;
-    g.rx[i] = rte_ring_create(("rb_rx" + n).c_str(), kWireRing, SOCKET_ID_ANY, fl);
-    g.tx[i] = rte_ring_create(("rb_tx" + n).c_str(), kWireRing, SOCKET_ID_ANY, fl);
-    if (!g.rx[i] || !g.tx[i] ||
-        rte_eth_from_rings(("rb" + n).c_str(), &g.rx[i], 1, &g.tx[i], 1, SOCKET_ID_ANY) < 0) {
-      std::fprintf(stderr, "cannot create the net_ring ports: %s\n", rte_strerror(rte_errno));
+    harness::RingWire w;
+    if (!harness::MakeRingWire("rb" + std::to_string(i), kWireRing, &w, &werr)) {
+      std::fprintf(stderr, "%s\n", werr.c_str());
       return false;
     }
+    g.rx[i] = w.rx;
+    g.tx[i] = w.tx;
   }
   char path[] = "/tmp/pfc_reaction_XXXXXX.yaml";
   const int fd = mkstemps(path, 5);

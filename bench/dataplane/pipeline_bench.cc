@@ -44,6 +44,7 @@
 #include "dataplane/config/config.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/stages/worker.h"
+#include "tests/harness/ring_wire.h"
 
 namespace pfc {
 namespace {
@@ -54,11 +55,7 @@ constexpr unsigned kWireRing = 4096;
 constexpr size_t kFrameLen = 60;  // 64 on the wire with the FCS
 constexpr size_t kHdrLen = 34;    // Ethernet + IPv4: what the switch may rewrite
 
-struct Wire {
-  rte_ring* rx = nullptr;
-  rte_ring* tx = nullptr;
-};
-std::array<Wire, kPorts> g_wire;
+std::array<harness::RingWire, kPorts> g_wire;
 
 std::array<uint8_t, 6> SwitchMac(int p) {
   return {0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)};
@@ -312,16 +309,13 @@ BENCHMARK(BM_HostsOnly)->Arg(64)->MinTime(1.0);
 BENCHMARK(BM_PipelineL2)->Arg(64)->MinTime(2.0);
 
 bool CreateWire() {
+  std::string err;
   for (int i = 0; i < kPorts; i++) {
-    const std::string rx = "pb_rx" + std::to_string(i), tx = "pb_tx" + std::to_string(i);
-    g_wire[i].rx =
-        rte_ring_create(rx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    g_wire[i].tx =
-        rte_ring_create(tx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    if (!g_wire[i].rx || !g_wire[i].tx) return false;
-    char name[8];
-    std::snprintf(name, sizeof name, "b%d", i);  // device "net_ring_b<i>"
-    if (rte_eth_from_rings(name, &g_wire[i].rx, 1, &g_wire[i].tx, 1, 0) < 0) return false;
+    // device "net_ring_b<i>"
+    if (!harness::MakeRingWire("b" + std::to_string(i), kWireRing, &g_wire[i], &err)) {
+      std::fprintf(stderr, "%s\n", err.c_str());
+      return false;
+    }
   }
   return true;
 }

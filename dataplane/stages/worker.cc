@@ -36,24 +36,28 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
     // virtual clock (tests) stays where the caller put it.
     if (refresh_clock) w.now_ns = sw.dp.NowNs();
   }
-  for (PortId p : w.ports) {
-    PfcGenerate(w, p);
-    const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns);
-    work += EgressPort(w, p, paused, ready_ns);
-    PfcPublish(w, p);
-    uint64_t d = PfcNextDeadline(w, p);
-    if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
-    // An emulated link: frames to start on our wire, the next arrival, the
-    // FIFO accepting again.
-    if (sw.ports[p].io.kind == PortIo::Kind::kEmu) {
-      d = sw.ports[p].io.emu->Poll(w.now_ns);
-      if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
-    }
-  }
+  for (PortId p : w.ports) work += EgressRound(w, p, ready_ns);
   return work;
 }
 
 }  // namespace
+
+uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns) {
+  Switch& sw = *w.sw;
+  PfcGenerate(w, p);
+  const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns);
+  const uint16_t sent = EgressPort(w, p, paused, ready_ns);
+  PfcPublish(w, p);
+  uint64_t d = PfcNextDeadline(w, p);
+  if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
+  // An emulated link: frames to start on our wire, the next arrival, the
+  // FIFO accepting again.
+  if (sw.ports[p].io.kind == PortIo::Kind::kEmu) {
+    d = sw.ports[p].io.emu->Poll(w.now_ns);
+    if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
+  }
+  return sent;
+}
 
 unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns) {
   return Round(w, now_ns, ready_ns, false);

@@ -19,6 +19,12 @@ int WorkerMain(void* arg);
 // + sent; *ready_ns as in EgressPort, lowered to the next frame arrival or
 // link slot of an emulated port. The worker loop passes the real clock.
 unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns);
+// The egress half of a round for one owned port, in the order a round runs
+// it: PFC generation, egress under the received-pause mask, the published
+// PFC gauges, the port's next deadline (emulated link included). w.now_ns
+// and w.t are the round's. Returns packets sent. (Stage tests call this to
+// run exactly what a worker runs.)
+uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns);
 // The same on the real clock, re-read after every non-empty rx burst.
 unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns);
 

@@ -18,6 +18,7 @@
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
 #include "dataplane/stages/pfc_stage.h"
+#include "dataplane/stages/worker.h"
 #include "tests/dataplane/net/frame_builder.h"
 
 namespace pfc::stagetest {
@@ -36,17 +37,12 @@ std::string Mac(const std::array<uint8_t, 6>& m) {
 }
 
 bool CreateWire() {
+  std::string err;
   for (int i = 0; i < kPorts; i++) {
-    const std::string rx = "st_rx" + std::to_string(i), tx = "st_tx" + std::to_string(i);
-    g_wire[i].rx =
-        rte_ring_create(rx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    g_wire[i].tx =
-        rte_ring_create(tx.c_str(), kWireRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    if (!g_wire[i].rx || !g_wire[i].tx) return false;
-    const int pid = rte_eth_from_rings(("s" + std::to_string(i)).c_str(), &g_wire[i].rx, 1,
-                                       &g_wire[i].tx, 1, 0);
-    if (pid < 0) return false;
-    g_wire[i].dpdk_port = static_cast<uint16_t>(pid);
+    if (!harness::MakeRingWire("s" + std::to_string(i), kWireRing, &g_wire[i], &err)) {
+      std::fprintf(stderr, "%s\n", err.c_str());
+      return false;
+    }
   }
   return true;
 }
@@ -61,10 +57,6 @@ std::string WriteTemp(std::string tmpl, const std::string& text) {
   return tmpl;
 }
 
-void FreeAll(rte_ring* r) {
-  void* m;
-  while (rte_ring_dequeue(r, &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
-}
 
 }  // namespace
 
@@ -221,8 +213,8 @@ void StageTest::TearDown() {
   EXPECT_EQ(sw_->buffer.release_underflows(), 0u);
   EXPECT_EQ(rte_mempool_avail_count(pool_), pool_->size) << "mbufs leaked";
   for (int p = 0; p < kPorts; p++) {
-    FreeAll(Wire(p).tx);
-    FreeAll(Wire(p).rx);
+    harness::DrainRing(Wire(p).tx);
+    harness::DrainRing(Wire(p).rx);
   }
   // The switch stops the ports, then the pool goes, so the next test can
   // create "pfc_pool" again.
@@ -259,12 +251,8 @@ void StageTest::Ingress(PortId in, const std::vector<std::vector<uint8_t>>& fram
 uint16_t StageTest::Egress(PortId port, uint64_t now_ns) {
   w_.now_ns = now_ns;
   w_.t = sw_->CurrentTables();
-  PfcGenerate(w_, port);
-  const uint8_t paused = sw_->ports[port].owner_state->pause.PausedMask(now_ns);
   uint64_t ready = 0;
-  const uint16_t n = EgressPort(w_, port, paused, &ready);
-  PfcPublish(w_, port);
-  return n;
+  return EgressRound(w_, port, &ready);
 }
 
 void StageTest::Receive(PortId port, const std::vector<std::vector<uint8_t>>& frames) {

@@ -24,6 +24,7 @@
 
 #include "dataplane/switch/switch.h"
 #include "dataplane/stages/worker_ctx.h"
+#include "tests/harness/ring_wire.h"
 
 namespace pfc::stagetest {
 
@@ -31,11 +32,7 @@ inline constexpr int kPorts = 4;
 
 // The harness's end of port i: what the switch receives (rx) and what it
 // transmitted (tx). Device name "net_ring_s<i>".
-struct WirePort {
-  rte_ring* rx = nullptr;
-  rte_ring* tx = nullptr;
-  uint16_t dpdk_port = 0;
-};
+using WirePort = harness::RingWire;
 const WirePort& Wire(int i);
 
 // Addresses of the test topology (see BaseYaml()).
@@ -84,9 +81,9 @@ class StageTest : public ::testing::Test {
   rte_mbuf* Mbuf(const std::vector<uint8_t>& frame);
   // Runs one IngressBurst of `frames` (<= kMaxBurst) on in_port at now_ns.
   void Ingress(PortId in, const std::vector<std::vector<uint8_t>>& frames, uint64_t now_ns);
-  // One egress round of `port` as WorkerRound does it, but at a clock the
-  // test chooses: PFC generation, egress with the port's received-pause
-  // mask, then the published PFC gauges. Returns packets sent.
+  // One egress round of `port`, the worker's own EgressRound (PFC
+  // generation, egress under the received-pause mask, the published PFC
+  // gauges), at a clock the test chooses. Returns packets sent.
   uint16_t Egress(PortId port, uint64_t now_ns);
   // Puts frames on the port's rx ring (for WorkerRound).
   void Receive(PortId port, const std::vector<std::vector<uint8_t>>& frames);
