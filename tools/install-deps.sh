@@ -6,7 +6,7 @@
 set -euo pipefail
 PKGS=(
   # build
-  meson ninja-build pkg-config g++ clang libclang-rt-14-dev
+  meson ninja-build pkg-config g++ clang libclang-rt-14-dev clang-format
   dpdk dpdk-dev libdpdk-dev            # dpdk-testpmd is in dpdk-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libtbb-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev

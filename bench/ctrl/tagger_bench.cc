@@ -52,7 +52,8 @@ void BM_Verify(benchmark::State& state) {
   const int max_tag = Summarize(net.t, g.rules).max_tag;
   std::vector<NodeRules> by_node(net.t.num_nodes());
   for (uint32_t n = 0; n < net.t.num_nodes(); ++n)
-    if (net.t.is_switch(n)) by_node[n] = MakeNodeRules(CompressNode(net.t, g.rules, n, false), max_tag);
+    if (net.t.is_switch(n))
+      by_node[n] = MakeNodeRules(CompressNode(net.t, g.rules, n, false), max_tag);
   for (auto _ : state) {
     VerifyReport r = Verify(net.t, net.elp, &net.trees, by_node, {});
     if (!r.ok) state.SkipWithError("verification failed");

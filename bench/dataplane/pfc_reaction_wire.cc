@@ -3,8 +3,6 @@
 // See pfc_reaction_wire.h.
 #include "bench/dataplane/pfc_reaction_wire.h"
 
-#include "tests/harness/ring_wire.h"
-
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -20,6 +18,7 @@
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/pfc/pfc_frame.h"
 #include "dataplane/stages/worker.h"
+#include "tests/harness/ring_wire.h"
 
 namespace pfc::reaction {
 

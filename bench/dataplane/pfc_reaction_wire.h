@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/switch/switch.h"
 #include "dataplane/stages/worker_ctx.h"
+#include "dataplane/switch/switch.h"
 
 namespace pfc::reaction {
 

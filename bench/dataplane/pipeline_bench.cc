@@ -40,10 +40,10 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/switch/switch.h"
 #include "dataplane/config/config.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/stages/worker.h"
+#include "dataplane/switch/switch.h"
 #include "tests/harness/ring_wire.h"
 
 namespace pfc {

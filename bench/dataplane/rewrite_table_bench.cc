@@ -95,7 +95,8 @@ void TimeBursts(benchmark::State& state, Burst burst) {
 
 void BM_RewriteLookup(benchmark::State& state) {
   TimeBursts(state, [](const RewriteTable& t, const Workload& w, size_t pos, uint8_t* out) {
-    for (int i = 0; i < kMaxBurst; i++) out[i] = t.Lookup(w.tags[pos + i], w.in[pos + i], w.out[pos + i]);
+    for (int i = 0; i < kMaxBurst; i++)
+      out[i] = t.Lookup(w.tags[pos + i], w.in[pos + i], w.out[pos + i]);
   });
 }
 BENCHMARK(BM_RewriteLookup)

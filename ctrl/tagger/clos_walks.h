@@ -31,7 +31,8 @@ class ClosWalks {
   int bounces() const { return bounces_; }
   // 1 when entering on global port g and leaving by local port o is a bounce.
   int Cost(uint32_t g, uint32_t o) const {
-    return static_cast<int>(((from_above_[g >> 6] >> (g & 63)) & 1) & ((up_[t_->port_node(g)] >> o) & 1));
+    return static_cast<int>(((from_above_[g >> 6] >> (g & 63)) & 1) &
+                            ((up_[t_->port_node(g)] >> o) & 1));
   }
   // Whether that step, with `used` bounces before it, is on some ELP walk.
   bool OnWalk(uint32_t g, uint32_t o, int used) const;

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/elp.h"
-#include "ctrl/tagger/json_util.h"
 
 #include <tbb/parallel_for.h>
 
@@ -10,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unordered_set>
+
+#include "ctrl/tagger/json_util.h"
 
 namespace tagger {
 
@@ -31,8 +32,8 @@ bool ValidatePath(const Topology& t, const Path& p, size_t index, const std::str
     if (!seen.insert(v).second)
       return fail(fj, "node '" + t.node(v).name + "' appears twice: paths must be loop-free");
     if (j > 0 && t.PortTo(p.nodes[j - 1], v) < 0)
-      return fail(fj, "no link between '" + t.node(p.nodes[j - 1]).name + "' and '" +
-                          t.node(v).name + "'");
+      return fail(
+          fj, "no link between '" + t.node(p.nodes[j - 1]).name + "' and '" + t.node(v).name + "'");
     const bool end = j == 0 || j + 1 == n;
     if (!end && !t.forwards(v))
       return fail(fj, "host '" + t.node(v).name + "' does not forward (mark it relay)");
@@ -82,7 +83,8 @@ bool ParseElpJson(const std::string& text, const std::string& file, const Topolo
     if (!tr.is_object()) return fail("trees", "expected {\"seed\": N, \"class\": C}");
     elp->trees.enabled = true;
     if (tr.contains("seed")) {
-      if (!tr["seed"].is_number_unsigned()) return fail("trees.seed", "expected an unsigned integer");
+      if (!tr["seed"].is_number_unsigned())
+        return fail("trees.seed", "expected an unsigned integer");
       elp->trees.seed = tr["seed"];
     }
     if (tr.contains("class")) {
@@ -147,7 +149,8 @@ bool SaveElp(const Topology& t, const Elp& elp, const std::string& path, std::st
         << "},\n";
   out << "  \"paths\": [";
   for (size_t i = 0; i < elp.paths.size(); ++i) {
-    out << (i ? ",\n    " : "\n    ") << "{\"class\": " << int(elp.paths[i].cls) << ", \"nodes\": [";
+    out << (i ? ",\n    " : "\n    ") << "{\"class\": " << int(elp.paths[i].cls)
+        << ", \"nodes\": [";
     for (size_t k = 0; k < elp.paths[i].nodes.size(); ++k)
       out << (k ? ", " : "") << nlohmann::json(t.node(elp.paths[i].nodes[k]).name).dump();
     out << "]}";
@@ -161,7 +164,8 @@ bool SaveElp(const Topology& t, const Elp& elp, const std::string& path, std::st
 }
 
 void SwitchDistances(const Topology& t, const std::vector<uint32_t>& idx_of_node,
-                     const std::vector<uint32_t>& switches, uint32_t d, std::vector<uint8_t>* dist) {
+                     const std::vector<uint32_t>& switches, uint32_t d,
+                     std::vector<uint8_t>* dist) {
   dist->assign(switches.size(), 0xff);
   std::vector<uint32_t> q;
   q.reserve(switches.size());
@@ -221,45 +225,46 @@ void DestTrees::Build(const Topology& t, uint64_t seed) {
   std::atomic<int> maxd{0};
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, static_cast<uint32_t>(S), 8),
                     [&](const tbb::blocked_range<uint32_t>& r) {
-    std::vector<uint8_t> dist(S);
-    std::vector<uint64_t> best(S);
-    std::vector<uint32_t> q(S);
-    int local_max = 0;
-    for (uint32_t d = r.begin(); d != r.end(); ++d) {
-      if (!t.has_hosts(sw_[d])) continue;  // no destination hosts, no tree
-      uint8_t* nx = &next_[size_t{d} * S];
-      std::fill(dist.begin(), dist.end(), 0xff);
-      dist[d] = 0;
-      q[0] = d;
-      size_t qn = 1;
-      // BFS; each switch one hop further picks, among all its neighbours on
-      // the previous level, the one with the smallest hash of (seed, d, b,
-      // port): a uniformly random shortest-path parent, thread independent.
-      for (size_t h = 0; h < qn; ++h) {
-        const uint32_t a = q[h];
-        const uint8_t da = dist[a];
-        for (uint32_t e = off[a]; e < off[a + 1]; ++e) {
-          const uint32_t b = nbr[e];
-          if (dist[b] == 0xff) {
-            dist[b] = static_cast<uint8_t>(std::min(254, da + 1));
-            best[b] = ~uint64_t{0};
-            q[qn++] = b;
-            local_max = std::max<int>(local_max, dist[b]);
-          }
-          if (dist[b] != da + 1) continue;
-          const uint64_t hv = Mix(seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t{d} << 40) ^
-                                  (uint64_t{b} << 8) ^ back[e]);
-          if (hv < best[b]) {
-            best[b] = hv;
-            nx[b] = back[e];
-          }
-        }
-      }
-    }
-    int cur = maxd.load();
-    while (local_max > cur && !maxd.compare_exchange_weak(cur, local_max)) {
-    }
-  });
+                      std::vector<uint8_t> dist(S);
+                      std::vector<uint64_t> best(S);
+                      std::vector<uint32_t> q(S);
+                      int local_max = 0;
+                      for (uint32_t d = r.begin(); d != r.end(); ++d) {
+                        if (!t.has_hosts(sw_[d])) continue;  // no destination hosts, no tree
+                        uint8_t* nx = &next_[size_t{d} * S];
+                        std::fill(dist.begin(), dist.end(), 0xff);
+                        dist[d] = 0;
+                        q[0] = d;
+                        size_t qn = 1;
+                        // BFS; each switch one hop further picks, among all its neighbours on
+                        // the previous level, the one with the smallest hash of (seed, d, b,
+                        // port): a uniformly random shortest-path parent, thread independent.
+                        for (size_t h = 0; h < qn; ++h) {
+                          const uint32_t a = q[h];
+                          const uint8_t da = dist[a];
+                          for (uint32_t e = off[a]; e < off[a + 1]; ++e) {
+                            const uint32_t b = nbr[e];
+                            if (dist[b] == 0xff) {
+                              dist[b] = static_cast<uint8_t>(std::min(254, da + 1));
+                              best[b] = ~uint64_t{0};
+                              q[qn++] = b;
+                              local_max = std::max<int>(local_max, dist[b]);
+                            }
+                            if (dist[b] != da + 1) continue;
+                            const uint64_t hv =
+                                Mix(seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t{d} << 40) ^
+                                    (uint64_t{b} << 8) ^ back[e]);
+                            if (hv < best[b]) {
+                              best[b] = hv;
+                              nx[b] = back[e];
+                            }
+                          }
+                        }
+                      }
+                      int cur = maxd.load();
+                      while (local_max > cur && !maxd.compare_exchange_weak(cur, local_max)) {
+                      }
+                    });
   max_depth_ = maxd.load();
 }
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/elp_gen.h"
 
-#include "ctrl/tagger/clos_walks.h"
-
 #include <algorithm>
 #include <functional>
 #include <random>
 #include <unordered_map>
+
+#include "ctrl/tagger/clos_walks.h"
 
 namespace tagger {
 namespace {

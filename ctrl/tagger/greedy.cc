@@ -148,8 +148,8 @@ bool GreedyTagger::InsertEdge(Layer& L, uint32_t u, uint32_t v) {
   for (uint32_t x : L.dB) L.tmp.push_back(ns[x].ord);
   const size_t nb = L.tmp.size();
   for (uint32_t x : L.dF) L.tmp.push_back(ns[x].ord);
-  std::merge(L.tmp.begin(), L.tmp.begin() + static_cast<long>(nb), L.tmp.begin() + static_cast<long>(nb),
-             L.tmp.end(), L.pool.begin());
+  std::merge(L.tmp.begin(), L.tmp.begin() + static_cast<long>(nb),
+             L.tmp.begin() + static_cast<long>(nb), L.tmp.end(), L.pool.begin());
   size_t k = 0;
   for (uint32_t x : L.dB) ns[x].ord = L.pool[k++];
   for (uint32_t x : L.dF) ns[x].ord = L.pool[k++];
@@ -204,7 +204,8 @@ TagRules GreedyTagger::Export() const {
     if (!layers_[tag]) continue;
     const Layer& L = *layers_[tag];
     for (uint32_t g = 0; g < t_.num_ports(); ++g) {
-      if (L.ns[g].same) r.Add(g, static_cast<uint8_t>(tag), static_cast<uint8_t>(tag), L.ns[g].same);
+      if (L.ns[g].same)
+        r.Add(g, static_cast<uint8_t>(tag), static_cast<uint8_t>(tag), L.ns[g].same);
       if (L.bump[g]) r.Add(g, static_cast<uint8_t>(tag), static_cast<uint8_t>(tag + 1), L.bump[g]);
     }
   }
@@ -318,8 +319,10 @@ GreedyResult RunGreedy(const Topology& t, const Elp& elp, const DestTrees* trees
         continue;
       }
       const uint32_t gin = t.gport(hp.node, hp.in);
-      if (hp.out < 0) gt.ToHosts(gin, tag[p]);
-      else tag[p] = gt.Step(gin, tag[p], hp.out);
+      if (hp.out < 0)
+        gt.ToHosts(gin, tag[p]);
+      else
+        tag[p] = gt.Step(gin, tag[p], hp.out);
     }
     prog->Update(++done);
   }

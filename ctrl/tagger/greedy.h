@@ -74,7 +74,7 @@ class GreedyTagger {
   const Topology& t_;
   std::vector<std::unique_ptr<Layer>> layers_;  // index = tag
   const uint64_t budget_;
-  std::vector<uint32_t> init_ord_, first_, peer_;  // hot copies for the searches
+  std::vector<uint32_t> init_ord_, first_, peer_;    // hot copies for the searches
   std::vector<uint64_t> sinks_;                      // host ports of the port's node
   std::unordered_map<uint64_t, uint64_t> host_out_;  // (node << 6 | tag) -> out mask
   bool overflow_ = false;
@@ -85,11 +85,11 @@ class GreedyTagger {
 // the destination-rooted trees, level by level.
 struct GreedyResult {
   TagRules rules;
-  int levels = 0;        // longest path in forwarding hops
-  uint64_t bumps = 0;    // rules that raise the tag
-  bool overflow = false; // needed more than 63 tags
-  uint64_t searches = 0;    // acyclicity searches (edges against the order)
-  uint64_t budget_hits = 0; // searches that gave up (tag raised instead)
+  int levels = 0;            // longest path in forwarding hops
+  uint64_t bumps = 0;        // rules that raise the tag
+  bool overflow = false;     // needed more than 63 tags
+  uint64_t searches = 0;     // acyclicity searches (edges against the order)
+  uint64_t budget_hits = 0;  // searches that gave up (tag raised instead)
 };
 GreedyResult RunGreedy(const Topology& t, const Elp& elp, const DestTrees* trees, Progress* prog,
                        uint64_t search_budget = 0);

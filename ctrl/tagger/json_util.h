@@ -2,7 +2,6 @@
 // JSON input helper shared by the topology and ELP readers (control code).
 #pragma once
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace tagger {

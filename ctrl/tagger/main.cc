@@ -2,9 +2,8 @@
 // pfc-tagger: the Tagger rule generator's command line (control program, one
 // thread plus TBB workers). Subcommands: gen-topo, gen-elp, tag, verify,
 // analyze. See `pfc-tagger <cmd> --help`.
-#include <unistd.h>
-
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -36,9 +35,10 @@ struct TopoOpts {
   std::string file, gen;
   void Add(CLI::App* app) {
     auto* o1 = app->add_option("--topo", file, "topology file (JSON)");
-    auto* o2 = app->add_option("--topo-gen", gen,
-                               "generate instead: jellyfish:N:PORTS:SWITCH_PORTS[:SEED], fattree:K, "
-                               "f10:K, leafspine:TORS:SPINES:HOSTS, bcube:N:K");
+    auto* o2 =
+        app->add_option("--topo-gen", gen,
+                        "generate instead: jellyfish:N:PORTS:SWITCH_PORTS[:SEED], fattree:K, "
+                        "f10:K, leafspine:TORS:SPINES:HOSTS, bcube:N:K");
     o1->excludes(o2);
   }
   bool Load(Topology* t, std::string* err) const {
@@ -57,7 +57,8 @@ struct ElpOpts {
   void Add(CLI::App* app, bool as_gen) {
     if (!as_gen) app->add_option("--elp", file, "ELP file (JSON)");
     app->add_option(as_gen ? "--kind" : "--elp-gen", kind,
-                    "generate the ELP: shortest | clos (every walk with up to --bounces bounces, 0 = up-down; "
+                    "generate the ELP: shortest | clos (every walk with up to --bounces bounces, 0 "
+                    "= up-down; "
                     "enumerated only for greedy, brute, analyze and gen-elp) | "
                     "trees (destination-rooted shortest-path trees, Table V)")
         ->check(CLI::IsMember({"shortest", "clos", "trees"}));
@@ -68,7 +69,8 @@ struct ElpOpts {
     app->add_option("--classes", classes, "application classes: the paths repeat for classes 1..N")
         ->capture_default_str();
     app->add_option("--seed", seed, "seed of trees / random paths")->capture_default_str();
-    app->add_option("--max-paths", max_paths, "refuse to enumerate more paths")->capture_default_str();
+    app->add_option("--max-paths", max_paths, "refuse to enumerate more paths")
+        ->capture_default_str();
   }
   bool Build(const Topology& t, Elp* elp, std::string* err) const {
     if (!file.empty() && !kind.empty()) return *err = "give --elp or --elp-gen, not both", false;
@@ -78,14 +80,16 @@ struct ElpOpts {
     *elp = Elp();
     for (int c = 1; c <= classes; ++c) {
       const auto cls = static_cast<uint8_t>(c);
-      if (kind == "shortest" && !GenShortestPaths(t, per_pair, seed, cls, max_paths, elp, err)) return false;
+      if (kind == "shortest" && !GenShortestPaths(t, per_pair, seed, cls, max_paths, elp, err))
+        return false;
       if (kind == "clos" && !SetClosSpec(t, bounces, cls, elp, err)) return false;
       if (kind == "trees") {
         if (classes > 1) return *err = "trees: one class only", false;
         if (t.has_relays()) return *err = "trees: topology has relay hosts", false;
         elp->trees = {true, seed, cls};
       }
-      if (extra && !GenRandomPaths(t, extra, max_hops, seed + 7919 * c, cls, elp, err)) return false;
+      if (extra && !GenRandomPaths(t, extra, max_hops, seed + 7919 * c, cls, elp, err))
+        return false;
     }
     return true;
   }
@@ -107,28 +111,33 @@ void PrintRow(const char* k, const std::string& v) { std::printf("  %-26s %s\n",
 void PrintVerify(const VerifyReport& r) {
   for (const auto& e : r.errors) std::printf("verify: ERROR: %s\n", e.c_str());
   for (const auto& n : r.notes) std::printf("verify: note: %s\n", n.c_str());
-  std::printf("verify: %s (lossless transitions %llu, same-tag edges %llu, ELP states %llu, "
-              "extra %llu)\n",
-              r.ok ? "OK" : "FAILED", (unsigned long long)r.lossless_transitions,
-              (unsigned long long)r.same_tag_edges, (unsigned long long)r.elp_states,
-              (unsigned long long)r.extra);
+  std::printf(
+      "verify: %s (lossless transitions %llu, same-tag edges %llu, ELP states %llu, "
+      "extra %llu)\n",
+      r.ok ? "OK" : "FAILED", (unsigned long long)r.lossless_transitions,
+      (unsigned long long)r.same_tag_edges, (unsigned long long)r.elp_states,
+      (unsigned long long)r.extra);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"pfc-tagger: Tagger deadlock-prevention rule generator (topology + expected lossless "
-               "paths -> verified, compressed per-switch rewrite rules for pfcswitch)"};
+  CLI::App app{
+      "pfc-tagger: Tagger deadlock-prevention rule generator (topology + expected lossless "
+      "paths -> verified, compressed per-switch rewrite rules for pfcswitch)"};
   app.require_subcommand(1);
   app.fallthrough();  // --progress also after the subcommand
   bool progress_flag = false;
-  app.add_flag("--progress", progress_flag, "progress bar on stderr even when it is not a terminal");
+  app.add_flag("--progress", progress_flag,
+               "progress bar on stderr even when it is not a terminal");
 
   // gen-topo
   auto* gt = app.add_subcommand("gen-topo", "generate a topology file");
   std::string gt_spec, gt_out;
-  gt->add_option("spec", gt_spec, "jellyfish:N:PORTS:SWITCH_PORTS[:SEED] | fattree:K | f10:K | "
-                 "leafspine:TORS:SPINES:HOSTS | bcube:N:K")->required();
+  gt->add_option("spec", gt_spec,
+                 "jellyfish:N:PORTS:SWITCH_PORTS[:SEED] | fattree:K | f10:K | "
+                 "leafspine:TORS:SPINES:HOSTS | bcube:N:K")
+      ->required();
   gt->add_option("-o,--out", gt_out, "output file")->required();
 
   // gen-elp
@@ -150,17 +159,23 @@ int main(int argc, char** argv) {
   uint64_t budget = 0;
   tg_topo.Add(tg);
   tg_elp.Add(tg, false);  // optional for --algo clos
-  tg->add_option("--algo", algo, "greedy (algorithm 2) | brute (algorithm 1) | clos (bounce scheme)")
-      ->check(CLI::IsMember({"greedy", "brute", "clos"}))->capture_default_str();
-  tg->add_option("--clos-classes", clos_classes, "clos: application classes N")->capture_default_str();
-  tg->add_option("--clos-bounces", clos_bounces, "clos: bounces M per class")->capture_default_str();
+  tg->add_option("--algo", algo,
+                 "greedy (algorithm 2) | brute (algorithm 1) | clos (bounce scheme)")
+      ->check(CLI::IsMember({"greedy", "brute", "clos"}))
+      ->capture_default_str();
+  tg->add_option("--clos-classes", clos_classes, "clos: application classes N")
+      ->capture_default_str();
+  tg->add_option("--clos-bounces", clos_bounces, "clos: bounces M per class")
+      ->capture_default_str();
   tg->add_option("-o,--out", out_dir, "write <dir>/<switch>.yaml rules files");
-  tg->add_flag("--hairpin-drop", hairpin,
-               "switches drop packets sent back out of their ingress port: (in == out) is don't-care");
+  tg->add_flag(
+      "--hairpin-drop", hairpin,
+      "switches drop packets sent back out of their ingress port: (in == out) is don't-care");
   tg->add_flag("--no-verify", no_verify, "skip the independent verification");
   tg->add_option("--search-budget", budget,
                  "greedy: max edges one cycle search examines before raising the tag instead "
-                 "(0 = exact; bounds run time on big networks)")->capture_default_str();
+                 "(0 = exact; bounds run time on big networks)")
+      ->capture_default_str();
 
   // verify
   auto* vf = app.add_subcommand(
@@ -172,12 +187,14 @@ int main(int argc, char** argv) {
   vf_topo.Add(vf);
   vf_elp.Add(vf, false);
   vf->add_option("--rules", rules_dir, "directory of <switch>.yaml rules files")->required();
-  vf->add_flag("--allow-extra", allow_extra, "lossless transitions beyond the ELP are a note, not an error");
+  vf->add_flag("--allow-extra", allow_extra,
+               "lossless transitions beyond the ELP are a note, not an error");
   vf->add_flag("--hairpin-drop", vf_hairpin, "ignore (in == out) transitions");
 
   // analyze
   auto* an = app.add_subcommand(
-      "analyze", "find a cyclic buffer dependency in plain routes (no Tagger); exit status 2 if found");
+      "analyze",
+      "find a cyclic buffer dependency in plain routes (no Tagger); exit status 2 if found");
   TopoOpts an_topo;
   ElpOpts an_elp;
   an_topo.Add(an);
@@ -190,7 +207,8 @@ int main(int argc, char** argv) {
 
   if (*gt) {
     if (!GenTopoSpec(gt_spec, &topo, &err) || !SaveTopology(topo, gt_out, &err)) return Fail(err);
-    std::printf("wrote %s: %u nodes, %u links\n", gt_out.c_str(), topo.num_nodes(), topo.num_links());
+    std::printf("wrote %s: %u nodes, %u links\n", gt_out.c_str(), topo.num_nodes(),
+                topo.num_links());
     return 0;
   }
   if (*ge) {
@@ -210,8 +228,10 @@ int main(int argc, char** argv) {
   // The Clos scheme needs no ELP (rules follow the layers); without one,
   // there is nothing to verify against.
   const bool clos_no_elp = *tg && algo == "clos" && eo.file.empty() && eo.kind.empty();
-  if (clos_no_elp) no_verify = true;
-  else if (!eo.Build(topo, &elp, &err)) return Fail(err);
+  if (clos_no_elp)
+    no_verify = true;
+  else if (!eo.Build(topo, &elp, &err))
+    return Fail(err);
   // Only verification and the Clos scheme take the Clos ELP implicitly; the
   // greedy, brute force and route analysis need its paths.
   if ((*an || (*tg && algo != "clos")) && !ExpandClosSpec(topo, eo.max_paths, &elp, &err))
@@ -222,7 +242,8 @@ int main(int argc, char** argv) {
 
   if (*an) {
     const AnalyzeReport r = AnalyzeRoutes(topo, elp, &trees);
-    std::printf("%llu buffer dependencies\n%s\n", (unsigned long long)r.dependencies, r.text.c_str());
+    std::printf("%llu buffer dependencies\n%s\n", (unsigned long long)r.dependencies,
+                r.text.c_str());
     return r.cycle.empty() ? 0 : 2;
   }
   if (*vf) {
@@ -327,9 +348,13 @@ int main(int argc, char** argv) {
                 t_in - t0, t_tag - t_in, t_comp - t_tag, t_write - t_comp, t_ver - t_write);
   PrintRow("seconds", buf);
   if (!out_dir.empty()) PrintRow("rules files", out_dir + "/<switch>.yaml");
-  std::printf("summary: priorities=%d max_rules=%zu mean_rules=%.1f other_max_rules=%zu longest=%d "
-              "verified=%s\n",
-              sum.priorities, max_rules, nsw ? double(total_rules) / double(nsw) : 0.0, other_max,
-              LongestLinks(topo, elp, &trees), no_verify ? "skipped" : vr.ok ? "yes" : "NO");
+  std::printf(
+      "summary: priorities=%d max_rules=%zu mean_rules=%.1f other_max_rules=%zu longest=%d "
+      "verified=%s\n",
+      sum.priorities, max_rules, nsw ? double(total_rules) / double(nsw) : 0.0, other_max,
+      LongestLinks(topo, elp, &trees),
+      no_verify ? "skipped"
+      : vr.ok   ? "yes"
+                : "NO");
   return no_verify || vr.ok ? 0 : 2;
 }

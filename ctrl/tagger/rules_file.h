@@ -51,8 +51,8 @@ struct NodeRules {
   std::vector<Rule> rules;
   bool keep_unmatched = false;
   uint8_t lossy_tag = 0;
-  int8_t prio_of_tag[64];       // -1 = unmapped (lossy priority)
-  uint8_t lossless_prios = 0;   // bit p = priority p is PFC-enabled
+  int8_t prio_of_tag[64];      // -1 = unmapped (lossy priority)
+  uint8_t lossless_prios = 0;  // bit p = priority p is PFC-enabled
   NodeRules() { std::fill(prio_of_tag, prio_of_tag + 64, int8_t{-1}); }
   bool lossless(uint8_t tag) const {
     return tag < 64 && prio_of_tag[tag] >= 0 && ((lossless_prios >> prio_of_tag[tag]) & 1);
@@ -66,7 +66,8 @@ struct NodeRules {
 // priorities 1..max_tag; fails when max_tag > 7). Returns false with *err.
 bool WriteRuleFiles(const Topology& t, const std::vector<std::vector<Rule>>& rules, int max_tag,
                     const std::string& dir, std::string* err);
-std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules, int max_tag);
+std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules,
+                      int max_tag);
 // Reads one rules file for `node` (ports checked against its port count).
 bool LoadRulesYaml(const std::string& path, const Topology& t, uint32_t node, NodeRules* nr,
                    std::string* err);

@@ -44,7 +44,8 @@ bool ClosBounceTags(const Topology& t, int classes, int bounces, TagRules* out, 
   }
   for (uint32_t n = 0; n < t.num_nodes(); ++n)
     if (t.forwards(n) && t.node(n).layer < 0) {
-      *err = "clos scheme: node '" + t.node(n).name + "' has no layer (set \"layer\" in the topology)";
+      *err =
+          "clos scheme: node '" + t.node(n).name + "' has no layer (set \"layer\" in the topology)";
       return false;
     }
   const int max_tag = classes + bounces;
@@ -68,7 +69,8 @@ bool ClosBounceTags(const Topology& t, int classes, int bounces, TagRules* out, 
       for (int tag = 1; tag <= top; ++tag) {
         out->Add(na.first_port + i, static_cast<uint8_t>(tag), static_cast<uint8_t>(tag), keep);
         if (tag < max_tag)
-          out->Add(na.first_port + i, static_cast<uint8_t>(tag), static_cast<uint8_t>(tag + 1), bounce);
+          out->Add(na.first_port + i, static_cast<uint8_t>(tag), static_cast<uint8_t>(tag + 1),
+                   bounce);
       }
     }
   }

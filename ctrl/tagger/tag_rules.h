@@ -45,10 +45,10 @@ class TagRules {
 
 // Summary numbers of a rule set on a topology (Table V's columns).
 struct TagSummary {
-  int priorities = 0;        // distinct lossless tags at forwarding-node ingress ports
-  int tags_total = 0;        // distinct tags including those only seen by end hosts
+  int priorities = 0;  // distinct lossless tags at forwarding-node ingress ports
+  int tags_total = 0;  // distinct tags including those only seen by end hosts
   int max_tag = 0;
-  uint64_t triples = 0;      // uncompressed (tag, in, out) entries
+  uint64_t triples = 0;  // uncompressed (tag, in, out) entries
 };
 TagSummary Summarize(const Topology& t, const TagRules& r);
 

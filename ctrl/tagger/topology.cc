@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/topology.h"
-#include "ctrl/tagger/json_util.h"
 
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "ctrl/tagger/json_util.h"
 
 namespace tagger {
 
@@ -43,8 +44,8 @@ bool Topology::Finalize(std::string* err) {
   uint32_t total = 0;
   for (uint32_t n = 0; n < nn; ++n) {
     if (deg[n] > kMaxNodePorts) {
-      *err = "node '" + nodes_[n].name + "' has " + std::to_string(deg[n]) +
-             " ports; at most " + std::to_string(kMaxNodePorts) + " are supported";
+      *err = "node '" + nodes_[n].name + "' has " + std::to_string(deg[n]) + " ports; at most " +
+             std::to_string(kMaxNodePorts) + " are supported";
       return false;
     }
     nodes_[n].first_port = total;
@@ -136,12 +137,15 @@ bool ParseTopologyJson(const std::string& text, const std::string& file, Topolog
     if (n.contains("kind")) {
       if (!n["kind"].is_string()) return fail(f + ".kind", "expected \"switch\" or \"host\"");
       const std::string k = n["kind"];
-      if (k == "host") kind = NodeKind::kHost;
-      else if (k != "switch") return fail(f + ".kind", "expected \"switch\" or \"host\", got '" + k + "'");
+      if (k == "host")
+        kind = NodeKind::kHost;
+      else if (k != "switch")
+        return fail(f + ".kind", "expected \"switch\" or \"host\", got '" + k + "'");
     }
     int layer = -1;
     if (n.contains("layer")) {
-      if (!n["layer"].is_number_integer() || n["layer"].get<int>() < 0 || n["layer"].get<int>() > 15)
+      if (!n["layer"].is_number_integer() || n["layer"].get<int>() < 0 ||
+          n["layer"].get<int>() > 15)
         return fail(f + ".layer", "expected an integer 0..15");
       layer = n["layer"];
     }

@@ -30,8 +30,8 @@ enum class NodeKind : uint8_t { kSwitch, kHost };
 struct Node {
   std::string name;
   NodeKind kind = NodeKind::kSwitch;
-  bool relay = false;     // hosts only: forwards packets (BCube servers)
-  int layer = -1;         // Clos layer; -1 = unknown
+  bool relay = false;  // hosts only: forwards packets (BCube servers)
+  int layer = -1;      // Clos layer; -1 = unknown
   uint32_t first_port = 0;
   uint16_t num_ports = 0;
 };
@@ -52,7 +52,7 @@ class Topology {
   const Node& node(uint32_t n) const { return nodes_[n]; }
   const std::vector<Node>& nodes() const { return nodes_; }
   uint32_t port_node(uint32_t g) const { return port_node_[g]; }
-  uint32_t peer(uint32_t g) const { return peer_[g]; }          // global port at the other end
+  uint32_t peer(uint32_t g) const { return peer_[g]; }  // global port at the other end
   uint32_t neighbor(uint32_t g) const { return port_node_[peer_[g]]; }
   uint32_t gport(uint32_t n, uint32_t local) const { return nodes_[n].first_port + local; }
   uint32_t local(uint32_t g) const { return g - nodes_[port_node_[g]].first_port; }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/verify.h"
 
-#include "ctrl/tagger/clos_walks.h"
-
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -10,6 +8,8 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+
+#include "ctrl/tagger/clos_walks.h"
 
 namespace tagger {
 namespace {
@@ -216,9 +216,13 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
       }
       if (e.y < e.tag) {
         rep.decreasing += __builtin_popcountll(e.outs);
-        ex.Add("decr", PortDesc(t, g) + ": tag " + std::to_string(e.tag) + " -> " +
-                           std::to_string(e.y) + " toward port(s) mask 0x" +
-                           [&] { std::ostringstream o; o << std::hex << e.outs; return o.str(); }());
+        ex.Add(
+            "decr", PortDesc(t, g) + ": tag " + std::to_string(e.tag) + " -> " +
+                        std::to_string(e.y) + " toward port(s) mask 0x" + [&] {
+                          std::ostringstream o;
+                          o << std::hex << e.outs;
+                          return o.str();
+                        }());
       } else if (e.y == e.tag) {
         auto& v = same[e.tag];
         if (v.empty()) v.assign(t.num_ports(), 0);
@@ -253,9 +257,9 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
     VEntry* e = find(g, tg, o);
     if (!e) {
       ++failures;
-      ex.Add("elp", what + ": at " + PortDesc(t, g) + " tag " + std::to_string(tg) +
-                        " out port " + std::to_string(o) + " (to " +
-                        t.node(t.neighbor(t.gport(a, o))).name + ") becomes lossy");
+      ex.Add("elp", what + ": at " + PortDesc(t, g) + " tag " + std::to_string(tg) + " out port " +
+                        std::to_string(o) + " (to " + t.node(t.neighbor(t.gport(a, o))).name +
+                        ") becomes lossy");
       return ~uint64_t{0};
     }
     std::atomic_ref<uint64_t>(e->used).fetch_or(Bit(o), std::memory_order_relaxed);
@@ -349,7 +353,7 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
     const int nb = elp.clos.bounces + 1;
     const std::string what = "Clos walk (<= " + std::to_string(elp.clos.bounces) + " bounces)";
     std::vector<uint64_t> seen(size_t{t.num_ports()} * nb, 0);  // bit = tag
-    std::vector<uint64_t> queue;  // g << 16 | bounces << 8 | tag
+    std::vector<uint64_t> queue;                                // g << 16 | bounces << 8 | tag
     auto push = [&](uint32_t g, int b, uint8_t tg) {
       uint64_t& m = seen[size_t{g} * nb + b];
       if ((m >> tg) & 1) return;
@@ -380,8 +384,8 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
   rep.elp_states = states;
   rep.elp_failures = failures;
   if (rep.elp_failures)
-    error(std::to_string(rep.elp_failures) + " ELP transitions are not lossless (requirement: ELP stays lossless)" +
-          ex.Get("elp"));
+    error(std::to_string(rep.elp_failures) +
+          " ELP transitions are not lossless (requirement: ELP stays lossless)" + ex.Get("elp"));
 
   // 4. Tightness: lossless transitions that no ELP path uses.
   for (uint32_t g = 0; g < t.num_ports(); ++g)
@@ -396,9 +400,12 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
   if (rep.extra) {
     const std::string s = std::to_string(rep.extra) +
                           " lossless transitions are not used by any ELP path (packets off the ELP "
-                          "could stay lossless there)" + ex.Get("extra");
-    if (opt.allow_extra) rep.notes.push_back(s);
-    else error(s);
+                          "could stay lossless there)" +
+                          ex.Get("extra");
+    if (opt.allow_extra)
+      rep.notes.push_back(s);
+    else
+      error(s);
   }
   return rep;
 }
@@ -437,7 +444,8 @@ AnalyzeReport AnalyzeRoutes(const Topology& t, const Elp& elp, const DestTrees* 
   }
   rep.cycle = FindCycle(t, out);
   if (rep.cycle.empty()) {
-    rep.text = "no cyclic buffer dependency: these routes cannot deadlock with one lossless priority";
+    rep.text =
+        "no cyclic buffer dependency: these routes cannot deadlock with one lossless priority";
     return rep;
   }
   std::ostringstream s;

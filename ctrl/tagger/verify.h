@@ -48,10 +48,10 @@ struct VerifyReport {
   uint64_t same_tag_edges = 0;
   uint64_t decreasing = 0;
   uint64_t cyclic_tags = 0;
-  uint64_t elp_states = 0;            // (port, tag) states walked
+  uint64_t elp_states = 0;  // (port, tag) states walked
   uint64_t elp_failures = 0;
-  uint64_t extra = 0;                 // lossless transitions no ELP path uses
-  uint64_t lossy_reentry = 0;         // lossy tag -> lossless tag transitions
+  uint64_t extra = 0;          // lossless transitions no ELP path uses
+  uint64_t lossy_reentry = 0;  // lossy tag -> lossless tag transitions
   int priorities = 0;
 };
 
@@ -67,9 +67,9 @@ std::vector<uint32_t> FindCycle(const Topology& t, const std::vector<uint64_t>& 
 std::string DescribeCycle(const Topology& t, const std::vector<uint32_t>& cycle);
 
 struct AnalyzeReport {
-  uint64_t dependencies = 0;   // edges of the buffer dependency graph
-  std::vector<uint32_t> cycle; // empty: no cyclic buffer dependency
-  std::string text;            // human-readable cycle with the routes causing it
+  uint64_t dependencies = 0;    // edges of the buffer dependency graph
+  std::vector<uint32_t> cycle;  // empty: no cyclic buffer dependency
+  std::string text;             // human-readable cycle with the routes causing it
 };
 AnalyzeReport AnalyzeRoutes(const Topology& t, const Elp& elp, const DestTrees* trees);
 

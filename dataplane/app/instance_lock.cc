@@ -20,7 +20,8 @@ namespace pfc {
 namespace {
 
 // "--opt value" or "--opt=value" at args[i]; advances i past a separate value.
-bool OptionValue(const std::vector<std::string>& args, size_t* i, const std::string& opt, std::string* value) {
+bool OptionValue(const std::vector<std::string>& args, size_t* i, const std::string& opt,
+                 std::string* value) {
   const std::string& a = args[*i];
   if (a == opt && *i + 1 < args.size()) {
     *value = args[++*i];
@@ -63,7 +64,9 @@ long HolderPid(const std::string& path) {
   return 0;
 }
 
-std::string PidText(long pid) { return pid > 0 ? "pid " + std::to_string(pid) : "a process whose pid is unknown"; }
+std::string PidText(long pid) {
+  return pid > 0 ? "pid " + std::to_string(pid) : "a process whose pid is unknown";
+}
 
 // Something accepting connections on the telemetry socket: its pid (from
 // SO_PEERCRED), 0 if unknown, -1 if nothing listens there.
@@ -113,7 +116,8 @@ bool EalVdevInterfaces(const std::vector<std::string>& eal_args, std::vector<Vde
     size_t pos = v.find(',');
     while (pos != std::string::npos) {
       const size_t next = v.find(',', pos + 1);
-      const std::string kv = v.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1);
+      const std::string kv =
+          v.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1);
       if (kv.rfind("iface=", 0) == 0) iface = kv.substr(6);
       pos = next;
     }
@@ -121,11 +125,13 @@ bool EalVdevInterfaces(const std::vector<std::string>& eal_args, std::vector<Vde
     // else cannot be an interface and must not become a lock file path.
     if (iface.empty() || iface.size() > 15 || iface.find_first_of("/ \t\n") != std::string::npos ||
         iface == "." || iface == "..") {
-      *err = "EAL argument --vdev " + v + ": expected iface=<interface name> (1-15 characters, no '/')";
+      *err = "EAL argument --vdev " + v +
+             ": expected iface=<interface name> (1-15 characters, no '/')";
       return false;
     }
     if (!seen.insert(iface).second) {
-      *err = "EAL argument --vdev " + v + ": interface " + iface + " is already named by another --vdev";
+      *err = "EAL argument --vdev " + v + ": interface " + iface +
+             " is already named by another --vdev";
       return false;
     }
     out->push_back({device, iface});
@@ -139,12 +145,14 @@ std::string RuntimeBase() {
   return xdg ? xdg : "/tmp";
 }
 
-std::unique_ptr<LockFile> LockFile::Acquire(const std::string& path, long* holder_pid, std::string* err) {
+std::unique_ptr<LockFile> LockFile::Acquire(const std::string& path, long* holder_pid,
+                                            std::string* err) {
   *holder_pid = 0;
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   if (ec) {
-    *err = "cannot create " + std::filesystem::path(path).parent_path().string() + ": " + ec.message();
+    *err =
+        "cannot create " + std::filesystem::path(path).parent_path().string() + ": " + ec.message();
     return nullptr;
   }
   // A holder unlinks its file at exit while still locked. Someone who opened
@@ -168,14 +176,16 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& path, long* holde
       *holder_pid = HolderPid(path);
       return nullptr;
     }
-    struct stat held {}, named {};
+    struct stat held {
+    }, named{};
     if (fstat(fd, &held) != 0 || stat(path.c_str(), &named) != 0 || held.st_ino != named.st_ino ||
         held.st_dev != named.st_dev) {
       close(fd);
       continue;
     }
     const std::string pid = std::to_string(getpid()) + "\n";
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    if (ftruncate(fd, 0) != 0 ||
+        pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
       *err = "cannot write " + path + ": " + std::strerror(errno);
       unlink(path.c_str());
       close(fd);
@@ -188,7 +198,7 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& path, long* holde
 }
 
 LockFile::~LockFile() {
-  unlink(path_.c_str());   // while still locked: see Acquire
+  unlink(path_.c_str());  // while still locked: see Acquire
   close(fd_);
 }
 
@@ -199,7 +209,8 @@ InstanceLocks::Dirs InstanceLocks::DefaultDirs() {
 
 std::unique_ptr<InstanceLocks> InstanceLocks::Acquire(const Dirs& dirs, const std::string& prefix,
                                                       const std::vector<VdevIface>& ifaces,
-                                                      const std::vector<PortConfig>& ports, std::string* err) {
+                                                      const std::vector<PortConfig>& ports,
+                                                      std::string* err) {
   if (prefix.empty() || prefix.find('/') != std::string::npos) {
     *err = "EAL argument --file-prefix '" + prefix + "': expected a name without '/'";
     return nullptr;
@@ -211,8 +222,8 @@ std::unique_ptr<InstanceLocks> InstanceLocks::Acquire(const Dirs& dirs, const st
   const std::string prefix_lock = prefix_dir + "/pfcswitch.lock";
   auto lock = LockFile::Acquire(prefix_lock, &holder, &why);
   if (!lock) {
-    *err = why.empty() ? "file prefix '" + prefix + "' is in use by pfcswitch " + PidText(holder) + " (" +
-                             prefix_lock + "); give this instance its own --file-prefix"
+    *err = why.empty() ? "file prefix '" + prefix + "' is in use by pfcswitch " + PidText(holder) +
+                             " (" + prefix_lock + "); give this instance its own --file-prefix"
                        : "file prefix '" + prefix + "': " + why;
     return nullptr;
   }
@@ -223,8 +234,8 @@ std::unique_ptr<InstanceLocks> InstanceLocks::Acquire(const Dirs& dirs, const st
   const std::string sock = prefix_dir + "/dpdk_telemetry.v2";
   const long listener = TelemetryListener(sock);
   if (listener >= 0) {
-    *err = "file prefix '" + prefix + "': telemetry socket " + sock + " is in use by " + PidText(listener) +
-           "; give this instance its own --file-prefix";
+    *err = "file prefix '" + prefix + "': telemetry socket " + sock + " is in use by " +
+           PidText(listener) + "; give this instance its own --file-prefix";
     return nullptr;
   }
 
@@ -236,8 +247,8 @@ std::unique_ptr<InstanceLocks> InstanceLocks::Acquire(const Dirs& dirs, const st
     const std::string path = dirs.ifaces + "/" + netns + "-" + vi.iface + ".lock";
     lock = LockFile::Acquire(path, &holder, &why);
     if (!lock) {
-      *err = why.empty() ? who + ": interface " + vi.iface + " is already used by pfcswitch " + PidText(holder) +
-                               " (" + path + ")"
+      *err = why.empty() ? who + ": interface " + vi.iface + " is already used by pfcswitch " +
+                               PidText(holder) + " (" + path + ")"
                          : who + ": interface " + vi.iface + ": " + why;
       return nullptr;
     }
@@ -246,13 +257,14 @@ std::unique_ptr<InstanceLocks> InstanceLocks::Acquire(const Dirs& dirs, const st
   return locks;
 }
 
-std::unique_ptr<InstanceLocks> LockInstance(const std::vector<char*>& eal_argv, const SwitchConfig& cfg,
-                                            std::string* err) {
+std::unique_ptr<InstanceLocks> LockInstance(const std::vector<char*>& eal_argv,
+                                            const SwitchConfig& cfg, std::string* err) {
   std::vector<std::string> args;
   for (size_t i = 1; i < eal_argv.size(); i++) args.emplace_back(eal_argv[i]);
   std::vector<VdevIface> ifaces;
   if (!EalVdevInterfaces(args, &ifaces, err)) return nullptr;
-  return InstanceLocks::Acquire(InstanceLocks::DefaultDirs(), EalFilePrefix(args), ifaces, cfg.ports, err);
+  return InstanceLocks::Acquire(InstanceLocks::DefaultDirs(), EalFilePrefix(args), ifaces,
+                                cfg.ports, err);
 }
 
 }  // namespace pfc

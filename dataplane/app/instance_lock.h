@@ -26,8 +26,8 @@ namespace pfc {
 
 // A kernel interface an EAL --vdev argument opens, and the vdev's name.
 struct VdevIface {
-  std::string device;   // "net_af_packet0"
-  std::string iface;    // "veth0"
+  std::string device;  // "net_af_packet0"
+  std::string iface;   // "veth0"
 };
 
 // The EAL --file-prefix ("rte" when absent, as EAL). Pure.
@@ -49,7 +49,8 @@ class LockFile {
   // Creates (mkdir -p) and locks `path`, writing our pid into it. On
   // conflict returns null with *holder_pid set to the pid written by the
   // holder (0 if it could not be read); on other failures *err says why.
-  static std::unique_ptr<LockFile> Acquire(const std::string& path, long* holder_pid, std::string* err);
+  static std::unique_ptr<LockFile> Acquire(const std::string& path, long* holder_pid,
+                                           std::string* err);
   ~LockFile();
   LockFile(const LockFile&) = delete;
   LockFile& operator=(const LockFile&) = delete;
@@ -66,8 +67,8 @@ class LockFile {
 class InstanceLocks {
  public:
   struct Dirs {
-    std::string dpdk_runtime;   // <base>/dpdk: prefix locks and telemetry sockets
-    std::string ifaces;         // <base>/pfcswitch: interface locks
+    std::string dpdk_runtime;  // <base>/dpdk: prefix locks and telemetry sockets
+    std::string ifaces;        // <base>/pfcswitch: interface locks
   };
   static Dirs DefaultDirs();
 
@@ -78,7 +79,8 @@ class InstanceLocks {
   // already used by pfcswitch pid 1234") when anything is taken.
   static std::unique_ptr<InstanceLocks> Acquire(const Dirs& dirs, const std::string& prefix,
                                                 const std::vector<VdevIface>& ifaces,
-                                                const std::vector<PortConfig>& ports, std::string* err);
+                                                const std::vector<PortConfig>& ports,
+                                                std::string* err);
 
  private:
   std::vector<std::unique_ptr<LockFile>> held_;
@@ -86,7 +88,7 @@ class InstanceLocks {
 
 // What main calls: parses the EAL arguments (argv[0] first) and takes every
 // lock in the default directories.
-std::unique_ptr<InstanceLocks> LockInstance(const std::vector<char*>& eal_argv, const SwitchConfig& cfg,
-                                            std::string* err);
+std::unique_ptr<InstanceLocks> LockInstance(const std::vector<char*>& eal_argv,
+                                            const SwitchConfig& cfg, std::string* err);
 
 }  // namespace pfc

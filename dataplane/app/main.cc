@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "dataplane/app/instance_lock.h"
-#include "dataplane/switch/dataplane.h"
-#include "dataplane/switch/switch.h"
 #include "dataplane/app/stats_report.h"
 #include "dataplane/app/telemetry.h"
 #include "dataplane/config/config.h"
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/stages/worker.h"
+#include "dataplane/switch/dataplane.h"
+#include "dataplane/switch/switch.h"
 
 namespace {
 
@@ -70,10 +70,12 @@ uint64_t MemoryLimit(const pfc::EalMemoryArgs& ea, int64_t memory_mb, std::strin
 std::string Summary(const pfc::SwitchConfig& c) {
   std::string lossless;
   for (int p = 0; p < pfc::kNumPrio; p++)
-    if (c.tag_map.IsLossless(p)) lossless += std::string(lossless.empty() ? "" : ",") + std::to_string(p);
-  return std::to_string(c.ports.size()) + " ports, " + std::to_string(c.routes.size()) + " routes, " +
-         std::to_string(c.rewrite.rules.size()) + " rewrite rules, lossless priorities [" + lossless +
-         "], buffer " + std::to_string(c.buffer.total_bytes) + " bytes";
+    if (c.tag_map.IsLossless(p))
+      lossless += std::string(lossless.empty() ? "" : ",") + std::to_string(p);
+  return std::to_string(c.ports.size()) + " ports, " + std::to_string(c.routes.size()) +
+         " routes, " + std::to_string(c.rewrite.rules.size()) +
+         " rewrite rules, lossless priorities [" + lossless + "], buffer " +
+         std::to_string(c.buffer.total_bytes) + " bytes";
 }
 
 }  // namespace
@@ -82,20 +84,26 @@ int main(int argc, char** argv) {
   // Split EAL arguments from ours at the first "--".
   int split = -1;
   for (int i = 1; i < argc; i++)
-    if (std::string(argv[i]) == "--") { split = i; break; }
+    if (std::string(argv[i]) == "--") {
+      split = i;
+      break;
+    }
   std::vector<char*> eal_argv(argv, argv + (split < 0 ? 1 : split));
   std::vector<std::string> app_args;
   for (int i = (split < 0 ? 1 : split + 1); i < argc; i++) app_args.emplace_back(argv[i]);
 
   std::vector<std::string> eal_args(eal_argv.begin() + 1, eal_argv.end());
 
-  CLI::App app{"pfcswitch: a DPDK switch for lossless Ethernet (PFC, Tagger)", "pfcswitch [EAL options] --"};
+  CLI::App app{"pfcswitch: a DPDK switch for lossless Ethernet (PFC, Tagger)",
+               "pfcswitch [EAL options] --"};
   app.footer(kUsage);
   std::string config_path, check_path, stats_json;
   int64_t memory_mb = -1;
   app.add_option("-c,--config", config_path, "switch config (YAML)")->check(CLI::ExistingFile);
-  app.add_option("--check-config", check_path, "validate a config, print what it needs from EAL, and exit");
-  app.add_option("--memory-mb", memory_mb, "with --check-config: fail unless the config fits in this EAL memory")
+  app.add_option("--check-config", check_path,
+                 "validate a config, print what it needs from EAL, and exit");
+  app.add_option("--memory-mb", memory_mb,
+                 "with --check-config: fail unless the config fits in this EAL memory")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   app.add_option("--stats-json", stats_json, "write the final counters to this file at exit");
   std::reverse(app_args.begin(), app_args.end());
@@ -120,7 +128,8 @@ int main(int argc, char** argv) {
   std::string err;
   const pfc::EalMemoryArgs ea = pfc::ParseEalMemoryArgs(eal_args);
   if (!ea.ok) {
-    std::fprintf(stderr, "pfcswitch: EAL %s: expected megabytes, such as -m 256 or --socket-mem 128,128\n",
+    std::fprintf(stderr,
+                 "pfcswitch: EAL %s: expected megabytes, such as -m 256 or --socket-mem 128,128\n",
                  ea.bad.c_str());
     return 2;
   }
@@ -150,11 +159,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (config_path.empty()) {
-    std::fprintf(stderr, "pfcswitch: --config FILE is required (after EAL options and --)\n%s", kUsage);
+    std::fprintf(stderr, "pfcswitch: --config FILE is required (after EAL options and --)\n%s",
+                 kUsage);
     return 2;
   }
   if (memory_mb >= 0) {
-    std::fprintf(stderr, "pfcswitch: --memory-mb goes with --check-config; give EAL -m to a running switch\n");
+    std::fprintf(
+        stderr,
+        "pfcswitch: --memory-mb goes with --check-config; give EAL -m to a running switch\n");
     return 2;
   }
   if (!pfc::LoadConfig(config_path, &cfg, &err)) {
@@ -187,7 +199,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (rte_lcore_count() < cfg.workers + 1) {
-    std::fprintf(stderr, "pfcswitch: switch.workers=%u needs %u lcores (EAL -l 0-%u), EAL gave %u\n",
+    std::fprintf(stderr,
+                 "pfcswitch: switch.workers=%u needs %u lcores (EAL -l 0-%u), EAL gave %u\n",
                  cfg.workers, cfg.workers + 1, cfg.workers, rte_lcore_count());
     rte_eal_cleanup();
     return 2;
@@ -215,8 +228,8 @@ int main(int argc, char** argv) {
     if (w == cfg.workers) break;
     rte_eal_remote_launch(pfc::WorkerMain, &workers[w++], lcore);
   }
-  std::printf("pfcswitch: forwarding on %zu ports with %u worker(s): %s\n", sw->ports.size(), cfg.workers,
-              Summary(cfg).c_str());
+  std::printf("pfcswitch: forwarding on %zu ports with %u worker(s): %s\n", sw->ports.size(),
+              cfg.workers, Summary(cfg).c_str());
   std::fflush(stdout);
 
   while (!g_signalled.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -237,7 +250,9 @@ int main(int argc, char** argv) {
   // freed later would go into a freed pool (tests/system/test_pcap_exit.py
   // checks that pcap's cached mbufs came home).
   if (const unsigned out = rte_mempool_in_use_count(dp->pool))
-    std::fprintf(stderr, "pfcswitch: %u mbufs not back in the pool at exit (held by a device or lost)\n", out);
+    std::fprintf(stderr,
+                 "pfcswitch: %u mbufs not back in the pool at exit (held by a device or lost)\n",
+                 out);
   dp.reset();
   rte_eal_cleanup();
   return 0;

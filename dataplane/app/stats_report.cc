@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/app/stats_report.h"
 
-#include "dataplane/switch/emu_port.h"
-
 #include <rte_ethdev.h>
+
+#include "dataplane/switch/emu_port.h"
 
 namespace pfc {
 namespace {
@@ -37,7 +37,8 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
   json j;
   const PortRuntime& pr = sw.ports[p];
   j["name"] = pr.name;
-  AddCounters(sw, [&](const WorkerStats& w) -> const PortCounters& { return w.port[p]; }, &j);
+  AddCounters(
+      sw, [&](const WorkerStats& w) -> const PortCounters& { return w.port[p]; }, &j);
   // What the device itself lost or refused, before the switch could count a
   // packet (e.g. an AF_PACKET ring overflowing while the worker was not
   // running): reported beside the switch's own drop reasons.
@@ -70,7 +71,8 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
     json drops = json::object();
     uint64_t total = 0;
     for (int r = 0; r < kNumDropReasons; r++) {
-      uint64_t v = Sum(sw, [&](const WorkerStats& w) -> const Counter& { return w.prio[p][q].drops[r]; });
+      uint64_t v =
+          Sum(sw, [&](const WorkerStats& w) -> const Counter& { return w.prio[p][q].drops[r]; });
       drops[std::string(DropReasonName(static_cast<DropReason>(r)))] = v;
       total += v;
     }

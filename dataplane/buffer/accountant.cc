@@ -228,7 +228,7 @@ void IngressBatch::Flush() {
 
 void ReleaseBatch::Add(PortId in_port, int in_prio, uint32_t bytes) {
   const uint16_t key = static_cast<uint16_t>(in_port * kNumPrio + in_prio);
-  if (n_ && key_[n_ - 1] == key) {   // runs of one PG are the common case
+  if (n_ && key_[n_ - 1] == key) {  // runs of one PG are the common case
     bytes_[n_ - 1] += bytes;
     return;
   }

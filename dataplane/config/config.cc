@@ -18,12 +18,14 @@ namespace {
 
 // Parses one YAML document that must be a map (`expected` describes it)
 // with no key given twice anywhere.
-YAML::Node ParseText(const std::string& path, const std::string& text, const std::string& expected) {
+YAML::Node ParseText(const std::string& path, const std::string& text,
+                     const std::string& expected) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw cfg::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
+    throw cfg::ConfigError(path + ":" + std::to_string(e.mark.line + 1) +
+                           ": YAML syntax: " + e.msg);
   }
   cfg::Reader rd(path);
   // An empty (or comment-only) file parses to a null node without a line.
@@ -59,16 +61,18 @@ YAML::Node MergeInclude(const ReadTextFn& read, const cfg::Reader& rd, YAML::Nod
   *inc_path = Absolute(p);
   std::string text;
   if (!read(*inc_path, &text))
-    rd.Fail(inc, "include", "a readable rules file (resolved to " + *inc_path + "): cannot open it");
-  YAML::Node other = ParseText(*inc_path, text, "a map of sections qos, rewrite, routes, neighbors");
+    rd.Fail(inc, "include",
+            "a readable rules file (resolved to " + *inc_path + "): cannot open it");
+  YAML::Node other =
+      ParseText(*inc_path, text, "a map of sections qos, rewrite, routes, neighbors");
   cfg::Reader ird(*inc_path);
   ird.CheckKeys(other, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
   for (const char* sec : {"qos", "rewrite", "routes", "neighbors"}) {
     if (!other[sec]) continue;
     if (root[sec])
       throw cfg::ConfigError(rd.file() + ":" + cfg::KeyLine(root, sec) + ": " + sec +
-                             ": expected the section in one file only (also defined at " + *inc_path + ":" +
-                             cfg::KeyLine(other, sec) + ")");
+                             ": expected the section in one file only (also defined at " +
+                             *inc_path + ":" + cfg::KeyLine(other, sec) + ")");
     root[sec] = other[sec];
     from_inc->insert(sec);
   }
@@ -120,8 +124,9 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
     c.path = Absolute(path);
     cfg::Reader rd(path);
     YAML::Node root = LoadFile(read, path, "a map with sections switch, ports, ...");
-    rd.CheckKeys(root, "", {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer",
-                            "pfc", "rewrite", "include"});
+    rd.CheckKeys(root, "",
+                 {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer", "pfc",
+                  "rewrite", "include"});
     std::string inc_path;
     std::set<std::string> from_inc;
     root = MergeInclude(read, rd, root, &inc_path, &from_inc);
@@ -157,8 +162,9 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
       cfgsec::ParseQos(rd, root["qos"], &c);
       // Buffers, headroom and PFC generators were sized for the lossless set.
       if (c.tag_map.lossless_mask != base.tag_map.lossless_mask)
-        rd.Fail(root["qos"]["lossless"], "qos.lossless",
-                "the running switch's lossless priorities (they size buffers; restart to change them)");
+        rd.Fail(
+            root["qos"]["lossless"], "qos.lossless",
+            "the running switch's lossless priorities (they size buffers; restart to change them)");
     }
     if (root["routes"]) {
       c.routes.clear();

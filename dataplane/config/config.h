@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <vector>
+
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/common/types.h"
 #include "dataplane/pfc/pfc_generator.h"
@@ -25,31 +26,38 @@ using MacAddr = std::array<uint8_t, 6>;
 
 struct PortConfig {
   std::string name;
-  std::string device;        // DPDK port name (vdev name or PCI address)
+  std::string device;  // DPDK port name (vdev name or PCI address)
   bool has_mac = false;
   MacAddr mac{};
   bool has_ipv4 = false;
-  uint32_t ipv4 = 0;         // host order
+  uint32_t ipv4 = 0;  // host order
   uint8_t prefix_len = 0;
-  uint64_t speed_bps = 0;    // emulated link speed: PFC timing and headroom
+  uint64_t speed_bps = 0;  // emulated link speed: PFC timing and headroom
   uint32_t cable_m = 0;
   uint32_t mtu = 1500;
-  SchedConfig sched{};       // shaper_bps/shaper_burst included
+  SchedConfig sched{};  // shaper_bps/shaper_burst included
 };
 
-struct NeighborConfig { uint32_t ip; MacAddr mac; PortId port; };
-struct L2Entry { MacAddr mac; PortId port; };
+struct NeighborConfig {
+  uint32_t ip;
+  MacAddr mac;
+  PortId port;
+};
+struct L2Entry {
+  MacAddr mac;
+  PortId port;
+};
 
 struct PfcSettings {
-  uint16_t pause_quanta = 0xffff;     // quanta in an XOFF frame
-  double refresh_fraction = 0.5;      // refresh after this fraction of the pause time
-  bool honor_pause_8023x = true;      // classic PAUSE pauses all priorities
-  uint32_t response_ns = 1000;        // the switch's own reaction time, for headroom
+  uint16_t pause_quanta = 0xffff;  // quanta in an XOFF frame
+  double refresh_fraction = 0.5;   // refresh after this fraction of the pause time
+  bool honor_pause_8023x = true;   // classic PAUSE pauses all priorities
+  uint32_t response_ns = 1000;     // the switch's own reaction time, for headroom
 };
 
 struct SwitchConfig {
-  std::string path;           // absolute, so tools in other directories can re-read it
-  std::string include_path;   // absolute; empty without `include:`
+  std::string path;          // absolute, so tools in other directories can re-read it
+  std::string include_path;  // absolute; empty without `include:`
   enum class Mode { kL3, kL2 } mode = Mode::kL3;
   unsigned workers = 1;
   uint32_t idle_sleep_us = 50;
@@ -60,13 +68,13 @@ struct SwitchConfig {
   bool hairpin_drop = false;
 
   std::vector<PortConfig> ports;
-  std::vector<RouteTable::Route> routes;   // nh indexes next_hops
+  std::vector<RouteTable::Route> routes;  // nh indexes next_hops
   std::vector<NextHop> next_hops;
   std::vector<NeighborConfig> neighbors;
   std::vector<L2Entry> l2_table;
 
   TagMap tag_map;
-  uint32_t cell_bytes = 128;               // buffer accounting granularity
+  uint32_t cell_bytes = 128;  // buffer accounting granularity
   BufferConfig buffer;
   RewriteConfig rewrite;
   PfcSettings pfc;
@@ -98,8 +106,8 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
 PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p);
 
 // Helpers exposed for tests and the CLI.
-bool ParseRate(const std::string& s, uint64_t* bps);      // "10G", "2.5G", "100M", "1000000"
-bool ParseBytes(const std::string& s, uint64_t* bytes);   // "4M", "16K", "1500"
+bool ParseRate(const std::string& s, uint64_t* bps);     // "10G", "2.5G", "100M", "1000000"
+bool ParseBytes(const std::string& s, uint64_t* bytes);  // "4M", "16K", "1500"
 bool ParseMac(const std::string& s, MacAddr* mac);
 bool ParseIpv4(const std::string& s, uint32_t* ip);
 bool ParsePrefix(const std::string& s, uint32_t* ip, uint8_t* len);

@@ -9,7 +9,7 @@ namespace {
 
 constexpr uint64_t kSmallPage = 4096;
 constexpr uint64_t kHugePage = 2ull << 20;
-constexpr uint64_t kRingHeader = 384;   // struct rte_ring, cache-aligned (over-estimate)
+constexpr uint64_t kRingHeader = 384;  // struct rte_ring, cache-aligned (over-estimate)
 
 uint64_t Pow2AtLeast(uint64_t v) {
   uint64_t p = 1;
@@ -36,19 +36,21 @@ MemoryPlan PlanMemory(const SwitchConfig& c, const EalNeedsInput& in) {
 
   // The buffer: the smallest admissible frame, charged in whole cells.
   const uint64_t min_frame = c.mode == SwitchConfig::Mode::kL3 ? 14 + 20 : 14;
-  const uint64_t by_buffer = c.buffer.total_bytes / CellRoundUp(min_frame, cell) + c.workers * kMaxBurst;
+  const uint64_t by_buffer =
+      c.buffer.total_bytes / CellRoundUp(min_frame, cell) + c.workers * kMaxBurst;
   // Egress rings: one queue may hold the whole buffer, within the budget.
-  const uint64_t cap = Pow2AtMost(std::max<uint64_t>(kRingMemoryBudget / sizeof(void*) / (nports * kNumPrio), 1));
-  p.egress_ring_slots =
-      static_cast<uint32_t>(std::clamp<uint64_t>(std::min(Pow2AtLeast(by_buffer + 1), cap), 256, 1u << 20));
+  const uint64_t cap =
+      Pow2AtMost(std::max<uint64_t>(kRingMemoryBudget / sizeof(void*) / (nports * kNumPrio), 1));
+  p.egress_ring_slots = static_cast<uint32_t>(
+      std::clamp<uint64_t>(std::min(Pow2AtLeast(by_buffer + 1), cap), 256, 1u << 20));
   const uint64_t by_rings = nports * kNumPrio * (p.egress_ring_slots - 1 + kTxStashSlots);
   p.buffer_pkts = std::min(by_buffer, by_rings);
 
   const uint64_t rx = in.rx_desc ? in.rx_desc : nports * kRxDesc;
   const uint64_t tx = in.tx_desc ? in.tx_desc : nports * kTxDesc;
-  const uint64_t lcores = c.workers + 1;   // workers and the main lcore
-  p.mbufs = p.buffer_pkts + rx + tx + nports * ((kControlRing - 1) + kTxStashSlots) + c.workers * kMaxBurst +
-            lcores * (kPoolCache * 3 / 2);
+  const uint64_t lcores = c.workers + 1;  // workers and the main lcore
+  p.mbufs = p.buffer_pkts + rx + tx + nports * ((kControlRing - 1) + kTxStashSlots) +
+            c.workers * kMaxBurst + lcores * (kPoolCache * 3 / 2);
 
   // One object: header, rte_mbuf, headroom and a data room for the largest
   // frame (MTU + Ethernet header, FCS and a VLAN tag), in cache lines. DPDK
@@ -77,11 +79,12 @@ MemoryPlan PlanMemory(const SwitchConfig& c, const EalNeedsInput& in) {
 }
 
 std::string MemoryPlan::Describe() const {
-  return "needs " + std::to_string(EalMb()) + " MB of EAL memory (-m " + std::to_string(EalMb()) + "): " +
-         std::to_string(mbufs) + " mbufs (" + std::to_string(buffer_pkts) + " for the buffer) x " +
-         std::to_string(obj_footprint) + " B" +
-         (hugepages ? " in 2 MB hugepages" : " (--no-huge: one 4 KiB page per mbuf)") + " = " + Mb(pool_bytes) +
-         ", rings " + Mb(ring_bytes) + ", EAL and pool overhead " + Mb(kEalOverheadBytes);
+  return "needs " + std::to_string(EalMb()) + " MB of EAL memory (-m " + std::to_string(EalMb()) +
+         "): " + std::to_string(mbufs) + " mbufs (" + std::to_string(buffer_pkts) +
+         " for the buffer) x " + std::to_string(obj_footprint) + " B" +
+         (hugepages ? " in 2 MB hugepages" : " (--no-huge: one 4 KiB page per mbuf)") + " = " +
+         Mb(pool_bytes) + ", rings " + Mb(ring_bytes) + ", EAL and pool overhead " +
+         Mb(kEalOverheadBytes);
 }
 
 EalMemoryArgs ParseEalMemoryArgs(const std::vector<std::string>& args) {
@@ -139,8 +142,8 @@ bool IsPciAddress(const std::string& d) {
     return true;
   };
   auto bdf = [&](size_t at) {
-    return d.size() == at + 7 && hex(at, 2) && d[at + 2] == ':' && hex(at + 3, 2) && d[at + 5] == '.' &&
-           d[at + 6] >= '0' && d[at + 6] <= '7';
+    return d.size() == at + 7 && hex(at, 2) && d[at + 2] == ':' && hex(at + 3, 2) &&
+           d[at + 5] == '.' && d[at + 6] >= '0' && d[at + 6] <= '7';
   };
   return bdf(0) || (hex(0, 4) && d.size() > 4 && d[4] == ':' && bdf(5));
 }

@@ -30,12 +30,12 @@ namespace pfc {
 
 // Sizes the runtime uses (dataplane/app/runtime.cc), in one place so the
 // plan and the pool agree.
-inline constexpr uint32_t kRxDesc = 1024;           // per port, before the device adjusts it
+inline constexpr uint32_t kRxDesc = 1024;  // per port, before the device adjusts it
 inline constexpr uint32_t kTxDesc = 1024;
-inline constexpr uint32_t kControlRing = 256;       // slots; one stays empty
-inline constexpr uint32_t kTxStashSlots = 2 * kMaxBurst;   // port_state.h TxStash::kCap
-inline constexpr uint32_t kPoolCache = 256;         // per-lcore mempool cache
-inline constexpr uint64_t kRingMemoryBudget = 32ull << 20;   // all egress rings together
+inline constexpr uint32_t kControlRing = 256;               // slots; one stays empty
+inline constexpr uint32_t kTxStashSlots = 2 * kMaxBurst;    // port_state.h TxStash::kCap
+inline constexpr uint32_t kPoolCache = 256;                 // per-lcore mempool cache
+inline constexpr uint64_t kRingMemoryBudget = 32ull << 20;  // all egress rings together
 // DPDK 22.11 layout of one pool object (checked against DPDK in runtime.cc).
 inline constexpr uint32_t kMbufStructBytes = 128;   // sizeof(rte_mbuf)
 inline constexpr uint32_t kMbufHeadroom = 128;      // RTE_PKTMBUF_HEADROOM
@@ -47,23 +47,23 @@ inline constexpr uint32_t kPoolObjHeader = 64;      // mempool object header, ca
 inline constexpr uint64_t kEalOverheadBytes = 8ull << 20;
 
 struct EalNeedsInput {
-  bool hugepages = false;   // false: --no-huge, 4 KiB pages
+  bool hugepages = false;  // false: --no-huge, 4 KiB pages
   // Descriptors summed over all ports; 0 = ports x kRxDesc / kTxDesc.
   uint64_t rx_desc = 0, tx_desc = 0;
 };
 
 struct MemoryPlan {
-  uint64_t buffer_pkts = 0;      // most packets the buffer can hold at once
-  uint64_t mbufs = 0;            // pool size
-  uint32_t data_room = 0;        // rte_pktmbuf_pool_create's data_room_size (incl. headroom)
-  uint32_t obj_bytes = 0;        // one pool object
-  uint32_t obj_footprint = 0;    // what one object costs in EAL memory (page packing)
+  uint64_t buffer_pkts = 0;    // most packets the buffer can hold at once
+  uint64_t mbufs = 0;          // pool size
+  uint32_t data_room = 0;      // rte_pktmbuf_pool_create's data_room_size (incl. headroom)
+  uint32_t obj_bytes = 0;      // one pool object
+  uint32_t obj_footprint = 0;  // what one object costs in EAL memory (page packing)
   uint32_t egress_ring_slots = 0;
-  uint64_t pool_bytes = 0;       // objects and the pool's ring
-  uint64_t ring_bytes = 0;       // egress and control rings
+  uint64_t pool_bytes = 0;  // objects and the pool's ring
+  uint64_t ring_bytes = 0;  // egress and control rings
   bool hugepages = false;
   uint64_t TotalBytes() const { return pool_bytes + ring_bytes + kEalOverheadBytes; }
-  uint64_t EalMb() const { return (TotalBytes() + (1u << 20) - 1) >> 20; }   // for -m
+  uint64_t EalMb() const { return (TotalBytes() + (1u << 20) - 1) >> 20; }  // for -m
   // "needs 321 MB of EAL memory (-m): 73501 mbufs x 4096 B ..."
   std::string Describe() const;
 };
@@ -73,9 +73,9 @@ MemoryPlan PlanMemory(const SwitchConfig& c, const EalNeedsInput& in);
 // The memory EAL arguments give (`-m`, `--socket-mem`, `--no-huge`).
 struct EalMemoryArgs {
   bool no_huge = false;
-  int64_t mem_mb = -1;   // -1: not given (--no-huge then defaults to 64 MB)
-  bool ok = true;        // false: a value that is not a number
-  std::string bad;       // the argument that did not parse
+  int64_t mem_mb = -1;  // -1: not given (--no-huge then defaults to 64 MB)
+  bool ok = true;       // false: a value that is not a number
+  std::string bad;      // the argument that did not parse
 };
 EalMemoryArgs ParseEalMemoryArgs(const std::vector<std::string>& eal_args);
 

@@ -17,12 +17,18 @@ bool ParseScaled(const std::string& s, double k, uint64_t* out) {
   if (end == s.c_str() || !std::isfinite(v) || v < 0) return false;
   std::string suffix(end);
   double mult = 1;
-  if (suffix.empty()) mult = 1;
-  else if (suffix == "K" || suffix == "k") mult = k;
-  else if (suffix == "M") mult = k * k;
-  else if (suffix == "G") mult = k * k * k;
-  else if (suffix == "T") mult = k * k * k * k;
-  else return false;
+  if (suffix.empty())
+    mult = 1;
+  else if (suffix == "K" || suffix == "k")
+    mult = k;
+  else if (suffix == "M")
+    mult = k * k;
+  else if (suffix == "G")
+    mult = k * k * k;
+  else if (suffix == "T")
+    mult = k * k * k * k;
+  else
+    return false;
   double r = v * mult;
   if (r > 1.8e19) return false;
   *out = static_cast<uint64_t>(std::llround(r));
@@ -37,9 +43,8 @@ bool ParseBytes(const std::string& s, uint64_t* bytes) { return ParseScaled(s, 1
 bool ParseMac(const std::string& s, MacAddr* mac) {
   unsigned b[6];
   char tail;
-  if (s.size() != 17 ||
-      std::sscanf(s.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-                  &tail) != 6)
+  if (s.size() != 17 || std::sscanf(s.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
+                                    &b[3], &b[4], &b[5], &tail) != 6)
     return false;
   for (int i = 0; i < 6; i++) {
     if (s[i * 3] == ':' || s[i * 3 + 1] == ':') return false;

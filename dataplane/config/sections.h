@@ -37,7 +37,9 @@ class NextHopIndex {
   uint16_t Add(const NextHop& nh);
 
  private:
-  static uint64_t Key(const NextHop& nh) { return (static_cast<uint64_t>(nh.port) << 32) | nh.gateway; }
+  static uint64_t Key(const NextHop& nh) {
+    return (static_cast<uint64_t>(nh.port) << 32) | nh.gateway;
+  }
   SwitchConfig* c_;
   std::unordered_map<uint64_t, uint16_t> index_;
 };

@@ -10,34 +10,46 @@ namespace pfc::cfgsec {
 
 void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;  // every field has a documented default
-  rd.CheckKeys(n, "switch", {"mode", "workers", "idle_sleep_us", "burst", "verify_ip_checksum", "hairpin"});
+  rd.CheckKeys(n, "switch",
+               {"mode", "workers", "idle_sleep_us", "burst", "verify_ip_checksum", "hairpin"});
   if (n["hairpin"]) {
     std::string h = rd.Str(n["hairpin"], "switch.hairpin");
-    if (h == "drop") c->hairpin_drop = true;
-    else if (h != "forward") rd.Fail(n["hairpin"], "switch.hairpin", "forward or drop");
+    if (h == "drop")
+      c->hairpin_drop = true;
+    else if (h != "forward")
+      rd.Fail(n["hairpin"], "switch.hairpin", "forward or drop");
   }
   if (n["mode"]) {
     std::string m = rd.Str(n["mode"], "switch.mode");
-    if (m == "l3") c->mode = SwitchConfig::Mode::kL3;
-    else if (m == "l2") c->mode = SwitchConfig::Mode::kL2;
-    else rd.Fail(n["mode"], "switch.mode", "l3 or l2");
+    if (m == "l3")
+      c->mode = SwitchConfig::Mode::kL3;
+    else if (m == "l2")
+      c->mode = SwitchConfig::Mode::kL2;
+    else
+      rd.Fail(n["mode"], "switch.mode", "l3 or l2");
   }
   if (n["workers"]) c->workers = rd.Int(n["workers"], "switch.workers", 1, 16);
-  if (n["idle_sleep_us"]) c->idle_sleep_us = rd.Int(n["idle_sleep_us"], "switch.idle_sleep_us", 0, 100000);
+  if (n["idle_sleep_us"])
+    c->idle_sleep_us = rd.Int(n["idle_sleep_us"], "switch.idle_sleep_us", 0, 100000);
   if (n["burst"]) c->burst = rd.Int(n["burst"], "switch.burst", 1, kMaxBurst);
-  if (n["verify_ip_checksum"]) c->verify_ip_checksum = rd.Bool(n["verify_ip_checksum"], "switch.verify_ip_checksum");
+  if (n["verify_ip_checksum"])
+    c->verify_ip_checksum = rd.Bool(n["verify_ip_checksum"], "switch.verify_ip_checksum");
 }
 
 static void ParseScheduler(const cfg::Reader& rd, const YAML::Node& n, const std::string& f,
                            PortConfig* p) {
   rd.CheckKeys(n, f, {"mode", "quantum"});
   std::string m = n["mode"] ? rd.Str(n["mode"], f + ".mode") : "strict";
-  if (m == "strict") p->sched.mode = SchedMode::kStrict;
-  else if (m == "dwrr") p->sched.mode = SchedMode::kDwrr;
-  else rd.Fail(n["mode"], f + ".mode", "strict or dwrr");
+  if (m == "strict")
+    p->sched.mode = SchedMode::kStrict;
+  else if (m == "dwrr")
+    p->sched.mode = SchedMode::kDwrr;
+  else
+    rd.Fail(n["mode"], f + ".mode", "strict or dwrr");
   if (n["quantum"]) {
     const YAML::Node& q = n["quantum"];
-    if (!q.IsSequence() || q.size() != kNumPrio) rd.Fail(q, f + ".quantum", "a list of 8 byte counts");
+    if (!q.IsSequence() || q.size() != kNumPrio)
+      rd.Fail(q, f + ".quantum", "a list of 8 byte counts");
     for (int i = 0; i < kNumPrio; i++)
       p->sched.quantum[i] = rd.Int(q[i], f + ".quantum[" + std::to_string(i) + "]", 64, 1 << 20);
   }
@@ -49,7 +61,8 @@ uint32_t PrefixMask(uint8_t len) { return len ? 0xffffffffu << (32 - len) : 0; }
 
 std::string PrefixText(uint32_t ip, uint8_t len) {
   return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 255) + "." +
-         std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255) + "/" + std::to_string(len);
+         std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255) + "/" +
+         std::to_string(len);
 }
 
 bool AllDigits(const std::string& s) {
@@ -59,26 +72,33 @@ bool AllDigits(const std::string& s) {
 }  // namespace
 
 void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
-  if (!n.IsSequence() || n.size() == 0 || n.size() > kMaxPorts) rd.Fail(n, "ports", "a list of 1 to 64 ports");
+  if (!n.IsSequence() || n.size() == 0 || n.size() > kMaxPorts)
+    rd.Fail(n, "ports", "a list of 1 to 64 ports");
   std::set<std::string> names, devices;
   for (size_t i = 0; i < n.size(); i++) {
     const YAML::Node& e = n[i];
     const std::string f = "ports[" + std::to_string(i) + "]";
-    rd.CheckKeys(e, f, {"name", "device", "mac", "ipv4", "speed", "shaper", "shaper_burst", "cable_m",
-                        "mtu", "scheduler"});
+    rd.CheckKeys(e, f,
+                 {"name", "device", "mac", "ipv4", "speed", "shaper", "shaper_burst", "cable_m",
+                  "mtu", "scheduler"});
     PortConfig p;
     p.name = rd.Str(rd.Need(e, "name", f + ".name", "a port name such as p0"), f + ".name");
-    if (p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
-            std::string::npos || !names.insert(p.name).second)
+    if (p.name.find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+            std::string::npos ||
+        !names.insert(p.name).second)
       rd.Fail(e["name"], f + ".name", "a unique name of letters, digits, '_', '.', '-'");
     // Rules, routes and neighbors take a port by name or by 0-based index; a
     // port named "1" would make `in: [1]` mean index 0, so numbers are refused.
     if (AllDigits(p.name))
       rd.Fail(e["name"], f + ".name",
-              "a name that is not a number (a number in rules, routes and neighbors is a 0-based port index)");
-    p.device = rd.Str(rd.Need(e, "device", f + ".device", "a DPDK device name such as net_af_packet0"),
-                      f + ".device");
-    if (!devices.insert(p.device).second) rd.Fail(e["device"], f + ".device", "a device not used by another port");
+              "a name that is not a number (a number in rules, routes and neighbors is a 0-based "
+              "port index)");
+    p.device =
+        rd.Str(rd.Need(e, "device", f + ".device", "a DPDK device name such as net_af_packet0"),
+               f + ".device");
+    if (!devices.insert(p.device).second)
+      rd.Fail(e["device"], f + ".device", "a device not used by another port");
     if (e["mac"]) {
       p.has_mac = true;
       if (!ParseMac(rd.Str(e["mac"], f + ".mac"), &p.mac) || (p.mac[0] & 1))
@@ -86,8 +106,8 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     }
     if (e["ipv4"]) {
       p.has_ipv4 = true;
-      if (!ParsePrefix(rd.Str(e["ipv4"], f + ".ipv4"), &p.ipv4, &p.prefix_len) || p.prefix_len == 0 ||
-          p.prefix_len > 31)
+      if (!ParsePrefix(rd.Str(e["ipv4"], f + ".ipv4"), &p.ipv4, &p.prefix_len) ||
+          p.prefix_len == 0 || p.prefix_len > 31)
         rd.Fail(e["ipv4"], f + ".ipv4", "an address with prefix length /1../31, like 10.0.1.1/24");
       // Overlapping subnets would make the connected port of an address
       // ambiguous (and the two connected routes conflict).
@@ -100,15 +120,18 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
                       " (overlapping subnets make the connected port ambiguous)");
       }
     } else if (c->mode == SwitchConfig::Mode::kL3) {
-      rd.Need(e, "ipv4", f + ".ipv4", "an address like 10.0.1.1/24 in l3 mode (hosts use it as their gateway)");
+      rd.Need(e, "ipv4", f + ".ipv4",
+              "an address like 10.0.1.1/24 in l3 mode (hosts use it as their gateway)");
     }
-    p.speed_bps = rd.Rate(rd.Need(e, "speed", f + ".speed", "the link speed, such as 10G (PFC timing needs it)"),
-                          f + ".speed");
+    p.speed_bps = rd.Rate(
+        rd.Need(e, "speed", f + ".speed", "the link speed, such as 10G (PFC timing needs it)"),
+        f + ".speed");
     if (e["mtu"]) p.mtu = rd.Int(e["mtu"], f + ".mtu", 68, 9216);
     if (e["cable_m"]) p.cable_m = rd.Int(e["cable_m"], f + ".cable_m", 0, 100000);
     if (e["shaper"]) {
       p.sched.shaper_bps = rd.Rate(e["shaper"], f + ".shaper");
-      if (p.sched.shaper_bps > p.speed_bps) rd.Fail(e["shaper"], f + ".shaper", "a rate not above the port speed");
+      if (p.sched.shaper_bps > p.speed_bps)
+        rd.Fail(e["shaper"], f + ".shaper", "a rate not above the port speed");
     }
     // The bucket is also how far the egress runs ahead of the emulated wire:
     // what it holds when a PFC frame arrives still leaves. Below one frame, at
@@ -117,7 +140,8 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     // by bench/pfc_reaction.sh.
     p.sched.shaper_burst = 512;
     if (e["shaper_burst"]) {
-      if (!e["shaper"]) rd.Fail(e["shaper_burst"], f + ".shaper_burst", "no shaper_burst without a shaper");
+      if (!e["shaper"])
+        rd.Fail(e["shaper_burst"], f + ".shaper_burst", "no shaper_burst without a shaper");
       p.sched.shaper_burst = rd.Bytes(e["shaper_burst"], f + ".shaper_burst", 64, 64 << 20);
     }
     p.sched.quantum.fill(std::max<uint32_t>(p.mtu, 1500));
@@ -137,7 +161,8 @@ PortId PortRef(const cfg::Reader& rd, const YAML::Node& n, const std::string& fi
       if (v < static_cast<int>(c.ports.size())) return static_cast<PortId>(v);
     }
   }
-  rd.Fail(n, field, "a port name from 'ports' or an index 0.." + std::to_string(c.ports.size() - 1));
+  rd.Fail(n, field,
+          "a port name from 'ports' or an index 0.." + std::to_string(c.ports.size() - 1));
 }
 
 NextHopIndex::NextHopIndex(SwitchConfig* c) : c_(c) {
@@ -182,16 +207,19 @@ void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       const uint32_t m = PrefixMask(p.prefix_len);
       if (p.has_ipv4 && (nh.gateway & m) != (p.ipv4 & m))
         rd.Fail(e["via"], f + ".via",
-                "a gateway inside port " + p.name + "'s subnet " + PrefixText(p.ipv4 & m, p.prefix_len));
+                "a gateway inside port " + p.name + "'s subnet " +
+                    PrefixText(p.ipv4 & m, p.prefix_len));
     }
     const auto [prev, fresh] = seen.emplace((static_cast<uint64_t>(r.prefix) << 8) | r.len, i);
     if (!fresh)
-      rd.Fail(e["prefix"], f + ".prefix",
-              "a prefix not already routed (routes[" + std::to_string(prev->second) + "] routes it)");
+      rd.Fail(
+          e["prefix"], f + ".prefix",
+          "a prefix not already routed (routes[" + std::to_string(prev->second) + "] routes it)");
     r.nh = next_hops.Add(nh);
     if (r.nh == RouteTable::kMaxNextHops)
-      rd.Fail(e, f, "at most " + std::to_string(RouteTable::kMaxNextHops) +
-                        " distinct next hops (port, via) over all routes");
+      rd.Fail(e, f,
+              "at most " + std::to_string(RouteTable::kMaxNextHops) +
+                  " distinct next hops (port, via) over all routes");
     c->routes.push_back(r);
   }
 }
@@ -204,9 +232,11 @@ void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c)
     const std::string f = "neighbors[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"ip", "mac", "port"});
     NeighborConfig nb{};
-    if (!ParseIpv4(rd.Str(rd.Need(e, "ip", f + ".ip", "an IPv4 address"), f + ".ip"), &nb.ip) || nb.ip == 0)
+    if (!ParseIpv4(rd.Str(rd.Need(e, "ip", f + ".ip", "an IPv4 address"), f + ".ip"), &nb.ip) ||
+        nb.ip == 0)
       rd.Fail(e["ip"], f + ".ip", "an IPv4 address");
-    if (!ParseMac(rd.Str(rd.Need(e, "mac", f + ".mac", "a unicast MAC address"), f + ".mac"), &nb.mac) ||
+    if (!ParseMac(rd.Str(rd.Need(e, "mac", f + ".mac", "a unicast MAC address"), f + ".mac"),
+                  &nb.mac) ||
         (nb.mac[0] & 1))
       rd.Fail(e["mac"], f + ".mac", "a unicast MAC address");
     nb.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);
@@ -222,7 +252,8 @@ void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     const std::string f = "l2_table[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"mac", "port"});
     L2Entry l{};
-    if (!ParseMac(rd.Str(rd.Need(e, "mac", f + ".mac", "a unicast MAC address"), f + ".mac"), &l.mac) ||
+    if (!ParseMac(rd.Str(rd.Need(e, "mac", f + ".mac", "a unicast MAC address"), f + ".mac"),
+                  &l.mac) ||
         (l.mac[0] & 1))
       rd.Fail(e["mac"], f + ".mac", "a unicast MAC address");
     l.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);

@@ -43,10 +43,13 @@ void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
 void ParsePfc(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.CheckKeys(n, "pfc", {"pause_quanta", "refresh_fraction", "honor_8023x", "response_ns"});
-  if (n["pause_quanta"]) c->pfc.pause_quanta = rd.Int(n["pause_quanta"], "pfc.pause_quanta", 1, 0xffff);
-  if (n["refresh_fraction"]) c->pfc.refresh_fraction = rd.Real(n["refresh_fraction"], "pfc.refresh_fraction", 0.05, 0.95);
+  if (n["pause_quanta"])
+    c->pfc.pause_quanta = rd.Int(n["pause_quanta"], "pfc.pause_quanta", 1, 0xffff);
+  if (n["refresh_fraction"])
+    c->pfc.refresh_fraction = rd.Real(n["refresh_fraction"], "pfc.refresh_fraction", 0.05, 0.95);
   if (n["honor_8023x"]) c->pfc.honor_pause_8023x = rd.Bool(n["honor_8023x"], "pfc.honor_8023x");
-  if (n["response_ns"]) c->pfc.response_ns = rd.Int(n["response_ns"], "pfc.response_ns", 0, 100'000'000);
+  if (n["response_ns"])
+    c->pfc.response_ns = rd.Int(n["response_ns"], "pfc.response_ns", 0, 100'000'000);
 }
 
 namespace {
@@ -54,7 +57,7 @@ namespace {
 // Buffer settings of one class (lossy / lossless) or one priority override.
 struct ClassSpec {
   uint64_t reserved = 0;
-  bool dynamic = true;       // limit (lossy) or xoff (lossless)
+  bool dynamic = true;  // limit (lossy) or xoff (lossless)
   uint64_t static_bytes = 0;
   double alpha = 1.0;
   bool headroom_auto = true;
@@ -104,7 +107,8 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   std::array<std::pair<bool, ClassSpec>, kNumPrio> per_prio{};
   if (n) {
     rd.CheckKeys(n, "buffer", {"total_bytes", "cell_bytes", "lossy", "lossless", "priorities"});
-    if (n["total_bytes"]) total = rd.Bytes(n["total_bytes"], "buffer.total_bytes", 64 << 10, 1ull << 31);
+    if (n["total_bytes"])
+      total = rd.Bytes(n["total_bytes"], "buffer.total_bytes", 64 << 10, 1ull << 31);
     if (n["cell_bytes"]) c->cell_bytes = rd.Int(n["cell_bytes"], "buffer.cell_bytes", 1, 1024);
     if (n["lossy"]) ParseClass(rd, n["lossy"], "buffer.lossy", false, total, &lossy);
     if (n["lossless"]) ParseClass(rd, n["lossless"], "buffer.lossless", true, total, &lossless);
@@ -112,7 +116,8 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       rd.RequireMap(n["priorities"], "buffer.priorities");
       for (const auto& kv : n["priorities"]) {
         int p = rd.Int(kv.first, "buffer.priorities (key)", 0, 7);
-        if (per_prio[p].first) rd.Fail(kv.first, "buffer.priorities (key)", "a priority not already given");
+        if (per_prio[p].first)
+          rd.Fail(kv.first, "buffer.priorities (key)", "a priority not already given");
         bool ll = c->tag_map.IsLossless(p);
         ClassSpec s = ll ? lossless : lossy;
         ParseClass(rd, kv.second, "buffer.priorities[" + std::to_string(p) + "]", ll, total, &s);
@@ -163,7 +168,8 @@ TagMask TagSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& f)
   if (n.IsScalar()) return TagMask{1} << rd.Int(n, f, 0, 63);
   if (!n.IsSequence() || n.size() == 0) rd.Fail(n, f, "a tag 0..63, a list of tags, or \"*\"");
   TagMask m = 0;
-  for (size_t i = 0; i < n.size(); i++) m |= TagMask{1} << rd.Int(n[i], f + "[" + std::to_string(i) + "]", 0, 63);
+  for (size_t i = 0; i < n.size(); i++)
+    m |= TagMask{1} << rd.Int(n[i], f + "[" + std::to_string(i) + "]", 0, 63);
   return m;
 }
 
@@ -173,7 +179,8 @@ PortMask PortSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& 
   if (n.IsScalar()) return PortMask{1} << PortRef(rd, n, f, c);
   if (!n.IsSequence() || n.size() == 0) rd.Fail(n, f, "a port, a list of ports, or \"*\"");
   PortMask m = 0;
-  for (size_t i = 0; i < n.size(); i++) m |= PortMask{1} << PortRef(rd, n[i], f + "[" + std::to_string(i) + "]", c);
+  for (size_t i = 0; i < n.size(); i++)
+    m |= PortMask{1} << PortRef(rd, n[i], f + "[" + std::to_string(i) + "]", c);
   return m;
 }
 
@@ -190,8 +197,10 @@ void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   rd.CheckKeys(n, "rewrite", {"unmatched", "rules"});
   if (n["unmatched"]) {
     std::string u = rd.Str(n["unmatched"], "rewrite.unmatched");
-    if (u == "keep") r.unmatched_keeps_tag = true;
-    else if (u != "lossy") rd.Fail(n["unmatched"], "rewrite.unmatched", "lossy or keep");
+    if (u == "keep")
+      r.unmatched_keeps_tag = true;
+    else if (u != "lossy")
+      rd.Fail(n["unmatched"], "rewrite.unmatched", "lossy or keep");
   }
   if (!n["rules"]) return;
   rd.RequireSeq(n["rules"], "rewrite.rules");
@@ -204,7 +213,8 @@ void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     rule.tags = e["tag"] ? TagSet(rd, e["tag"], f + ".tag") : kAnyTag;
     rule.in_ports = e["in"] ? PortSet(rd, e["in"], f + ".in", *c) : kAnyPort;
     rule.out_ports = e["out"] ? PortSet(rd, e["out"], f + ".out", *c) : kAnyPort;
-    rule.new_tag = rd.Int(rd.Need(e, "new_tag", f + ".new_tag", "the tag 0..63 to write"), f + ".new_tag", 0, 63);
+    rule.new_tag = rd.Int(rd.Need(e, "new_tag", f + ".new_tag", "the tag 0..63 to write"),
+                          f + ".new_tag", 0, 63);
     if (e["priority"]) rule.priority = rd.Int(e["priority"], f + ".priority", -1000000, 1000000);
     r.rules.push_back(rule);
   }
@@ -223,12 +233,14 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
       const auto& p = c->ports[i];
       uint32_t mask = p.prefix_len ? 0xffffffffu << (32 - p.prefix_len) : 0;
       bool have = false;
-      for (const auto& r : c->routes) have |= (r.prefix == (p.ipv4 & mask) && r.len == p.prefix_len);
+      for (const auto& r : c->routes)
+        have |= (r.prefix == (p.ipv4 & mask) && r.len == p.prefix_len);
       if (have) continue;
       const uint16_t nh = next_hops.Add({static_cast<PortId>(i), 0});
       if (nh == RouteTable::kMaxNextHops)
-        throw cfg::ConfigError(f + ": routes: port " + p.name + "'s connected subnet needs a next hop, but " +
-                               "the routes already use all " + std::to_string(RouteTable::kMaxNextHops));
+        throw cfg::ConfigError(
+            f + ": routes: port " + p.name + "'s connected subnet needs a next hop, but " +
+            "the routes already use all " + std::to_string(RouteTable::kMaxNextHops));
       c->routes.push_back({p.ipv4 & mask, p.prefix_len, nh});
     }
   }

@@ -42,19 +42,21 @@ YAML::Node Reader::Need(const YAML::Node& map, const char* key, const std::strin
 
 void Reader::CheckUniqueKeys(const YAML::Node& n, const std::string& path) const {
   if (n.IsSequence()) {
-    for (size_t i = 0; i < n.size(); i++) CheckUniqueKeys(n[i], path + "[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < n.size(); i++)
+      CheckUniqueKeys(n[i], path + "[" + std::to_string(i) + "]");
     return;
   }
   if (!n.IsMap()) return;
-  std::map<std::string, int> first_line;   // key -> 1-based line of its first use
+  std::map<std::string, int> first_line;  // key -> 1-based line of its first use
   for (const auto& kv : n) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "(complex key)";
     const std::string field = path.empty() ? key : path + "." + key;
     const int line = kv.first.Mark().line + 1;
     auto [it, fresh] = first_line.emplace(key, line);
     if (!fresh)
-      throw ConfigError(file_ + ":" + std::to_string(line) + ": " + field + ": expected each key once " +
-                        "in a map (already given at line " + std::to_string(it->second) + ")");
+      throw ConfigError(file_ + ":" + std::to_string(line) + ": " + field +
+                        ": expected each key once " + "in a map (already given at line " +
+                        std::to_string(it->second) + ")");
     CheckUniqueKeys(kv.second, field);
   }
 }
@@ -138,8 +140,9 @@ uint64_t Reader::Bytes(const YAML::Node& n, const std::string& field, uint64_t l
                        uint64_t hi) const {
   uint64_t v = 0;
   if (!n.IsScalar() || !ParseBytes(n.Scalar(), &v) || v < lo || v > hi)
-    Fail(n, field, "a size in bytes such as 16K or 4M, from " + std::to_string(lo) + " to " +
-                       std::to_string(hi));
+    Fail(n, field,
+         "a size in bytes such as 16K or 4M, from " + std::to_string(lo) + " to " +
+             std::to_string(hi));
   return v;
 }
 

@@ -41,14 +41,14 @@ class Reader {
   int64_t Int(const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi) const;
   double Real(const YAML::Node& n, const std::string& field, double lo, double hi) const;
   bool Bool(const YAML::Node& n, const std::string& field) const;
-  uint64_t Rate(const YAML::Node& n, const std::string& field) const;    // bits/s
+  uint64_t Rate(const YAML::Node& n, const std::string& field) const;  // bits/s
   uint64_t Bytes(const YAML::Node& n, const std::string& field, uint64_t lo, uint64_t hi) const;
 
  private:
   std::string file_;
 };
 
-std::string Scalar(const YAML::Node& n);   // the node's text for messages
+std::string Scalar(const YAML::Node& n);  // the node's text for messages
 // 1-based line of `key` in `map` ("" if absent or unknown), for messages that
 // point at a section rather than at one value.
 std::string KeyLine(const YAML::Node& map, const std::string& key);

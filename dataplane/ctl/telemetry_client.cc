@@ -40,7 +40,8 @@ bool TelemetryClient::Connect(const std::string& path, std::string* err) {
     return false;
   }
   auto hello = nlohmann::json::parse(std::string(buf.data(), n), nullptr, false);
-  if (hello.is_object() && hello.contains("max_output_len")) max_len_ = hello["max_output_len"].get<size_t>();
+  if (hello.is_object() && hello.contains("max_output_len"))
+    max_len_ = hello["max_output_len"].get<size_t>();
   return true;
 }
 
@@ -78,9 +79,12 @@ nlohmann::json NestPortStats(const nlohmann::json& flat) {
     const bool drop = k.rfind("prio_drop_", 0) == 0;
     const std::string name = drop ? k.substr(10) : (k.rfind("prio_", 0) == 0 ? k.substr(5) : k);
     for (size_t q = 0; q < it.value().size() && q < 8; q++) {
-      if (drop) prio[q]["drops"][name] = it.value()[q];
-      else if (name == "lossless") prio[q][name] = it.value()[q].get<uint64_t>() != 0;
-      else prio[q][name] = it.value()[q];
+      if (drop)
+        prio[q]["drops"][name] = it.value()[q];
+      else if (name == "lossless")
+        prio[q][name] = it.value()[q].get<uint64_t>() != 0;
+      else
+        prio[q][name] = it.value()[q];
     }
   }
   for (auto& p : prio) {

@@ -5,7 +5,6 @@
 // Used by pfcctl and the system tests; no DPDK library needed.
 #pragma once
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace pfc {

@@ -66,7 +66,7 @@ uint16_t Ipv4HeaderChecksum(const uint8_t* ip_hdr, uint16_t hdr_len) {
 }
 
 bool Ipv4ChecksumOk(const uint8_t* ip_hdr, uint16_t hdr_len) {
-  if (hdr_len == 20) {   // the common case: five 32-bit words
+  if (hdr_len == 20) {  // the common case: five 32-bit words
     uint32_t w[5];
     std::memcpy(w, ip_hdr, 20);
     uint64_t sum = uint64_t{w[0]} + w[1] + w[2] + w[3] + w[4];
@@ -87,7 +87,7 @@ void Ipv4DecrementTtl(uint8_t* ip_hdr) {
   b[0] = static_cast<uint8_t>(b[0] - 1);
   uint16_t new_word;
   std::memcpy(&new_word, b, 2);
-  StoreWord(ip_hdr + 8, new_word);   // one store: no byte store + word reload
+  StoreWord(ip_hdr + 8, new_word);  // one store: no byte store + word reload
   PatchChecksum(ip_hdr, old_word, new_word);
 }
 

@@ -9,7 +9,7 @@ namespace {
 constexpr uint32_t kEthHdrLen = 14;
 constexpr uint32_t kVlanTagLen = 4;
 constexpr uint32_t kIpv4MinHdrLen = 20;
-constexpr uint32_t kArpFixedLen = 8;     // htype, ptype, hlen, plen, op
+constexpr uint32_t kArpFixedLen = 8;  // htype, ptype, hlen, plen, op
 constexpr uint32_t kArpEthIpv4Len = 28;
 
 inline uint16_t Be16(const uint8_t* p) {

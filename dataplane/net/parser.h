@@ -30,14 +30,14 @@ enum class PktKind : uint8_t {
 
 inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 inline constexpr uint16_t kEtherTypeArp = 0x0806;
-inline constexpr uint16_t kEtherTypeVlan = 0x8100;      // IEEE 802.1Q C-tag
-inline constexpr uint16_t kEtherTypeSTag = 0x88a8;      // IEEE 802.1ad S-tag (QinQ outer)
-inline constexpr uint16_t kEtherTypeSTagOld = 0x9100;   // pre-802.1ad QinQ outer tag
+inline constexpr uint16_t kEtherTypeVlan = 0x8100;     // IEEE 802.1Q C-tag
+inline constexpr uint16_t kEtherTypeSTag = 0x88a8;     // IEEE 802.1ad S-tag (QinQ outer)
+inline constexpr uint16_t kEtherTypeSTagOld = 0x9100;  // pre-802.1ad QinQ outer tag
 inline constexpr uint16_t kEtherTypeMacControl = 0x8808;
 
 struct ParsedPacket {
   PktKind kind;
-  DropReason bad;  // valid when kind == kBad
+  DropReason bad;      // valid when kind == kBad
   bool has_vlan;       // one 802.1Q tag at offset 12 (TCI in vlan_tci)
   bool ip_options;     // IHL > 5
   bool ip_fragment;    // MF set or fragment offset != 0

@@ -29,7 +29,8 @@ struct SchedConfig {
   SchedMode mode = SchedMode::kStrict;
   std::array<uint32_t, 8> quantum{};  // DWRR bytes per round; 0 -> kDefaultQuantum
   uint64_t shaper_bps = 0;            // 0 = no shaper (line rate of the device)
-  uint32_t shaper_burst = 0;  // token bucket depth, bytes (>= 64 B: a frame may overdraw the tokens); 0 -> kDefaultShaperBurst
+  uint32_t shaper_burst = 0;  // token bucket depth, bytes (>= 64 B: a frame may overdraw the
+                              // tokens); 0 -> kDefaultShaperBurst
 };
 
 class EgressScheduler {

@@ -30,7 +30,7 @@ inline uint32_t CellRound(uint32_t bytes, uint32_t cell) {
 
 // Packets of one burst headed to the same (out port, egress priority).
 struct Group {
-  uint16_t key;   // out * 8 + prio
+  uint16_t key;  // out * 8 + prio
   uint16_t n;
   rte_mbuf* pkts[kMaxBurst];
 };
@@ -39,7 +39,9 @@ struct Group {
 
 bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
   if (rte_ring_enqueue(w.sw->ports[port].control, m) != 0) {
-    w.st->prio[port][w.t->tag_map.lossy_prio].drops[static_cast<int>(DropReason::kEgressQueueFull)].Add(1);
+    w.st->prio[port][w.t->tag_map.lossy_prio]
+        .drops[static_cast<int>(DropReason::kEgressQueueFull)]
+        .Add(1);
     rte_pktmbuf_free(m);
     return false;
   }
@@ -80,14 +82,14 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
         Drop(w, in, lossy, pp.bad, m);
         continue;
       case PktKind::kMacControl:
-        PfcReceive(w, in, m);   // consumed, never forwarded
+        PfcReceive(w, in, m);  // consumed, never forwarded
         continue;
       case PktKind::kArp:
         if (l3) {
           HandleArp(w, in, pp, m);
           continue;
         }
-        break;   // L2 mode: ARP is switched like any non-IP frame (unicast only)
+        break;  // L2 mode: ARP is switched like any non-IP frame (unicast only)
       case PktKind::kOtherL2:
       case PktKind::kIpv4:
         break;
@@ -113,14 +115,29 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     const uint8_t* dst_mac = nullptr;
     uint8_t nh_mac[6];
     if (l3) {
-      if (std::memcmp(d, ip.mac.data(), 6) != 0) { Drop(w, in, prio, DropReason::kNotForUs, m); continue; }
-      if (!is_ip) { Drop(w, in, prio, DropReason::kUnsupported, m); continue; }
+      if (std::memcmp(d, ip.mac.data(), 6) != 0) {
+        Drop(w, in, prio, DropReason::kNotForUs, m);
+        continue;
+      }
+      if (!is_ip) {
+        Drop(w, in, prio, DropReason::kUnsupported, m);
+        continue;
+      }
       uint16_t nhi = t.routes.Lookup(pp.dst_ip);
       // Our addresses sit in connected subnets (no gateway) or have no route.
       const bool maybe_local = nhi == RouteTable::kNoRoute || t.routes.next_hop(nhi).gateway == 0;
-      if (maybe_local && IsLocalAddress(sw, pp.dst_ip)) { HandleLocal(w, in, pp, m, prio); continue; }
-      if (pp.ttl <= 1) { Drop(w, in, prio, DropReason::kTtlExpired, m); continue; }
-      if (nhi == RouteTable::kNoRoute) { Drop(w, in, prio, DropReason::kNoRoute, m); continue; }
+      if (maybe_local && IsLocalAddress(sw, pp.dst_ip)) {
+        HandleLocal(w, in, pp, m, prio);
+        continue;
+      }
+      if (pp.ttl <= 1) {
+        Drop(w, in, prio, DropReason::kTtlExpired, m);
+        continue;
+      }
+      if (nhi == RouteTable::kNoRoute) {
+        Drop(w, in, prio, DropReason::kNoRoute, m);
+        continue;
+      }
       const NextHop& nh = t.routes.next_hop(nhi);
       out = nh.port;
       const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
@@ -139,17 +156,26 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       dst_mac = nh_mac;
     } else {
       int p = pp.dst_multicast ? -1 : t.L2Lookup(d);
-      if (p < 0) { Drop(w, in, prio, DropReason::kUnknownL2Dst, m); continue; }
+      if (p < 0) {
+        Drop(w, in, prio, DropReason::kUnknownL2Dst, m);
+        continue;
+      }
       out = static_cast<PortId>(p);
     }
 
-    if (out == in && t.hairpin_drop) { Drop(w, in, prio, DropReason::kHairpin, m); continue; }
+    if (out == in && t.hairpin_drop) {
+      Drop(w, in, prio, DropReason::kHairpin, m);
+      continue;
+    }
 
     // Buffer admission: charged to the ingress priority group until the
     // packet leaves the switch.
     const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), t.cell_bytes);
     DropReason why;
-    if (!admit.Admit(prio, charge, &why)) { Drop(w, in, prio, why, m); continue; }
+    if (!admit.Admit(prio, charge, &why)) {
+      Drop(w, in, prio, why, m);
+      continue;
+    }
 
     // Steps 2 and 3: rewrite by (tag, in, out), queue by the NEW tag.
     uint8_t eprio = lossy;
@@ -200,8 +226,9 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   for (int g = 0; g < ngroups; g++) {
     const PortId out = groups[g].key / kNumPrio;
     const int eprio = groups[g].key % kNumPrio;
-    unsigned done = rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
-                                           reinterpret_cast<void**>(groups[g].pkts), groups[g].n, nullptr);
+    unsigned done =
+        rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
+                               reinterpret_cast<void**>(groups[g].pkts), groups[g].n, nullptr);
     for (unsigned k = done; k < groups[g].n; k++) {
       rte_mbuf* m = groups[g].pkts[k];
       const PktMeta* meta = sw.Meta(m);

@@ -9,8 +9,8 @@
 #pragma once
 #include <rte_mbuf.h>
 
-#include "dataplane/switch/tables_snapshot.h"
 #include "dataplane/stages/worker_ctx.h"
+#include "dataplane/switch/tables_snapshot.h"
 
 namespace pfc {
 

@@ -13,18 +13,23 @@ namespace {
 
 constexpr uint8_t kBroadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
-void PutU16(uint8_t* p, uint16_t v) { p[0] = v >> 8; p[1] = v & 0xff; }
-void PutU32(uint8_t* p, uint32_t v) { PutU16(p, v >> 16); PutU16(p + 2, v & 0xffff); }
+void PutU16(uint8_t* p, uint16_t v) {
+  p[0] = v >> 8;
+  p[1] = v & 0xff;
+}
+void PutU32(uint8_t* p, uint32_t v) {
+  PutU16(p, v >> 16);
+  PutU16(p + 2, v & 0xffff);
+}
 
-constexpr uint16_t kArpFrameLen = 60;   // minimum Ethernet frame without FCS
+constexpr uint16_t kArpFrameLen = 60;  // minimum Ethernet frame without FCS
 
 // Writes an Ethernet/IPv4 ARP frame, zero padded to 60 bytes. With `tag` (the
 // 4 bytes TPID + TCI of an 802.1Q tag, not pointing into f) the tag follows
 // the source MAC and the frame is 64 bytes, so it is still a minimum-size
 // frame after a bridge strips the tag. Returns the frame's length.
 uint16_t WriteArp(uint8_t* f, const uint8_t* tag, const uint8_t* eth_dst, const uint8_t* eth_src,
-                  uint16_t op, const uint8_t* sha, uint32_t spa, const uint8_t* tha,
-                  uint32_t tpa) {
+                  uint16_t op, const uint8_t* sha, uint32_t spa, const uint8_t* tha, uint32_t tpa) {
   const uint16_t len = tag ? kArpFrameLen + 4 : kArpFrameLen;
   std::memset(f, 0, len);
   std::memcpy(f, eth_dst, 6);
@@ -36,8 +41,8 @@ uint16_t WriteArp(uint8_t* f, const uint8_t* tag, const uint8_t* eth_dst, const 
   }
   PutU16(l2, kEtherTypeArp);
   uint8_t* a = l2 + 2;
-  PutU16(a, 1);          // hardware: Ethernet
-  PutU16(a + 2, 0x0800); // protocol: IPv4
+  PutU16(a, 1);           // hardware: Ethernet
+  PutU16(a + 2, 0x0800);  // protocol: IPv4
   a[4] = 6;
   a[5] = 4;
   PutU16(a + 6, op);
@@ -66,8 +71,7 @@ void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
   const PortRuntime& port = sw.ports[in];
   w.st->port[in].arp_rx.Add(1);
   ArpView arp;
-  if (!w.t->l3 ||
-      !ParseArp(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), pp, &arp)) {
+  if (!w.t->l3 || !ParseArp(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), pp, &arp)) {
     // The parser vouched for the rest: an opcode other than request/reply.
     DropLocal(w, in, DropReason::kArpUnsupported, m);
     return;
@@ -79,7 +83,7 @@ void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
       !(arp.sha[0] & 1) && !w.t->neighbors.Contains(arp.spa))
     sw.neighbors.Learn(arp.spa, arp.sha, false);
   if (arp.op != 1 || arp.tpa != port.ipv4) {
-    rte_pktmbuf_free(m);   // consumed: a reply, or a request for someone else
+    rte_pktmbuf_free(m);  // consumed: a reply, or a request for someone else
     return;
   }
   // Answer in place: the request's buffer becomes the reply. A request that
@@ -97,14 +101,14 @@ void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
 }
 
 void RequestArp(WorkerCtx& w, PortId port, uint32_t ip) {
-  const size_t slot = (ip * 2654435761u) >> 26;   // 64 slots
+  const size_t slot = (ip * 2654435761u) >> 26;  // 64 slots
   if (w.arp_ip[slot] == ip && w.now_ns - w.arp_last_ns[slot] < WorkerCtx::kArpRetryNs) return;
   w.arp_ip[slot] = ip;
   w.arp_last_ns[slot] = w.now_ns;
   Switch& sw = *w.sw;
   const PortRuntime& p = sw.ports[port];
   rte_mbuf* m = rte_pktmbuf_alloc(sw.dp.pool);
-  if (!m) return;   // pool empty: the next packet to this host retries
+  if (!m) return;  // pool empty: the next packet to this host retries
   uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kArpFrameLen));
   if (!f) {
     rte_pktmbuf_free(m);
@@ -127,7 +131,7 @@ void HandleLocal(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m, i
     return;
   }
   uint8_t* icmp = ip + pp.ip_hdr_len;
-  icmp[0] = 0;   // echo reply
+  icmp[0] = 0;  // echo reply
   // Type 8 -> 0 lowers the one's-complement sum by 0x0800, so the stored
   // checksum (its complement) rises by 0x0800 with end-around carry.
   uint32_t c = (uint32_t{icmp[2]} << 8 | icmp[3]) + 0x0800;

@@ -13,12 +13,12 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
   PortOwnerState& os = *pr.owner_state;
   PortCounters& pc = w.st->port[in];
   PauseRequest req;
-  const MacCtlKind kind = ParseMacControl(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m),
-                                          &req, &pr.mac);
+  const MacCtlKind kind =
+      ParseMacControl(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), &req, &pr.mac);
   rte_pktmbuf_free(m);
-  if (kind == MacCtlKind::kMalformed ||
-      (kind == MacCtlKind::kPause && !w.t->honor_pause_8023x)) {
-    w.st->prio[in][w.t->tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(1);
+  if (kind == MacCtlKind::kMalformed || (kind == MacCtlKind::kPause && !w.t->honor_pause_8023x)) {
+    w.st->prio[in][w.t->tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(
+        1);
     return;
   }
   if (kind == MacCtlKind::kPause) {
@@ -32,8 +32,10 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
   os.pause.OnFrame(req, w.now_ns, os.pause_bps);
   for (int q = 0; q < kNumPrio; q++) {
     if (!((req.class_enable >> q) & 1)) continue;
-    if (req.quanta[q]) w.st->prio[in][q].pfc_xoff_rx.Add(1);
-    else w.st->prio[in][q].pfc_xon_rx.Add(1);
+    if (req.quanta[q])
+      w.st->prio[in][q].pfc_xoff_rx.Add(1);
+    else
+      w.st->prio[in][q].pfc_xon_rx.Add(1);
   }
 }
 
@@ -51,7 +53,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   PauseRequest req;
   if (!os.pfc_gen.Collect(w.now_ns, &req)) return;
   rte_mbuf* m = rte_pktmbuf_alloc(sw.dp.pool);
-  if (!m) return;   // retried next round: the generator still wants it
+  if (!m) return;  // retried next round: the generator still wants it
   uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen));
   if (!f) {
     rte_pktmbuf_free(m);

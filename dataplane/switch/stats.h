@@ -29,6 +29,8 @@ class Counter {
   std::atomic<uint64_t> v_{0};
 };
 
+// The X-macro lists keep one counter a line; clang-format would fold them.
+// clang-format off
 // Per port, not tied to a priority. X(name) for each; the name is the
 // field and the exported name.
 #define PFC_PORT_COUNTERS(X)                                                        \
@@ -58,6 +60,8 @@ class Counter {
 
 // Per worker, for the switch: X(field, exported name), summed over workers.
 #define PFC_WORKER_COUNTERS(X) X(loops, "worker_loops") X(idle_sleeps, "idle_sleeps")
+
+// clang-format on
 
 #define PFC_DECLARE_COUNTER(name) Counter name;
 #define PFC_DECLARE_NAMED_COUNTER(name, exported) Counter name;

@@ -33,12 +33,12 @@ struct Tables {
   size_t rule_count = 0;
 
   // Scalar settings of the packet path (config.h has their meaning).
-  bool l3 = true;                  // switch.mode
-  bool verify_ip_checksum = false; // switch.verify_ip_checksum
-  bool hairpin_drop = false;       // switch.hairpin_drop
-  bool honor_pause_8023x = false;  // pfc.honor_pause_8023x
-  uint16_t burst = kMaxBurst;      // switch.burst
-  uint32_t cell_bytes = 1;         // buffer.cell_bytes
+  bool l3 = true;                   // switch.mode
+  bool verify_ip_checksum = false;  // switch.verify_ip_checksum
+  bool hairpin_drop = false;        // switch.hairpin_drop
+  bool honor_pause_8023x = false;   // pfc.honor_pause_8023x
+  uint16_t burst = kMaxBurst;       // switch.burst
+  uint32_t cell_bytes = 1;          // buffer.cell_bytes
   // ports[i].mtu + 18 (Ethernet header, 802.1Q tag, no FCS): the frame size
   // the egress stage divides the shaper's byte budget by.
   std::array<uint32_t, kMaxPorts> max_frame{};

@@ -30,7 +30,7 @@ class StaticNeighbors {
   size_t size() const { return ips_.size(); }
 
  private:
-  std::vector<uint32_t> ips_;  // sorted
+  std::vector<uint32_t> ips_;                 // sorted
   std::vector<std::array<uint8_t, 6>> macs_;  // macs_[i] belongs to ips_[i]
 };
 

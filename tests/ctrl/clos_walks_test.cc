@@ -3,9 +3,10 @@
 // with the enumerated bounce paths where those fit, catches the same broken
 // rule sets, and verifies FatTree(8) and FatTree(16) with 2 bounces, whose
 // paths are far too many to enumerate (FatTree(8) alone exceeds 5,000,000).
+#include "ctrl/tagger/clos_walks.h"
+
 #include <gtest/gtest.h>
 
-#include "ctrl/tagger/clos_walks.h"
 #include "ctrl/tagger/elp_gen.h"
 #include "ctrl/tagger/schemes.h"
 #include "ctrl/tagger/topo_gen.h"
@@ -22,7 +23,8 @@ Elp Implicit(const Topology& t, int bounces, uint64_t classes = 0b10) {
   Elp elp;
   std::string err;
   for (uint64_t m = classes; m; m &= m - 1)
-    EXPECT_TRUE(SetClosSpec(t, bounces, static_cast<uint8_t>(__builtin_ctzll(m)), &elp, &err)) << err;
+    EXPECT_TRUE(SetClosSpec(t, bounces, static_cast<uint8_t>(__builtin_ctzll(m)), &elp, &err))
+        << err;
   return elp;
 }
 
@@ -38,9 +40,9 @@ TEST(ClosWalks, BounceCostAndReachability) {
   EXPECT_EQ(w.Cost(from_spine, 0), 0);
   EXPECT_EQ(w.Cost(from_host, 1), 0);
   EXPECT_EQ(w.Need(from_spine), 0);
-  EXPECT_TRUE(w.OnWalk(from_spine, 0, 0));    // down to the host
-  EXPECT_FALSE(w.OnWalk(from_spine, 2, 0));   // would bounce with none allowed
-  EXPECT_FALSE(w.OnWalk(from_spine, 1, 0));   // hairpin
+  EXPECT_TRUE(w.OnWalk(from_spine, 0, 0));   // down to the host
+  EXPECT_FALSE(w.OnWalk(from_spine, 2, 0));  // would bounce with none allowed
+  EXPECT_FALSE(w.OnWalk(from_spine, 1, 0));  // hairpin
   EXPECT_TRUE(w.OnWalk(from_host, 1, 0));
   ClosWalks w1;
   ASSERT_TRUE(w1.Init(t, 1, &err));
@@ -123,7 +125,9 @@ TEST(ClosWalks, CatchesOneMissingBounceRule) {
   const VerifyReport v = Check(t, Implicit(t, 1), nullptr, broken, true);
   EXPECT_FALSE(v.ok);
   EXPECT_GT(v.elp_failures, 0u);
-  EXPECT_NE(Errors(v).find("at t0[port 1 from sp0] tag 1 out port 2 (to sp1) becomes lossy"), std::string::npos) << Errors(v);
+  EXPECT_NE(Errors(v).find("at t0[port 1 from sp0] tag 1 out port 2 (to sp1) becomes lossy"),
+            std::string::npos)
+      << Errors(v);
   // An extra lossless transition beyond the walks is flagged when strict:
   // the 1-bounce scheme against 0-bounce walks.
   const VerifyReport vs = Check(t, Implicit(t, 0), nullptr, full, false);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Expected lossless paths: validation, file format and generators.
+#include "ctrl/tagger/elp.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "ctrl/tagger/elp.h"
 #include "ctrl/tagger/elp_gen.h"
 #include "ctrl/tagger/topo_gen.h"
 #include "tests/ctrl/tagger_test_util.h"
@@ -20,8 +21,10 @@ TEST(ElpFile, BadPathsAreRejectedClearly) {
     const char* json;
     const char* expect;
   } cases[] = {
-      {R"({"paths": [{"nodes": ["hA", "A", "hB"]}]})", "paths[0].nodes[2]: no link between 'A' and 'hB'"},
-      {R"({"paths": [{"nodes": ["hA", "A", "B", "A", "hA"]}]})", "paths[0].nodes[3]: node 'A' appears twice"},
+      {R"({"paths": [{"nodes": ["hA", "A", "hB"]}]})",
+       "paths[0].nodes[2]: no link between 'A' and 'hB'"},
+      {R"({"paths": [{"nodes": ["hA", "A", "B", "A", "hA"]}]})",
+       "paths[0].nodes[3]: node 'A' appears twice"},
       {R"({"paths": [{"nodes": ["hA", "A", "X"]}]})", "paths[0].nodes[2]: unknown node 'X'"},
       {R"({"paths": [{"class": 0, "nodes": ["hA", "A", "B"]}]})", "paths[0].class"},
       {R"({"paths": [{"nodes": []}]})", "paths[0].nodes: expected at least one node"},
@@ -50,7 +53,8 @@ TEST(ElpFile, BadPathsAreRejectedClearly) {
   std::string err;
   ASSERT_TRUE(u.Finalize(&err));
   Elp e;
-  EXPECT_FALSE(ParseElpJson(R"({"paths": [{"nodes": ["h1", "s1", "h", "s2"]}]})", "e", u, &e, &err));
+  EXPECT_FALSE(
+      ParseElpJson(R"({"paths": [{"nodes": ["h1", "s1", "h", "s2"]}]})", "e", u, &e, &err));
   EXPECT_NE(err.find("does not forward"), std::string::npos) << err;
 }
 
@@ -77,7 +81,8 @@ TEST(ElpGen, ShortestPathsOnLeafSpine) {
   ASSERT_TRUE(GenShortestPaths(t, 0, 1, 1, 1000000, &elp, &err)) << err;
   // 4 local [ToR] paths + 12 ordered ToR pairs x 2 spines.
   EXPECT_EQ(elp.paths.size(), 4u + 12u * 2u);
-  for (size_t i = 0; i < elp.paths.size(); ++i) EXPECT_TRUE(ValidatePath(t, elp.paths[i], i, "gen", &err)) << err;
+  for (size_t i = 0; i < elp.paths.size(); ++i)
+    EXPECT_TRUE(ValidatePath(t, elp.paths[i], i, "gen", &err)) << err;
   Elp one;
   ASSERT_TRUE(GenShortestPaths(t, 1, 1, 1, 1000000, &one, &err));
   EXPECT_EQ(one.paths.size(), 4u + 12u);

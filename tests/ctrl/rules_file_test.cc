@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Rule compression and the per-switch rules file (the format pfcswitch loads).
+#include "ctrl/tagger/rules_file.h"
+
 #include <gtest/gtest.h>
 
 #include "ctrl/tagger/elp_gen.h"
 #include "ctrl/tagger/greedy.h"
-#include "ctrl/tagger/rules_file.h"
 #include "ctrl/tagger/schemes.h"
 #include "ctrl/tagger/topo_gen.h"
 #include "tests/ctrl/tagger_test_util.h"
@@ -21,7 +22,8 @@ void ExpectSameFunction(const Topology& t, const TagRules& r, bool hairpin) {
     const auto rules = CompressNode(t, r, n, hairpin);
     NodeRules nr;
     std::string err;
-    ASSERT_TRUE(ParseRulesYaml(RulesYaml(t, n, rules, max_tag), "gen.yaml", t, n, &nr, &err)) << err;
+    ASSERT_TRUE(ParseRulesYaml(RulesYaml(t, n, rules, max_tag), "gen.yaml", t, n, &nr, &err))
+        << err;
     const Node& nd = t.node(n);
     for (int tg = 0; tg <= max_tag + 1; ++tg)
       for (uint32_t i = 0; i < nd.num_ports; ++i)
@@ -66,7 +68,8 @@ TEST(Compress, ClosToRNeedsFewRules) {
   EXPECT_LE(dc.size(), 4u);
   EXPECT_LE(dc.size(), exact.size());
   const std::string y = RulesYaml(t, tor, dc, 2);
-  EXPECT_NE(y.find("port_names: [h0_0, h0_1, h0_2, h0_3, sp0, sp1, sp2, sp3]"), std::string::npos) << y;
+  EXPECT_NE(y.find("port_names: [h0_0, h0_1, h0_2, h0_3, sp0, sp1, sp2, sp3]"), std::string::npos)
+      << y;
   EXPECT_NE(y.find("tag_map: {1: 1, 2: 2}"), std::string::npos);
   EXPECT_NE(y.find("lossless: [1, 2]"), std::string::npos);
   EXPECT_NE(y.find("unmatched: lossy"), std::string::npos);
@@ -146,14 +149,18 @@ TEST(RulesFile, BadInputNamesFieldAndExpectation) {
   } cases[] = {
       {"rewrite: {rules: []}\n", "qos: expected a map"},
       {qos, "rewrite: expected a map"},
-      {qos + "rewrite: {rules: [{tag: 64, in: \"*\", out: \"*\", new_tag: 1}]}", "rewrite.rules[0].tag: expected an integer 0..63"},
-      {qos + "rewrite: {rules: [{tag: 1, in: [3], out: \"*\", new_tag: 1}]}", "rewrite.rules[0].in: expected an integer 0..2"},
+      {qos + "rewrite: {rules: [{tag: 64, in: \"*\", out: \"*\", new_tag: 1}]}",
+       "rewrite.rules[0].tag: expected an integer 0..63"},
+      {qos + "rewrite: {rules: [{tag: 1, in: [3], out: \"*\", new_tag: 1}]}",
+       "rewrite.rules[0].in: expected an integer 0..2"},
       {qos + "rewrite: {rules: [{tag: 1, in: [0], out: [], new_tag: 1}]}", "rewrite.rules[0].out"},
-      {qos + "rewrite: {rules: [{tag: 1, in: [0], out: [1], new_tag: 70}]}", "rewrite.rules[0].new_tag"},
+      {qos + "rewrite: {rules: [{tag: 1, in: [0], out: [1], new_tag: 70}]}",
+       "rewrite.rules[0].new_tag"},
       {qos + "rewrite: {rules: [{tag: 1, in: [0], out: [1]}]}", "rewrite.rules[0].new_tag"},
       {qos + "rewrite: {unmatched: drop, rules: []}", "rewrite.unmatched: expected lossy or keep"},
       {"qos: {tag_map: {1: 9}}\nrewrite: {rules: []}", "qos.tag_map: expected priorities 0..7"},
-      {"port_names: [x]\n" + qos + "rewrite: {rules: []}", "port_names: expected a list of 3 names"},
+      {"port_names: [x]\n" + qos + "rewrite: {rules: []}",
+       "port_names: expected a list of 3 names"},
       {"qos: [", "not valid YAML"},
   };
   for (const auto& c : cases) {

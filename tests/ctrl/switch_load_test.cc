@@ -36,7 +36,8 @@ TEST(SwitchLoad, GeneratedRulesLoadIntoTheDataplane) {
                                "  - {name: p0, device: net_ring0, ipv4: 10.0.1.1/24, speed: 10G}\n"
                                "  - {name: p1, device: net_ring1, ipv4: 10.0.2.1/24, speed: 10G}\n"
                                "  - {name: p2, device: net_ring2, ipv4: 10.0.3.1/24, speed: 10G}\n"
-                               "include: " << sw << ".yaml\n";
+                               "include: "
+                            << sw << ".yaml\n";
     pfc::SwitchConfig cfg;
     ASSERT_TRUE(pfc::LoadConfig(main_cfg, &cfg, &err)) << err;
     EXPECT_TRUE(cfg.tag_map.IsLossless(1));

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Topology model, generators and the topology file format.
+#include "ctrl/tagger/topology.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <set>
 
 #include "ctrl/tagger/topo_gen.h"
-#include "ctrl/tagger/topology.h"
 
 namespace tagger {
 namespace {
@@ -120,14 +121,16 @@ TEST(TopoFile, BadInputNamesFieldAndExpectation) {
       {R"({"links": []})", "nodes: expected an array"},
       {R"({"nodes": [{"name": "a"}]})", "links: expected an array"},
       {R"({"nodes": [{"kind": "switch"}], "links": []})", "nodes[0].name"},
-      {R"({"nodes": [{"name": "a", "kind": "router"}], "links": []})", "nodes[0].kind: expected \"switch\" or \"host\""},
+      {R"({"nodes": [{"name": "a", "kind": "router"}], "links": []})",
+       "nodes[0].kind: expected \"switch\" or \"host\""},
       {R"({"nodes": [{"name": "a"}, {"name": "a"}], "links": []})", "nodes[1].name: duplicate"},
       {R"({"nodes": [{"name": "a", "layer": -2}], "links": []})", "nodes[0].layer"},
       {R"({"nodes": [{"name": "a", "relay": true}], "links": []})", "nodes[0].relay: only hosts"},
       {R"({"nodes": [{"name": "a"}], "links": [["a", "b"]]})", "links[0][1]: unknown node 'b'"},
       {R"({"nodes": [{"name": "a"}], "links": [["a", "a"]]})", "links[0]: a link must join"},
       {R"({"nodes": [{"name": "a"}], "links": [["a"]]})", "links[0]: expected a pair"},
-      {R"({"nodes": [{"name": "a"}, {"name": "b"}], "links": [["a", "b"], ["b", "a"]]})", "parallel links"},
+      {R"({"nodes": [{"name": "a"}, {"name": "b"}], "links": [["a", "b"], ["b", "a"]]})",
+       "parallel links"},
   };
   for (const auto& c : cases) {
     Topology t;

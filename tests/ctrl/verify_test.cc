@@ -116,8 +116,8 @@ constexpr uint64_t kTwoTagTries = 200;
       return ::testing::AssertionSuccess();
     }
   }
-  return ::testing::AssertionFailure() << "no seed in [" << seed0 << ", " << seed0 + kTwoTagTries
-                                       << ") needed a tag raise";
+  return ::testing::AssertionFailure()
+         << "no seed in [" << seed0 << ", " << seed0 + kTwoTagTries << ") needed a tag raise";
 }
 
 TEST(VerifyBroken, CycleWithinATagIsFound) {

@@ -15,10 +15,10 @@
 namespace pfc::harness {
 
 struct RingWire {
-  rte_ring* rx = nullptr;   // what the switch receives
-  rte_ring* tx = nullptr;   // what it transmitted
+  rte_ring* rx = nullptr;  // what the switch receives
+  rte_ring* tx = nullptr;  // what it transmitted
   uint16_t dpdk_port = 0;
-  std::string device;       // "net_ring_<name>"
+  std::string device;  // "net_ring_<name>"
 };
 
 // Creates the rings ("<name>_rx", "<name>_tx", `slots` each) and the port.

@@ -43,10 +43,10 @@ TEST(EalArgs, FilePrefix) {
 TEST(EalArgs, VdevInterfaces) {
   std::vector<VdevIface> v;
   std::string err;
-  ASSERT_TRUE(EalVdevInterfaces({"--vdev", "net_af_packet0,iface=veth0,framecnt=4096", "--vdev=net_ring0",
-                                 "--vdev", "net_af_xdp1,start_queue=0,iface=eth3", "--vdev",
-                                 "eth_af_packet2,iface=p2"},
-                                &v, &err))
+  ASSERT_TRUE(EalVdevInterfaces(
+      {"--vdev", "net_af_packet0,iface=veth0,framecnt=4096", "--vdev=net_ring0", "--vdev",
+       "net_af_xdp1,start_queue=0,iface=eth3", "--vdev", "eth_af_packet2,iface=p2"},
+      &v, &err))
       << err;
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0].device, "net_af_packet0");
@@ -62,8 +62,10 @@ TEST(EalArgs, VdevInterfaceErrors) {
   EXPECT_FALSE(EalVdevInterfaces({"--vdev", "net_af_packet0,framecnt=4096"}, &v, &err));
   EXPECT_NE(err.find("net_af_packet0,framecnt=4096: expected iface="), std::string::npos) << err;
   EXPECT_FALSE(EalVdevInterfaces({"--vdev", "net_af_packet0,iface=../x"}, &v, &err));
-  EXPECT_FALSE(EalVdevInterfaces({"--vdev", "net_af_packet0,iface=waytoolonginterfacename"}, &v, &err));
-  EXPECT_FALSE(EalVdevInterfaces({"--vdev", "net_af_packet0,iface=a", "--vdev", "net_af_xdp0,iface=a"}, &v, &err));
+  EXPECT_FALSE(
+      EalVdevInterfaces({"--vdev", "net_af_packet0,iface=waytoolonginterfacename"}, &v, &err));
+  EXPECT_FALSE(EalVdevInterfaces(
+      {"--vdev", "net_af_packet0,iface=a", "--vdev", "net_af_xdp0,iface=a"}, &v, &err));
   EXPECT_NE(err.find("interface a is already named by another --vdev"), std::string::npos) << err;
 }
 
@@ -107,7 +109,7 @@ TEST(LockFile, KilledHolderReleases) {
   std::string err;
   EXPECT_FALSE(LockFile::Acquire(path, &holder, &err));
   EXPECT_EQ(holder, child);
-  kill(child, SIGKILL);   // a crash: no destructor, the file stays behind
+  kill(child, SIGKILL);  // a crash: no destructor, the file stays behind
   waitpid(child, nullptr, 0);
   EXPECT_TRUE(fs::exists(path));
   EXPECT_TRUE(LockFile::Acquire(path, &holder, &err)) << err;
@@ -131,7 +133,8 @@ TEST(InstanceLocks, SamePrefixRefused) {
   auto first = InstanceLocks::Acquire(dirs, "sw1", {{"net_af_packet0", "veth0"}}, Ports(), &err);
   ASSERT_TRUE(first) << err;
   EXPECT_FALSE(InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err));
-  EXPECT_EQ(err, "file prefix 'sw1' is in use by pfcswitch pid " + std::to_string(getpid()) + " (" + d.path() +
+  EXPECT_EQ(err, "file prefix 'sw1' is in use by pfcswitch pid " + std::to_string(getpid()) + " (" +
+                     d.path() +
                      "/dpdk/sw1/pfcswitch.lock); give this instance its own --file-prefix");
 }
 
@@ -139,18 +142,22 @@ TEST(InstanceLocks, SameInterfaceRefusedNamingThePort) {
   TempDir d;
   InstanceLocks::Dirs dirs{d.path() + "/dpdk", d.path() + "/pfcswitch"};
   std::string err;
-  auto first = InstanceLocks::Acquire(dirs, "sw1", {{"net_af_packet0", "veth0"}, {"net_af_packet1", "veth1"}},
-                                      Ports(), &err);
+  auto first = InstanceLocks::Acquire(
+      dirs, "sw1", {{"net_af_packet0", "veth0"}, {"net_af_packet1", "veth1"}}, Ports(), &err);
   ASSERT_TRUE(first) << err;
   EXPECT_FALSE(InstanceLocks::Acquire(dirs, "sw2", {{"net_af_packet1", "veth1"}}, Ports(), &err));
-  EXPECT_EQ(err.rfind("port p1: interface veth1 is already used by pfcswitch pid " + std::to_string(getpid()), 0), 0u)
+  EXPECT_EQ(err.rfind("port p1: interface veth1 is already used by pfcswitch pid " +
+                          std::to_string(getpid()),
+                      0),
+            0u)
       << err;
   // A device no port uses is named as a device.
   EXPECT_FALSE(InstanceLocks::Acquire(dirs, "sw3", {{"net_af_packet7", "veth0"}}, Ports(), &err));
   EXPECT_EQ(err.rfind("device net_af_packet7: interface veth0 is already used", 0), 0u) << err;
   // The refused attempts released their prefix locks; the first instance's
   // files disappear when it goes.
-  EXPECT_TRUE(InstanceLocks::Acquire(dirs, "sw2", {{"net_af_packet0", "veth9"}}, Ports(), &err)) << err;
+  EXPECT_TRUE(InstanceLocks::Acquire(dirs, "sw2", {{"net_af_packet0", "veth9"}}, Ports(), &err))
+      << err;
   first.reset();
   EXPECT_TRUE(fs::is_empty(dirs.ifaces));
 }
@@ -168,9 +175,9 @@ TEST(InstanceLocks, TelemetrySocketInUseRefused) {
   ASSERT_EQ(listen(fd, 1), 0);
   std::string err;
   EXPECT_FALSE(InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err));
-  EXPECT_EQ(err, "file prefix 'sw1': telemetry socket " + sock + " is in use by pid " + std::to_string(getpid()) +
-                     "; give this instance its own --file-prefix");
-  close(fd);   // a socket nobody listens on is stale: DPDK replaces it
+  EXPECT_EQ(err, "file prefix 'sw1': telemetry socket " + sock + " is in use by pid " +
+                     std::to_string(getpid()) + "; give this instance its own --file-prefix");
+  close(fd);  // a socket nobody listens on is stale: DPDK replaces it
   EXPECT_TRUE(InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err)) << err;
 }
 

@@ -2,11 +2,11 @@
 // Config loader cases found by tests/fuzz/fuzz_config.cc (each input is also
 // in tests/fuzz/corpus/config/regress-*), loaded from memory through the
 // loader's ReadTextFn as the fuzzer does.
-#include "dataplane/config/config.h"
-
 #include <gtest/gtest.h>
 
 #include <map>
+
+#include "dataplane/config/config.h"
 
 namespace pfc {
 namespace {

@@ -4,14 +4,14 @@
 // name the file and the line (missing fields, a `via` off its link, an empty
 // file, a section in both a file and its include), absolute paths, and
 // route tables larger than the route table's next-hop limit.
+#include "dataplane/config/config.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-
-#include "dataplane/config/config.h"
 
 namespace pfc {
 namespace {
@@ -47,7 +47,8 @@ class ConfigTest : public ::testing::Test {
     return err;
   }
   // "<dir>/sw.yaml:<line of needle>:" — where an error must point.
-  std::string At(const std::string& text, const std::string& needle, const std::string& file = "sw.yaml") {
+  std::string At(const std::string& text, const std::string& needle,
+                 const std::string& file = "sw.yaml") {
     size_t pos = text.find(needle);
     EXPECT_NE(pos, std::string::npos) << needle;
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
@@ -68,7 +69,8 @@ const std::string kPorts =
     "    ipv4: 10.0.2.1/24\n"
     "    speed: 10G\n";
 
-#define EXPECT_HAS(err, text) EXPECT_NE((err).find(text), std::string::npos) << "missing '" << (text) << "' in: " << (err)
+#define EXPECT_HAS(err, text) \
+  EXPECT_NE((err).find(text), std::string::npos) << "missing '" << (text) << "' in: " << (err)
 
 TEST_F(ConfigTest, GoodConfigLoads) {
   SwitchConfig c;
@@ -78,7 +80,7 @@ TEST_F(ConfigTest, GoodConfigLoads) {
 
 TEST_F(ConfigTest, KeyGivenTwiceNamesTheKeyAndBothLines) {
   std::string text = kPorts;
-  text.replace(text.find("    speed: 10G\n"), 0, "    speed: 25G\n");   // p0 now has speed twice
+  text.replace(text.find("    speed: 10G\n"), 0, "    speed: 25G\n");  // p0 now has speed twice
   const std::string err = Load(text);
   const size_t second = text.find("    speed: 10G\n");
   const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + second, '\n'));
@@ -87,10 +89,13 @@ TEST_F(ConfigTest, KeyGivenTwiceNamesTheKeyAndBothLines) {
 }
 
 TEST_F(ConfigTest, KeyGivenTwiceAtTopLevelAndInFlowMaps) {
-  EXPECT_HAS(Load(kPorts + "switch: { mode: l3, mode: l2 }\n"), "switch.mode: expected each key once");
-  EXPECT_HAS(Load(kPorts + "pfc: { pause_quanta: 100 }\npfc: { pause_quanta: 200 }\n"), "pfc: expected each key once");
+  EXPECT_HAS(Load(kPorts + "switch: { mode: l3, mode: l2 }\n"),
+             "switch.mode: expected each key once");
+  EXPECT_HAS(Load(kPorts + "pfc: { pause_quanta: 100 }\npfc: { pause_quanta: 200 }\n"),
+             "pfc: expected each key once");
   // Two spellings of one number are one tag.
-  EXPECT_HAS(Load(kPorts + "qos: { tag_map: { 24: 3, 0x18: 4 }, lossless: [3] }\n"), "a tag not already mapped");
+  EXPECT_HAS(Load(kPorts + "qos: { tag_map: { 24: 3, 0x18: 4 }, lossless: [3] }\n"),
+             "a tag not already mapped");
 }
 
 TEST_F(ConfigTest, OverlappingSubnetsAreRejected) {
@@ -160,7 +165,8 @@ TEST_F(ConfigTest, MissingFieldNamesTheLineOfItsMap) {
 }
 
 TEST_F(ConfigTest, ViaOutsideTheSubnetNamesItsLine) {
-  const std::string text = kPorts + "routes:\n  - prefix: 10.9.0.0/16\n    port: p1\n    via: 10.0.1.9\n";
+  const std::string text =
+      kPorts + "routes:\n  - prefix: 10.9.0.0/16\n    port: p1\n    via: 10.0.1.9\n";
   const std::string err = Load(text);
   EXPECT_HAS(err, At(text, "    via: 10.0.1.9") + " routes[0].via");
   EXPECT_HAS(err, "inside port p1's subnet 10.0.2.0/24");
@@ -186,7 +192,8 @@ TEST_F(ConfigTest, SectionInFileAndIncludeNamesBothPlaces) {
 
 TEST_F(ConfigTest, ListOfTheWrongLengthSaysItsLength) {
   std::string text = kPorts;
-  text.replace(text.find("    speed: 10G\n"), 0, "    scheduler: { mode: dwrr, quantum: [1500, 1500, 1500, 1500, 1500] }\n");
+  text.replace(text.find("    speed: 10G\n"), 0,
+               "    scheduler: { mode: dwrr, quantum: [1500, 1500, 1500, 1500, 1500] }\n");
   const std::string err = Load(text);
   EXPECT_HAS(err, "ports[0].scheduler.quantum: expected a list of 8 byte counts (got a list of 5)");
 }
@@ -215,8 +222,8 @@ std::string ManyRoutes(int n) {
   std::string t = "routes:\n";
   for (int k = 0; k < n; k++) {
     const int port = k % 4 / 2;
-    t += "  - { prefix: " + std::to_string(20 + (k >> 16)) + "." + std::to_string((k >> 8) & 255) + "." +
-         std::to_string(k & 255) + ".0/24, port: p" + std::to_string(port) + ", via: 10.0." +
+    t += "  - { prefix: " + std::to_string(20 + (k >> 16)) + "." + std::to_string((k >> 8) & 255) +
+         "." + std::to_string(k & 255) + ".0/24, port: p" + std::to_string(port) + ", via: 10.0." +
          std::to_string(port + 1) + "." + std::to_string(2 + k % 2) + " }\n";
   }
   return t;
@@ -265,18 +272,21 @@ TEST_F(ConfigTest, TooManyDistinctNextHopsNamesTheRoute) {
       "ports:\n  - { name: p0, device: net_af_packet0, ipv4: 10.1.0.1/16, speed: 10G }\nroutes:\n";
   for (int k = 0; k <= RouteTable::kMaxNextHops; k++)
     text += "  - { prefix: 20." + std::to_string(k >> 8) + "." + std::to_string(k & 255) +
-            ".0/24, port: p0, via: 10.1." + std::to_string((k + 2) >> 8) + "." + std::to_string((k + 2) & 255) +
-            " }\n";
+            ".0/24, port: p0, via: 10.1." + std::to_string((k + 2) >> 8) + "." +
+            std::to_string((k + 2) & 255) + " }\n";
   const std::string err = Load(text);
-  EXPECT_HAS(err, At(text, "prefix: 20.128.0.0/24") + " routes[32768]: expected at most 32768 distinct next hops");
+  EXPECT_HAS(err, At(text, "prefix: 20.128.0.0/24") +
+                      " routes[32768]: expected at most 32768 distinct next hops");
 }
 
 TEST_F(ConfigTest, DuplicatePrefixNamesTheFirstRoute) {
   const std::string text =
-      kPorts + "routes:\n  - { prefix: 10.9.0.0/16, port: p0 }\n  - { prefix: 10.8.0.0/16, port: p0 }\n" +
+      kPorts +
+      "routes:\n  - { prefix: 10.9.0.0/16, port: p0 }\n  - { prefix: 10.8.0.0/16, port: p0 }\n" +
       "  - { prefix: 10.9.0.0/16, port: p1 }\n";
-  EXPECT_HAS(Load(text), At(text, "  - { prefix: 10.9.0.0/16, port: p1 }") +
-                             " routes[2].prefix: expected a prefix not already routed (routes[0] routes it)");
+  EXPECT_HAS(Load(text),
+             At(text, "  - { prefix: 10.9.0.0/16, port: p1 }") +
+                 " routes[2].prefix: expected a prefix not already routed (routes[0] routes it)");
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ SwitchConfig Ports(int n, uint64_t total, uint32_t cell) {
 
 // Everything outside the buffer, for n ports and one worker.
 uint64_t Unbuffered(uint64_t n) {
-  return n * (kRxDesc + kTxDesc + (kControlRing - 1) + kTxStashSlots) + kMaxBurst + 2 * (kPoolCache * 3 / 2);
+  return n * (kRxDesc + kTxDesc + (kControlRing - 1) + kTxStashSlots) + kMaxBurst +
+         2 * (kPoolCache * 3 / 2);
 }
 
 TEST(EalNeeds, PoolCoversTheBufferAndEverythingOutsideIt) {
@@ -71,7 +72,7 @@ TEST(EalNeeds, WorkersAndDescriptorsAdd) {
   // Per worker: one burst overshoot, one burst in flight, one lcore cache.
   EXPECT_EQ(three.mbufs - one.mbufs, 2u * (2 * kMaxBurst + kPoolCache * 3 / 2));
   EalNeedsInput in;
-  in.rx_desc = 2 * 4096;   // a device that rounded its rings up
+  in.rx_desc = 2 * 4096;  // a device that rounded its rings up
   EXPECT_EQ(PlanMemory(c, in).mbufs - three.mbufs, 2u * (4096 - kRxDesc));
 }
 
@@ -88,7 +89,7 @@ TEST(EalNeeds, HugepagesPackObjectsAndJumboFramesGrowThem) {
   EXPECT_EQ(jumbo.data_room, 9000u + 22 + kMbufHeadroom);
   EXPECT_GT(jumbo.obj_footprint, 4096u);
   EXPECT_EQ(jumbo.obj_footprint % 64, 0u);
-  EXPECT_EQ((jumbo.obj_bytes / 64) % 2, 1u);   // spread over memory channels
+  EXPECT_EQ((jumbo.obj_bytes / 64) % 2, 1u);  // spread over memory channels
 }
 
 TEST(EalNeeds, ParsesEalMemoryArguments) {
@@ -100,7 +101,8 @@ TEST(EalNeeds, ParsesEalMemoryArguments) {
   EXPECT_EQ(mb({"-l", "0,1", "--main-lcore", "1"}), -1);
   EXPECT_TRUE(ParseEalMemoryArgs({"--no-huge", "-m", "64"}).no_huge);
   EXPECT_FALSE(ParseEalMemoryArgs({"-m", "256"}).no_huge);
-  for (std::vector<std::string> bad : {std::vector<std::string>{"-m", "lots"}, {"-m"}, {"--socket-mem=1,,2"}}) {
+  for (std::vector<std::string> bad :
+       {std::vector<std::string>{"-m", "lots"}, {"-m"}, {"--socket-mem=1,,2"}}) {
     const EalMemoryArgs r = ParseEalMemoryArgs(bad);
     EXPECT_FALSE(r.ok) << bad[0];
     EXPECT_FALSE(r.bad.empty());

@@ -320,9 +320,9 @@ TEST(Parser, Ieee802ArpIsUnsupportedNotTruncated) {
   // used to be counted as truncated: shorter than an Ethernet/IPv4 ARP, but
   // complete by its own lengths.
   const std::vector<uint8_t> f = {
-      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x06,  // Ethernet
-      0x00, 0x06, 0x08, 0x00, 0x00, 0x04, 0x00, 0x01,                          // 802, IPv4, 0, 4, req
-      0x0a, 0x00, 0x01, 0x02, 0x0a, 0x00, 0x01, 0x01};                         // spa, tpa
+      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0,    0, 0, 0, 0x01, 0x08, 0x06,  // Ethernet
+      0x00, 0x06, 0x08, 0x00, 0x00, 0x04, 0x00, 0x01,   // 802, IPv4, 0, 4, req
+      0x0a, 0x00, 0x01, 0x02, 0x0a, 0x00, 0x01, 0x01};  // spa, tpa
   ASSERT_EQ(f.size(), 30u);
   ParsedPacket p;
   EXPECT_EQ(Parse(f, &p), PktKind::kBad);
@@ -516,10 +516,10 @@ TEST(Parser, ProducesEveryDocumentedReason) {
   qinq.ethertype = 0x88a8;
   Parse(Ipv4Frame(qinq, Ipv4Spec{}), &p);
   seen.insert(p.bad);
-  EXPECT_EQ(seen, (std::set<DropReason>{DropReason::kRunt, DropReason::kTruncated,
-                                        DropReason::kBadIpHeader, DropReason::kBadIpChecksum,
-                                        DropReason::kArpUnsupported,
-                                        DropReason::kVlanUnsupported}));
+  EXPECT_EQ(seen,
+            (std::set<DropReason>{DropReason::kRunt, DropReason::kTruncated,
+                                  DropReason::kBadIpHeader, DropReason::kBadIpChecksum,
+                                  DropReason::kArpUnsupported, DropReason::kVlanUnsupported}));
 }
 
 }  // namespace

@@ -16,8 +16,8 @@ constexpr uint64_t kT0 = 1'000'000'000;
 using Frames = std::vector<std::vector<uint8_t>>;
 
 std::string NeighborLine(int port, const std::string& host, const std::string& mac) {
-  return "  - { ip: 10.0." + std::to_string(port) + "." + host + ", mac: \"" + mac +
-         "\", port: p" + std::to_string(port) + " }\n";
+  return "  - { ip: 10.0." + std::to_string(port) + "." + host + ", mac: \"" + mac + "\", port: p" +
+         std::to_string(port) + " }\n";
 }
 
 // A MAC control frame with an opcode that is neither PFC nor PAUSE: dropped
@@ -88,9 +88,10 @@ TEST_F(StageTest, FailedReloadChangesNothing) {
   EXPECT_EQ(sw_->generation(), gen);
 
   // Still the old route, the old MAC and the old lossy priority.
-  Ingress(0, {Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 10, .seq = 7}),
-              UnknownMacControl()},
-          kT0);
+  Ingress(
+      0,
+      {Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 10, .seq = 7}), UnknownMacControl()},
+      kT0);
   EXPECT_EQ(Egress(1, kT0 + 1000), 1);
   const Frames out = TakeTx(1);
   ASSERT_EQ(out.size(), 1u);
@@ -112,11 +113,12 @@ TEST_F(StageTest, FailedReloadChangesNothing) {
 TEST_F(StageTest, DropsCountUnderTheReloadedLossyPriority) {
   Start(BaseYaml());
   std::string err;
-  ASSERT_TRUE(Reload("qos:\n"
-                     "  tag_map: { 24: 3, 26: 4, 10: 1, 46: 5 }\n"
-                     "  lossless: [3, 4]\n"
-                     "  lossy_priority: 2\n",
-                     &err))
+  ASSERT_TRUE(
+      Reload("qos:\n"
+             "  tag_map: { 24: 3, 26: 4, 10: 1, 46: 5 }\n"
+             "  lossless: [3, 4]\n"
+             "  lossy_priority: 2\n",
+             &err))
       << err;
   // A malformed MAC control frame (pfc stage), an ARP the switch does not
   // handle (local stage) and a runt (ingress): all under the new lossy

@@ -57,7 +57,6 @@ std::string WriteTemp(std::string tmpl, const std::string& text) {
   return tmpl;
 }
 
-
 }  // namespace
 
 const WirePort& Wire(int i) { return g_wire[i]; }
@@ -151,7 +150,8 @@ Counters Snapshot(const Switch& sw) {
     ForEachWorkerCounter(s, [&](const char* name, const Counter& v) { c[name] += v.Get(); });
     for (size_t p = 0; p < sw.ports.size(); p++) {
       const std::string pn = "p" + std::to_string(p) + ".";
-      ForEachCounter(s.port[p], [&](const char* name, const Counter& v) { c[pn + name] += v.Get(); });
+      ForEachCounter(s.port[p],
+                     [&](const char* name, const Counter& v) { c[pn + name] += v.Get(); });
       for (int q = 0; q < kNumPrio; q++) {
         const std::string qn = pn + "q" + std::to_string(q) + ".";
         const PrioCounters& qc = s.prio[p][q];
@@ -202,7 +202,8 @@ void StageTest::TearDown() {
         << "p" << p << ": frames on the wire the test did not check";
     EXPECT_EQ(rte_ring_count(Wire(p).rx), 0u) << "p" << p << ": frames the switch never received";
     EXPECT_EQ(rte_ring_count(sw_->ports[p].control), 0u) << "p" << p;
-    for (int q = 0; q < kNumPrio; q++) EXPECT_EQ(sw_->ports[p].owner_state->data_stash[q].n, 0) << "p" << p << " q" << q;
+    for (int q = 0; q < kNumPrio; q++)
+      EXPECT_EQ(sw_->ports[p].owner_state->data_stash[q].n, 0) << "p" << p << " q" << q;
     EXPECT_EQ(sw_->ports[p].owner_state->ctrl_stash.n, 0) << "p" << p;
     for (int q = 0; q < kNumPrio; q++) {
       EXPECT_EQ(QueueDepth(p, q), 0u) << "p" << p << " q" << q;

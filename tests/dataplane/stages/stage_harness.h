@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/switch/switch.h"
 #include "dataplane/stages/worker_ctx.h"
+#include "dataplane/switch/switch.h"
 #include "tests/harness/ring_wire.h"
 
 namespace pfc::stagetest {
