@@ -36,9 +36,8 @@ uint64_t Host::Round(rte_mempool* pool, uint64_t now_ns) {
     }
     if (n < kMaxBurst) break;
   }
-  bool data_ok = true;
   for (int k = 0; k < kHostTxPerRound; k++) {
-    data_ok = nic->link().up() && nic->link().CanSend(1514, now_ns);
+    const bool data_ok = nic->link().up() && nic->link().CanSend(1514, now_ns);
     rte_mbuf* m = rte_pktmbuf_alloc(pool);
     if (m == nullptr) break;  // retried next round: the model has not advanced
     bool control = false;
@@ -75,11 +74,13 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
   for (uint32_t g0 : t.link_order()) {
     const uint32_t ends[2] = {g0, t.peer(g0)};
     bool real[2];
+    fabric::LinkParams lp[2];
     for (int e = 0; e < 2; e++) {
       const uint32_t node = t.port_node(ends[e]);
-      uint64_t rate, delay;
       std::string dev;
-      fabric::LinkParamsOf(spec, node, t.neighbor(ends[e]), &rate, &delay, &dev);
+      fabric::LinkParamsOf(spec, node, t.neighbor(ends[e]), &lp[e].rate_bps, &lp[e].delay_ns, &dev);
+      lp[e].fifo_ns =
+          spec.link_fifo_ns ? spec.link_fifo_ns : 2 * fabric::WireTimeNs(1514, lp[e].rate_bps);
       const fabric::HostSpec* hs = spec.host(node);
       real[e] = !dev.empty() || (hs != nullptr && !hs->device.empty());
     }
@@ -92,13 +93,8 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
     if (real[0]) continue;
     for (int e = 0; e < 2; e++) {
       const uint32_t node = t.port_node(ends[e]);
-      fabric::LinkParams lp;
-      std::string dev;
-      fabric::LinkParamsOf(spec, node, t.neighbor(ends[e]), &lp.rate_bps, &lp.delay_ns, &dev);
-      fabric::LinkModel probe(lp);
-      lp.fifo_ns = spec.link_fifo_ns ? spec.link_fifo_ns : 2 * probe.WireNs(1514);
       auto port = std::make_unique<EmuPort>(
-          "n" + std::to_string(node) + "p" + std::to_string(t.local(ends[e])), lp);
+          "n" + std::to_string(node) + "p" + std::to_string(t.local(ends[e])), lp[e]);
       if (!port->Init(err)) return nullptr;
       f->ports_[node][t.local(ends[e])] = std::move(port);
     }

@@ -28,11 +28,6 @@ uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]
 uint32_t Get32(const uint8_t* p) { return uint32_t{Get16(p)} << 16 | Get16(p + 2); }
 uint64_t Get64(const uint8_t* p) { return uint64_t{Get32(p)} << 32 | Get32(p + 4); }
 
-// Wire time of len bytes at bps (what a rate limiter spaces frames by).
-uint64_t WireTimeNs(uint32_t len, uint64_t bps) {
-  return ((uint64_t{len} + kWireOverheadBytes) * 8 * 1'000'000'000ull + bps - 1) / bps;
-}
-
 }  // namespace
 
 HostModel::HostModel(const HostParams& p) : p_(p) { storm_next_ns_ = p.storm_start_ns; }

@@ -5,11 +5,9 @@ namespace pfc::fabric {
 
 LinkModel::LinkModel(const LinkParams& p) : p_(p) {}
 
-uint64_t LinkModel::WireNs(uint32_t len) const {
-  // Rounded up: a frame never takes less wire time than it needs, so an
-  // emulated link is never faster than its rate.
+uint64_t WireTimeNs(uint32_t len, uint64_t bps) {
   const unsigned __int128 bits = static_cast<unsigned __int128>(len + kWireOverheadBytes) * 8u;
-  return static_cast<uint64_t>((bits * 1'000'000'000u + p_.rate_bps - 1) / p_.rate_bps);
+  return static_cast<uint64_t>((bits * 1'000'000'000u + bps - 1) / bps);
 }
 
 bool LinkModel::CanSend(uint32_t len, uint64_t now_ns) const {

@@ -42,6 +42,10 @@ namespace pfc::fabric {
 
 inline constexpr uint32_t kWireOverheadBytes = 24;
 
+// Wire time of a frame of len bytes (without FCS) at bps, rounded up: an
+// emulated link, or a rate limiter, is never faster than its rate.
+uint64_t WireTimeNs(uint32_t len, uint64_t bps);
+
 struct LinkParams {
   uint64_t rate_bps = 0;  // > 0
   uint64_t delay_ns = 0;  // propagation delay
@@ -71,7 +75,7 @@ class LinkModel {
 
   explicit LinkModel(const LinkParams& p);
 
-  uint64_t WireNs(uint32_t len) const;
+  uint64_t WireNs(uint32_t len) const { return WireTimeNs(len, p_.rate_bps); }
 
   // Data frame queued at now_ns. False when the FIFO is full (nothing
   // changes, the caller keeps the frame) or the link is down (the frame is

@@ -137,12 +137,11 @@ Switch::~Switch() {
       rte_ring_free(p.control);
     }
     if (p.owner_state) {
-      for (auto* st : {&p.owner_state->data_stash[0], &p.owner_state->data_stash[1],
-                       &p.owner_state->data_stash[2], &p.owner_state->data_stash[3],
-                       &p.owner_state->data_stash[4], &p.owner_state->data_stash[5],
-                       &p.owner_state->data_stash[6], &p.owner_state->data_stash[7],
-                       &p.owner_state->ctrl_stash})
-        for (int i = 0; i < st->n; i++) rte_pktmbuf_free(st->pkts[(st->head + i) % TxStash::kCap]);
+      auto free_stash = [](TxStash& st) {
+        for (int i = 0; i < st.n; i++) rte_pktmbuf_free(st.pkts[(st.head + i) % TxStash::kCap]);
+      };
+      for (TxStash& st : p.owner_state->data_stash) free_stash(st);
+      free_stash(p.owner_state->ctrl_stash);
     }
   }
   delete tables_.load();
