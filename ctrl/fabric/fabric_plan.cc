@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <queue>
 
 namespace pfc::fabric {
@@ -69,9 +70,21 @@ void LinkParamsOf(const FabricSpec& spec, uint32_t a, uint32_t b, uint64_t* rate
     if (o.rate_bps) *rate_bps = o.rate_bps;
     if (o.delay_ns) *delay_ns = *o.delay_ns;
     const std::string& d = o.a == a ? o.device_a : o.device_b;
-    if (!d.empty()) *device = d;
+    if (!d.empty()) *device = DeviceName(d);
   }
-  if (const HostSpec* h = spec.host(b); h && !h->device.empty()) *device = h->device;
+  if (const HostSpec* h = spec.host(b); h && !h->device.empty()) *device = DeviceName(h->device);
+}
+
+std::string DeviceName(const std::string& device) { return device.substr(0, device.find(',')); }
+
+std::vector<std::string> VdevArgs(const FabricSpec& spec) {
+  std::vector<std::string> out;
+  auto add = [&out](const std::string& d) {
+    if (d.find(',') != std::string::npos) out.push_back(d);
+  };
+  for (const LinkOverride& o : spec.overrides) add(o.device_a), add(o.device_b);
+  for (const HostSpec& h : spec.hosts) add(h.device);
+  return out;
 }
 
 FabricPlan MakePlan(const FabricSpec& spec) {
@@ -107,6 +120,8 @@ FabricPlan MakePlan(const FabricSpec& spec) {
         pp.name = t.node(pp.peer_node).name;
         pp.mac = NodeMac(n, uint8_t(p), 0x01);
         pp.ip = end_ip(g);
+        if (const HostSpec* hs = spec.host(pp.peer_node); hs && hs->ip != 0)
+          pp.ip = hs->gateway, pp.prefix_len = hs->prefix_len;  // a host's own subnet
         LinkParamsOf(spec, n, pp.peer_node, &pp.rate_bps, &pp.delay_ns, &pp.device);
         if (pp.device.empty())
           pp.device = std::string(kEmuDevicePrefix) + sp.name + "/" + std::to_string(p);
@@ -122,25 +137,29 @@ FabricPlan MakePlan(const FabricSpec& spec) {
       hp.mac = NodeMac(n, 0, 0x02);
       hp.ip = end_ip(g);
       hp.gw_ip = end_ip(t.peer(g));
+      if (const HostSpec* hs = spec.host(n); hs && hs->ip != 0)
+        hp.ip = hs->ip, hp.gw_ip = hs->gateway, hp.prefix_len = hs->prefix_len;
       hp.sw_node = t.neighbor(g);
       hp.sw_port = uint16_t(t.local(t.peer(g)));
       hp.gw_mac = NodeMac(hp.sw_node, uint8_t(hp.sw_port), 0x01);
-      std::string dev;
       uint64_t delay = 0;
-      LinkParamsOf(spec, n, hp.sw_node, &hp.rate_bps, &delay, &dev);
+      LinkParamsOf(spec, hp.sw_node, n, &hp.rate_bps, &delay, &hp.device);
       plan.host_index[n] = int(plan.hosts.size());
       plan.hosts.push_back(hp);
     }
   }
-  // Neighbours: every port's peer, statically (no ARP inside the fabric).
+  // Neighbours: every port's peer, statically (no ARP inside the fabric),
+  // except a real host: its MAC is its NIC's, which the switch learns by ARP.
   for (SwitchPlan& sp : plan.switches) {
     for (uint16_t p = 0; p < sp.ports.size(); ++p) {
       const PortPlan& pp = sp.ports[p];
+      if (const HostSpec* h = spec.host(pp.peer_node); h && !h->device.empty()) continue;
       const uint32_t g = t.gport(sp.node, p);
       const MacAddr mac = t.is_switch(pp.peer_node)
                               ? NodeMac(pp.peer_node, uint8_t(pp.peer_port), 0x01)
                               : NodeMac(pp.peer_node, 0, 0x02);
-      sp.neighbors.push_back({end_ip(t.peer(g)), mac, p});
+      const HostSpec* hs = spec.host(pp.peer_node);
+      sp.neighbors.push_back({hs && hs->ip != 0 ? hs->ip : end_ip(t.peer(g)), mac, p});
     }
   }
   if (!spec.shortest_routes) return plan;
@@ -155,10 +174,36 @@ FabricPlan MakePlan(const FabricSpec& spec) {
         if (t.is_switch(m) && d[m] == d[sp.node] - 1) next.push_back(p);
       }
       const uint16_t p = next[Mix(spec.seed ^ (uint64_t(sp.node) << 32) ^ hp.node) % next.size()];
-      sp.routes.push_back({hp.ip & ~3u, 30, p, end_ip(t.peer(t.gport(sp.node, p)))});
+      const uint32_t mask = ~0u << (32 - hp.prefix_len);
+      sp.routes.push_back({hp.ip & mask, hp.prefix_len, p, end_ip(t.peer(t.gport(sp.node, p)))});
     }
   }
   return plan;
+}
+
+bool WriteHostsJson(const FabricSpec& spec, const FabricPlan& plan, std::string* err) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const HostPlan& h : plan.hosts) {
+    const SwitchPlan& sw = *plan.sw(h.sw_node);
+    hosts.push_back({{"name", h.name},
+                     {"ip", Ipv4String(h.ip) + "/" + std::to_string(h.prefix_len)},
+                     {"gateway", Ipv4String(h.gw_ip)},
+                     {"gateway_mac", MacString(h.gw_mac)},
+                     // An emulated host's MAC; a real host keeps its NIC's.
+                     {"mac", h.device.empty() ? MacString(h.mac) : ""},
+                     {"switch", sw.name},
+                     {"port", sw.ports[h.sw_port].name},
+                     {"device", h.device},
+                     {"rate_bps", h.rate_bps}});
+  }
+  const std::string path = spec.out_dir + "/hosts.json";
+  std::ofstream f(path);
+  f << nlohmann::json{{"hosts", hosts}}.dump(1) << "\n";
+  if (!f) {
+    *err = path + ": cannot write";
+    return false;
+  }
+  return true;
 }
 
 bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* out,

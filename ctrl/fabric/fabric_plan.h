@@ -73,6 +73,7 @@ struct HostPlan {
   uint32_t sw_node = 0;
   uint16_t sw_port = 0;
   uint64_t rate_bps = 0;
+  std::string device;  // a real host: its switch port's DPDK device
 };
 
 struct FabricPlan {
@@ -98,6 +99,17 @@ FabricPlan MakePlan(const FabricSpec& spec);
 // carries it ("" = emulated).
 void LinkParamsOf(const FabricSpec& spec, uint32_t a, uint32_t b, uint64_t* rate_bps,
                   uint64_t* delay_ns, std::string* device);
+
+// A device as the switch port names it: "net_af_packet0,iface=h1" (vdev
+// arguments after the comma, for EAL) -> "net_af_packet0".
+std::string DeviceName(const std::string& device);
+// Every device of the file written with vdev arguments, as EAL's --vdev
+// takes them (pfcfabric passes them when it chooses the EAL options).
+std::vector<std::string> VdevArgs(const FabricSpec& spec);
+
+// <out_dir>/hosts.json: every host's name, addresses, gateway, switch port
+// and device: how a real host is configured to join the fabric.
+bool WriteHostsJson(const FabricSpec& spec, const FabricPlan& plan, std::string* err);
 
 // Writes <out_dir>/switches/<name>.yaml for every switch (the template
 // config's sections, the generated ports/routes/neighbours, and an include

@@ -269,10 +269,40 @@ void ParseSwitch(const Section& sec, FabricSpec* s) {
   }
 }
 
+// A host's own subnet: `address` a.b.c.d/len and `gateway` (its switch
+// port) in it, overlapping neither the fabric's link plan nor another host.
+void ParseHostAddress(const Reader& rd, const YAML::Node& h, const std::string& f,
+                      const FabricSpec* s, HostSpec* hs) {
+  if (!h["address"] || !h["gateway"])
+    rd.Fail(h, f, "address and gateway together (a host's own subnet)");
+  uint32_t ip = 0, gw = 0;
+  uint8_t len = 0;
+  if (!ParsePrefix(rd.Str(h["address"], f + ".address"), &ip, &len) || len == 0 || len > 30)
+    rd.Fail(h["address"], f + ".address", "a host address with its prefix, a.b.c.d/len, len 1-30");
+  const uint32_t mask = ~0u << (32 - len);
+  if (!ParseIpv4(rd.Str(h["gateway"], f + ".gateway"), &gw) || (gw & mask) != (ip & mask) ||
+      gw == ip)
+    rd.Fail(h["gateway"], f + ".gateway",
+            "another address of the host's subnet " + rd.Str(h["address"], f + ".address"));
+  auto overlap = [&](uint32_t net, uint8_t l) {
+    const uint32_t m = ~0u << (32 - std::min(l, len));
+    return (net & m) == (ip & m);
+  };
+  if (overlap(0x0a800000, 9))
+    rd.Fail(h["address"], f + ".address", "a subnet outside 10.128.0.0/9 (the fabric's links)");
+  for (const HostSpec& o : s->hosts) {
+    if (o.ip != 0 && &o != hs && overlap(o.ip, o.prefix_len))
+      rd.Fail(h["address"], f + ".address",
+              "a subnet of its own (it overlaps " + s->topo.node(o.node).name + "'s)");
+  }
+  hs->ip = ip, hs->gateway = gw, hs->prefix_len = len;
+}
+
 void ParseHost(const Reader& rd, const YAML::Node& h, const std::string& f, FabricSpec* s) {
-  rd.CheckKeys(h, f, {"name", "device", "ignore_pause", "storm"});
+  rd.CheckKeys(h, f, {"name", "device", "ignore_pause", "storm", "address", "gateway"});
   HostSpec& hs = s->hosts[Node(rd, *s, h["name"], f + ".name", 1)];
   if (h["device"]) hs.device = rd.Str(h["device"], f + ".device");
+  if (h["address"] || h["gateway"]) ParseHostAddress(rd, h, f, s, &hs);
   if (h["ignore_pause"]) hs.ignore_pause = rd.Bool(h["ignore_pause"], f + ".ignore_pause");
   if (h["storm"]) hs.storm_prios = PrioMask(rd, h["storm"], f + ".storm");
   if (!hs.device.empty() && (hs.ignore_pause || hs.storm_prios))

@@ -22,8 +22,10 @@
 //                              devices: { T1: net_af_xdp0 } } ] }
 //   switch:   { config: base.yaml, rules: rules-dir/ }
 //   routes:   shortest | none
-//   hosts:    [ { name: H1, device: net_af_packet0 } |
-//               { name: H2, ignore_pause: true, storm: [3] } ]
+//   hosts:    [ { name: H1, device: "net_af_packet0,iface=h1" } |
+//               { name: H2, ignore_pause: true, storm: [3] } |
+//               { name: H3, device: ..., address: 10.0.1.2/24,
+//                 gateway: 10.0.1.1 } ]
 //   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
 //                 frame: 1000, bytes: 0, start: 0, stop: 50ms } ]
 //   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
@@ -61,7 +63,13 @@ struct LinkOverride {
 
 struct HostSpec {
   uint32_t node = 0;
-  std::string device;  // non-empty: a real host behind this DPDK port
+  // Non-empty: a real host behind this DPDK port, optionally with its vdev
+  // arguments after a comma (see fabric_plan.h DeviceName).
+  std::string device;
+  // Non-zero: the host's own subnet (a real host keeping its addresses);
+  // its switch port is `gateway` in it. Zero: the link's planned /30.
+  uint32_t ip = 0, gateway = 0;
+  uint8_t prefix_len = 0;
   bool ignore_pause = false;
   uint8_t storm_prios = 0;
 };

@@ -2,6 +2,9 @@
 // pfcfabric: a lossless fabric of pfcswitch switches in one process.
 //   pfcfabric --fabric fab.yaml                  (EAL options chosen for you)
 //   pfcfabric [EAL options] -- --fabric fab.yaml [--out DIR] [--check]
+// Real devices written with their vdev arguments in the fabric file
+// ("net_af_packet0,iface=h1") are given to EAL as --vdev when pfcfabric
+// chooses the EAL options; with explicit EAL options they are the caller's.
 // The fabric file is validated completely, each switch's config generated
 // and loaded by the switch's own loader, before EAL starts. On the virtual
 // clock the run takes one lcore and ends at fabric.duration; on the real
@@ -107,7 +110,8 @@ int main(int argc, char** argv) {
   }
   // The topology as pfc-tagger reads it, so rules can be made for this very
   // port numbering.
-  if (!tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err)) {
+  if (!tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err) ||
+      !pfc::fabric::WriteHostsJson(spec, plan, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     return 1;
   }
@@ -117,6 +121,14 @@ int main(int argc, char** argv) {
       "%s/switches\n",
       plan.switches.size(), plan.hosts.size(), spec.topo.num_links(), spec.flows.size(),
       spec.events.size(), virt ? "virtual" : "real", spec.out_dir.c_str());
+  // A real host is configured by hand (or by a script reading hosts.json).
+  for (const pfc::fabric::HostPlan& h : plan.hosts) {
+    if (h.device.empty()) continue;
+    std::printf("pfcfabric: real host %s on %s: ip %s/%u gateway %s (%s port %s)\n", h.name.c_str(),
+                h.device.c_str(), pfc::fabric::Ipv4String(h.ip).c_str(), h.prefix_len,
+                pfc::fabric::Ipv4String(h.gw_ip).c_str(), plan.sw(h.sw_node)->name.c_str(),
+                plan.sw(h.sw_node)->ports[h.sw_port].name.c_str());
+  }
   if (check) return 0;
 
   std::vector<std::string> eal = {argv[0]};
@@ -127,6 +139,7 @@ int main(int argc, char** argv) {
                {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge", "--no-pci",
                 "--no-shconf", "-m", std::to_string(MemoryMb(configs)), "--file-prefix",
                 "pfcfabric-" + std::to_string(getpid()), "--log-level", "lib.eal:error"});
+    for (const std::string& v : pfc::fabric::VdevArgs(spec)) eal.insert(eal.end(), {"--vdev", v});
   } else {
     for (int i = 1; i < split; i++) eal.emplace_back(argv[i]);
   }
@@ -156,6 +169,9 @@ int main(int argc, char** argv) {
     }
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
+    // Scripts wait for this line (stdout may be a file: flush it).
+    std::printf("pfcfabric: running on the %s clock\n", virt ? "virtual" : "real");
+    std::fflush(stdout);
     const auto t0 = std::chrono::steady_clock::now();
     if (virt) {
       fab->RunVirtual();

@@ -139,6 +139,17 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
        "captures[0].link: expected two nodes joined by a link"},
       {"switch: { rules: /nonexistent-dir }\n",
        "switch.rules: expected a directory written by pfc-tagger tag"},
+      {"hosts:\n  - { name: H1, address: 10.0.1.2/24 }\n",
+       "hosts[0]: expected address and gateway together"},
+      {"hosts:\n  - { name: H1, address: 10.0.1.2, gateway: 10.0.1.1 }\n",
+       "hosts[0].address: expected a host address with its prefix"},
+      {"hosts:\n  - { name: H1, address: 10.0.1.2/24, gateway: 10.0.2.1 }\n",
+       "hosts[0].gateway: expected another address of the host's subnet 10.0.1.2/24"},
+      {"hosts:\n  - { name: H1, address: 10.130.0.2/24, gateway: 10.130.0.1 }\n",
+       "hosts[0].address: expected a subnet outside 10.128.0.0/9"},
+      {"hosts:\n  - { name: H1, address: 10.0.1.2/24, gateway: 10.0.1.1 }\n"
+       "  - { name: H2, address: 10.0.0.2/16, gateway: 10.0.0.1 }\n",
+       "fab.yaml:6: hosts[1].address: expected a subnet of its own (it overlaps H1's)"},
   };
   for (const BadCase& c : cases) {
     const std::string err = LoadErr(Fig2(c.extra));
@@ -249,6 +260,46 @@ TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
   EXPECT_EQ(t1.ports[4].speed_bps, 40'000'000'000u);
   EXPECT_EQ(t1.ports[4].cable_m, 200u);  // 1 us at 5 ns/m
   EXPECT_EQ(t1.neighbors.size(), 6u);
+}
+
+// A real host: its device (vdev arguments after the comma go to EAL, the
+// name to the switch port), its own subnet, routes to that subnet from
+// every switch, no static neighbour (the switch learns its MAC by ARP), and
+// hosts.json saying how to configure it.
+TEST_F(FabricFile, RealHostKeepsItsSubnetAndIsLearnedByArp) {
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2("hosts:\n"
+                              "  - { name: H1, device: \"net_af_packet0,iface=h1\",\n"
+                              "      address: 10.0.1.2/24, gateway: 10.0.1.1 }\n"),
+                         &s, &err))
+      << err;
+  s.out_dir = (dir_ / "out").string();
+  EXPECT_EQ(VdevArgs(s), std::vector<std::string>{"net_af_packet0,iface=h1"});
+  FabricPlan plan = MakePlan(s);
+  const HostPlan& h1 = *plan.host(s.topo.Find("H1"));
+  EXPECT_EQ(h1.device, "net_af_packet0");
+  EXPECT_EQ(Ipv4String(h1.ip), "10.0.1.2");
+  EXPECT_EQ(h1.prefix_len, 24);
+  EXPECT_EQ(Ipv4String(h1.gw_ip), "10.0.1.1");
+  const SwitchPlan& t1 = *plan.sw(s.topo.Find("T1"));
+  EXPECT_EQ(t1.ports[h1.sw_port].device, "net_af_packet0");
+  EXPECT_EQ(Ipv4String(t1.ports[h1.sw_port].ip), "10.0.1.1");
+  EXPECT_EQ(t1.ports[h1.sw_port].prefix_len, 24);
+  for (const NeighborPlan& nb : t1.neighbors) EXPECT_NE(nb.port, h1.sw_port);
+  const SwitchPlan& t4 = *plan.sw(s.topo.Find("T4"));
+  bool routed = false;
+  for (const RoutePlan& r : t4.routes) routed |= Ipv4String(r.prefix) == "10.0.1.0" && r.len == 24;
+  EXPECT_TRUE(routed) << "T4 has no route to H1's 10.0.1.0/24";
+  fs::create_directories(s.out_dir);
+  ASSERT_TRUE(WriteHostsJson(s, plan, &err)) << err;
+  std::ifstream in(s.out_dir + "/hosts.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"ip\": \"10.0.1.2/24\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"gateway\": \"10.0.1.1\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"device\": \"net_af_packet0\""), std::string::npos) << text;
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
 }
 
 TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
