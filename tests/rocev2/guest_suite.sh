@@ -13,8 +13,13 @@
 #   4. PFC (skipped with ROCEV2_PFC=0): two switches in a row, the second shaped below the load:
 #      PFC frames leave the first switch towards the sender (decoded by tshark) and the lossless
 #      counters stay at zero drops on the second switch;
-#   5. the switch stops cleanly on SIGINT and its exit counters agree.
-# Usage: guest_suite.sh --pfcswitch BIN --config YAML [--pfcctl BIN] [--forwarder testpmd]
+#   5. the switch stops cleanly on SIGINT and its exit counters agree;
+#   6. fabric (with --pfcfabric; skipped with ROCEV2_FABRIC=0): the hosts keep their addresses and
+#      reach each other across three emulated switches in one pfcfabric process (fabric3.yaml):
+#      ib_write_bw completes, TTL at b0 is 61 (three routed hops), every switch forwarded, and
+#      no lossless drop anywhere.
+# Usage: guest_suite.sh --pfcswitch BIN --config YAML [--pfcctl BIN] [--pfcfabric BIN]
+#        [--forwarder testpmd]
 #   --forwarder testpmd runs the same perftests and captures through dpdk-testpmd instead
 #   (harness self-check: tags must arrive unchanged, no switch counters).
 # Exit: 0 all checks passed, 1 some failed, 77 a prerequisite is missing in the guest.
@@ -25,11 +30,12 @@ ROOT=$(cd "$HERE/../.." && pwd)
 RV_FWD_NICE=${RV_FWD_NICE:--10}
 . "$ROOT/tools/rocev2-vm/guest-lib.sh"
 STATS="python3 $ROOT/tools/rocev2-vm/switch_stats.py"
-FWD=pfcswitch CFG="" N=${ROCEV2_ITERS:-200}
+FWD=pfcswitch CFG="" N=${ROCEV2_ITERS:-200} FABRIC_BIN=
 while [ $# -gt 0 ]; do
   case $1 in
     --pfcswitch) RV_PFCSWITCH=$2; shift 2 ;;
     --pfcctl) RV_PFCCTL=$2; shift 2 ;;
+    --pfcfabric) FABRIC_BIN=$2; shift 2 ;;
     --config) CFG=$2; shift 2 ;;
     --forwarder) FWD=$2; shift 2 ;;
     *) echo "guest_suite.sh: unknown argument $1" >&2; exit 2 ;;
@@ -184,6 +190,43 @@ if [ $FWD = pfcswitch ] && [ "${ROCEV2_PFC:-1}" = 1 ]; then
   pfc_phase || { FAILED=$((FAILED + 1)); echo "FAIL: PFC phase could not be set up (see the messages above)"; }
 else
   skip "PFC phase ($([ $FWD = pfcswitch ] && echo "ROCEV2_PFC=0" || echo "needs pfcswitch"))"
+fi
+
+# ---- 6. across an emulated 3-switch fabric -------------------------------------------------
+FAB_OUT=$RV_OUT/fabric
+fabric_ctl() {  # fabric_ctl SWITCH FILE : that switch's live counters
+  ip netns exec sw "$RV_PFCCTL" --file-prefix "rvfab$$" --switch "$1" stats > "$2"
+}
+fabric_phase() {
+  local pid log=$RV_OUT/pfcfabric.log ok=0 s
+  rm -rf "$FAB_OUT"
+  ip netns exec sw nice -n "$RV_FWD_NICE" "$FABRIC_BIN" -l 0,1 --no-huge --no-pci --no-shconf -m 512 \
+    --log-level=lib.eal:error --file-prefix "rvfab$$" $(_rv_vdevs swA swB) -- \
+    --fabric "$HERE/fabric3.yaml" --out "$FAB_OUT" > "$log" 2>&1 &
+  pid=$!
+  _rv_wait_ready pfcfabric $pid "$log" '^pfcfabric: running' || return 1
+  rv_use_plan l3 && check "fabric: ping a0 -> b0 across S1, S2, S3" rv_warm_l3 &&
+  rv_cap_start fab.b0 b0 udp dst port 4791 &&
+  check "fabric: ib_write_bw completes across three emulated switches (tclass 96, lossless)" \
+    rv_perf fabric.write_bw ib_write_bw -s 65536 -n 50 -u 18 --report_gbits --tclass=96 && ok=1
+  rv_cap_stop fab.b0
+  if [ -n "${RV_PFCCTL:-}" ]; then
+    for s in S1 S2 S3; do
+      check "fabric: pfcctl --switch $s reads the running fabric" fabric_ctl $s "$RV_OUT/fabric.$s.json" &&
+      check "fabric: $s forwarded RoCEv2 in priority 3 with no lossless drop" counters "$RV_OUT/fabric.$s.json" \
+        '*.prio3.tx_packets>0' '*.lossless.drops_total==0'
+    done
+  fi
+  check "fabric: TTL at b0 is 61 (three routed hops)" only_ttl "$RV_OUT/fab.b0.pcap" 61
+  check "fabric: pfcfabric stops cleanly on SIGINT" _rv_stop_pid pfcfabric $pid "$log"
+  check "fabric: results.json counts no lossless drop" python3 -c \
+    'import json,sys; sys.exit(json.load(open(sys.argv[1]))["lossless_drops"] != 0)' "$FAB_OUT/results.json"
+  [ $ok = 1 ]
+}
+if [ $FWD = pfcswitch ] && [ -x "$FABRIC_BIN" ] && [ "${ROCEV2_FABRIC:-1}" = 1 ]; then
+  fabric_phase || { FAILED=$((FAILED + 1)); echo "FAIL: fabric phase (see the messages above)"; }
+else
+  skip "fabric phase (needs --pfcfabric and ROCEV2_FABRIC=1)"
 fi
 
 rv_log "suite wall time $(rv_since $T0)s"

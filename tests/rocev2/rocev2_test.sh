@@ -7,7 +7,8 @@
 # $ROCEV2_OUT_DIR (default BUILDDIR/meson-logs/rocev2).
 # Exit: 0 pass, 1 fail, 77 skip (qemu or another host prerequisite is missing; nothing is
 # installed here: run tools/install-deps.sh), 99 the guest hung or panicked (console tail shown).
-# Environment: ROCEV2_PFC=0 skips the PFC phase (two switches, shaped egress, pause frames);
+# Environment: ROCEV2_PFC=0 skips the PFC phase (two switches, shaped egress, pause frames),
+# ROCEV2_FABRIC=0 the fabric phase (three emulated switches in pfcfabric);
 # ROCEV2_ITERS (-n of each perftest, 200);
 # ROCEV2_VM_CACHE (guest kernel cache); ROCEV2_VM_TIMEOUT (seconds, default 480).
 set -u
@@ -18,8 +19,10 @@ BUILD=$(cd "$1" && pwd) || exit 2
 shift
 OUT=${ROCEV2_OUT_DIR:-$BUILD/meson-logs/rocev2}
 SW=$BUILD/dataplane/app/pfcswitch CTL=$BUILD/dataplane/ctl/pfcctl
+FAB=$BUILD/dataplane/emulator/pfcfabric
 ARGS=(--pfcswitch "$SW" --config "$HERE/rocev2.yaml")
 [ -x "$CTL" ] && ARGS+=(--pfcctl "$CTL")
+[ -x "$FAB" ] && ARGS+=(--pfcfabric "$FAB")
 if [ "${1:-}" != "--forwarder" ] && [ ! -x "$SW" ]; then
   echo "rocev2: no pfcswitch at $SW (build it first: ninja -C $BUILD)"; exit 1
 fi
@@ -32,7 +35,7 @@ rm -rf "$OUT"; mkdir -p "$OUT"
 T0=$(date +%s)
 # Environment variables do not cross into the guest: pass the suite's knobs explicitly.
 "$ROOT/tools/rocev2-vm/rocev2-vm.sh" -t "${ROCEV2_VM_TIMEOUT:-480}" -o "$OUT" -- \
-  env ROCEV2_PFC="${ROCEV2_PFC:-1}" ROCEV2_ITERS="${ROCEV2_ITERS:-200}" \
+  env ROCEV2_PFC="${ROCEV2_PFC:-1}" ROCEV2_FABRIC="${ROCEV2_FABRIC:-1}" ROCEV2_ITERS="${ROCEV2_ITERS:-200}" \
   "$HERE/guest_suite.sh" "${ARGS[@]}" "$@"
 rc=$?
 echo "rocev2: exit $rc after $(( $(date +%s) - T0 )) s; artifacts in $OUT"
