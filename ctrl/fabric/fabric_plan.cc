@@ -82,8 +82,13 @@ std::vector<std::string> VdevArgs(const FabricSpec& spec) {
   auto add = [&out](const std::string& d) {
     if (d.find(',') != std::string::npos) out.push_back(d);
   };
-  for (const LinkOverride& o : spec.overrides) add(o.device_a), add(o.device_b);
-  for (const HostSpec& h : spec.hosts) add(h.device);
+  for (const LinkOverride& o : spec.overrides) {
+    if (spec.Local(o.a)) add(o.device_a);
+    if (spec.Local(o.b)) add(o.device_b);
+  }
+  for (const HostSpec& h : spec.hosts) {
+    if (spec.Local(h.node)) add(h.device);
+  }
   return out;
 }
 
@@ -179,6 +184,20 @@ FabricPlan MakePlan(const FabricSpec& spec) {
     }
   }
   return plan;
+}
+
+void KeepLocal(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* configs) {
+  std::vector<SwitchPlan> sws;
+  std::vector<SwitchConfig> cfgs;
+  plan->switch_index.assign(plan->switch_index.size(), -1);
+  for (size_t i = 0; i < plan->switches.size(); ++i) {
+    if (!spec.Local(plan->switches[i].node)) continue;
+    plan->switch_index[plan->switches[i].node] = int(sws.size());
+    sws.push_back(std::move(plan->switches[i]));
+    cfgs.push_back(std::move((*configs)[i]));
+  }
+  plan->switches = std::move(sws);
+  *configs = std::move(cfgs);
 }
 
 bool WriteHostsJson(const FabricSpec& spec, const FabricPlan& plan, std::string* err) {

@@ -118,6 +118,11 @@ bool WriteHostsJson(const FabricSpec& spec, const FabricPlan& plan, std::string*
 bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* out,
                         std::string* err);
 
+// Placement (FabricSpec::here): keeps only the switches that run here, and
+// their configs (parallel to plan->switches); hosts stay in the plan (their
+// addresses are routed to) but only those of local switches run.
+void KeepLocal(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* configs);
+
 std::string Ipv4String(uint32_t ip);
 
 }  // namespace pfc::fabric

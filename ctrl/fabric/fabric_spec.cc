@@ -442,6 +442,59 @@ const HostSpec* FabricSpec::host(uint32_t node) const {
   return node < hosts.size() && !topo.is_switch(node) ? &hosts[node] : nullptr;
 }
 
+bool FabricSpec::Local(uint32_t node) const {
+  if (here.empty()) return true;
+  if (topo.is_switch(node)) return here[node];
+  return here[topo.neighbor(topo.gport(node, 0))];  // a host runs with its switch
+}
+
+bool PlaceHere(const std::vector<std::string>& switches, FabricSpec* s, std::string* err) {
+  auto fail = [&](const std::string& why) {
+    *err = why;
+    s->here.clear();  // a refused placement changes nothing
+    return false;
+  };
+  const tagger::Topology& t = s->topo;
+  std::vector<bool> here(t.num_nodes(), false);
+  for (const std::string& name : switches) {
+    const uint32_t n = t.Find(name);
+    if (n == kNoNode || !t.is_switch(n)) {
+      return fail("--here: expected switches of the topology (got '" + name + "')");
+    }
+    here[n] = true;
+  }
+  s->here = here;
+  auto name = [&](uint32_t n) { return t.node(n).name; };
+  bool split = false;
+  for (uint32_t g : t.link_order()) {
+    const uint32_t a = t.port_node(g), b = t.neighbor(g);
+    if (s->Local(a) == s->Local(b)) continue;
+    split = true;
+    const LinkOverride* o = nullptr;
+    for (const LinkOverride& x : s->overrides) {
+      if ((x.a == a && x.b == b) || (x.a == b && x.b == a)) o = &x;
+    }
+    if (!t.is_switch(a) || !t.is_switch(b) || o == nullptr || o->device_a.empty() ||
+        o->device_b.empty()) {
+      return fail(s->path + ": link " + name(a) + "-" + name(b) + " joins " +
+                  name(s->Local(a) ? a : b) + " (here) and " + name(s->Local(a) ? b : a) +
+                  " (elsewhere): expected devices on both ends in links.overrides (the cable "
+                  "between the servers)");
+    }
+  }
+  if (split && s->clock != ClockKind::kReal) {
+    return fail(s->path + ": fabric.clock: expected real for a fabric split over servers (--here)");
+  }
+  for (size_t i = 0; i < s->captures.size(); ++i) {
+    const CaptureSpec& c = s->captures[i];
+    if (!s->Local(c.a) || !s->Local(c.b)) {
+      return fail(s->path + ": captures[" + std::to_string(i) + "]: link " + name(c.a) + "-" +
+                  name(c.b) + " is not emulated here (--here): capture it where it runs");
+    }
+  }
+  return true;
+}
+
 bool ParseDuration(const std::string& s, uint64_t* ns) {
   size_t pos = 0;
   double v = 0;

@@ -129,8 +129,22 @@ struct FabricSpec {
   std::vector<EventSpec> events;  // sorted by time (stable)
   std::vector<CaptureSpec> captures;
 
+  // Placement: the switches this process runs (by node; empty = all). A
+  // fabric split over servers runs the same file on each, with --here
+  // naming that server's switches; a host runs where its switch does.
+  std::vector<bool> here;
+
   const HostSpec* host(uint32_t node) const;
+  bool Local(uint32_t node) const;
 };
+
+// --here S1,S2: checks and records which switches run in this process. A
+// split fabric runs on the real clock, and a link between a switch here and
+// one elsewhere is a cable between servers: devices on both of its ends
+// (links.overrides[].devices; each server uses its own end's). Captures must
+// be of links emulated here. Errors name the switch or link and what was
+// expected.
+bool PlaceHere(const std::vector<std::string>& switches, FabricSpec* spec, std::string* err);
 
 // Loads and validates. On error returns false with *err such as
 // "fab.yaml:14: flows[2].to: expected a host of the topology (got 'H99')".

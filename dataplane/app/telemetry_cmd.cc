@@ -25,12 +25,12 @@ bool ReloadParam(const char* params, std::string* path) {
 
 int SwitchParam(const char* params, const std::vector<std::string>& switches, std::string* rest) {
   const std::string p = params != nullptr ? params : "";
-  if (switches.size() == 1) {
+  const size_t comma = p.find(',');
+  const std::string name = p.substr(0, comma);
+  if (switches.size() == 1 && name != switches[0]) {
     *rest = p;
     return 0;
   }
-  const size_t comma = p.find(',');
-  const std::string name = p.substr(0, comma);
   *rest = comma == std::string::npos ? "" : p.substr(comma + 1);
   for (size_t i = 0; i < switches.size(); i++) {
     if (switches[i] == name) return static_cast<int>(i);

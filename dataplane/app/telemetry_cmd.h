@@ -12,9 +12,10 @@ namespace pfc {
 
 inline constexpr char kReloadUsage[] = "usage: /pfcswitch/reload,[<switch>,]<rules-or-routes-file>";
 
-// Which switch a command's parameters name, and the rest of them: with one
-// switch the parameters are taken as they are (pfcswitch); with several (the
-// fabric emulator) they start with "<switch>," or are just "<switch>".
+// Which switch a command's parameters name, and the rest of them: with
+// several switches (the fabric emulator) they start with "<switch>," or are
+// just "<switch>"; with one (pfcswitch, or one switch of a split fabric) the
+// name may be given the same way or left out.
 // Returns the switch's index in `switches`, or -1.
 int SwitchParam(const char* params, const std::vector<std::string>& switches, std::string* rest);
 

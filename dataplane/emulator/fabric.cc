@@ -73,6 +73,8 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
   for (uint32_t n = 0; n < t.num_nodes(); n++) f->ports_[n].resize(t.node(n).num_ports);
   for (uint32_t g0 : t.link_order()) {
     const uint32_t ends[2] = {g0, t.peer(g0)};
+    if (!spec.Local(t.port_node(ends[0])) && !spec.Local(t.port_node(ends[1])))
+      continue;  // runs on another server (--here)
     bool real[2];
     fabric::LinkParams lp[2];
     for (int e = 0; e < 2; e++) {
@@ -180,7 +182,8 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
   f->hosts_.reserve(plan.hosts.size());
   for (const fabric::HostPlan& hp : plan.hosts) {
     const fabric::HostSpec& hs = spec.hosts[hp.node];
-    if (!hs.device.empty()) continue;  // a real host behind a device
+    if (!hs.device.empty()) continue;              // a real host behind a device
+    if (plan.sw(hp.sw_node) == nullptr) continue;  // its switch runs elsewhere (--here)
     fabric::HostParams p;
     p.mac = hp.mac;
     p.ip = hp.ip;
@@ -263,6 +266,9 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
   std::string what, err;
   bool ok = true;
   auto sw_of = [&](uint32_t node) -> SwitchRun& { return switches_[plan_.switch_index[node]]; };
+  // A switch that runs elsewhere (--here) gets its events there.
+  if ((e.kind == EventSpec::Kind::kRoute || e.kind == EventSpec::Kind::kRules) && !spec_.Local(e.a))
+    return;
   switch (e.kind) {
     case EventSpec::Kind::kLink:
       what = "link " + t.node(e.a).name + "-" + t.node(e.b).name + (e.up ? " up" : " down");
@@ -273,9 +279,10 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
       const uint16_t port = static_cast<uint16_t>(t.PortTo(e.a, e.c));
       uint32_t prefix = e.prefix;
       uint8_t len = e.prefix_len;
-      if (e.b != tagger::kNoNode) {
-        prefix = plan_.host(e.b)->ip & ~3u;
-        len = 30;
+      if (e.b != tagger::kNoNode) {  // the host's subnet (its /30 or its own)
+        const fabric::HostPlan& h = *plan_.host(e.b);
+        len = h.prefix_len;
+        prefix = h.ip & ~(~0u >> len);
       }
       const fabric::SwitchPlan* via_sw = plan_.sw(e.c);
       const uint32_t via =

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // pfcfabric: a lossless fabric of pfcswitch switches in one process.
 //   pfcfabric --fabric fab.yaml                  (EAL options chosen for you)
-//   pfcfabric [EAL options] -- --fabric fab.yaml [--out DIR] [--check]
+//   pfcfabric [EAL options] -- --fabric fab.yaml [--out DIR] [--here S1,..] [--check]
 // Real devices written with their vdev arguments in the fabric file
 // ("net_af_packet0,iface=h1") are given to EAL as --vdev when pfcfabric
 // chooses the EAL options; with explicit EAL options they are the caller's.
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   for (int i = (split < 0 ? 1 : split + 1); i < argc; i++) app_args.emplace_back(argv[i]);
   CLI::App app{
       "pfcfabric: an emulated lossless fabric of pfcswitch switches, links and RDMA-like hosts\n"
-      "usage: pfcfabric [EAL options --] --fabric FILE [--out DIR] [--check]\n"
+      "usage: pfcfabric [EAL options --] --fabric FILE [--out DIR] [--here SW,...] [--check]\n"
       "  without EAL options: -l 0 (virtual clock) or -l 0-1/0-2 (real), --no-huge, --no-pci,\n"
       "  --no-shconf, -m sized for the fabric, --file-prefix pfcfabric-<pid>"};
   std::string fabric_path, out_dir, rules_dir;
@@ -73,6 +73,11 @@ int main(int argc, char** argv) {
          "--rules", rules_dir,
          "pfc-tagger rules directory (<dir>/<switch>.yaml), instead of the file's switch.rules")
       ->check(CLI::ExistingDirectory);
+  std::vector<std::string> here;
+  app.add_option("--here", here,
+                 "the switches this process runs, for a fabric split over servers (each runs the "
+                 "same file with its own switches; the links between them on devices)")
+      ->delimiter(',');
   app.add_flag("--check", check,
                "validate the fabric, write the switch configs and topology.json (for pfc-tagger), "
                "then exit");
@@ -102,6 +107,10 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (!here.empty() && !pfc::fabric::PlaceHere(here, &spec, &err)) {
+    std::fprintf(stderr, "pfcfabric: placement error: %s\n", err.c_str());
+    return 2;
+  }
   pfc::fabric::FabricPlan plan = pfc::fabric::MakePlan(spec);
   std::vector<pfc::SwitchConfig> configs;
   if (!pfc::fabric::WriteSwitchConfigs(spec, &plan, &configs, &err)) {
@@ -123,12 +132,13 @@ int main(int argc, char** argv) {
       spec.events.size(), virt ? "virtual" : "real", spec.out_dir.c_str());
   // A real host is configured by hand (or by a script reading hosts.json).
   for (const pfc::fabric::HostPlan& h : plan.hosts) {
-    if (h.device.empty()) continue;
+    if (h.device.empty() || !spec.Local(h.node)) continue;
     std::printf("pfcfabric: real host %s on %s: ip %s/%u gateway %s (%s port %s)\n", h.name.c_str(),
                 h.device.c_str(), pfc::fabric::Ipv4String(h.ip).c_str(), h.prefix_len,
                 pfc::fabric::Ipv4String(h.gw_ip).c_str(), plan.sw(h.sw_node)->name.c_str(),
                 plan.sw(h.sw_node)->ports[h.sw_port].name.c_str());
   }
+  pfc::fabric::KeepLocal(spec, &plan, &configs);
   if (check) return 0;
 
   std::vector<std::string> eal = {argv[0]};

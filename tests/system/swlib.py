@@ -25,6 +25,14 @@ SWITCH = os.path.join(BUILD, "dataplane/app/pfcswitch")
 PFCCTL = os.path.join(BUILD, "dataplane/ctl/pfcctl")
 TOPO = os.path.join(ROOT, "tools/netns-topo.sh")
 PY = "/usr/bin/python3"
+FABRIC = os.path.join(BUILD, "dataplane/emulator/pfcfabric")
+# The fabric tests' topology (pfcfabric's inline form): two hosts at the
+# ends of a line of three switches.
+FABRIC_LINE3 = """topology:
+  switches: [S1, S2, S3]
+  hosts: [H1, H2]
+  links: [[H1, S1], [S1, S2], [S2, S3], [S3, H2]]
+"""
 
 
 RUN_DIR = tempfile.mkdtemp(prefix="pfcsw-run-")

@@ -30,7 +30,7 @@ from swlib import Capture, Results, sh, prio
 
 P = os.environ.get("FABRIC_REAL_PREFIX", "fr")
 N = int(os.environ.get("FABRIC_REAL_PACKETS", "300"))
-FABRIC = os.path.join(swlib.BUILD, "dataplane/emulator/pfcfabric")
+FABRIC = swlib.FABRIC
 r = Results()
 
 out = os.path.join(swlib.RUN_DIR, "fab")
@@ -47,11 +47,7 @@ fabric = swlib.run_file("fabric", ".yaml")
 with open(fabric, "w") as f:
     f.write(f"""
 fabric: {{ clock: real, bin: 10ms, out: {out} }}
-topology:
-  switches: [S1, S2, S3]
-  hosts: [H1, H2]
-  links: [[H1, S1], [S1, S2], [S2, S3], [S3, H2]]
-links:
+{swlib.FABRIC_LINE3}links:
   rate: 1G
   delay: 10us
   overrides: [ {{ between: [S2, S3], rate: 10M }} ]

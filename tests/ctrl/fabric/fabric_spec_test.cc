@@ -302,6 +302,55 @@ TEST_F(FabricFile, RealHostKeepsItsSubnetAndIsLearnedByArp) {
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
 }
 
+// A fabric split over two servers: the same file on both, --here naming
+// each one's switches; the cable between them is a device at both ends.
+TEST_F(FabricFile, PlacementOverServers) {
+  const std::string p = Write(
+      "split.yaml",
+      "fabric: { clock: real, duration: 1s }\n"
+      "topology: { switches: [S1, S2, S3], hosts: [H1, H2],\n"
+      "            links: [[H1, S1], [S1, S2], [S2, S3], [S3, H2]] }\n"
+      "links:\n"
+      "  overrides: [ { between: [S1, S2],\n"
+      "                 devices: { S1: \"net_af_packet0,iface=x1\", S2: net_af_packet0 } } ]\n"
+      "captures: [ { link: [S2, S3], file: c.pcapng } ]\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  EXPECT_FALSE(PlaceHere({"S1", "S9"}, &s, &err));
+  EXPECT_EQ(err, "--here: expected switches of the topology (got 'S9')");
+  EXPECT_FALSE(PlaceHere({"H1"}, &s, &err));
+  // S2 here, S3 elsewhere: S2-S3 is emulated, not a cable.
+  EXPECT_FALSE(PlaceHere({"S1", "S2"}, &s, &err));
+  EXPECT_NE(err.find("link S2-S3 joins S2 (here) and S3 (elsewhere): expected devices on both "
+                     "ends in links.overrides"),
+            std::string::npos)
+      << err;
+  // S1 here: the capture of S2-S3 is not.
+  EXPECT_FALSE(PlaceHere({"S1"}, &s, &err));
+  EXPECT_NE(err.find("captures[0]: link S2-S3 is not emulated here"), std::string::npos) << err;
+  s.captures.clear();
+  ASSERT_TRUE(PlaceHere({"S1"}, &s, &err)) << err;
+  EXPECT_TRUE(s.Local(s.topo.Find("S1")) && s.Local(s.topo.Find("H1")));
+  EXPECT_FALSE(s.Local(s.topo.Find("S2")) || s.Local(s.topo.Find("H2")));
+  EXPECT_EQ(VdevArgs(s), std::vector<std::string>{"net_af_packet0,iface=x1"});
+  s.out_dir = (dir_ / "out").string();
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  KeepLocal(s, &plan, &cfgs);
+  ASSERT_EQ(plan.switches.size(), 1u);
+  ASSERT_EQ(cfgs.size(), 1u);
+  EXPECT_EQ(plan.switches[0].name, "S1");
+  EXPECT_EQ(cfgs[0].ports[1].device, "net_af_packet0");  // the cable's end here
+  EXPECT_EQ(plan.sw(s.topo.Find("S2")), nullptr);
+  EXPECT_NE(plan.host(s.topo.Find("H2")), nullptr);  // still routed to
+  // The virtual clock cannot span servers.
+  s.clock = ClockKind::kVirtual;
+  EXPECT_FALSE(PlaceHere({"S1"}, &s, &err));
+  EXPECT_NE(err.find("fabric.clock: expected real"), std::string::npos) << err;
+}
+
 TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
   const std::string base = Write("base.yaml", "ports: []\n");
   FabricSpec s;

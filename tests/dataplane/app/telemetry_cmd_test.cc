@@ -45,5 +45,25 @@ TEST(ReloadParam, TakesTheWholeParameter) {
   EXPECT_EQ(path, "/tmp/rules,v2.yaml");
 }
 
+// Several switches (pfcfabric): the name comes first. One switch (pfcswitch,
+// or one part of a split fabric): the name may be given or left out.
+TEST(SwitchParam, NameFirstWithSeveralOptionalWithOne) {
+  std::string rest;
+  const std::vector<std::string> many = {"S1", "S2"};
+  EXPECT_EQ(SwitchParam("S2,H1", many, &rest), 1);
+  EXPECT_EQ(rest, "H1");
+  EXPECT_EQ(SwitchParam("S1", many, &rest), 0);
+  EXPECT_EQ(rest, "");
+  EXPECT_EQ(SwitchParam("H1", many, &rest), -1);
+  EXPECT_EQ(SwitchParam(nullptr, many, &rest), -1);
+  const std::vector<std::string> one = {"S1"};
+  EXPECT_EQ(SwitchParam("S1,H1", one, &rest), 0);
+  EXPECT_EQ(rest, "H1");
+  EXPECT_EQ(SwitchParam("H1", one, &rest), 0);
+  EXPECT_EQ(rest, "H1");
+  EXPECT_EQ(SwitchParam(nullptr, one, &rest), 0);
+  EXPECT_EQ(rest, "");
+}
+
 }  // namespace
 }  // namespace pfc
