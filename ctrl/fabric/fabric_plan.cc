@@ -247,6 +247,12 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
       }
     }
   }
+  // On the real clock a switch reacts when its worker gets to it (many
+  // switches a worker, sharing cores with the hosts): unless the template
+  // says otherwise, its headroom covers that, not a hardware switch's 1 us.
+  if (spec.clock == ClockKind::kReal &&
+      !(tmpl.IsMap() && tmpl["pfc"] && tmpl["pfc"]["response_ns"]))
+    tmpl["pfc"]["response_ns"] = kRealClockResponseNs;
   const fs::path dir = fs::path(spec.out_dir) / "switches";
   std::error_code ec;
   fs::create_directories(dir, ec);

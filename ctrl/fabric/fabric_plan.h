@@ -27,6 +27,9 @@
 namespace pfc::fabric {
 
 inline constexpr const char* kEmuDevicePrefix = "emu:";
+// pfc.response_ns of a real-clock fabric's switches when the template does
+// not set it: software switches sharing cores react within a few time slices.
+inline constexpr uint32_t kRealClockResponseNs = 2'000'000;
 
 struct PortPlan {
   std::string name;    // the neighbour's name

@@ -160,8 +160,6 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
       CreateDataplane(virt ? 1 : std::max(1u, workers), mbufs, static_cast<uint16_t>(room), err);
   if (!f->dp_) return nullptr;
   f->dp_->idle_sleep_us = configs.empty() ? 0 : configs[0].idle_sleep_us;
-  // One time base for switches, hosts and the timeline: 0 = now.
-  if (!virt) f->dp_->epoch_ns = f->dp_->NowNs();
 
   f->switches_.reserve(plan.switches.size());  // wake pointers point into it
   for (size_t i = 0; i < plan.switches.size(); i++) {
@@ -229,6 +227,15 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
   }
   RegisterTelemetry(f->switches());
   f->rec_.Init(f->switches(), spec.bin_ns, virt);
+  if (!virt) {
+    // Events at time 0 are the fabric's initial state: applied before the
+    // clock starts, since a route or rules change rebuilds the switch's
+    // tables, which takes real time. Then one time base for switches, hosts
+    // and the timeline: 0 = now (nothing has read the clock yet).
+    while (f->next_event_ < spec.events.size() && spec.events[f->next_event_].at_ns == 0)
+      f->ApplyEvent(spec.events[f->next_event_++], 0);
+    f->dp_->epoch_ns = f->dp_->NowNs();
+  }
   return f;
 }
 

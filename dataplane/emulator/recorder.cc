@@ -10,6 +10,7 @@ void Recorder::Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool 
   bin_ns_ = bin_ns;
   exact_ = exact;
   next_ns_ = bin_ns;
+  last_ns_ = 0;
   size_t n = 0;
   for (const Switch* s : sw_) n += s->ports.size() * kNumPrio;
   last_tx_.assign(n, 0);
@@ -17,7 +18,10 @@ void Recorder::Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool 
 
 void Recorder::Sample(uint64_t now_ns) {
   while (next_ns_ <= now_ns) {
+    if (!exact_) next_ns_ += (now_ns - next_ns_) / bin_ns_ * bin_ns_;  // the last boundary
     const uint64_t t = next_ns_;
+    const uint64_t span = t - last_ns_;
+    last_ns_ = t;
     size_t flat = 0;
     for (uint16_t s = 0; s < sw_.size(); ++s) {
       const Switch& sw = *sw_[s];
@@ -40,7 +44,8 @@ void Recorder::Sample(uint64_t now_ns) {
           last_tx_[flat] = tx;
           if (!(keep >> q & 1)) continue;
           rows_.push_back({t, s, p, q, static_cast<uint8_t>(paused != 0),
-                           static_cast<uint8_t>(pausing != 0), sw.buffer.occupancy(p, q), delta});
+                           static_cast<uint8_t>(pausing != 0), sw.buffer.occupancy(p, q), delta,
+                           span});
         }
       }
     }
@@ -56,7 +61,7 @@ bool Recorder::WriteCsv(const std::string& path, std::string* err) const {
     const Switch& sw = *sw_[r.sw];
     std::snprintf(line, sizeof line, "%.6f,%s,%s,%u,%u,%u,%llu,%.6f\n", r.t_ns / 1e6,
                   sw.name.c_str(), sw.ports[r.port].name.c_str(), r.prio, r.paused, r.pausing,
-                  static_cast<unsigned long long>(r.buffer_bytes), r.tx_bytes * 8.0 / bin_ns_);
+                  static_cast<unsigned long long>(r.buffer_bytes), r.tx_bytes * 8.0 / r.span_ns);
     f << line;
   }
   if (!f) {

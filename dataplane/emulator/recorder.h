@@ -23,7 +23,8 @@ struct PortSample {
   uint8_t prio;
   uint8_t paused, pausing;
   uint64_t buffer_bytes;
-  uint64_t tx_bytes;  // in the bin
+  uint64_t tx_bytes;  // since the previous sample
+  uint64_t span_ns;   // since the previous sample (a bin, or more when late)
 };
 
 class Recorder {
@@ -32,7 +33,10 @@ class Recorder {
   // virtual clock); otherwise from the published counters.
   void Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact);
   uint64_t next_ns() const { return next_ns_; }
-  // Takes the samples due by now (one per bin boundary passed).
+  // Takes the samples due by now: on the virtual clock one per bin boundary
+  // passed (the clock stops at each); on the real clock one, at the last
+  // boundary passed, spanning every bin since the previous sample (a control
+  // loop held up, e.g. by a rules reload, leaves a gap, not copies of now).
   void Sample(uint64_t now_ns);
   const std::vector<PortSample>& rows() const { return rows_; }
   // CSV: t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps
@@ -42,6 +46,7 @@ class Recorder {
   std::vector<Switch*> sw_;
   uint64_t bin_ns_ = 1'000'000;
   uint64_t next_ns_ = 0;
+  uint64_t last_ns_ = 0;  // time of the previous sample
   bool exact_ = true;
   std::vector<uint64_t> last_tx_;  // per (switch, port, prio), flattened
   std::vector<PortSample> rows_;
