@@ -7,23 +7,14 @@
 
 #include <vector>
 
+#include "tests/dataplane/dcfit/sample_msg.h"
+
 namespace pfc::dcfit {
 namespace {
 
 constexpr std::array<uint8_t, 6> kSrc = {0x02, 0x00, 0x00, 0x00, 0x00, 0x05};
 
-CheckMsg Sample() {
-  CheckMsg m;
-  m.gen_sw = 0x1234;
-  m.gen_port = 63;
-  m.seq = 0xa1b2c3d4;
-  m.tri_sw = 0x0a0b;
-  m.tri_port = 7;
-  m.prio = 3;
-  m.flags = kTriggerHost | kMiddle;
-  m.hops = 4;
-  return m;
-}
+CheckMsg Sample() { return SampleMsg(); }
 
 TEST(DcfitMessage, EncodesTheDocumentedBytes) {
   uint8_t b[kMsgLen];
