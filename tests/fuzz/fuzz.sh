@@ -14,7 +14,7 @@
 # -timeout or a leak makes `run` exit non-zero and leaves the input in
 # OUT/TARGET-crash-* (or -timeout-, -leak-, -oom-).
 set -eu
-TARGETS="parser pfc_frame telemetry_cmd config"
+TARGETS="parser pfc_frame telemetry_cmd config dcfit_msg"
 CLANGXX=${CLANGXX:-clang++}
 
 # Sources of each target besides tests/fuzz/fuzz_TARGET.cc (paths in the tree).
@@ -23,6 +23,8 @@ sources() {
     parser) echo dataplane/net/parser.cc dataplane/net/ipv4_edit.cc ;;
     pfc_frame) echo dataplane/pfc/pfc_frame.cc dataplane/pfc/pause_timer.cc ;;
     telemetry_cmd) echo dataplane/app/telemetry_cmd.cc ;;
+    dcfit_msg) echo dataplane/dcfit/message.cc dataplane/dcfit/causality.cc \
+      dataplane/dcfit/detector.cc dataplane/pfc/pfc_frame.cc ;;
     # The loaders, the sections, and the pure code a config is checked with.
     config)
       (cd "$src" && ls dataplane/config/*.cc dataplane/net/*.cc dataplane/tables/*.cc \
@@ -34,7 +36,7 @@ libs() { [ "$1" = config ] && echo -lyaml-cpp || true; }
 # Longest input: a frame (with VLAN tags) for the parser, a frame for the PFC
 # decoder, a request line, a config small enough that yaml-cpp stays fast.
 max_len() {
-  case $1 in parser) echo 2048 ;; pfc_frame) echo 128 ;; telemetry_cmd) echo 512 ;; config) echo 4096 ;; esac
+  case $1 in parser) echo 2048 ;; pfc_frame | dcfit_msg) echo 128 ;; telemetry_cmd) echo 512 ;; config) echo 4096 ;; esac
 }
 
 build() {

@@ -93,3 +93,33 @@ for name, line in {
     'dpdk_ethdev_stats': '/ethdev/stats,0',
 }.items():
     put('telemetry_cmd', name, line)
+
+# DCFIT checking messages (dataplane/dcfit/message.h): piggybacked on XOFF,
+# standalone (vector 0), second pass, host trigger and middle flags, a bare
+# message and a truncated one (DecodeMsg also sees the raw input), and near
+# misses (bad checksum, version, field, magic).
+
+
+def dcfit(flags=0, prio=3, hops=0, gen=(1, 1), seq=1, tri=(1, 1), version=1, fix=True):
+    m = b'DCFT' + struct.pack('!BBBBHBBHI', version, flags, prio, hops, gen[0], gen[1], tri[1],
+                              tri[0], seq)
+    return m + struct.pack('!H', csum(m) if fix else 0x1234)
+
+
+def with_msg(enable, quanta, msg):
+    f = pfc(enable, quanta)
+    return f[:34] + msg + f[34 + len(msg):]
+
+
+XOFF3 = [0, 0, 0, 0xffff, 0, 0, 0, 0]
+put('dcfit_msg', 'xoff_trigger', with_msg(0x08, XOFF3, dcfit()))
+put('dcfit_msg', 'check_only', with_msg(0, [0] * 8, dcfit(hops=2, gen=(7, 3), seq=9, tri=(7, 3))))
+put('dcfit_msg', 'second_pass', with_msg(0, [0] * 8, dcfit(flags=1, hops=3, gen=(2, 1), seq=5)))
+put('dcfit_msg', 'host_middle', with_msg(0x08, XOFF3, dcfit(flags=6, gen=(2, 1), tri=(6, 0))))
+put('dcfit_msg', 'own_id', with_msg(0x08, XOFF3, dcfit(gen=(2, 3), tri=(2, 3))))
+put('dcfit_msg', 'bare', dcfit(seq=0xa1b2c3d4))
+put('dcfit_msg', 'bare_truncated', dcfit()[:13])
+put('dcfit_msg', 'bad_checksum', with_msg(0x08, XOFF3, dcfit(fix=False)))
+put('dcfit_msg', 'bad_version', with_msg(0x08, XOFF3, dcfit(version=2)))
+put('dcfit_msg', 'bad_prio', with_msg(0x08, XOFF3, dcfit(prio=9)))
+put('dcfit_msg', 'plain_pfc', pfc(0x08, XOFF3))

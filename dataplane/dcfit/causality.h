@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// DCFIT's port-based causality structure (DCFIT §3.2, Fig. 1) for one switch:
+//  * the traffic mapping: for each lossless priority and egress port `out`,
+//    xi(out) = the ingress ports with packets queued to (out, prio) (the
+//    paper's ξ_p). Kept exact with a packet count per (in, out, prio), so a
+//    bit clears when the LAST such packet leaves, not only when the whole
+//    queue drains (the paper's P4 version clears on an empty queue). Both
+//    directions are kept as bitmaps (xi by egress port, WaitsOn by ingress
+//    port), so every query is one load and every update O(1);
+//  * per (port, prio): "I am pausing my upstream" (we sent XOFF on it and no
+//    XON yet), "my egress is paused" (we received XOFF on it), the RESUME tag
+//    r_p (0 when the port is paused in an episode, 1 once a resume arrives),
+//    the checking message stored from the last one received on the port, and
+//    the one we last sent on it (what the temporal pass follows, §3.2).
+//
+// Keyed by the packet's (egress) priority: a packet from `in` queued at
+// (out, prio) is assumed to be charged to ingress priority group (in, prio),
+// i.e. no priority rewrite between ingress and egress (true without Tagger's
+// rules, the setting DCFIT targets; a rewrite's chain is not followed).
+//
+// Pure and single-threaded: one writer per switch (the fabric pins whole
+// switches to workers). Only lossless priorities are tracked; calls for other
+// priorities are no-ops, and queries on them return empty sets.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataplane/common/types.h"
+#include "dataplane/dcfit/message.h"
+
+namespace pfc::dcfit {
+
+// A checking message held by a port, and whether it is meaningful.
+struct MsgSlot {
+  CheckMsg msg;
+  bool valid = false;
+  // Received slot only: this port saw the same {S_tri, P_tri} as another port
+  // while no upstream port could carry a middle switch's message yet
+  // (§3.4); the next XOFF it causes starts the middle episode.
+  bool middle_pending = false;
+};
+
+struct CausalityMemory {
+  size_t bitmaps = 0;    // xi and WaitsOn bitmaps (the paper's traffic mapping)
+  size_t port_bits = 0;  // pausing-up, paused and RESUME bits
+  size_t messages = 0;   // stored and sent checking messages
+  size_t counts = 0;     // per (in, out, prio) packet counts (exact clearing)
+  size_t total() const { return bitmaps + port_bits + messages + counts; }
+};
+
+class Causality {
+ public:
+  // num_ports 1..64; lossless_mask: the priorities tracked (at least one).
+  bool Configure(int num_ports, uint8_t lossless_mask, std::string* err);
+  int num_ports() const { return n_; }
+  bool tracked(int prio) const { return prio >= 0 && prio < kNumPrio && lidx_[prio] >= 0; }
+
+  // A packet from `in` was queued at (out, prio) / left it (sent or dropped
+  // after queueing). Unbalanced dequeues are counted, never wrap.
+  void OnEnqueue(PortId in, PortId out, int prio) {
+    if (!Valid(in, out, prio)) return;
+    const int l = lidx_[prio];
+    if (counts_[Cnt(l, out, in)]++ == 0) {
+      xi_[Row(l, out)] |= Bit(in);
+      waits_[Row(l, in)] |= Bit(out);
+    }
+  }
+  void OnDequeue(PortId in, PortId out, int prio) {
+    if (!Valid(in, out, prio)) return;
+    const int l = lidx_[prio];
+    uint32_t& c = counts_[Cnt(l, out, in)];
+    if (c == 0) {
+      ++underflows_;
+      return;
+    }
+    if (--c == 0) {
+      xi_[Row(l, out)] &= ~Bit(in);
+      waits_[Row(l, in)] &= ~Bit(out);
+    }
+  }
+  uint32_t queued(PortId in, PortId out, int prio) const {
+    return Valid(in, out, prio) ? counts_[Cnt(lidx_[prio], out, in)] : 0;
+  }
+  uint64_t dequeue_underflows() const { return underflows_; }
+  // ξ_out: ingress ports with packets queued to (out, prio).
+  PortMask Xi(PortId out, int prio) const {
+    return Port(out, prio) ? xi_[Row(lidx_[prio], out)] : 0;
+  }
+  // Egress ports holding packets that came in on (in, prio).
+  PortMask WaitsOn(PortId in, int prio) const {
+    return Port(in, prio) ? waits_[Row(lidx_[prio], in)] : 0;
+  }
+  // δ_out: ports in ξ_out that currently pause their upstream.
+  PortMask Delta(PortId out, int prio) const { return Xi(out, prio) & pausing_up(prio); }
+
+  PortMask pausing_up(int prio) const { return tracked(prio) ? pausing_up_[lidx_[prio]] : 0; }
+  PortMask paused(int prio) const { return tracked(prio) ? paused_[lidx_[prio]] : 0; }
+  bool resume_tag(PortId p, int prio) const {
+    return Port(p, prio) && (resumed_[lidx_[prio]] & Bit(p)) != 0;
+  }
+  void SetPausingUp(PortId p, int prio, bool on) {
+    if (Port(p, prio)) SetBit(&pausing_up_[lidx_[prio]], p, on);
+  }
+  // XOFF received on p: paused, RESUME tag 0. XON (or expiry): not paused,
+  // RESUME tag 1, the stored message is dropped (§3.2).
+  void OnPeerPaused(PortId p, int prio);
+  void OnPeerResumed(PortId p, int prio);
+
+  // Stored (received) and sent messages of (p, prio); nullptr-safe slots for
+  // tracked priorities, nullptr otherwise.
+  MsgSlot* stored(PortId p, int prio) {
+    return Port(p, prio) ? &stored_[Row(lidx_[prio], p)] : nullptr;
+  }
+  const MsgSlot* stored(PortId p, int prio) const {
+    return Port(p, prio) ? &stored_[Row(lidx_[prio], p)] : nullptr;
+  }
+  MsgSlot* sent(PortId p, int prio) {
+    return Port(p, prio) ? &sent_[Row(lidx_[prio], p)] : nullptr;
+  }
+  const MsgSlot* sent(PortId p, int prio) const {
+    return Port(p, prio) ? &sent_[Row(lidx_[prio], p)] : nullptr;
+  }
+
+  CausalityMemory Memory() const;
+
+ private:
+  static PortMask Bit(PortId p) { return PortMask{1} << p; }
+  static void SetBit(PortMask* m, PortId p, bool on) { *m = on ? (*m | Bit(p)) : (*m & ~Bit(p)); }
+  bool Port(PortId p, int prio) const { return p < n_ && tracked(prio); }
+  bool Valid(PortId in, PortId out, int prio) const { return in < n_ && Port(out, prio); }
+  size_t Row(int l, PortId p) const { return static_cast<size_t>(l) * n_ + p; }
+  size_t Cnt(int l, PortId out, PortId in) const { return Row(l, out) * n_ + in; }
+
+  int n_ = 0;
+  int8_t lidx_[kNumPrio] = {-1, -1, -1, -1, -1, -1, -1, -1};  // prio -> lossless index
+  std::vector<uint32_t> counts_;                              // [l][out][in]
+  std::vector<PortMask> xi_;                                  // [l][out]: ingress ports
+  std::vector<PortMask> waits_;                               // [l][in]: egress ports
+  std::vector<PortMask> pausing_up_, paused_, resumed_;       // [l]
+  std::vector<MsgSlot> stored_, sent_;                        // [l][port]
+  uint64_t underflows_ = 0;
+};
+
+}  // namespace pfc::dcfit

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The DCFIT state machine. See detector.h for what each input does and why.
+#include "dataplane/dcfit/detector.h"
+
+#include <bit>
+
+namespace pfc::dcfit {
+namespace {
+
+PortMask Bit(PortId p) { return PortMask{1} << p; }
+uint8_t Hop(uint8_t h) { return h == 255 ? h : static_cast<uint8_t>(h + 1); }
+
+// Calls f(port) for each set bit, lowest first.
+template <typename F>
+void EachPort(PortMask m, F f) {
+  while (m) {
+    f(static_cast<PortId>(std::countr_zero(m)));
+    m &= m - 1;
+  }
+}
+
+// What a port's slot does with message m. A slot holds one message: when
+// several episodes meet (several triggers at once, §3.2's "different
+// causality-chains"), the one with the smaller {S_gen-ini, P_gen-ini} wins
+// everywhere, so the winner's chain is kept whole around a loop instead of
+// every episode overwriting the others. A newer Seq of the same initiator,
+// and a middle episode of the same trigger (§3.4), replace what they refine.
+enum class Offer : uint8_t { kTake, kRepeat, kOutranked };
+Offer OfferTo(const MsgSlot& s, const CheckMsg& m) {
+  if (!s.valid) return Offer::kTake;
+  if (s.msg.SameEpisode(m) && s.msg.SameTrigger(m)) return Offer::kRepeat;
+  if (s.msg.SameGen(m) || s.msg.SameTrigger(m)) return Offer::kTake;
+  const bool smaller =
+      m.gen_sw != s.msg.gen_sw ? m.gen_sw < s.msg.gen_sw : m.gen_port < s.msg.gen_port;
+  return smaller ? Offer::kTake : Offer::kOutranked;
+}
+
+}  // namespace
+
+const char* EventKindName(EventKind k) {
+  switch (k) {
+    case EventKind::kTriggerSwitch:
+      return "trigger_switch";
+    case EventKind::kTriggerHost:
+      return "trigger_host";
+    case EventKind::kMiddleInitiator:
+      return "middle_initiator";
+    case EventKind::kLoopFound:
+      return "loop_found";
+    case EventKind::kDeadlock:
+      return "deadlock";
+    case EventKind::kTemporalFailed:
+      return "temporal_failed";
+  }
+  return "?";
+}
+
+const char* FailReasonName(FailReason r) {
+  switch (r) {
+    case FailReason::kNone:
+      return "none";
+    case FailReason::kTimeout:
+      return "timeout";
+    case FailReason::kLoopPortResumed:
+      return "loop_port_resumed";
+    case FailReason::kInitiatorResumed:
+      return "initiator_resumed";
+    case FailReason::kReturnCheck:
+      return "return_check";
+  }
+  return "?";
+}
+
+bool Detector::Configure(const DetectorConfig& cfg, std::string* err) {
+  if (!c_.Configure(cfg.num_ports, cfg.lossless_mask, err)) return false;
+  if (cfg.temporal_timeout_ns == 0) {
+    *err = "dcfit: temporal_timeout_ns = 0, expected > 0";
+    return false;
+  }
+  cfg_ = cfg;
+  eps_.assign(static_cast<size_t>(kNumPrio) * cfg.num_ports, Episode{});
+  next_seq_.assign(static_cast<size_t>(kNumPrio) * cfg.num_ports, 0);
+  n_ = DetectorCounters{};
+  return true;
+}
+
+void Detector::Emit(Output* out, EventKind k, uint64_t now, const CheckMsg& m, PortId in,
+                    PortId outp, FailReason why) {
+  out->events.push_back(Event{k, now, m, in, outp, why});
+}
+
+bool Detector::Take(MsgSlot* s, const CheckMsg& m) {
+  switch (OfferTo(*s, m)) {
+    case Offer::kTake:
+      *s = MsgSlot{m, true, false};
+      return true;
+    case Offer::kRepeat:
+      ++n_.repeat;
+      return false;
+    case Offer::kOutranked:
+      ++n_.outranked;
+      return false;
+  }
+  return false;
+}
+
+void Detector::Send(Output* out, PortId p, const CheckMsg& m, bool piggyback) {
+  out->msgs.push_back(OutMsg{p, m, piggyback});
+  ++n_.tx;
+}
+
+const CheckMsg* Detector::Piggyback(PortId i, int prio) const {
+  const MsgSlot* s = c_.sent(i, prio);
+  if (s == nullptr || !s->valid || (c_.pausing_up(prio) & Bit(i)) == 0) return nullptr;
+  return &s->msg;
+}
+
+CheckMsg Detector::NewEpisode(PortId i, int prio, PortId tri_port, uint8_t flags, uint64_t now,
+                              Output* out) {
+  CheckMsg m;
+  m.gen_sw = cfg_.self;
+  m.gen_port = static_cast<uint8_t>(i);
+  m.seq = ++next_seq_[static_cast<size_t>(prio) * cfg_.num_ports + i];
+  m.tri_sw = cfg_.self;
+  m.tri_port = static_cast<uint8_t>(tri_port);
+  m.prio = static_cast<uint8_t>(prio);
+  m.flags = flags;
+  Ep(i, prio) = Episode{State::kChecking, m, 0, now};
+  Emit(out, (flags & kTriggerHost) ? EventKind::kTriggerHost : EventKind::kTriggerSwitch, now, m,
+       tri_port, i);
+  return m;
+}
+
+CheckMsg Detector::StartMiddle(PortId i, int prio, const CheckMsg& trig, uint64_t now,
+                               Output* out) {
+  CheckMsg m;
+  m.gen_sw = cfg_.self;
+  m.gen_port = static_cast<uint8_t>(i);
+  m.seq = trig.seq;  // §3.4: the Seq of the later message
+  m.tri_sw = trig.tri_sw;
+  m.tri_port = trig.tri_port;
+  m.prio = static_cast<uint8_t>(prio);
+  m.flags = static_cast<uint8_t>((trig.flags & kTriggerHost) | kMiddle);
+  Episode& ep = Ep(i, prio);
+  if (ep.st != State::kIdle && ep.msg.SameEpisode(m) && ep.msg.SameTrigger(m)) return ep.msg;
+  ep = Episode{State::kChecking, m, 0, now};
+  Emit(out, EventKind::kMiddleInitiator, now, m, 0, i);
+  return m;
+}
+
+void Detector::SendMiddle(PortMask ports, int prio, const CheckMsg& trig, uint64_t now,
+                          Output* out) {
+  EachPort(ports, [&](PortId i) {
+    const CheckMsg m = StartMiddle(i, prio, trig, now, out);
+    MsgSlot* s = c_.sent(i, prio);
+    if (!Take(s, m)) return;
+    Send(out, i, m, false);
+  });
+}
+
+void Detector::OnXoffSent(PortId i, int prio, uint64_t now, Output* out) {
+  if (!Usable(i, prio)) return;
+  c_.SetPausingUp(i, prio, true);
+  const PortMask paused_w = c_.WaitsOn(i, prio) & c_.paused(prio);
+  CheckMsg m;
+  if (paused_w == 0) {
+    // §3.1: congestion here, not pause from downstream: the initial trigger.
+    m = NewEpisode(i, prio, i, 0, now, out);
+  } else {
+    // The first paused port with a message; one that is waiting to start a
+    // middle episode (§3.4) first, since only this XOFF can carry it.
+    MsgSlot* cause = nullptr;
+    EachPort(paused_w, [&](PortId e) {
+      MsgSlot* s = c_.stored(e, prio);
+      if (s->valid && (cause == nullptr || (s->middle_pending && !cause->middle_pending)))
+        cause = s;
+    });
+    if (cause == nullptr) {
+      // Paused by a peer that sends no message: it is the initial trigger.
+      m = NewEpisode(i, prio, static_cast<PortId>(std::countr_zero(paused_w)), kTriggerHost, now,
+                     out);
+    } else if (cause->middle_pending) {
+      cause->middle_pending = false;
+      m = StartMiddle(i, prio, cause->msg, now, out);
+    } else {
+      m = cause->msg;
+      m.flags &= ~kSecondPass;
+      m.hops = Hop(m.hops);
+    }
+  }
+  *c_.sent(i, prio) = MsgSlot{m, true, false};
+  Send(out, i, m, true);
+}
+
+void Detector::OnXonSent(PortId i, int prio, uint64_t now, Output* out) {
+  if (!Usable(i, prio)) return;
+  c_.SetPausingUp(i, prio, false);
+  *c_.sent(i, prio) = MsgSlot{};
+  Episode& ep = Ep(i, prio);
+  if (ep.st == State::kTemporal) Fail(i, prio, FailReason::kInitiatorResumed, now, out);
+  ep.st = State::kIdle;
+}
+
+void Detector::Fail(PortId i, int prio, FailReason why, uint64_t now, Output* out) {
+  Episode& ep = Ep(i, prio);
+  Emit(out, EventKind::kTemporalFailed, now, ep.msg, ep.loop_in, i, why);
+  // Still pausing on P_gen-ini: the episode goes on, and a loop that forms
+  // again (its message comes back again) is checked again.
+  ep.st = (c_.pausing_up(prio) & Bit(i)) ? State::kChecking : State::kIdle;
+}
+
+void Detector::OnPfcReceived(PortId e, int prio, RxKind kind, const CheckMsg* msg, uint64_t now,
+                             Output* out) {
+  if (!Usable(e, prio)) return;
+  if (kind == RxKind::kXon) {
+    c_.OnPeerResumed(e, prio);
+    for (PortId i = 0; i < cfg_.num_ports; ++i) {
+      const Episode& ep = Ep(i, prio);
+      if (ep.st == State::kTemporal && ep.loop_in == e)
+        Fail(i, prio, FailReason::kLoopPortResumed, now, out);
+    }
+    if (msg != nullptr) ++n_.bad;  // XON frames carry no message (message.h)
+    return;
+  }
+  if (kind == RxKind::kXoff) c_.OnPeerPaused(e, prio);
+  if (msg == nullptr) return;
+  ++n_.rx;
+  if (msg->prio != prio) {
+    ++n_.bad;
+    return;
+  }
+  if ((c_.paused(prio) & Bit(e)) == 0) {
+    ++n_.not_paused;
+    return;
+  }
+  if (msg->flags & kSecondPass)
+    SecondPass(e, prio, *msg, now, out);
+  else
+    FirstPass(e, prio, *msg, now, out);
+}
+
+void Detector::FirstPass(PortId e, int prio, const CheckMsg& m, uint64_t now, Output* out) {
+  MsgSlot* st = c_.stored(e, prio);
+  if (m.gen_sw == cfg_.self) {
+    // Never a repeat: after a failed temporal pass the episode goes on, and a
+    // refresh re-carrying our message is how a loop that formed again is seen.
+    if (OfferTo(*st, m) != Offer::kOutranked) *st = MsgSlot{m, true, false};
+    OwnReturned(e, prio, m, now, out);
+    return;
+  }
+  if (!Take(st, m)) return;  // a refresh re-carrying it, a chain that went round
+  // §3.4: the same {S_tri, P_tri} already came in on another port.
+  bool middle = false;
+  for (PortId p = 0; p < cfg_.num_ports; ++p) {
+    const MsgSlot* o = c_.stored(p, prio);
+    if (p != e && o->valid && o->msg.SameTrigger(m)) middle = true;
+  }
+  const PortMask delta = c_.Delta(e, prio);
+  if (middle) {
+    if (delta == 0)
+      st->middle_pending = true;
+    else
+      SendMiddle(delta, prio, m, now, out);
+    return;
+  }
+  if (delta == 0) {
+    ++n_.no_delta;
+    return;
+  }
+  Forward(delta, prio, m, false, out);
+}
+
+void Detector::OwnReturned(PortId e, int prio, const CheckMsg& m, uint64_t now, Output* out) {
+  Episode& ep = Ep(m.gen_port, prio);
+  if (m.gen_port >= cfg_.num_ports || ep.st != State::kChecking || !ep.msg.SameEpisode(m)) {
+    ++n_.stale;
+    return;
+  }
+  if (c_.Xi(e, prio) & Bit(m.gen_port)) {
+    // Lemma 1: the chain passed P_gen-ini again in the same episode.
+    ep.st = State::kTemporal;
+    ep.loop_in = e;
+    ep.since_ns = now;
+    Emit(out, EventKind::kLoopFound, now, m, e, m.gen_port);
+    CheckMsg t = ep.msg;
+    t.flags |= kSecondPass;
+    t.hops = 0;
+    Send(out, m.gen_port, t, false);
+    return;
+  }
+  // Our chain entered a loop elsewhere and came back on a port P_gen-ini's
+  // traffic does not use: we are the junction (§3.4) for our own trigger.
+  const PortMask delta = c_.Delta(e, prio);
+  if (delta == 0)
+    c_.stored(e, prio)->middle_pending = true;
+  else
+    SendMiddle(delta, prio, m, now, out);
+}
+
+void Detector::SecondPass(PortId e, int prio, const CheckMsg& m, uint64_t now, Output* out) {
+  if (m.gen_sw == cfg_.self) {
+    if (m.gen_port >= cfg_.num_ports) {
+      ++n_.stale;
+      return;
+    }
+    Episode& ep = Ep(m.gen_port, prio);
+    if (ep.st != State::kTemporal || !ep.msg.SameEpisode(m)) {
+      ++n_.stale;
+      return;
+    }
+    // Our own two ports on the loop, checked like every other hop's.
+    const bool ok = (c_.Xi(e, prio) & Bit(m.gen_port)) && !c_.resume_tag(e, prio) &&
+                    (c_.pausing_up(prio) & Bit(m.gen_port));
+    if (!ok) {
+      Fail(m.gen_port, prio, FailReason::kReturnCheck, now, out);
+      return;
+    }
+    ep.st = State::kDeclared;
+    CheckMsg d = ep.msg;
+    d.hops = m.hops;
+    Emit(out, EventKind::kDeadlock, now, d, e, m.gen_port);
+    return;
+  }
+  // Lemma 3.2 at this hop: r_e = 0 and the episode stored at e is the same.
+  const MsgSlot* st = c_.stored(e, prio);
+  if (c_.resume_tag(e, prio) || !st->valid || !st->msg.SameEpisode(m)) {
+    ++n_.temporal_dropped;
+    return;
+  }
+  if (Forward(c_.Delta(e, prio), prio, m, true, out) == 0) ++n_.temporal_dropped;
+}
+
+int Detector::Forward(PortMask ports, int prio, const CheckMsg& m, bool second_pass, Output* out) {
+  CheckMsg f = m;
+  f.hops = Hop(m.hops);
+  int sent = 0;
+  EachPort(ports, [&](PortId i) {
+    MsgSlot* s = c_.sent(i, prio);
+    if (second_pass) {
+      // Only along the ports that carried this episode's first pass.
+      if (!s->valid || !s->msg.SameEpisode(f)) return;
+    } else if (!Take(s, f)) {
+      return;
+    }
+    Send(out, i, f, false);
+    ++sent;
+  });
+  return sent;
+}
+
+void Detector::Tick(uint64_t now, Output* out) {
+  for (int prio = 0; prio < kNumPrio; ++prio) {
+    if (!c_.tracked(prio)) continue;
+    for (PortId i = 0; i < cfg_.num_ports; ++i) {
+      const Episode& ep = Ep(i, prio);
+      if (ep.st == State::kTemporal && now - ep.since_ns >= cfg_.temporal_timeout_ns)
+        Fail(i, prio, FailReason::kTimeout, now, out);
+    }
+  }
+}
+
+}  // namespace pfc::dcfit

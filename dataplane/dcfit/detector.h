@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The DCFIT state machine of one switch (DCFIT §3.1-§3.4), pure: the glue
+// feeds it what the switch's PFC machinery does and receives, and sends what
+// it says; it never touches packets or clocks.
+//
+// Inputs (P_x are this switch's ports, all for one lossless priority):
+//  * OnXoffSent(i)  we started pausing our upstream on i (the generator's ON
+//    -> OFF transition, not a refresh). §3.1: if none of the egress ports that
+//    i's queued packets wait on is paused, this switch is the initial trigger
+//    and the generic initiator of a new episode {self, i, Seq+1}; if one is
+//    paused with a stored message, that message rides on the XOFF (§3.2, 4th
+//    bullet); if one is paused by a peer that sent no message (a host, or a
+//    switch without DCFIT), that peer is the initial trigger (kTriggerHost)
+//    and this switch starts the episode on its behalf.
+//  * OnXonSent(i)   we stopped pausing our upstream on i: its sent message and
+//    any episode it initiated end.
+//  * OnPfcReceived(e, kind, msg)  an XOFF / XON / standalone checking packet
+//    arrived on e, with or without a checking message. XON: not paused,
+//    RESUME tag 1, stored message dropped. A first-pass message is stored at
+//    e and then
+//      - ours (S_gen-ini = self): with the episode's current Seq and
+//        P_gen-ini in ξ_e, a causality loop is found (§3.2, Lemma 1) and the
+//        temporal pass starts: the message with kSecondPass leaves on
+//        P_gen-ini. Ours but P_gen-ini not in ξ_e: our own chain came back
+//        through another port, i.e. this switch is the junction of §3.4 for
+//        its own trigger, and it acts as a middle switch;
+//      - the same {S_tri, P_tri} as stored at another port: this is a middle
+//        switch (§3.4, Lemma 3.4) and becomes the generic initiator
+//        {self, i, Seq of the later message} for each i in δ_e (or, if δ_e is
+//        empty, for the next XOFF e causes);
+//      - otherwise forwarded to every port of δ_e (ports in ξ_e pausing
+//        their upstream) as a standalone checking packet, or dropped when
+//        δ_e is empty (the next XOFF e causes carries it).
+//    A second-pass message is checked at e (still paused, RESUME tag 0,
+//    stored message of the same episode, Lemma 3.2) and forwarded to the
+//    ports of δ_e that sent the same episode; back at its initiator, with the
+//    initiator's own loop ports still paused and pausing, the deadlock is
+//    declared. Any failure drops it; the initiator reports the failure when
+//    a loop port resumes or after temporal_timeout_ns, and keeps its episode
+//    so that a loop that forms again is found again.
+//  * Tick(now)  time passes: temporal passes time out.
+// A message already stored (received) or sent on a port, for the same
+// episode and trigger, is not acted upon again: refreshes re-carry messages,
+// and a chain entering a loop from outside (§3.4) must not circle forever.
+// A port keeps one message; when episodes meet, the smaller initiator ID
+// wins (detector.cc, OfferTo), so one episode survives whole.
+//
+// Outputs go to an Output the caller owns and clears: messages to send
+// (piggybacked on the XOFF the call is about, or standalone checking packets)
+// and events. Its vectors keep their capacity, so a reused Output does not
+// allocate in steady state.
+//
+// Single-threaded: one writer per switch, like the Causality it owns; the
+// glue calls Causality's OnEnqueue / OnDequeue as packets move.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataplane/dcfit/causality.h"
+#include "dataplane/dcfit/message.h"
+
+namespace pfc::dcfit {
+
+struct DetectorConfig {
+  SwitchId self = 0;
+  int num_ports = 0;
+  uint8_t lossless_mask = 0;
+  // A temporal pass that has not come back after this long has failed.
+  uint64_t temporal_timeout_ns = 1'000'000;
+};
+
+struct OutMsg {
+  PortId port = 0;
+  CheckMsg msg;
+  // True: put it in the padding of the XOFF frame the call reported. False:
+  // send it now in a standalone checking packet (message.h).
+  bool piggyback = false;
+};
+
+enum class EventKind : uint8_t {
+  kTriggerSwitch,    // this switch is the initial trigger (§3.1)
+  kTriggerHost,      // the peer behind tri_port is (a host, no DCFIT)
+  kMiddleInitiator,  // this switch became a middle generic initiator (§3.4)
+  kLoopFound,        // causality loop: the temporal pass starts
+  kDeadlock,         // temporal pass came back: deadlock declared
+  kTemporalFailed,   // no deadlock for this loop (see FailReason)
+};
+const char* EventKindName(EventKind k);
+
+enum class FailReason : uint8_t {
+  kNone,
+  kTimeout,           // the temporal pass did not come back
+  kLoopPortResumed,   // our port on the loop received XON
+  kInitiatorResumed,  // we stopped pausing on P_gen-ini
+  kReturnCheck,       // it came back but our own loop ports no longer qualify
+};
+const char* FailReasonName(FailReason r);
+
+struct Event {
+  EventKind kind = EventKind::kTriggerSwitch;
+  uint64_t at_ns = 0;
+  // The episode: initiator, Seq, initial trigger, priority, flags. For loop
+  // and deadlock events, hops = switches the message crossed around the loop.
+  CheckMsg msg;
+  // Loop / deadlock / failure: the ports of this switch on the loop: in_port
+  // is paused by its downstream (where the message came back), out_port =
+  // P_gen-ini pauses its upstream. Trigger / middle: out_port = the port the
+  // episode starts on; for kTriggerHost in_port = tri_port.
+  PortId in_port = 0;
+  PortId out_port = 0;
+  FailReason why = FailReason::kNone;
+};
+
+struct Output {
+  std::vector<OutMsg> msgs;
+  std::vector<Event> events;
+  void clear() {
+    msgs.clear();
+    events.clear();
+  }
+};
+
+enum class RxKind : uint8_t { kXoff, kXon, kCheckOnly };
+
+// Counters of what happened to checking messages (per switch).
+struct DetectorCounters {
+  uint64_t rx = 0;                // messages received
+  uint64_t tx = 0;                // messages handed out (piggybacked or standalone)
+  uint64_t repeat = 0;            // already stored / sent for the same episode: ignored
+  uint64_t outranked = 0;         // a port holds a winning episode (detector.cc OfferTo)
+  uint64_t no_delta = 0;          // first pass, δ empty: waits for the next XOFF
+  uint64_t not_paused = 0;        // arrived on a port that is not paused
+  uint64_t stale = 0;             // ours, but not the current episode / state
+  uint64_t bad = 0;               // priority differs from the frame's, or on an XON
+  uint64_t temporal_dropped = 0;  // second pass failed at this switch
+};
+
+class Detector {
+ public:
+  bool Configure(const DetectorConfig& cfg, std::string* err);
+  const DetectorConfig& config() const { return cfg_; }
+  Causality& causality() { return c_; }
+  const Causality& causality() const { return c_; }
+  const DetectorCounters& counters() const { return n_; }
+
+  void OnXoffSent(PortId i, int prio, uint64_t now, Output* out);
+  void OnXonSent(PortId i, int prio, uint64_t now, Output* out);
+  void OnPfcReceived(PortId e, int prio, RxKind kind, const CheckMsg* msg, uint64_t now,
+                     Output* out);
+  void Tick(uint64_t now, Output* out);
+
+  // The message to carry on every PFC frame (refreshes included) that pauses
+  // prio on port i, or nullptr.
+  const CheckMsg* Piggyback(PortId i, int prio) const;
+
+ private:
+  enum class State : uint8_t { kIdle, kChecking, kTemporal, kDeclared };
+  struct Episode {
+    State st = State::kIdle;
+    CheckMsg msg;  // as sent by us: gen = (self, port), Seq, trigger
+    PortId loop_in = 0;
+    uint64_t since_ns = 0;
+  };
+  Episode& Ep(PortId i, int prio) { return eps_[static_cast<size_t>(prio) * cfg_.num_ports + i]; }
+  bool Usable(PortId p, int prio) const { return p < cfg_.num_ports && c_.tracked(prio); }
+  CheckMsg NewEpisode(PortId i, int prio, PortId tri_port, uint8_t flags, uint64_t now,
+                      Output* out);
+  // Starts (or keeps) the middle episode on i for the trigger of `trig`;
+  // returns the message to send on i.
+  CheckMsg StartMiddle(PortId i, int prio, const CheckMsg& trig, uint64_t now, Output* out);
+  void SendMiddle(PortMask ports, int prio, const CheckMsg& trig, uint64_t now, Output* out);
+  void FirstPass(PortId e, int prio, const CheckMsg& m, uint64_t now, Output* out);
+  void OwnReturned(PortId e, int prio, const CheckMsg& m, uint64_t now, Output* out);
+  void SecondPass(PortId e, int prio, const CheckMsg& m, uint64_t now, Output* out);
+  // Sends m (hops + 1) standalone on ports of `ports`: first pass, on those
+  // that have not sent this episode yet (recorded as sent); second pass, only
+  // on those that have. Returns how many left.
+  int Forward(PortMask ports, int prio, const CheckMsg& m, bool second_pass, Output* out);
+  void Fail(PortId i, int prio, FailReason why, uint64_t now, Output* out);
+  void Emit(Output* out, EventKind k, uint64_t now, const CheckMsg& m, PortId in, PortId outp,
+            FailReason why = FailReason::kNone);
+  // Offers m to a stored / sent slot: true when the slot took it (counted
+  // as repeat or outranked otherwise).
+  bool Take(MsgSlot* s, const CheckMsg& m);
+  void Send(Output* out, PortId p, const CheckMsg& m, bool piggyback);
+
+  DetectorConfig cfg_{};
+  Causality c_;
+  std::vector<Episode> eps_;        // [prio][port] (all 8 priorities: small)
+  std::vector<uint32_t> next_seq_;  // [prio][port]
+  DetectorCounters n_{};
+};
+
+}  // namespace pfc::dcfit
