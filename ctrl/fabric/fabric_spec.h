@@ -25,7 +25,7 @@
 //   hosts:    [ { name: H1, device: net_af_packet0 } |
 //               { name: H2, ignore_pause: true, storm: [3] } ]
 //   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
-//                 frame: 1000, bytes: 0, start: 0, stop: 50ms } ]
+//                 frame: 1000, bytes: 0, ttl: 64, start: 0, stop: 50ms } ]
 //   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
 //               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
 //                                    via: T1 } },
@@ -73,6 +73,9 @@ struct FlowSpecFile {
   uint64_t rate_bps = 0;  // 0 = as fast as allowed
   uint32_t frame_len = 1000;
   uint64_t bytes = 0;
+  // IPv4 TTL as sent: how many switch hops a packet in a routing loop makes
+  // before it expires (HotNets'16 §3.1). 1..255.
+  uint8_t ttl = 64;
   uint64_t start_ns = 0, stop_ns = ~uint64_t{0};
 };
 
