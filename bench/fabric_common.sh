@@ -28,3 +28,10 @@ tagger_pair() {
     -o "$OUT/rules" | tail -1
   fabric_run "$2" with --rules "$OUT/rules"
 }
+
+# tagger_figure WITHOUT_FILE WITH_FILE PNG LABELS TITLE: tagger_pair, then
+# OUT/PNG with the two runs side by side (tools/fabric_plot.py).
+tagger_figure() {
+  tagger_pair "$1" "$2"
+  /usr/bin/python3 tools/fabric_plot.py "$OUT/without" "$OUT/with" -o "$OUT/$3" --labels "$4" --title "$5"
+}

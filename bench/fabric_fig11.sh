@@ -13,18 +13,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/fabric_common.sh "${1:-build}" "${2:-fabric-fig11}"
-tagger_pair $FAB/fig11-loop.yaml $FAB/fig11-tagger.yaml
-/usr/bin/python3 tools/fabric_plot.py "$OUT/without" "$OUT/with" -o "$OUT/fig11.png" \
-  --labels "Without Tagger (routing loop T1<->L1 from 2 ms),With Tagger (ELP: shortest + 1-bounce)" \
-  --title "Tagger Fig. 11: flow1 H1->H15 enters a loop at 2 ms; flow2 H2->H16 shares T1->L1"
+tagger_figure $FAB/fig11-loop.yaml $FAB/fig11-tagger.yaml fig11.png \
+  "Without Tagger (routing loop T1<->L1 from 2 ms),With Tagger (ELP: shortest + 1-bounce)" \
+  "Tagger Fig. 11: flow1 H1->H15 enters a loop at 2 ms; flow2 H2->H16 shares T1->L1"
 /usr/bin/python3 - "$OUT" <<'PY'
 import sys
 sys.path.insert(0, "tools")
-from fabric_summary import STOPPED_GBPS, describe, summary
-out = sys.argv[1]
-s = {run: summary(f"{out}/{run}") for run in ("without", "with")}
-for run in s:
-    print(describe(f"{run:8s} tagger", s[run]))
+from fabric_summary import STOPPED_GBPS, pair
+s = pair(sys.argv[1])
 loop = {("T1", "L1"), ("L1", "T1")}
 # Deadlock: flow 2 stopped and both directions of the loop paused and idle.
 dead = {run: int(s[run]["rates"]["flow2"] < STOPPED_GBPS and loop <= set(s[run]["stuck"])) for run in s}

@@ -77,6 +77,15 @@ def describe(name, s):
             f"lossless drops {s['lossless_drops']}, ttl_expired drops {s['ttl_expired']}")
 
 
+def pair(out):
+    """Summaries of OUT/without and OUT/with (bench/fabric_common.sh's
+    tagger_pair), each printed on one line."""
+    s = {run: summary(os.path.join(out, run)) for run in ("without", "with")}
+    for run in s:
+        print(describe(f"{run:8s} tagger", s[run]))
+    return s
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")

@@ -248,7 +248,12 @@ void ParseLinks(const Section& sec, FabricSpec* s) {
 void ParseSwitch(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
-  rd.CheckKeys(n, "switch", {"config", "rules"});
+  rd.CheckKeys(n, "switch", {"config", "rules", "scheduler"});
+  if (n["scheduler"]) {
+    const std::string m = rd.Str(n["scheduler"], "switch.scheduler");
+    if (m != "strict" && m != "dwrr") rd.Fail(n["scheduler"], "switch.scheduler", "strict or dwrr");
+    s->dwrr = m == "dwrr";
+  }
   if (n["config"]) {
     s->switch_config = Resolve(sec.file, rd.Str(n["config"], "switch.config"));
     if (!fs::is_regular_file(s->switch_config))

@@ -20,7 +20,7 @@
 //   links:    { rate: 40G, delay: 1us, fifo: 2us,
 //               overrides: [ { between: [T1, L1], rate: 10G, delay: 5us,
 //                              devices: { T1: net_af_xdp0 } } ] }
-//   switch:   { config: base.yaml, rules: rules-dir/ }
+//   switch:   { config: base.yaml, rules: rules-dir/, scheduler: strict|dwrr }
 //   routes:   shortest | none
 //   hosts:    [ { name: H1, device: net_af_packet0 } |
 //               { name: H2, ignore_pause: true, storm: [3] } ]
@@ -117,6 +117,10 @@ struct FabricSpec {
 
   std::string switch_config;  // absolute; empty = built-in defaults
   std::string rules_dir;      // absolute; empty = no Tagger rules
+  // Every port's scheduler between priorities (the generated ports'
+  // `scheduler.mode`). dwrr: equal shares, so that the higher priority a
+  // Tagger rule moves bounced packets to does not starve the lower one.
+  bool dwrr = false;
   bool shortest_routes = true;
 
   std::vector<HostSpec> hosts;  // one per topology host, in node order

@@ -143,6 +143,7 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
       {"links: { rate: 1G }\n", "links: expected this section once"},
       {"captures:\n  - { link: [H1, H2], file: x.pcapng }\n",
        "captures[0].link: expected two nodes joined by a link"},
+      {"switch: { scheduler: fifo }\n", "fab.yaml:4: switch.scheduler: expected strict or dwrr"},
       {"switch: { rules: /nonexistent-dir }\n",
        "switch.rules: expected a directory written by pfc-tagger tag"},
   };
@@ -255,6 +256,20 @@ TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
   EXPECT_EQ(t1.ports[4].speed_bps, 40'000'000'000u);
   EXPECT_EQ(t1.ports[4].cable_m, 200u);  // 1 us at 5 ns/m
   EXPECT_EQ(t1.neighbors.size(), 6u);
+  EXPECT_EQ(t1.ports[4].sched.mode, SchedMode::kStrict);  // the switch's default
+}
+
+TEST_F(FabricFile, SchedulerDwrrReachesEveryGeneratedPort) {
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2("switch: { scheduler: dwrr }\n"), &s, &err)) << err;
+  EXPECT_TRUE(s.dwrr);
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  for (const SwitchConfig& c : cfgs) {
+    for (const PortConfig& p : c.ports) EXPECT_EQ(p.sched.mode, SchedMode::kDwrr) << p.name;
+  }
 }
 
 TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
