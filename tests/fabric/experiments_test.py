@@ -20,23 +20,12 @@ case, build, src = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, os.path.join(src, "tools"))
 from fabric_summary import STOPPED_GBPS, summary  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fabric_check import check, finish, run  # noqa: E402
+
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 tagger = os.path.join(build, "ctrl/tagger/pfc-tagger")
 cfg = os.path.join(src, "configs/fabric")
-failures = []
-
-
-def check(what, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + what + (f": {detail}" if detail else ""))
-    if not ok:
-        failures.append(what)
-
-
-def run(args):
-    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        print(p.stdout, p.stderr)
-    check("exit 0: " + " ".join(os.path.basename(a) for a in args[:3]), p.returncode == 0)
 
 
 def pair(tmp, without, with_):
@@ -112,5 +101,4 @@ def hotnets(tmp):
 
 with tempfile.TemporaryDirectory(prefix=f"fabric-{case}-") as tmp:
     {"fig11": fig11, "fig12": fig12, "hotnets": hotnets}[case](tmp)
-print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
-sys.exit(1 if failures else 0)
+finish()
