@@ -277,7 +277,11 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
         << MacString(p.mac) << YAML::Key << "ipv4" << YAML::Value
         << Ipv4String(p.ip) + "/" + std::to_string(p.prefix_len) << YAML::Key << "speed"
         << YAML::Value << RateString(p.rate_bps) << YAML::Key << "cable_m" << YAML::Value
-        << (p.delay_ns + 4) / 5 << YAML::EndMap;  // 5 ns/m: headroom covers the delay
+        << (p.delay_ns + 4) / 5;  // 5 ns/m: headroom covers the delay
+      if (spec.dwrr)
+        y << YAML::Key << "scheduler" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+          << "mode" << YAML::Value << "dwrr" << YAML::EndMap;
+      y << YAML::EndMap;
     }
     y << YAML::EndSeq;
     if (!sp.routes.empty()) {

@@ -248,7 +248,12 @@ void ParseLinks(const Section& sec, FabricSpec* s) {
 void ParseSwitch(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
-  rd.CheckKeys(n, "switch", {"config", "rules"});
+  rd.CheckKeys(n, "switch", {"config", "rules", "scheduler"});
+  if (n["scheduler"]) {
+    const std::string m = rd.Str(n["scheduler"], "switch.scheduler");
+    if (m != "strict" && m != "dwrr") rd.Fail(n["scheduler"], "switch.scheduler", "strict or dwrr");
+    s->dwrr = m == "dwrr";
+  }
   if (n["config"]) {
     s->switch_config = Resolve(sec.file, rd.Str(n["config"], "switch.config"));
     if (!fs::is_regular_file(s->switch_config))
@@ -328,8 +333,9 @@ std::vector<bool> Reachable(const tagger::Topology& t, uint32_t from) {
 }
 
 void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
-  rd.CheckKeys(n, f,
-               {"name", "from", "to", "dscp", "prio", "rate", "frame", "bytes", "start", "stop"});
+  rd.CheckKeys(
+      n, f,
+      {"name", "from", "to", "dscp", "prio", "rate", "frame", "bytes", "ttl", "start", "stop"});
   FlowSpecFile fl;
   fl.name = rd.Str(n["name"], f + ".name");
   for (const auto& o : s->flows)
@@ -345,6 +351,7 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
   if (n["rate"]) fl.rate_bps = rd.Rate(n["rate"], f + ".rate");
   if (n["frame"]) fl.frame_len = uint32_t(rd.Int(n["frame"], f + ".frame", 66, 1514));
   if (n["bytes"]) fl.bytes = rd.Bytes(n["bytes"], f + ".bytes", 1, uint64_t{1} << 50);
+  if (n["ttl"]) fl.ttl = uint8_t(rd.Int(n["ttl"], f + ".ttl", 1, 255));
   if (n["start"]) fl.start_ns = Duration(rd, n["start"], f + ".start");
   if (n["stop"]) fl.stop_ns = Duration(rd, n["stop"], f + ".stop");
   if (fl.stop_ns <= fl.start_ns) rd.Fail(n["stop"], f + ".stop", "a time after start");

@@ -20,14 +20,14 @@
 //   links:    { rate: 40G, delay: 1us, fifo: 2us,
 //               overrides: [ { between: [T1, L1], rate: 10G, delay: 5us,
 //                              devices: { T1: net_af_xdp0 } } ] }
-//   switch:   { config: base.yaml, rules: rules-dir/ }
+//   switch:   { config: base.yaml, rules: rules-dir/, scheduler: strict|dwrr }
 //   routes:   shortest | none
 //   hosts:    [ { name: H1, device: "net_af_packet0,iface=h1" } |
 //               { name: H2, ignore_pause: true, storm: [3] } |
 //               { name: H3, device: ..., address: 10.0.1.2/24,
 //                 gateway: 10.0.1.1 } ]
 //   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
-//                 frame: 1000, bytes: 0, start: 0, stop: 50ms } ]
+//                 frame: 1000, bytes: 0, ttl: 64, start: 0, stop: 50ms } ]
 //   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
 //               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
 //                                    via: T1 } },
@@ -81,6 +81,9 @@ struct FlowSpecFile {
   uint64_t rate_bps = 0;  // 0 = as fast as allowed
   uint32_t frame_len = 1000;
   uint64_t bytes = 0;
+  // IPv4 TTL as sent: how many switch hops a packet in a routing loop makes
+  // before it expires (HotNets'16 §3.1). 1..255.
+  uint8_t ttl = 64;
   uint64_t start_ns = 0, stop_ns = ~uint64_t{0};
 };
 
@@ -122,6 +125,10 @@ struct FabricSpec {
 
   std::string switch_config;  // absolute; empty = built-in defaults
   std::string rules_dir;      // absolute; empty = no Tagger rules
+  // Every port's scheduler between priorities (the generated ports'
+  // `scheduler.mode`). dwrr: equal shares, so that the higher priority a
+  // Tagger rule moves bounced packets to does not starve the lower one.
+  bool dwrr = false;
   bool shortest_routes = true;
 
   std::vector<HostSpec> hosts;  // one per topology host, in node order

@@ -205,6 +205,7 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
       fs.frame_len = fl.frame_len;
       fs.rate_bps = fl.rate_bps;
       fs.bytes = fl.bytes;
+      fs.ttl = fl.ttl;
       fs.start_ns = fl.start_ns;
       fs.stop_ns = fl.stop_ns;
       h.model->AddFlow(fs);

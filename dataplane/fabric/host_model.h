@@ -38,9 +38,9 @@ inline constexpr uint64_t kForever = ~uint64_t{0};
 struct FlowSpec {
   uint32_t id = 0;  // unique in the fabric; carried in every frame
   uint32_t dst_ip = 0;
-  uint8_t dscp = 0;  // the tag
-  uint8_t prio = 0;  // the NIC queue (pause of this priority holds it)
-  uint8_t ttl = 64;
+  uint8_t dscp = 0;           // the tag
+  uint8_t prio = 0;           // the NIC queue (pause of this priority holds it)
+  uint8_t ttl = 64;           // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
   uint32_t frame_len = 1000;  // bytes without FCS, >= kFlowHdrLen, <= 1514
   uint64_t rate_bps = 0;      // 0 = as fast as the link and pause allow
   uint64_t bytes = 0;         // 0 = unbounded

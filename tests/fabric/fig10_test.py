@@ -15,25 +15,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fabric_check import check, finish, run  # noqa: E402
+
 build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 tagger = os.path.join(build, "ctrl/tagger/pfc-tagger")
 cfg = os.path.join(src, "configs/fabric")
-failures = []
-
-
-def check(what, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + what + (f": {detail}" if detail else ""))
-    if not ok:
-        failures.append(what)
-
-
-def run(args):
-    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        print(p.stdout, p.stderr)
-    check("exit 0: " + " ".join(os.path.basename(a) for a in args[:3]), p.returncode == 0)
-    return p
 
 
 def late_rates(d):
@@ -76,5 +64,4 @@ with tempfile.TemporaryDirectory(prefix="fabric-fig10-") as tmp:
     check("with Tagger both flows keep flowing", all(g > 10 for g in rates.values()), str(rates))
     check("with Tagger no lossless drop", r["lossless_drops"] == 0, str(r["lossless_drops"]))
 
-print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -60,8 +60,8 @@ TEST_F(FabricFile, LoadsTheFig2TestbedWithFlowsAndEvents) {
   const std::string p = Fig2(
       "flows:\n"
       "  - { name: green, from: H9, to: H1, dscp: 24, prio: 3, start: 0 }\n"
-      "  - { name: blue, from: H5, to: H13, dscp: 24, prio: 3, rate: 10G, start: 20ms, stop: 80ms "
-      "}\n"
+      "  - { name: blue, from: H5, to: H13, dscp: 24, prio: 3, rate: 10G, ttl: 16, start: 20ms, "
+      "stop: 80ms }\n"
       "events:\n"
       "  - { at: 30ms, flow: blue, action: stop }\n"
       "  - { at: 10ms, link: [L2, T1], state: down }\n"
@@ -78,6 +78,8 @@ TEST_F(FabricFile, LoadsTheFig2TestbedWithFlowsAndEvents) {
   EXPECT_EQ(s.link_rate_bps, 40'000'000'000u);
   ASSERT_EQ(s.flows.size(), 2u);
   EXPECT_EQ(s.flows[1].rate_bps, 10'000'000'000u);
+  EXPECT_EQ(s.flows[0].ttl, 64u);  // the default
+  EXPECT_EQ(s.flows[1].ttl, 16u);
   EXPECT_EQ(s.flows[1].start_ns, 20'000'000u);
   ASSERT_EQ(s.events.size(), 4u);
   EXPECT_EQ(s.events[0].at_ns, 5'000'000u);  // sorted by time, stable
@@ -125,6 +127,10 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
        "fab.yaml:6: flows[1].name: expected a unique flow name"},
       {"flows:\n  - { name: a, from: H1, to: H2, prio: 8 }\n",
        "flows[0].prio: expected an integer from 0 to 7"},
+      {"flows:\n  - { name: a, from: H1, to: H2, ttl: 0 }\n",
+       "fab.yaml:5: flows[0].ttl: expected an integer from 1 to 255"},
+      {"flows:\n  - { name: a, from: H1, to: H2, ttl: 256 }\n",
+       "fab.yaml:5: flows[0].ttl: expected an integer from 1 to 255"},
       {"flows:\n  - { name: a, from: H1, to: H2, start: 5ms, stop: 1ms }\n",
        "flows[0].stop: expected a time after start"},
       {"flows:\n  - { name: a, from: H1, to: H2, colour: red }\n",
@@ -137,6 +143,7 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
       {"links: { rate: 1G }\n", "links: expected this section once"},
       {"captures:\n  - { link: [H1, H2], file: x.pcapng }\n",
        "captures[0].link: expected two nodes joined by a link"},
+      {"switch: { scheduler: fifo }\n", "fab.yaml:4: switch.scheduler: expected strict or dwrr"},
       {"switch: { rules: /nonexistent-dir }\n",
        "switch.rules: expected a directory written by pfc-tagger tag"},
       {"hosts:\n  - { name: H1, address: 10.0.1.2/24 }\n",
@@ -260,6 +267,20 @@ TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
   EXPECT_EQ(t1.ports[4].speed_bps, 40'000'000'000u);
   EXPECT_EQ(t1.ports[4].cable_m, 200u);  // 1 us at 5 ns/m
   EXPECT_EQ(t1.neighbors.size(), 6u);
+  EXPECT_EQ(t1.ports[4].sched.mode, SchedMode::kStrict);  // the switch's default
+}
+
+TEST_F(FabricFile, SchedulerDwrrReachesEveryGeneratedPort) {
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2("switch: { scheduler: dwrr }\n"), &s, &err)) << err;
+  EXPECT_TRUE(s.dwrr);
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  for (const SwitchConfig& c : cfgs) {
+    for (const PortConfig& p : c.ports) EXPECT_EQ(p.sched.mode, SchedMode::kDwrr) << p.name;
+  }
 }
 
 // A real host: its device (vdev arguments after the comma go to EAL, the

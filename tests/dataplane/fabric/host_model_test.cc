@@ -67,6 +67,22 @@ TEST(HostModel, BuildsAValidTaggedIpv4UdpFrameTheSwitchParses) {
   EXPECT_EQ(h.NextFrame(0, buf, 999, &control), 0u);  // too small a buffer
 }
 
+TEST(HostModel, FlowTtlIsSentAsGivenWithAValidChecksum) {
+  HostModel h(Params());
+  FlowSpec f = Flow(1, 3);
+  f.ttl = 16;  // a routing-loop experiment's TTL (HotNets'16 §3.1)
+  h.AddFlow(f);
+  uint8_t buf[2048];
+  bool control = true;
+  const uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
+  ASSERT_EQ(n, 1000u);
+  EXPECT_EQ(buf[14 + 8], 16);
+  EXPECT_TRUE(Ipv4ChecksumOk(buf + 14, 20));
+  FlowHeader fh;
+  ASSERT_TRUE(ReadFlowHeader(buf, n, &fh));
+  EXPECT_EQ(fh.ttl, 16);
+}
+
 TEST(HostModel, RateLimitedFlowIsSpacedByItsWireTime) {
   HostModel h(Params());
   h.AddFlow(Flow(1, 3, 1'000'000'000));  // 1 Gb/s: 1024 B on the wire = 8192 ns

@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The fabric experiments after Fig. 10, shortened (suite 'fabric'), each
+asserting the paper's qualitative result exactly and no lossless drop:
+  fig11    Tagger Fig. 11: a routing loop at run time deadlocks flow 2
+           without Tagger, not with it; flow 1 dies of TTL expiry in both.
+  fig12    Tagger Fig. 12: all 8 shuffle flows stop without Tagger, none with.
+  hotnets  HotNets'16 §3: the 2-switch loop (TTL 16, 40 Gb/s) is clear at
+           4 Gb/s and deadlocks at 6 Gb/s (analytic turn 5.33); the 4-switch
+           CBD deadlocks without rate limits, not with flows at 15 Gb/s.
+
+  experiments_test.py CASE BUILD_DIR SOURCE_DIR
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+case, build, src = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, os.path.join(src, "tools"))
+from fabric_summary import STOPPED_GBPS, summary  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fabric_check import check, finish, run  # noqa: E402
+
+fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
+tagger = os.path.join(build, "ctrl/tagger/pfc-tagger")
+cfg = os.path.join(src, "configs/fabric")
+
+
+def pair(tmp, without, with_):
+    """Runs without Tagger, makes pfc-tagger's rules (ELP: shortest +
+    1-bounce) from its topology, runs with them; returns both summaries."""
+    a, t, rules = (os.path.join(tmp, x) for x in ("without", "with", "rules"))
+    run([fabric, "--fabric", os.path.join(cfg, without), "--out", a])
+    run([tagger, "tag", "--topo", os.path.join(a, "topology.json"), "--elp-gen", "clos", "--bounces", "1",
+         "--algo", "clos", "-o", rules])
+    run([fabric, "--fabric", os.path.join(cfg, with_), "--rules", rules, "--out", t])
+    return summary(a), summary(t)
+
+
+def no_loss(name, s):
+    check(f"{name}: a deadlock is a stall, not a loss: no lossless drop", s["lossless_drops"] == 0,
+          str(s["lossless_drops"]))
+
+
+def fig11(tmp):
+    w, t = pair(tmp, "fig11-loop.yaml", "fig11-tagger.yaml")
+    loop = {("T1", "L1"), ("L1", "T1")}
+    check("without Tagger flow 2 stops", w["rates"]["flow2"] < STOPPED_GBPS, str(w["rates"]))
+    check("without Tagger both directions of the loop are paused and idle", loop <= set(w["stuck"]), str(w["stuck"]))
+    check("with Tagger flow 2 keeps its 10 Gb/s", t["rates"]["flow2"] > 9, str(t["rates"]))
+    check("with Tagger no link is stuck", t["stuck"] == [], str(t["stuck"]))
+    for name, s in (("without", w), ("with", t)):
+        check(f"{name} Tagger flow 1 (in the loop) delivers nothing", s["rates"]["flow1"] == 0, str(s["rates"]))
+        check(f"{name} Tagger flow 1's packets expire (ttl_expired > 0)", s["ttl_expired"] > 0, str(s["ttl_expired"]))
+        no_loss(name, s)
+    check("flow 1 ran before the loop", w["flows"]["flow1"]["rx_bytes"] > 2_000_000,
+          str(w["flows"]["flow1"]["rx_bytes"]))
+
+
+def fig12(tmp):
+    w, t = pair(tmp, "fig12-shuffle.yaml", "fig12-tagger.yaml")
+    check("8 flows", len(w["rates"]) == 8 and len(t["rates"]) == 8)
+    check("without Tagger all 8 flows stop", all(g < STOPPED_GBPS for g in w["rates"].values()), str(w["rates"]))
+    cbd = {("L2", "S1"), ("S1", "L3"), ("L3", "S2"), ("S2", "L2")}
+    check("without Tagger the CBD's links are paused and idle", cbd <= set(w["stuck"]), str(w["stuck"]))
+    check("with Tagger no flow stops", all(g > 3 for g in t["rates"].values()), str(t["rates"]))
+    check("with Tagger no link is stuck", t["stuck"] == [], str(t["stuck"]))
+    for name, s in (("without", w), ("with", t)):
+        no_loss(name, s)
+
+
+def hotnets(tmp):
+    def one(base, name, flows):
+        f = os.path.join(tmp, name + ".yaml")
+        with open(f, "w") as fh:
+            fh.write(f"include: {os.path.join(cfg, base)}\nflows:\n" + "".join(f"  - {x}\n" for x in flows))
+        run([fabric, "--fabric", f, "--out", os.path.join(tmp, name)])
+        s = summary(os.path.join(tmp, name))
+        no_loss(name, s)
+        return s
+    loop = {("A", "B"), ("B", "A")}
+    for rate, dead in (("4G", False), ("6G", True)):
+        s = one("hotnets-loop.yaml", f"loop-{rate}",
+                [f"{{ name: loop, from: H1, to: H2, dscp: 1, prio: 1, rate: {rate}, ttl: 16 }}"])
+        check(f"loop at {rate}: deadlock {dead} (turn at 2 x 40 / 15 = 5.33 Gb/s)", (loop <= set(s["stuck"])) == dead,
+              str(s["stuck"]))
+        check(f"loop at {rate}: packets die of TTL expiry", s["ttl_expired"] > 0, str(s["ttl_expired"]))
+    ring = {("A", "B"), ("B", "C"), ("C", "D"), ("D", "A")}
+    for lim, dead in (("", True), (", rate: 15G", False)):
+        s = one("hotnets-cbd.yaml", "cbd" + lim.replace(", rate: ", "-"),
+                [f"{{ name: flow1, from: HA, to: HD, dscp: 1, prio: 1{lim} }}",
+                 f"{{ name: flow2, from: HC, to: HB, dscp: 1, prio: 1{lim} }}",
+                 f"{{ name: flow3, from: HB3, to: HC3, dscp: 1, prio: 1{lim} }}"])
+        what = f"CBD {'without rate limits' if not lim else 'with flows at 15 Gb/s'}"
+        check(f"{what}: deadlock {dead}", (ring <= set(s["stuck"])) == dead, str(s["stuck"]))
+        check(f"{what}: flows {'stop' if dead else 'flow'}",
+              all((g < STOPPED_GBPS) == dead for g in s["rates"].values()), str(s["rates"]))
+
+
+with tempfile.TemporaryDirectory(prefix=f"fabric-{case}-") as tmp:
+    {"fig11": fig11, "fig12": fig12, "hotnets": hotnets}[case](tmp)
+finish()
