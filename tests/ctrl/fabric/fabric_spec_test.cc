@@ -39,13 +39,14 @@ class FabricFile : public ::testing::Test {
   }
   // A valid Fig. 2 file with `extra` appended (sections or list items).
   std::string Fig2(const std::string& extra) {
-    return Write("fab.yaml",
-                 "fabric: { clock: virtual, duration: 100ms, bin: 1ms }\n"
-                 "include: " +
-                     kFig2Topo +
-                     "\n"
-                     "links: { rate: 40G, delay: 1us }\n" +
-                     extra);
+    return Write("fab.yaml", "fabric: { clock: virtual, duration: 100ms, bin: 1ms, out: " +
+                                 (dir_ / "out").string() +
+                                 " }\n"
+                                 "include: " +
+                                 kFig2Topo +
+                                 "\n"
+                                 "links: { rate: 40G, delay: 1us }\n" +
+                                 extra);
   }
   std::string LoadErr(const std::string& path) {
     FabricSpec s;
