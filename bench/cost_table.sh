@@ -22,7 +22,8 @@
 # Usage: bench/cost_table.sh [BUILD_DIR]   (default build-cost in the source tree)
 #   BUILD_DIR is configured here if it does not exist, as the release build
 #   plus debug info (meson setup --buildtype=release -Ddebug=true: the same
-#   -O3 code, with line tables); an existing one must have been built with -g.
+#   -O3 code, with line tables) for a CPU without AVX2/AVX-512 (-Dcpu=baseline:
+#   valgrind 3.19 cannot run AVX-512); an existing one must have been built with -g.
 #   env: TESTPMD=1 (0: skip testpmd)  TP_SECONDS=20 (wall time of each
 #        testpmd run under valgrind)
 # valgrind is installed from Debian (as root) if missing. Takes 2-4 minutes.
@@ -44,7 +45,7 @@ if ! command -v valgrind > /dev/null; then
 fi
 if [[ ! -d $BUILD ]]; then
   echo "cost_table: configuring $BUILD (release + debug info)"
-  meson setup "$BUILD" "$SRC" --buildtype=release -Ddebug=true > /dev/null
+  meson setup "$BUILD" "$SRC" --buildtype=release -Ddebug=true -Dcpu=baseline > /dev/null
 fi
 ninja -C "$BUILD" -j "$(nproc)" bench/dataplane/pipeline_bench > /dev/null || die "cannot build pipeline_bench in $BUILD"
 BIN=$BUILD/bench/dataplane/pipeline_bench

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The product build for this machine (-Dcpu=native) against the build the qemu TCG guest and
+# valgrind run (-Dcpu=baseline: no AVX2/AVX-512), on the whole-pipeline benchmark, alternating
+# runs in the same session (the machine is shared and noisy: compare medians of the ratio).
+#   bench/cpu_variants.sh [BUILD_DIR] [RUNS]    (BUILD_DIR native, default build; its baseline
+#                                               twin is BUILD_DIR-guest, made if missing)
+# Last line: RESULT native_mpps=<median> baseline_mpps=<median> ratio=<median native/baseline>
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=$(realpath "${1:-build}")
+RUNS=${2:-5}
+FILTER=${CPU_VARIANTS_FILTER:-BM_Pipeline/64}
+G=$(tools/rocev2-vm/guest-build.sh "$B")
+[ "$G" != "$B" ] || { echo "cpu_variants: $B is already a baseline build (nothing to compare)"; exit 1; }
+ninja -C "$B" bench/dataplane/pipeline_bench > /dev/null
+ninja -C "$G" bench/dataplane/pipeline_bench > /dev/null
+run() {  # run BUILD: the switch's Mpps of one benchmark run
+  bench/pipeline_bench.sh "$1" --benchmark_filter="$FILTER" --benchmark_format=json 2>/dev/null |
+    /usr/bin/python3 -c 'import json,sys; t=sys.stdin.read(); print(json.loads(t[t.index("{"):])["benchmarks"][0]["switch_Mpps"])'
+}
+native=() base=()
+for i in $(seq "$RUNS"); do
+  native+=("$(run "$B")")
+  base+=("$(run "$G")")
+  echo "run $i: native ${native[-1]} Mpps, baseline ${base[-1]} Mpps"
+done
+/usr/bin/python3 - "${native[*]}" "${base[*]}" <<'PY'
+import statistics, sys
+n = [float(x) for x in sys.argv[1].split()]
+b = [float(x) for x in sys.argv[2].split()]
+r = statistics.median(x / y for x, y in zip(n, b))
+print(f"RESULT native_mpps={statistics.median(n):.2f} baseline_mpps={statistics.median(b):.2f} ratio={r:.3f}")
+PY
