@@ -20,6 +20,14 @@
 // rewrites it to 26 on p0->p1 and p2->p3), 26 (lossless prio 4), 10 (lossy
 // prio 1), 0 (unmapped: lossy fallback). Arg: packets in flight per port.
 //
+// BM_Scale/<ports>/<rules>/<routes>: the same traffic on the first 4 ports,
+// with the tables grown around it: idle ports up to <ports> (RTE_MAX_ETHPORTS
+// at most: 32 in Debian's DPDK build),
+// <rules> more Tagger rules on tags the traffic does not carry (distinct
+// (tag, in, out) triples over every port), <routes> more /24 routes in
+// 32.0.0.0/4 (not hit). The per-packet cost should not depend on them
+// (bench/table_scale.sh prints the curve in instructions per packet).
+//
 // Usage: pipeline_bench [benchmark flags] [-- EAL args]
 //   default EAL args: --no-huge --no-pci --no-shconf -m 512 -l 0 --no-telemetry
 //   hugepages: pipeline_bench -- --in-memory --no-pci -l 0 --no-telemetry
@@ -49,20 +57,30 @@
 namespace pfc {
 namespace {
 
-constexpr int kPorts = 4;
-constexpr int kFlows = 64;  // templates per port
+constexpr int kPorts = 4;                    // ports with traffic
+constexpr int kMaxPorts = RTE_MAX_ETHPORTS;  // with BM_Scale's idle ones (32 in Debian's DPDK)
+constexpr int kFlows = 64;                   // templates per port
 constexpr unsigned kWireRing = 4096;
 constexpr size_t kFrameLen = 60;  // 64 on the wire with the FCS
 constexpr size_t kHdrLen = 34;    // Ethernet + IPv4: what the switch may rewrite
 
-std::array<harness::RingWire, kPorts> g_wire;
+std::array<harness::RingWire, kMaxPorts> g_wire;
+int g_wired = 0;  // ring ports made so far
+
+// Table sizes around the traffic (BM_Scale); the default is BM_Pipeline's.
+struct Scale {
+  int ports = kPorts;
+  int rules = 0;   // extra rewrite rules
+  int routes = 0;  // extra routes
+  bool operator==(const Scale&) const = default;
+};
 
 std::array<uint8_t, 6> SwitchMac(int p) {
   return {0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)};
 }
 std::array<uint8_t, 6> HostMac(int p) { return {0x02, 0, 0, 0, static_cast<uint8_t>(p), 0x02}; }
 
-std::string Yaml(bool l2) {
+std::string Yaml(bool l2, const Scale& sc) {
   auto mac = [](const std::array<uint8_t, 6>& m) {
     char b[18];
     std::snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
@@ -70,7 +88,7 @@ std::string Yaml(bool l2) {
   };
   std::string y = std::string("switch: { mode: ") + (l2 ? "l2" : "l3") +
                   ", workers: 1, idle_sleep_us: 0, burst: 32 }\nports:\n";
-  for (int i = 0; i < kPorts; i++)
+  for (int i = 0; i < sc.ports; i++)
     y += "  - { name: p" + std::to_string(i) + ", device: net_ring_b" + std::to_string(i) +
          ", mac: \"" + mac(SwitchMac(i)) + "\", ipv4: 10.0." + std::to_string(i) +
          ".1/24, speed: 100G }\n";
@@ -90,7 +108,10 @@ std::string Yaml(bool l2) {
   }
   y += "qos:\n  tag_map: { 24: 3, 26: 4, 10: 1 }\n  lossless: [3, 4]\n  lossy_priority: 0\n  "
        "lossy_tag: 0\n"
-       "buffer:\n  total_bytes: 2M\n"
+       "buffer:\n  total_bytes: " +
+       // 2 MB of shared buffer plus each port's reserved space and headroom
+       std::to_string((2 << 20) + sc.ports * 2 * (16 << 10) + sc.ports * 2 * (64 << 10)) +
+       "\n"
        "  lossy: { reserved: 0, limit: dynamic, alpha: 1.0 }\n"
        "  lossless: { reserved: 16K, xoff: dynamic, alpha: 0.5, headroom: 64K, xon_hysteresis: 8K "
        "}\n"
@@ -100,6 +121,13 @@ std::string Yaml(bool l2) {
        "    - { tag: 24, in: \"*\", out: \"*\", new_tag: 24 }\n"
        "    - { tag: 26, in: \"*\", out: \"*\", new_tag: 26 }\n"
        "    - { tag: 10, in: \"*\", out: \"*\", new_tag: 10 }\n";
+  // Extra rules: tags 32-63 (never sent), one (in, out) pair after another.
+  for (int i = 0; i < sc.rules; i++) {
+    const int pair = i / 32, in = pair % sc.ports, out = pair / sc.ports % sc.ports;
+    const std::string tag = std::to_string(32 + i % 32);
+    y += "    - { tag: " + tag + ", in: [p" + std::to_string(in) + "], out: [p" +
+         std::to_string(out) + "], new_tag: " + tag + " }\n";
+  }
   return y;
 }
 
@@ -134,6 +162,7 @@ std::array<uint8_t, kFrameLen> Template(int in, int k, bool l2) {
 // One switch runtime on the four ring ports plus the hosts' state.
 struct Env {
   bool l2 = false;
+  Scale sc;
   std::unique_ptr<Dataplane> dp;
   std::unique_ptr<Switch> sw;
   WorkerCtx w;
@@ -142,8 +171,8 @@ struct Env {
   unsigned inflight_per_port = 0;
 
   ~Env() {
-    for (auto& wp : g_wire)
-      for (rte_ring* r : {wp.rx, wp.tx}) {
+    for (int i = 0; i < g_wired; i++)
+      for (rte_ring* r : {g_wire[i].rx, g_wire[i].tx}) {
         void* m;
         while (rte_ring_dequeue(r, &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
       }
@@ -178,17 +207,36 @@ struct Env {
 
 std::unique_ptr<Env> g_env;
 
-Env* GetEnv(bool l2, std::string* err) {
-  if (g_env && g_env->l2 == l2) return g_env.get();
+// Ring ports net_ring_b0.. up to n (made once, kept for the process).
+bool EnsureWire(int n, std::string* err) {
+  for (; g_wired < n; g_wired++) {
+    if (!harness::MakeRingWire("b" + std::to_string(g_wired), kWireRing, &g_wire[g_wired], err))
+      return false;
+  }
+  return true;
+}
+
+Env* GetEnv(bool l2, std::string* err, const Scale& sc = {}) {
+  if (g_env && g_env->l2 == l2 && g_env->sc == sc) return g_env.get();
   g_env.reset();
+  if (sc.ports < kPorts || sc.ports > kMaxPorts || !EnsureWire(sc.ports, err)) {
+    if (err->empty()) *err = "ports: expected 4 to " + std::to_string(kMaxPorts);
+    return nullptr;
+  }
   auto env = std::make_unique<Env>();
   env->l2 = l2;
+  env->sc = sc;
   const std::string path = "/tmp/pfc_pipeline_bench_" + std::to_string(getpid()) + ".yaml";
-  std::ofstream(path) << Yaml(l2);
+  std::ofstream(path) << Yaml(l2, sc);
   SwitchConfig cfg;
   const bool ok = LoadConfig(path, &cfg, err);
   std::remove(path.c_str());
   if (!ok) return nullptr;
+  // Extra routes, added to the loaded config (a million YAML entries would
+  // only time the loader): /24s from 32.0.0.0 over the existing next hops.
+  for (int i = 0; i < sc.routes && !l2; i++)
+    cfg.routes.push_back({0x20000000u + (static_cast<uint32_t>(i) << 8), 24,
+                          static_cast<uint16_t>(i % cfg.next_hops.size())});
   if (!CreateStandalone(cfg, &env->dp, &env->sw, err)) return nullptr;
   env->w = MakeWorkerCtx(*env->sw, 0);
   rte_rcu_qsbr_thread_register(env->dp->qsbr, 0);
@@ -227,10 +275,10 @@ inline void HostsTurnAround(Env& env) {
   }
 }
 
-void RunPipeline(benchmark::State& state, bool l2) {
+void RunPipeline(benchmark::State& state, bool l2, unsigned inflight, const Scale& sc = {}) {
   std::string err;
-  Env* env = GetEnv(l2, &err);
-  if (!env || !env->Fill(static_cast<unsigned>(state.range(0)))) {
+  Env* env = GetEnv(l2, &err, sc);
+  if (!env || !env->Fill(inflight)) {
     state.SkipWithError(("setup failed: " + err).c_str());
     return;
   }
@@ -276,8 +324,22 @@ void RunPipeline(benchmark::State& state, bool l2) {
     state.SkipWithError("the switch dropped packets: the benchmark only measures forwarding");
 }
 
-void BM_Pipeline(benchmark::State& state) { RunPipeline(state, false); }
-void BM_PipelineL2(benchmark::State& state) { RunPipeline(state, true); }
+void BM_Pipeline(benchmark::State& state) {
+  RunPipeline(state, false, static_cast<unsigned>(state.range(0)));
+}
+void BM_Scale(benchmark::State& state) {
+  Scale sc;
+  sc.ports = static_cast<int>(state.range(0));
+  sc.rules = static_cast<int>(state.range(1));
+  sc.routes = static_cast<int>(state.range(2));
+  // 64 packets in flight per busy port, as BM_Pipeline/64.
+  state.SetLabel("ports=" + std::to_string(sc.ports) + " rules=" + std::to_string(sc.rules) +
+                 " routes=" + std::to_string(sc.routes));
+  RunPipeline(state, false, 64, sc);
+}
+void BM_PipelineL2(benchmark::State& state) {
+  RunPipeline(state, true, static_cast<unsigned>(state.range(0)));
+}
 
 // The hosts alone (ring moves + header refresh, no switch): the harness's
 // share of BM_Pipeline. Packets go rx ring -> tx ring -> back.
@@ -307,15 +369,24 @@ void BM_HostsOnly(benchmark::State& state) {
 BENCHMARK(BM_Pipeline)->Arg(64)->Arg(256)->MinTime(2.0)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_HostsOnly)->Arg(64)->MinTime(1.0);
 BENCHMARK(BM_PipelineL2)->Arg(64)->MinTime(2.0);
+// The curve points of bench/table_scale.sh: each dimension alone.
+BENCHMARK(BM_Scale)
+    ->Args({4, 0, 0})
+    ->Args({16, 0, 0})
+    ->Args({32, 0, 0})
+    ->Args({32, 10, 0})
+    ->Args({32, 1000, 0})
+    ->Args({32, 10000, 0})
+    ->Args({4, 0, 10})
+    ->Args({4, 0, 10000})
+    ->Args({4, 0, 1000000})
+    ->MinTime(1.0);
 
 bool CreateWire() {
   std::string err;
-  for (int i = 0; i < kPorts; i++) {
-    // device "net_ring_b<i>"
-    if (!harness::MakeRingWire("b" + std::to_string(i), kWireRing, &g_wire[i], &err)) {
-      std::fprintf(stderr, "%s\n", err.c_str());
-      return false;
-    }
+  if (!EnsureWire(kPorts, &err)) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return false;
   }
   return true;
 }
