@@ -73,7 +73,7 @@ void EmuPort::Pump(uint64_t now_ns) {
       rte_pktmbuf_free(m);
       return;
     }
-    if (peer_->wake != nullptr && f.arrive_ns < *peer_->wake) *peer_->wake = f.arrive_ns;
+    if (peer_->wake != nullptr) peer_->wake->Lower(peer_->wake_id, f.arrive_ns);
   });
 }
 
