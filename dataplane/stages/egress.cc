@@ -62,8 +62,9 @@ void Stash(TxStash& s, rte_mbuf** pkts, const uint8_t* prios, int from, int to) 
   }
 }
 
-// Nothing to send: no control frame, nothing the device refused, every
-// egress queue empty. Most ports of a large switch, most rounds.
+}  // namespace
+
+// Most ports of a large switch, most rounds.
 bool NothingQueued(const PortRuntime& pr) {
   const PortOwnerState& os = *pr.owner_state;
   if (os.ctrl_stash.n != 0 || !rte_ring_empty(pr.control)) return false;
@@ -72,8 +73,6 @@ bool NothingQueued(const PortRuntime& pr) {
   }
   return true;
 }
-
-}  // namespace
 
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns) {
   Switch& sw = *w.sw;

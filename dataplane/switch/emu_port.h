@@ -58,6 +58,15 @@ class EmuPort {
   // (the link model has one writer).
   void RequestUp(bool up) { want_up_.store(up ? 1 : 0, std::memory_order_release); }
 
+  // Nothing for this end's owner to do until a frame is delivered to it or
+  // it sends one: nothing staged or in the receive ring, nothing queued on
+  // the link, no refused send, no up/down request. Rx returns nothing and
+  // Poll changes nothing and returns 0 while this holds.
+  bool Quiet() const {
+    return stage_n_ == 0 && rte_ring_empty(rx_ring_) && link_.queued() == 0 && !tx_blocked_ &&
+           want_up_.load(std::memory_order_relaxed) < 0;
+  }
+
   const std::string& name() const { return name_; }
   const fabric::LinkModel& link() const { return link_; }
   const EmuPortCounters& counters() const { return c_; }
