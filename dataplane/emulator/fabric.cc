@@ -161,7 +161,11 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
   if (!f->dp_) return nullptr;
   f->dp_->idle_sleep_us = configs.empty() ? 0 : configs[0].idle_sleep_us;
 
-  f->switches_.reserve(plan.switches.size());  // wake pointers point into it
+  uint32_t n_hosts = 0;
+  for (const fabric::HostPlan& hp : plan.hosts) n_hosts += spec.hosts[hp.node].device.empty();
+  f->due_.Reset(static_cast<uint32_t>(plan.switches.size() + n_hosts));
+  fabric::DueQueue* wake = virt ? &f->due_ : nullptr;
+  f->switches_.reserve(plan.switches.size());
   for (size_t i = 0; i < plan.switches.size(); i++) {
     const int pin = virt ? 0 : static_cast<int>(i % f->dp_->workers);
     SwitchRun run;
@@ -174,7 +178,9 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
     run.ctx = MakeWorkerCtx(*run.sw, static_cast<unsigned>(pin));
     f->switches_.push_back(std::move(run));
     for (const auto& p : f->ports_[plan.switches[i].node]) {
-      if (p) p->wake = &f->switches_.back().due;
+      if (!p) continue;
+      p->wake = wake;
+      p->wake_id = static_cast<uint32_t>(i);
     }
   }
   f->hosts_.reserve(plan.hosts.size());
@@ -212,7 +218,8 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
     }
     h.nic = f->ports_[hp.node][0].get();
     f->hosts_.push_back(std::move(h));
-    f->hosts_.back().nic->wake = &f->hosts_.back().due;
+    f->hosts_.back().nic->wake = wake;
+    f->hosts_.back().nic->wake_id = f->HostId(f->hosts_.size() - 1);
   }
   // Workers of the real clock: whole switches, round robin.
   if (!virt) {
@@ -265,7 +272,7 @@ void Fabric::SetLink(uint32_t a, uint32_t b, bool up) {
     EmuPort* p = PortOf(x, static_cast<uint16_t>(t.PortTo(x, y)));
     if (p == nullptr) continue;
     p->RequestUp(up);
-    if (p->wake != nullptr) *p->wake = std::min(*p->wake, now_);  // apply it now
+    if (p->wake != nullptr) p->wake->Lower(p->wake_id, now_);  // apply it now
   }
 }
 
@@ -308,25 +315,27 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
             return true;
           },
           &err);
-      sr.due = now;
+      due_.Lower(static_cast<uint32_t>(&sr - switches_.data()), now);
       break;
     }
     case EventSpec::Kind::kFlow: {
       const fabric::FlowSpecFile& fl = spec_.flows[e.flow];
       what = "flow " + fl.name + (e.up ? " start" : " stop");
-      for (Host& h : hosts_) {
+      for (size_t j = 0; j < hosts_.size(); j++) {
+        Host& h = hosts_[j];
         if (h.node != fl.from) continue;
         if (e.up)
           h.model->StartFlow(static_cast<uint32_t>(e.flow + 1), now);
         else
           h.model->StopFlow(static_cast<uint32_t>(e.flow + 1), now);
-        h.due = now;
+        due_.Lower(HostId(j), now);
       }
       break;
     }
     case EventSpec::Kind::kHost:
       what = "host " + t.node(e.a).name;
-      for (Host& h : hosts_) {
+      for (size_t j = 0; j < hosts_.size(); j++) {
+        Host& h = hosts_[j];
         if (h.node != e.a) continue;
         if (e.ignore_pause) {
           h.model->SetIgnorePause(*e.ignore_pause);
@@ -336,14 +345,14 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
           h.model->SetStorm(*e.storm_prios, now);
           what += " storm mask " + std::to_string(*e.storm_prios);
         }
-        h.due = now;
+        due_.Lower(HostId(j), now);
       }
       break;
     case EventSpec::Kind::kRules: {
       SwitchRun& sr = sw_of(e.a);
       what = "rules at " + sr.sw->name + " from " + e.file;
       ok = ReloadSwitch(*sr.sw, e.file, &err);
-      sr.due = now;
+      due_.Lower(static_cast<uint32_t>(&sr - switches_.data()), now);
       break;
     }
   }
@@ -356,40 +365,38 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
 uint64_t Fabric::RunVirtual() {
   const std::vector<EventSpec>& ev = spec_.events;
   now_ = 0;
-  for (SwitchRun& s : switches_) s.due = 0;
-  for (Host& h : hosts_) h.due = 0;
+  for (uint32_t id = 0; id < HostId(hosts_.size()); id++) due_.Set(id, 0);
   rte_mempool* pool = dp_->pool;
+  std::vector<uint32_t> run;
   for (;;) {
     while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
       ApplyEvent(ev[next_event_++], now_);
-    // Run what is due now, in a fixed order, until nothing is (a round can
-    // make another switch due now: a frame with zero delay, more to send).
-    for (bool again = true; again;) {
-      again = false;
-      for (SwitchRun& s : switches_) {
-        if (s.due > now_) continue;
-        s.due = kNever;
-        uint64_t ready = 0;
-        const unsigned work = WorkerRound(s.ctx, now_, &ready);
-        rounds_++;
-        if (work != 0)
-          Lower(&s.due, now_);
-        else if (ready != 0)
-          Lower(&s.due, std::max(ready, now_ + 1));
+    // Run what is due now, switches by index then hosts, in passes until
+    // nothing is (a round with work runs again at the same time: more may be
+    // due now). Nothing run in a pass makes another entity due at this very
+    // time (a frame lands after its wire time, which is > 0; events come
+    // before the passes), so taking a pass's set up front runs the same
+    // rounds in the same order as scanning every entity in turn.
+    for (due_.TakeDue(now_, &run); !run.empty(); due_.TakeDue(now_, &run)) {
+      for (const uint32_t id : run) {
+        due_.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
+        if (id < switches_.size()) {
+          uint64_t ready = 0;
+          const unsigned work = WorkerRound(switches_[id].ctx, now_, &ready);
+          rounds_++;
+          if (work != 0)
+            due_.Lower(id, now_);
+          else if (ready != 0)
+            due_.Lower(id, std::max(ready, now_ + 1));
+        } else {
+          const uint64_t t = hosts_[id - switches_.size()].Round(pool, now_);
+          if (t != 0) due_.Lower(id, t);
+        }
       }
-      for (Host& h : hosts_) {
-        if (h.due > now_) continue;
-        h.due = kNever;
-        Lower(&h.due, h.Round(pool, now_));
-      }
-      for (const SwitchRun& s : switches_) again |= s.due <= now_;
-      for (const Host& h : hosts_) again |= h.due <= now_;
     }
     rec_.Sample(now_);
     if (now_ >= spec_.duration_ns) break;
-    uint64_t next = spec_.duration_ns;
-    for (const SwitchRun& s : switches_) next = std::min(next, s.due);
-    for (const Host& h : hosts_) next = std::min(next, h.due);
+    uint64_t next = std::min(spec_.duration_ns, due_.Next());
     if (next_event_ < ev.size()) next = std::min(next, ev[next_event_].at_ns);
     next = std::min(next, rec_.next_ns());
     now_ = std::max(next, now_ + 1);

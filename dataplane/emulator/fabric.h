@@ -10,8 +10,11 @@
 //  * virtual: one thread runs everything. It advances the clock to the next
 //    thing due (a frame landing, a link slot, a pause expiry, a host's next
 //    frame, an event, a sample) and runs exactly the switches and hosts due
-//    then, in a fixed order; nothing reads the wall clock, so a run is
-//    deterministic: same file and seed, same results, byte for byte.
+//    then, in a fixed order (switches by index, then hosts, repeated while
+//    one is due again at the same time); nothing reads the wall clock, so a
+//    run is deterministic: same file and seed, same results, byte for byte.
+//    A calendar (fabric/due_queue.h) holds every switch's and host's due
+//    time: a step costs O(log n) in the entities, not a scan of all of them.
 //  * real: switches are pinned to worker lcores (whole switches, so
 //    per-switch state has one writer) and run WorkerMain as pfcswitch does;
 //    the main thread runs the emulated hosts, the events and the recorder.
@@ -43,7 +46,6 @@ struct Host {
   uint32_t node = 0;
   std::unique_ptr<fabric::HostModel> model;
   EmuPort* nic = nullptr;
-  uint64_t due = 0;  // virtual clock: next time it must run
   // Receives what landed by now, sends what it may; returns the next time
   // something is due for it (0 = nothing).
   uint64_t Round(rte_mempool* pool, uint64_t now_ns);
@@ -87,8 +89,9 @@ class Fabric {
   struct SwitchRun {
     std::unique_ptr<Switch> sw;
     WorkerCtx ctx;  // virtual clock: the one context (worker 0)
-    uint64_t due = 0;
   };
+  // Calendar ids: switch i is i, host j is switches_.size() + j.
+  uint32_t HostId(size_t j) const { return static_cast<uint32_t>(switches_.size() + j); }
 
   const fabric::FabricSpec& spec_;
   const fabric::FabricPlan& plan_;
@@ -98,6 +101,7 @@ class Fabric {
   std::vector<std::vector<std::unique_ptr<EmuPort>>> ports_;
   std::vector<SwitchRun> switches_;
   std::vector<Host> hosts_;
+  fabric::DueQueue due_;  // virtual clock: when each switch and host runs next
   std::vector<Worker> workers_;
   Recorder rec_;
   // Link captures: both directions of a link into one file, so the two

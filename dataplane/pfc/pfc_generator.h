@@ -70,6 +70,9 @@ class PfcGenerator {
   // already, the earliest refresh time, or kNever. For idle sleeping.
   uint64_t NextDeadline(uint64_t now_ns) const;
   uint8_t off_mask() const { return off_; }  // priorities above XOFF (not yet at XON)
+  // Nothing to send now or later: every priority ON and the peer told so.
+  // (Collect is false and NextDeadline kNever until an Observe changes it.)
+  bool quiet() const { return (off_ | announced_) == 0; }
   uint8_t peer_paused_mask(uint64_t now_ns) const { return peer_.PausedMask(now_ns); }
 
   uint64_t xoff_sent(int prio) const { return xoff_sent_[prio]; }

@@ -64,10 +64,21 @@ void Stash(TxStash& s, rte_mbuf** pkts, const uint8_t* prios, int from, int to) 
 
 }  // namespace
 
+// Most ports of a large switch, most rounds.
+bool NothingQueued(const PortRuntime& pr) {
+  const PortOwnerState& os = *pr.owner_state;
+  if (os.ctrl_stash.n != 0 || !rte_ring_empty(pr.control)) return false;
+  for (int q = 0; q < kNumPrio; q++) {
+    if (os.data_stash[q].n != 0 || !rte_ring_empty(pr.egress[q])) return false;
+  }
+  return true;
+}
+
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
+  if (NothingQueued(pr)) return 0;
   ReleaseBatch rel(sw.buffer);
   const uint64_t before = w.st->port[port].tx_packets.Get();
 

@@ -15,5 +15,8 @@
 namespace pfc {
 
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns);
+// Nothing to send: no control frame, nothing the device refused, every
+// egress queue empty (EgressPort returns 0 at once, changing nothing).
+bool NothingQueued(const PortRuntime& pr);
 
 }  // namespace pfc

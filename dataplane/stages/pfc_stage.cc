@@ -30,6 +30,7 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
     if (req.reserved_octet) pc.pfc_reserved_bits_rx.Add(1);
   }
   os.pause.OnFrame(req, w.now_ns, os.pause_bps);
+  os.pfc_changed = true;
   for (int q = 0; q < kNumPrio; q++) {
     if (!((req.class_enable >> q) & 1)) continue;
     if (req.quanta[q])
@@ -45,11 +46,18 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   PortOwnerState& os = *pr.owner_state;
   const uint8_t ll = w.t->tag_map.lossless_mask;
   if (!ll) return;
-  for (int q = 0; q < kNumPrio; q++) {
-    if (!((ll >> q) & 1)) continue;
-    os.pfc_gen.Observe(q, sw.buffer.occupancy(port, q), sw.buffer.XoffThreshold(port, q),
-                       sw.buffer.XonThreshold(port, q));
+  // Only priority groups whose state can change: an empty group in ON stays
+  // ON whatever its (dynamic) thresholds, since it pauses only above XOFF. An
+  // idle port so skips the threshold arithmetic, and, when no priority is OFF
+  // or announced, the rest (the generator has nothing to send).
+  const uint8_t off = os.pfc_gen.off_mask();
+  for (uint32_t m = ll; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
+    const uint64_t occ = sw.buffer.occupancy(port, q);
+    if (occ == 0 && !((off >> q) & 1)) continue;
+    os.pfc_gen.Observe(q, occ, sw.buffer.XoffThreshold(port, q), sw.buffer.XonThreshold(port, q));
   }
+  if (os.pfc_gen.quiet()) return;
   PauseRequest req;
   if (!os.pfc_gen.Collect(w.now_ns, &req)) return;
   rte_mbuf* m = rte_pktmbuf_alloc(sw.dp.pool);
@@ -73,6 +81,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
     refresh[q] = os.pfc_gen.refresh_sent(q);
   }
   os.pfc_gen.MarkSent(req, w.now_ns);
+  os.pfc_changed = true;
   PortCounters& pc = w.st->port[port];
   pc.pfc_frames_tx.Add(1);
   pc.tx_packets.Add(1);
@@ -86,9 +95,15 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
 }
 
 void PfcPublish(WorkerCtx& w, PortId port) {
-  const PortOwnerState& os = *w.sw->ports[port].owner_state;
+  PortOwnerState& os = *w.sw->ports[port].owner_state;
+  // The gauges are functions of the pause timers and the time. With no PFC
+  // frame since the last publish and nothing paused either way then, every
+  // pause interval ended by then: the values are what was published.
+  if (!os.pfc_changed && os.pfc_live == 0) return;
   const uint8_t paused = os.pause.PausedMask(w.now_ns);
   const uint8_t pausing = os.pfc_gen.peer_paused_mask(w.now_ns);
+  os.pfc_changed = false;
+  os.pfc_live = paused | pausing;
   for (int q = 0; q < kNumPrio; q++) {
     PrioCounters& c = w.st->prio[port][q];
     c.paused_ns.Set(os.pause.PausedNs(q, w.now_ns));

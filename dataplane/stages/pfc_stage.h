@@ -5,8 +5,12 @@
 //    Never forwarded.
 //  * PfcGenerate: poll the ingress occupancy of the port's lossless priority
 //    groups; when the XOFF/XON state machine wants a frame, build it and hand
-//    it to the device directly, ahead of any queued data.
-//  * PfcPublish: copy the owner-only pause state into the counters readers see.
+//    it to the device directly, ahead of any queued data. Empty priority
+//    groups in ON are not looked at (they cannot change state).
+//  * PfcPublish: copy the owner-only pause state into the counters readers
+//    see; a port with no PFC frame and no running pause since its last
+//    publish is skipped (its gauges cannot have moved).
+// Both run every round on every port, so an idle port costs a few loads.
 // All run on the worker that owns the port (rx and tx of a port share it).
 #pragma once
 #include <rte_mbuf.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/switch/emu_port.h"
 
-#include <rte_errno.h>
-
 #include <algorithm>
+
+#include "dataplane/switch/heap_ring.h"
 
 namespace pfc {
 
@@ -17,7 +17,7 @@ EmuPort::~EmuPort() {
     fabric::WireFrame f;
     while (rte_ring_dequeue_elem(rx_ring_, &f, sizeof f) == 0)
       rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(f.handle));
-    rte_ring_free(rx_ring_);
+    FreeHeapRing(rx_ring_);
   }
   link_.SetUp(false, 0, [](uintptr_t h) { rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h)); });
 }
@@ -30,13 +30,9 @@ bool EmuPort::Init(std::string* err) {
   const uint64_t frames = wire_ns * (p.rate_bps / 1'000'000) / 1000 / (84 * 8) + 2 * kMaxBurst;
   const unsigned count = static_cast<unsigned>(rte_align64pow2(std::max<uint64_t>(frames, 1024)));
   const std::string rn = "emu_" + name_;
-  rx_ring_ = rte_ring_create_elem(rn.c_str(), sizeof(fabric::WireFrame), count, rte_socket_id(),
-                                  RING_F_SP_ENQ | RING_F_SC_DEQ);
-  if (rx_ring_ == nullptr) {
-    *err = "cannot create ring " + rn + ": " + rte_strerror(rte_errno);
-    return false;
-  }
-  return true;
+  rx_ring_ =
+      CreateHeapRing(rn, sizeof(fabric::WireFrame), count, RING_F_SP_ENQ | RING_F_SC_DEQ, err);
+  return rx_ring_ != nullptr;
 }
 
 bool EmuPort::Stage() {
@@ -77,7 +73,7 @@ void EmuPort::Pump(uint64_t now_ns) {
       rte_pktmbuf_free(m);
       return;
     }
-    if (peer_->wake != nullptr && f.arrive_ns < *peer_->wake) *peer_->wake = f.arrive_ns;
+    if (peer_->wake != nullptr) peer_->wake->Lower(peer_->wake_id, f.arrive_ns);
   });
 }
 
@@ -131,6 +127,9 @@ uint64_t EmuPort::Poll(uint64_t now_ns) {
 }
 
 void EmuPort::ApplyRequest(uint64_t now_ns) {
+  // A plain load first: the exchange is a locked instruction, and this runs
+  // on every Tx and Poll.
+  if (want_up_.load(std::memory_order_relaxed) < 0) return;
   const int8_t want = want_up_.exchange(-1, std::memory_order_acq_rel);
   if (want < 0) return;
   link_.SetUp(want == 1, now_ns, [&](uintptr_t h) {

@@ -11,9 +11,10 @@
 // calls EmuRx on the peer. The receive ring is single-producer (our owner
 // pumps into it) and single-consumer (the peer's owner).
 //
-// Virtual time: `wake` (if set) points at the due time of whatever runs the
-// receiving end; delivering a frame lowers it to the frame's arrival, so the
-// driver runs that switch or host exactly when the frame lands.
+// Virtual time: `wake` (if set) is the driver's calendar and `wake_id` the
+// entity (switch or host) that runs this end; delivering a frame to this end
+// lowers that entity's due time to the frame's arrival, so the driver runs
+// it exactly when the frame lands. Unset on the real clock.
 #pragma once
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -24,6 +25,7 @@
 #include <string>
 
 #include "dataplane/common/types.h"
+#include "dataplane/fabric/due_queue.h"
 #include "dataplane/fabric/link_model.h"
 
 namespace pfc {
@@ -56,10 +58,20 @@ class EmuPort {
   // (the link model has one writer).
   void RequestUp(bool up) { want_up_.store(up ? 1 : 0, std::memory_order_release); }
 
+  // Nothing for this end's owner to do until a frame is delivered to it or
+  // it sends one: nothing staged or in the receive ring, nothing queued on
+  // the link, no refused send, no up/down request. Rx returns nothing and
+  // Poll changes nothing and returns 0 while this holds.
+  bool Quiet() const {
+    return stage_n_ == 0 && rte_ring_empty(rx_ring_) && link_.queued() == 0 && !tx_blocked_ &&
+           want_up_.load(std::memory_order_relaxed) < 0;
+  }
+
   const std::string& name() const { return name_; }
   const fabric::LinkModel& link() const { return link_; }
   const EmuPortCounters& counters() const { return c_; }
-  uint64_t* wake = nullptr;  // the receiving side's due time (virtual clock)
+  fabric::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
+  uint32_t wake_id = 0;              // and what runs this end in it
   // Called for every frame as it starts on our wire (captures, recorders).
   std::function<void(const rte_mbuf*, uint64_t start_ns, bool control)> on_wire;
 

@@ -32,6 +32,12 @@ struct PortOwnerState {
   PauseTimer pause;        // pause requests received on this port
   PfcGenerator pfc_gen;    // XOFF/XON we send on this port
   uint64_t pause_bps = 0;  // rate for quanta: the shaper's when shaped
+  // What PfcPublish needs to know to skip a port whose gauges cannot have
+  // moved: a PFC frame was received or sent since the last publish, and the
+  // priorities paused either way at the last publish (a running pause makes
+  // paused_ns/pausing_ns grow). Starts "changed" so the first round publishes.
+  bool pfc_changed = true;
+  uint8_t pfc_live = 0;
 };
 
 }  // namespace pfc

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "dataplane/config/eal_needs.h"
+#include "dataplane/switch/heap_ring.h"
 
 namespace pfc {
 namespace {
@@ -129,12 +130,12 @@ Switch::~Switch() {
       if (!r) continue;
       rte_mbuf* m;
       while (rte_ring_dequeue(r, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-      rte_ring_free(r);
+      FreeHeapRing(r);
     }
     if (p.control) {
       rte_mbuf* m;
       while (rte_ring_dequeue(p.control, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-      rte_ring_free(p.control);
+      FreeHeapRing(p.control);
     }
     if (p.owner_state) {
       auto free_stash = [](TxStash& st) {
@@ -215,19 +216,12 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
     for (int q = 0; q < kNumPrio; q++) {
       std::string rn = prefix + "eg_" + std::to_string(i) + "_" + std::to_string(q);
       const unsigned flags = RING_F_SC_DEQ | (one_producer ? RING_F_SP_ENQ : 0);
-      pr.egress[q] =
-          rte_ring_create(rn.c_str(), static_cast<unsigned>(ring_sz), rte_socket_id(), flags);
-      if (!pr.egress[q]) {
-        *err = "cannot create egress ring " + rn + ": " + rte_strerror(rte_errno);
-        return nullptr;
-      }
+      pr.egress[q] = CreateHeapRing(rn, sizeof(void*), static_cast<unsigned>(ring_sz), flags, err);
+      if (!pr.egress[q]) return nullptr;
     }
     std::string cn = prefix + "ctl_" + std::to_string(i);
-    pr.control = rte_ring_create(cn.c_str(), kControlRing, rte_socket_id(), RING_F_SC_DEQ);
-    if (!pr.control) {
-      *err = "cannot create control ring: " + std::string(rte_strerror(rte_errno));
-      return nullptr;
-    }
+    pr.control = CreateHeapRing(cn, sizeof(void*), kControlRing, RING_F_SC_DEQ, err);
+    if (!pr.control) return nullptr;
     pr.owner_state = std::make_unique<PortOwnerState>();
     pr.owner_state->sched.Configure(pc.sched, 0);
     // Received quanta are timed at the rate our egress really runs at.

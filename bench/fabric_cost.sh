@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# What one emulated switch-hop costs, next to what one packet costs the
+# standalone pipeline, in instructions (valgrind --tool=callgrind: independent
+# of machine load), from the same build in the same run.
+#  * emulator: pfcfabric on the virtual clock, a leaf-spine fabric of T ToRs,
+#    2 spines, 2 hosts per ToR, 40 Gb/s links, every host sending 1000-byte
+#    frames at 10 Gb/s to a host under the next ToR (the fabric of
+#    bench/fabric_scale.sh). Every instruction of Fabric::RunVirtual (switch
+#    rounds, emulated links and hosts, the driver, the recorder) is counted and
+#    divided by the switch-hops: data packets the switches transmitted (the
+#    sum of their per-priority tx_packets). The switch rounds' share
+#    (WorkerRound) is shown apart.
+#  * pipeline: bench/dataplane/pipeline_bench BM_Pipeline/64 (L3: LPM,
+#    neighbour, tags, buffers, rewrite, queues; four ring ports, closed loop),
+#    instructions inside WorkerRound per packet transmitted, as
+#    bench/cost_table.sh counts them.
+#   bench/fabric_cost.sh [BUILD_DIR] [TORS]   (default build, 4 ToRs = 6 switches)
+#   env: DURATION=1ms (virtual time of the fabric run)  PFCFABRIC_ARGS (extra pfcfabric options)
+#        KEEP=1 (keep the work directory: callgrind files, the fabric run)
+# Last line: RESULT emu_instr_per_hop=<n> pipeline_instr_per_pkt=<n> emu_over_pipeline=<ratio>
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "${1:-$SRC/build}" && pwd)
+T=${2:-4}
+DURATION=${DURATION:-1ms}
+PY=/usr/bin/python3
+die() { echo "fabric_cost: $*" >&2; exit 1; }
+command -v valgrind > /dev/null || die "valgrind is not installed (apt-get install valgrind)"
+ninja -C "$B" dataplane/emulator/pfcfabric bench/dataplane/pipeline_bench > /dev/null ||
+  die "cannot build pfcfabric and pipeline_bench in $B"
+TMP=$(mktemp -d /tmp/fabric-cost-XXXXXX)
+trap '[[ -n ${KEEP:-} ]] && echo "fabric_cost: kept $TMP" || rm -rf "$TMP"; rm -rf /var/run/dpdk/fcost$$' EXIT
+
+cat > "$TMP/switch.yaml" <<'Y'
+switch: { idle_sleep_us: 0 }
+qos: { tag_map: { 1: 1 }, lossless: [1], lossy_priority: 0, lossy_tag: 0 }
+buffer: { total_bytes: 3M, cell_bytes: 512, lossless: { reserved: 8K, xoff: 32K, headroom: auto } }
+Y
+{
+  echo "fabric: { clock: virtual, duration: $DURATION, bin: 100us }"
+  echo "topology: { gen: 'leafspine:$T:2:2' }"
+  echo "links: { rate: 40G, delay: 1us }"
+  echo "switch: { config: $TMP/switch.yaml }"
+  echo "flows:"
+  for ((i = 0; i < T; i++)); do
+    for j in 0 1; do
+      echo "  - { name: f${i}_$j, from: h${i}_$j, to: h$(((i + 1) % T))_$j, dscp: 1, prio: 1, rate: 10G }"
+    done
+  done
+} > "$TMP/fabric.yaml"
+
+# callgrind's per-function totals (inclusive, from the toggle-collected part).
+# (awk reads to the end: an early exit would fail callgrind_annotate with SIGPIPE.)
+incl() { callgrind_annotate --inclusive=yes "$1" | awk -v f="$2" 'index($0, f) && !n++ { gsub(",", "", $1); print $1 }'; }
+total() { callgrind_annotate "$1" | awk '/PROGRAM TOTALS/ && !n++ { gsub(",", "", $1); print $1 }'; }
+
+echo "fabric_cost: callgrind on pfcfabric (leafspine:$T:2:2, $DURATION virtual) ..."
+# shellcheck disable=SC2086
+valgrind --tool=callgrind --toggle-collect='pfc::emu::Fabric::RunVirtual*' \
+  --callgrind-out-file="$TMP/cg.emu" "$B/dataplane/emulator/pfcfabric" --fabric "$TMP/fabric.yaml" \
+  --out "$TMP/out" ${PFCFABRIC_ARGS:-} > "$TMP/emu.log" 2>&1 || { tail "$TMP/emu.log"; die "pfcfabric failed"; }
+emu_total=$(total "$TMP/cg.emu")
+emu_sw=$(incl "$TMP/cg.emu" "pfc::WorkerRound(")
+echo "fabric_cost: callgrind on pipeline_bench BM_Pipeline/64 ..."
+valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --callgrind-out-file="$TMP/cg.pipe" \
+  "$B/bench/dataplane/pipeline_bench" --benchmark_filter='^BM_Pipeline/64/' --benchmark_format=json \
+  --benchmark_out="$TMP/bm.json" -- --no-huge -m 512 --no-shconf --no-pci -l 0 --no-telemetry \
+  --log-level='*:warning' --file-prefix=fcost$$ > "$TMP/pipe.log" 2>&1 || { tail "$TMP/pipe.log"; die "pipeline_bench failed"; }
+pipe_total=$(total "$TMP/cg.pipe")
+
+"$PY" - "$TMP/out" "$TMP/bm.json" "$emu_total" "${emu_sw:-0}" "$pipe_total" <<'PY'
+import json, sys
+out, bm, emu_total, emu_sw, pipe_total = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+r = json.load(open(out + "/results.json"))
+hops = sum(q["tx_packets"] for s in r["switches"].values() for p in s["ports"] for q in p["prio"])
+rounds = r["switch_rounds"]
+b = json.load(open(bm))["benchmarks"][-1]
+pkts = int(b["tx_total"])
+emu, pipe = emu_total / hops, pipe_total / pkts
+print(f"emulator: {len(r['switches'])} switches, {len(r['hosts'])} hosts, {hops} switch-hops in {rounds} switch rounds "
+      f"({hops / max(rounds, 1):.2f} hops a round), lossless drops {r['lossless_drops']}")
+print(f"  instructions per switch-hop: {emu:.0f} in all, of which switch rounds {emu_sw / hops:.0f}, "
+      f"links, hosts, driver and recorder {(emu_total - emu_sw) / hops:.0f}")
+print(f"pipeline: {pkts} packets, {b['pkts_per_round']:.1f} a round: {pipe:.0f} instructions per packet")
+print(f"RESULT emu_instr_per_hop={emu:.0f} pipeline_instr_per_pkt={pipe:.0f} emu_over_pipeline={emu / pipe:.2f}")
+PY
