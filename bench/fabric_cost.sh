@@ -17,11 +17,13 @@
 #    bench/cost_table.sh counts them.
 #   bench/fabric_cost.sh [BUILD_DIR] [TORS]   (default build, 4 ToRs = 6 switches)
 #   env: DURATION=1ms (virtual time of the fabric run)  PFCFABRIC_ARGS (extra pfcfabric options)
+#        QUANTUM=0 (fabric.quantum: the virtual clock's step; 0 = exact)
 #        KEEP=1 (keep the work directory: callgrind files, the fabric run)
 # Last line: RESULT emu_instr_per_hop=<n> pipeline_instr_per_pkt=<n> emu_over_pipeline=<ratio>
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "${1:-$SRC/build}" && pwd)
+# valgrind has no AVX-512: profile the -Dcpu=baseline twin of the build (see guest-build.sh).
+B=$("$SRC/tools/rocev2-vm/guest-build.sh" "${1:-$SRC/build}")
 T=${2:-4}
 DURATION=${DURATION:-1ms}
 PY=/usr/bin/python3
@@ -38,7 +40,7 @@ qos: { tag_map: { 1: 1 }, lossless: [1], lossy_priority: 0, lossy_tag: 0 }
 buffer: { total_bytes: 3M, cell_bytes: 512, lossless: { reserved: 8K, xoff: 32K, headroom: auto } }
 Y
 {
-  echo "fabric: { clock: virtual, duration: $DURATION, bin: 100us }"
+  echo "fabric: { clock: virtual, duration: $DURATION, bin: 100us, quantum: ${QUANTUM:-0} }"
   echo "topology: { gen: 'leafspine:$T:2:2' }"
   echo "links: { rate: 40G, delay: 1us }"
   echo "switch: { config: $TMP/switch.yaml }"

@@ -26,7 +26,7 @@ for pt in $POINTS; do
   tag=${pt//\//_}
   valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --callgrind-out-file="$WORK/cg.$tag" \
     "$BIN" --benchmark_filter="^BM_Scale/$pt/" --benchmark_format=json --benchmark_out="$WORK/bm.$tag.json" \
-    -- --no-huge -m 512 --no-shconf --no-pci -l 0 --no-telemetry --log-level='*:warning' \
+    -- --no-huge -m 2048 --no-shconf --no-pci -l 0 --no-telemetry --log-level='*:warning' \
     "--file-prefix=tscale$$$tag" > "$WORK/log.$tag" 2>&1 || { tail -20 "$WORK/log.$tag"; exit 1; }
   /usr/bin/python3 - "$WORK/cg.$tag" "$WORK/bm.$tag.json" "$pt" >> "$OUT/points.csv" <<'PY'
 import json, re, sys

@@ -250,9 +250,13 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
   // On the real clock a switch reacts when its worker gets to it (many
   // switches a worker, sharing cores with the hosts): unless the template
   // says otherwise, its headroom covers that, not a hardware switch's 1 us.
-  if (spec.clock == ClockKind::kReal &&
-      !(tmpl.IsMap() && tmpl["pfc"] && tmpl["pfc"]["response_ns"]))
-    tmpl["pfc"]["response_ns"] = kRealClockResponseNs;
+  const bool own = tmpl.IsMap() && tmpl["pfc"] && tmpl["pfc"]["response_ns"];
+  if (spec.clock == ClockKind::kReal && !own) tmpl["pfc"]["response_ns"] = kRealClockResponseNs;
+  // A virtual clock stepping by a quantum reacts up to a step late, and the
+  // link's FIFO (a step long) is committed: two steps more.
+  if (spec.quantum_ns != 0)
+    tmpl["pfc"]["response_ns"] =
+        (own ? tmpl["pfc"]["response_ns"].as<uint64_t>() : 1000) + 2 * spec.quantum_ns;
   const fs::path dir = fs::path(spec.out_dir) / "switches";
   std::error_code ec;
   fs::create_directories(dir, ec);

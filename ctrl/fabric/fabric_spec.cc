@@ -126,7 +126,7 @@ uint8_t PrioMask(const Reader& rd, const YAML::Node& n, const std::string& field
 void ParseFabric(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
-  rd.CheckKeys(n, "fabric", {"clock", "seed", "duration", "bin", "out"});
+  rd.CheckKeys(n, "fabric", {"clock", "seed", "duration", "bin", "out", "quantum"});
   if (n["clock"]) {
     const std::string c = rd.Str(n["clock"], "fabric.clock");
     if (c == "virtual")
@@ -146,6 +146,13 @@ void ParseFabric(const Section& sec, FabricSpec* s) {
     if (s->bin_ns < 1000) rd.Fail(n["bin"], "fabric.bin", "a time-series bin of at least 1us");
   }
   if (n["out"]) s->out_dir = Resolve(sec.file, rd.Str(n["out"], "fabric.out"));
+  if (n["quantum"]) {
+    s->quantum_ns = Duration(rd, n["quantum"], "fabric.quantum");
+    if (s->quantum_ns != 0 && s->clock != ClockKind::kVirtual)
+      rd.Fail(n["quantum"], "fabric.quantum", "0 on the real clock (a step of the virtual one)");
+    if (s->quantum_ns > 1'000'000)
+      rd.Fail(n["quantum"], "fabric.quantum", "a step of at most 1ms (0 = exact)");
+  }
 }
 
 void ParseTopology(const Section& sec, FabricSpec* s) {
@@ -560,6 +567,16 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
     EachItem(secs, "flows", &s, ParseFlow);
     EachItem(secs, "events", &s, ParseEvent);
     EachItem(secs, "captures", &s, ParseCapture);
+    if (s.quantum_ns != 0) {
+      // A step no longer than any link's delay: a frame sent in a step lands
+      // in a later one (and host pacing stays within a frame of exact).
+      uint64_t shortest = s.link_delay_ns;
+      for (const LinkOverride& o : s.overrides)
+        shortest = std::min(shortest, o.delay_ns.value_or(shortest));
+      if (s.quantum_ns > shortest)
+        throw ConfigError(s.path + ": fabric.quantum: expected at most the shortest link delay (" +
+                          std::to_string(shortest) + " ns)");
+    }
     std::stable_sort(s.events.begin(), s.events.end(),
                      [](const EventSpec& a, const EventSpec& b) { return a.at_ns < b.at_ns; });
     // Results go to the working directory, not beside the (possibly

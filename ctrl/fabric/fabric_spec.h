@@ -14,7 +14,7 @@
 //
 // Format (YAML; times take ns/us/ms/s, rates take K/M/G):
 //   fabric:   { clock: virtual|real, seed: 1, duration: 100ms, bin: 1ms,
-//               out: results-dir }
+//               out: results-dir, quantum: 0 }
 //   topology: { file: topo.json } | { gen: fattree:4 } |
 //             { switches: [T1, ...], hosts: [H1, ...], links: [[T1, L1], ...] }
 //   links:    { rate: 40G, delay: 1us, fifo: 2us,
@@ -116,6 +116,12 @@ struct FabricSpec {
   uint64_t duration_ns = 0;  // 0 (real clock only): until stopped
   uint64_t bin_ns = 1'000'000;
   std::string out_dir;  // absolute; default ./<file stem>-results
+  // Virtual clock step (0 = exact): the clock moves only to multiples of it,
+  // so a switch round takes every frame landed in the step at once (up to a
+  // step of latency a hop, for fewer, fuller rounds). The fabric widens the
+  // links' transmit FIFOs to a step and adds two steps to every switch's
+  // pfc.response_ns, so headroom still covers the later reaction.
+  uint64_t quantum_ns = 0;
 
   tagger::Topology topo;
   uint64_t link_rate_bps = 40'000'000'000ull;

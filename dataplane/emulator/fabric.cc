@@ -83,6 +83,10 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
       fabric::LinkParamsOf(spec, node, t.neighbor(ends[e]), &lp[e].rate_bps, &lp[e].delay_ns, &dev);
       lp[e].fifo_ns =
           spec.link_fifo_ns ? spec.link_fifo_ns : 2 * fabric::WireTimeNs(1514, lp[e].rate_bps);
+      // A round every quantum must be able to hand the link a quantum's worth.
+      if (spec.quantum_ns != 0)
+        lp[e].fifo_ns =
+            std::max(lp[e].fifo_ns, spec.quantum_ns + 2 * fabric::WireTimeNs(1514, lp[e].rate_bps));
       const fabric::HostSpec* hs = spec.host(node);
       real[e] = !dev.empty() || (hs != nullptr && !hs->device.empty());
     }
@@ -399,6 +403,8 @@ uint64_t Fabric::RunVirtual() {
     uint64_t next = std::min(spec_.duration_ns, due_.Next());
     if (next_event_ < ev.size()) next = std::min(next, ev[next_event_].at_ns);
     next = std::min(next, rec_.next_ns());
+    if (spec_.quantum_ns != 0)  // the next step boundary (see FabricSpec::quantum_ns)
+      next = (next + spec_.quantum_ns - 1) / spec_.quantum_ns * spec_.quantum_ns;
     now_ = std::max(next, now_ + 1);
   }
   return rounds_;

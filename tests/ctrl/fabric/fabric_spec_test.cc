@@ -373,6 +373,33 @@ TEST_F(FabricFile, PlacementOverServers) {
   EXPECT_NE(err.find("fabric.clock: expected real"), std::string::npos) << err;
 }
 
+// The virtual clock's step: validated, and turned into wider link FIFOs and
+// a later reaction time that headroom covers.
+TEST_F(FabricFile, QuantumStepsTheVirtualClockOnly) {
+  const std::string topo = "include: " + kFig2Topo + "\n";
+  EXPECT_NE(LoadErr(Write("q1.yaml", "fabric: { clock: real, quantum: 1us }\n" + topo))
+                .find("q1.yaml:1: fabric.quantum: expected 0 on the real clock"),
+            std::string::npos);
+  EXPECT_NE(LoadErr(Write("q2.yaml", "fabric: { duration: 1ms, quantum: 2ms }\n" + topo))
+                .find("fabric.quantum: expected a step of at most 1ms"),
+            std::string::npos);
+  EXPECT_NE(LoadErr(Write("q4.yaml", "fabric: { duration: 1ms, quantum: 2us }\n" + topo +
+                                         "links: { delay: 1us }\n"))
+                .find("fabric.quantum: expected at most the shortest link delay (1000 ns)"),
+            std::string::npos);
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Write("q3.yaml", "fabric: { duration: 1ms, quantum: 500ns, out: " +
+                                              (dir_ / "out").string() + " }\n" + topo),
+                         &s, &err))
+      << err;
+  EXPECT_EQ(s.quantum_ns, 500u);
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  EXPECT_EQ(cfgs[0].pfc.response_ns, 1000u + 2 * 500u);
+}
+
 TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
   const std::string base = Write("base.yaml", "ports: []\n");
   FabricSpec s;
