@@ -34,6 +34,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -100,6 +101,9 @@ std::string Yaml(bool l2) {
        "    - { tag: 24, in: \"*\", out: \"*\", new_tag: 24 }\n"
        "    - { tag: 26, in: \"*\", out: \"*\", new_tag: 26 }\n"
        "    - { tag: 10, in: \"*\", out: \"*\", new_tag: 10 }\n";
+  // PFC_BENCH_DCFIT=1: with DCFIT's bookkeeping (bench/cost_table.sh compares).
+  const char* dcfit = std::getenv("PFC_BENCH_DCFIT");
+  if (dcfit != nullptr && std::string(dcfit) == "1") y += "dcfit: { enabled: true }\n";
   return y;
 }
 

@@ -358,6 +358,8 @@ uint64_t Fabric::RunVirtual() {
   now_ = 0;
   for (SwitchRun& s : switches_) s.due = 0;
   for (Host& h : hosts_) h.due = 0;
+  dcfit_ctx_.clear();
+  for (const SwitchRun& s : switches_) dcfit_ctx_.push_back(&s.ctx);
   rte_mempool* pool = dp_->pool;
   for (;;) {
     while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
@@ -366,12 +368,14 @@ uint64_t Fabric::RunVirtual() {
     // make another switch due now: a frame with zero delay, more to send).
     for (bool again = true; again;) {
       again = false;
-      for (SwitchRun& s : switches_) {
+      for (size_t i = 0; i < switches_.size(); i++) {
+        SwitchRun& s = switches_[i];
         if (s.due > now_) continue;
         s.due = kNever;
         uint64_t ready = 0;
         const unsigned work = WorkerRound(s.ctx, now_, &ready);
         rounds_++;
+        dcfit_.Take(dcfit_ctx_, plan_, i);
         if (work != 0)
           Lower(&s.due, now_);
         else if (ready != 0)
@@ -423,13 +427,25 @@ uint64_t Fabric::LosslessDrops() const {
         for (int q = 0; q < kNumPrio; q++) {
           if (!s.sw->cfg.tag_map.IsLossless(q)) continue;
           for (int r = 0; r < kNumDropReasons; r++) {
-            if (r == static_cast<int>(DropReason::kTtlExpired)) continue;  // a loop's own victims
+            // A routing loop's own victims, and DCFIT's chosen ones (reported apart).
+            if (r == static_cast<int>(DropReason::kTtlExpired) ||
+                r == static_cast<int>(DropReason::kDcfitBreak))
+              continue;
             n += w->prio[p][q].drops[r].Get();
           }
         }
       }
     }
   }
+  return n;
+}
+
+uint64_t Fabric::DropsOf(DropReason r) const {
+  uint64_t n = 0;
+  for (const SwitchRun& s : switches_)
+    for (const auto& w : s.sw->stats)
+      for (size_t p = 0; p < s.sw->ports.size(); p++)
+        for (int q = 0; q < kNumPrio; q++) n += w->prio[p][q].drops[static_cast<int>(r)].Get();
   return n;
 }
 
@@ -445,7 +461,6 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   r["switch_rounds"] = rounds_;
   r["lossless_drops"] = LosslessDrops();
   json flows = json::array();
-  uint64_t ttl_drops = 0;
   for (size_t i = 0; i < spec_.flows.size(); i++) {
     const fabric::FlowSpecFile& fl = spec_.flows[i];
     json j;
@@ -471,16 +486,8 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   }
   r["flows"] = flows;
   json sws = json::object();
-  for (const SwitchRun& s : switches_) {
-    sws[s.sw->name] = StatsJson(*s.sw);
-    for (const auto& w : s.sw->stats) {
-      for (size_t p = 0; p < s.sw->ports.size(); p++) {
-        for (int q = 0; q < kNumPrio; q++)
-          ttl_drops += w->prio[p][q].drops[static_cast<int>(DropReason::kTtlExpired)].Get();
-      }
-    }
-  }
-  r["ttl_expired_drops"] = ttl_drops;
+  for (const SwitchRun& s : switches_) sws[s.sw->name] = StatsJson(*s.sw);
+  r["ttl_expired_drops"] = DropsOf(DropReason::kTtlExpired);
   r["switches"] = sws;
   json hosts = json::object();
   for (const Host& h : hosts_) {
@@ -493,6 +500,9 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   }
   r["hosts"] = hosts;
   r["events"] = event_log_;
+  // Virtual clock: with each loop and its detection time (dcfit_report.h).
+  r["dcfit_events"] = dcfit_.events();
+  r["dcfit_break_drops"] = DropsOf(DropReason::kDcfitBreak);
   const fs::path dir(spec_.out_dir);
   std::ofstream(dir / "results.json") << r.dump(1) << "\n";
   // Flow throughput per bin at the receiver.
