@@ -486,7 +486,23 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   }
   r["flows"] = flows;
   json sws = json::object();
-  for (const SwitchRun& s : switches_) sws[s.sw->name] = StatsJson(*s.sw);
+  for (const SwitchRun& s : switches_) {
+    sws[s.sw->name] = StatsJson(*s.sw);
+    // What the detector did with the messages (dcfit/detector.h), for
+    // telling why a loop was or was not found.
+    if (const SwitchDcfit* d = s.sw->dcfit.get()) {
+      const dcfit::DetectorCounters& c = d->det.counters();
+      sws[s.sw->name]["dcfit_detector"] = {{"rx", c.rx},
+                                           {"tx", c.tx},
+                                           {"repeat", c.repeat},
+                                           {"outranked", c.outranked},
+                                           {"no_delta", c.no_delta},
+                                           {"not_paused", c.not_paused},
+                                           {"stale", c.stale},
+                                           {"bad", c.bad},
+                                           {"temporal_dropped", c.temporal_dropped}};
+    }
+  }
   r["ttl_expired_drops"] = DropsOf(DropReason::kTtlExpired);
   r["switches"] = sws;
   json hosts = json::object();
