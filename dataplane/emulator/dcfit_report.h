@@ -9,22 +9,26 @@
 // sender has been continuously paused is when the loop formed (every link
 // paused), and the event time minus that is the detection time.
 //
-// Threads: Take reads the other switches' state, so it runs only where every
-// switch runs on the caller's thread (the virtual clock, Fabric::RunVirtual).
+// Threads: with walk, Take reads the other switches' state, so it runs only
+// where every switch runs on the caller's thread (the virtual clock,
+// Fabric::RunVirtual); without (the real clock, once at the end), only the
+// event logs and counters, which any thread may read.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "ctrl/fabric/fabric_plan.h"
-#include "dataplane/stages/worker_ctx.h"
+#include "dataplane/switch/switch.h"
 
 namespace pfc::emu {
 
 class DcfitReport {
  public:
   // After a round of switch i (sws[i], parallel to plan.switches): takes its
-  // new events, if any (cheap otherwise: compares its event counters).
-  void Take(const std::vector<const WorkerCtx*>& sws, const fabric::FabricPlan& plan, size_t i);
+  // new events, if any (cheap otherwise: compares its event counters); with
+  // walk, each loop / deadlock event with its loop and detection time.
+  void Take(const std::vector<const Switch*>& sws, const fabric::FabricPlan& plan, size_t i,
+            bool walk);
   const nlohmann::json& events() const { return events_; }
 
  private:

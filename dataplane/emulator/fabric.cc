@@ -358,8 +358,8 @@ uint64_t Fabric::RunVirtual() {
   now_ = 0;
   for (SwitchRun& s : switches_) s.due = 0;
   for (Host& h : hosts_) h.due = 0;
-  dcfit_ctx_.clear();
-  for (const SwitchRun& s : switches_) dcfit_ctx_.push_back(&s.ctx);
+  dcfit_sws_.clear();
+  for (const SwitchRun& s : switches_) dcfit_sws_.push_back(s.sw.get());
   rte_mempool* pool = dp_->pool;
   for (;;) {
     while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
@@ -375,7 +375,7 @@ uint64_t Fabric::RunVirtual() {
         uint64_t ready = 0;
         const unsigned work = WorkerRound(s.ctx, now_, &ready);
         rounds_++;
-        dcfit_.Take(dcfit_ctx_, plan_, i);
+        dcfit_.Take(dcfit_sws_, plan_, i, true);
         if (work != 0)
           Lower(&s.due, now_);
         else if (ready != 0)
@@ -417,6 +417,10 @@ void Fabric::RunReal(const std::atomic<bool>& stop) {
     if (soonest == kNever || soonest > now_ + 20'000)
       std::this_thread::sleep_for(std::chrono::microseconds(10));
   }
+  // DCFIT's events, without the loops: the workers own the switches' state.
+  dcfit_sws_.clear();
+  for (const SwitchRun& s : switches_) dcfit_sws_.push_back(s.sw.get());
+  for (size_t i = 0; i < switches_.size(); i++) dcfit_.Take(dcfit_sws_, plan_, i, false);
 }
 
 uint64_t Fabric::LosslessDrops() const {

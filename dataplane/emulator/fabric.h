@@ -115,7 +115,7 @@ class Fabric {
   uint64_t rounds_ = 0;
   std::vector<std::string> event_log_;
   DcfitReport dcfit_;
-  std::vector<const WorkerCtx*> dcfit_ctx_;  // switches_[i].ctx, for dcfit_
+  std::vector<const Switch*> dcfit_sws_;  // switches_[i].sw, for dcfit_
 };
 
 }  // namespace pfc::emu
