@@ -25,7 +25,8 @@
 #   -O3 code, with line tables) for a CPU without AVX2/AVX-512 (-Dcpu=baseline:
 #   valgrind 3.19 cannot run AVX-512); an existing one must have been built with -g.
 #   env: TESTPMD=1 (0: skip testpmd)  TP_SECONDS=20 (wall time of each
-#        testpmd run under valgrind)
+#        testpmd run under valgrind)  PFC_BENCH_DCFIT=1 (the switch with
+#        dcfit.enabled: DCFIT's bookkeeping cost, against a run without)
 # valgrind is installed from Debian (as root) if missing. Takes 2-4 minutes.
 set -euo pipefail
 

@@ -42,6 +42,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -128,6 +129,9 @@ std::string Yaml(bool l2, const Scale& sc) {
     y += "    - { tag: " + tag + ", in: [p" + std::to_string(in) + "], out: [p" +
          std::to_string(out) + "], new_tag: " + tag + " }\n";
   }
+  // PFC_BENCH_DCFIT=1: with DCFIT's bookkeeping (bench/cost_table.sh compares).
+  const char* dcfit = std::getenv("PFC_BENCH_DCFIT");
+  if (dcfit != nullptr && std::string(dcfit) == "1") y += "dcfit: { enabled: true }\n";
   return y;
 }
 

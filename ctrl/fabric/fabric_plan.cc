@@ -269,7 +269,18 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
     YAML::Emitter y;
     y << YAML::BeginMap;
     if (tmpl.IsMap()) {
-      for (const auto& kv : tmpl) y << YAML::Key << kv.first << YAML::Value << kv.second;
+      for (const auto& kv : tmpl) {
+        y << YAML::Key << kv.first << YAML::Value;
+        // DCFIT's switch ID defaults to the switch's node in the fabric, so
+        // that every switch has its own (S_gen-ini, S_tri).
+        if (kv.first.Scalar() == "dcfit" && kv.second.IsMap() && !kv.second["switch_id"]) {
+          YAML::Node d = YAML::Clone(kv.second);
+          d["switch_id"] = sp.node;
+          y << d;
+        } else {
+          y << kv.second;
+        }
+      }
     }
     if (!spec.rules_dir.empty())
       y << YAML::Key << "include" << YAML::Value

@@ -133,6 +133,30 @@ int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
   return 0;
 }
 
+// DCFIT events, newest last: {"enabled", "total", "events": [text, ...]}
+// (switch/dcfit_state.h DcfitEventText), at most the last 500.
+int CmdEvents(const char*, const char* params, rte_tel_data* d) {
+  std::string rest;
+  const Switch* sw = SwitchArg(params, &rest);
+  if (sw == nullptr) return -EINVAL;
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_u64(d, "enabled", sw->dcfit != nullptr);
+  uint64_t total = 0;
+  const std::vector<DcfitEventRecord> ev =
+      sw->dcfit ? sw->dcfit->log.Snapshot(&total) : std::vector<DcfitEventRecord>{};
+  rte_tel_data_add_dict_u64(d, "total", total);
+  rte_tel_data* a = rte_tel_data_alloc();
+  rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+  const size_t from = ev.size() > 500 ? ev.size() - 500 : 0;
+  for (size_t i = from; i < ev.size(); i++) {
+    const std::string t =
+        DcfitEventText(ev[i], sw->ports[ev[i].ev.in_port].name, sw->ports[ev[i].ev.out_port].name);
+    rte_tel_data_add_array_string(a, t.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
+  }
+  rte_tel_data_add_dict_container(d, "events", a, 0);
+  return 0;
+}
+
 int CmdReload(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   std::string rest, file;
@@ -197,6 +221,8 @@ void RegisterTelemetry(const std::vector<Switch*>& switches) {
                              "Port names in config order. Parameter: [switch]");
   rte_telemetry_register_cmd("/pfcswitch/port_stats", CmdPortStats,
                              "Counters of one port. Parameters: [switch,]port name or index");
+  rte_telemetry_register_cmd("/pfcswitch/events", CmdEvents,
+                             "DCFIT deadlock-detection events. Parameter: [switch]");
   rte_telemetry_register_cmd(
       "/pfcswitch/reload", CmdReload,
       "Load rewrite rules / routes / qos from a file. Parameters: [switch,]file path");

@@ -44,6 +44,8 @@ enum class DropReason : uint8_t {
   kArpUnsupported,    // ARP the switch cannot answer or learn from: hardware type
                       // other than Ethernet (e.g. 6, IEEE 802), not IPv4, or an
                       // opcode other than request/reply
+  kDcfitBreak,        // discarded by DCFIT recovery to break a declared deadlock
+                      // (dcfit.recovery: break), from the looped lossless queue
   kCount
 };
 
@@ -83,6 +85,8 @@ constexpr std::string_view DropReasonName(DropReason r) {
       return "vlan_unsupported";
     case DropReason::kArpUnsupported:
       return "arp_unsupported";
+    case DropReason::kDcfitBreak:
+      return "dcfit_break";
     case DropReason::kCount:
       break;
   }

@@ -126,7 +126,7 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
     YAML::Node root = LoadFile(read, path, "a map with sections switch, ports, ...");
     rd.CheckKeys(root, "",
                  {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer", "pfc",
-                  "rewrite", "include"});
+                  "dcfit", "rewrite", "include"});
     std::string inc_path;
     std::set<std::string> from_inc;
     root = MergeInclude(read, rd, root, &inc_path, &from_inc);
@@ -141,6 +141,7 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
     cfgsec::ParsePorts(rd, rd.Need(root, "ports", "ports", "a list of 1 to 64 ports"), &c);
     cfgsec::ParseQos(reader_for("qos"), root["qos"], &c);
     cfgsec::ParsePfc(rd, root["pfc"], &c);
+    cfgsec::ParseDcfit(rd, root["dcfit"], &c);
     cfgsec::ParseBuffer(rd, root["buffer"], &c);
     cfgsec::ParseRoutes(reader_for("routes"), root["routes"], &c);
     cfgsec::ParseNeighbors(reader_for("neighbors"), root["neighbors"], &c);

@@ -55,6 +55,16 @@ struct PfcSettings {
   uint32_t response_ns = 1000;     // the switch's own reaction time, for headroom
 };
 
+// DCFIT deadlock detection (dataplane/dcfit/, stages/dcfit_stage.h).
+struct DcfitSettings {
+  bool enabled = false;
+  // true: on a declared deadlock the detecting switch discards its looped
+  // lossless queue (DropReason::kDcfitBreak); false: detect and report only.
+  bool recovery_break = false;
+  uint64_t check_timeout_ns = 1'000'000;  // a temporal pass not back by then failed
+  int32_t switch_id = -1;  // S_gen-ini / S_tri; -1: the switch's index (0 standalone)
+};
+
 struct SwitchConfig {
   std::string path;          // absolute, so tools in other directories can re-read it
   std::string include_path;  // absolute; empty without `include:`
@@ -78,6 +88,7 @@ struct SwitchConfig {
   BufferConfig buffer;
   RewriteConfig rewrite;
   PfcSettings pfc;
+  DcfitSettings dcfit;
 
   int PortIndex(const std::string& name) const;
 };

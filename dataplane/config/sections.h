@@ -19,6 +19,7 @@ void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c)
 void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParsePfc(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Whole-config checks that span sections; also builds buffer/rewrite port counts.

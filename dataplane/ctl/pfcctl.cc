@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // pfcctl: the control CLI of a running pfcswitch, over DPDK telemetry.
-//   pfcctl [--file-prefix P] info | stats [--port X] | show | load FILE | raw CMD
+//   pfcctl [--file-prefix P] info | stats [--port X] | show | events | load FILE | raw CMD
 // `load` validates the file locally against the switch's own config first
 // (so errors come back whole, with file, line and field), then asks the
 // switch to load it; the switch validates again and swaps its tables
@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
   auto* stats = app.add_subcommand("stats", "all counters as JSON");
   stats->add_option("--port", port, "only this port");
   auto* show = app.add_subcommand("show", "non-zero counters as a table");
+  auto* events = app.add_subcommand("events", "DCFIT deadlock-detection events, one a line");
   std::string file;
   auto* load = app.add_subcommand("load", "install rules/routes/qos from a file (atomic swap)");
   load->add_option("file", file, "rules or routes file (YAML)")
@@ -113,6 +114,13 @@ int main(int argc, char** argv) {
       Show(j);
     else
       std::cout << j.dump() << "\n";
+  } else if (*events) {
+    if (!c.Query("/pfcswitch/events" + (sw_name.empty() ? "" : "," + sw_name), &j, &err))
+      return Fail(err);
+    if (!j.value("enabled", uint64_t{0}))
+      return Fail("DCFIT is off on this switch (dcfit.enabled)");
+    for (const auto& e : j["events"]) std::printf("%s\n", e.get<std::string>().c_str());
+    std::printf("(%lu events in all)\n", j.value("total", uint64_t{0}));
   } else if (*load) {
     if (!c.Query(info_cmd, &j, &err)) return Fail(err);
     const std::string base_path = j.value("config", "");

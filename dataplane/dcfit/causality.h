@@ -59,10 +59,14 @@ class Causality {
 
   // A packet from `in` was queued at (out, prio) / left it (sent or dropped
   // after queueing). Unbalanced dequeues are counted, never wrap.
-  void OnEnqueue(PortId in, PortId out, int prio) {
-    if (!Valid(in, out, prio)) return;
+  // n packets at once (a burst's group: same in, out and priority).
+  void OnEnqueue(PortId in, PortId out, int prio, uint32_t n = 1) {
+    if (n == 0 || !Valid(in, out, prio)) return;
     const int l = lidx_[prio];
-    if (counts_[Cnt(l, out, in)]++ == 0) {
+    uint32_t& c = counts_[Cnt(l, out, in)];
+    const uint32_t before = c;
+    c += n;
+    if (before == 0) {
       xi_[Row(l, out)] |= Bit(in);
       waits_[Row(l, in)] |= Bit(out);
     }

@@ -182,6 +182,12 @@ void Detector::OnXoffSent(PortId i, int prio, uint64_t now, Output* out) {
     } else if (cause->middle_pending) {
       cause->middle_pending = false;
       m = StartMiddle(i, prio, cause->msg, now, out);
+    } else if (cause->msg.gen_sw == cfg_.self && !Current(cause->msg, prio)) {
+      // Our own message from an episode that has ended (we resumed its port
+      // since) came back and pauses us again. Forwarded, it would go round
+      // a loop that forms now and come back stale every time, hiding the
+      // loop: the chain starts again from here instead, keeping its trigger.
+      m = NewEpisode(i, prio, cause->msg.tri_port, cause->msg.flags & kTriggerHost, now, out);
     } else {
       m = cause->msg;
       m.flags &= ~kSecondPass;
@@ -190,6 +196,12 @@ void Detector::OnXoffSent(PortId i, int prio, uint64_t now, Output* out) {
   }
   *c_.sent(i, prio) = MsgSlot{m, true, false};
   Send(out, i, m, true);
+}
+
+bool Detector::Current(const CheckMsg& m, int prio) {
+  if (m.gen_port >= cfg_.num_ports) return false;
+  const Episode& ep = Ep(m.gen_port, prio);
+  return ep.st != State::kIdle && ep.msg.SameEpisode(m);
 }
 
 void Detector::OnXonSent(PortId i, int prio, uint64_t now, Output* out) {

@@ -9,7 +9,9 @@
 //    i's queued packets wait on is paused, this switch is the initial trigger
 //    and the generic initiator of a new episode {self, i, Seq+1}; if one is
 //    paused with a stored message, that message rides on the XOFF (§3.2, 4th
-//    bullet); if one is paused by a peer that sent no message (a host, or a
+//    bullet), unless it is one of ours from an episode that has ended (then a
+//    new episode starts here, with that message's trigger); if one is paused
+//    by a peer that sent no message (a host, or a
 //    switch without DCFIT), that peer is the initial trigger (kTriggerHost)
 //    and this switch starts the episode on its behalf.
 //  * OnXonSent(i)   we stopped pausing our upstream on i: its sent message and
@@ -163,6 +165,8 @@ class Detector {
     uint64_t since_ns = 0;
   };
   Episode& Ep(PortId i, int prio) { return eps_[static_cast<size_t>(prio) * cfg_.num_ports + i]; }
+  // m (one of ours) belongs to the episode its P_gen-ini is running.
+  bool Current(const CheckMsg& m, int prio);
   bool Usable(PortId p, int prio) const { return p < cfg_.num_ports && c_.tracked(prio); }
   CheckMsg NewEpisode(PortId i, int prio, PortId tri_port, uint8_t flags, uint64_t now,
                       Output* out);

@@ -370,6 +370,8 @@ uint64_t Fabric::RunVirtual() {
   const std::vector<EventSpec>& ev = spec_.events;
   now_ = 0;
   for (uint32_t id = 0; id < HostId(hosts_.size()); id++) due_.Set(id, 0);
+  dcfit_sws_.clear();
+  for (const SwitchRun& s : switches_) dcfit_sws_.push_back(s.sw.get());
   rte_mempool* pool = dp_->pool;
   std::vector<uint32_t> run;
   for (;;) {
@@ -388,6 +390,7 @@ uint64_t Fabric::RunVirtual() {
           uint64_t ready = 0;
           const unsigned work = WorkerRound(switches_[id].ctx, now_, &ready);
           rounds_++;
+          dcfit_.Take(dcfit_sws_, plan_, id, true);
           if (work != 0)
             due_.Lower(id, now_);
           else if (ready != 0)
@@ -426,6 +429,10 @@ void Fabric::RunReal(const std::atomic<bool>& stop) {
     if (soonest == kNever || soonest > now_ + 20'000)
       std::this_thread::sleep_for(std::chrono::microseconds(10));
   }
+  // DCFIT's events, without the loops: the workers own the switches' state.
+  dcfit_sws_.clear();
+  for (const SwitchRun& s : switches_) dcfit_sws_.push_back(s.sw.get());
+  for (size_t i = 0; i < switches_.size(); i++) dcfit_.Take(dcfit_sws_, plan_, i, false);
 }
 
 uint64_t Fabric::LosslessDrops() const {
@@ -436,13 +443,25 @@ uint64_t Fabric::LosslessDrops() const {
         for (int q = 0; q < kNumPrio; q++) {
           if (!s.sw->cfg.tag_map.IsLossless(q)) continue;
           for (int r = 0; r < kNumDropReasons; r++) {
-            if (r == static_cast<int>(DropReason::kTtlExpired)) continue;  // a loop's own victims
+            // A routing loop's own victims, and DCFIT's chosen ones (reported apart).
+            if (r == static_cast<int>(DropReason::kTtlExpired) ||
+                r == static_cast<int>(DropReason::kDcfitBreak))
+              continue;
             n += w->prio[p][q].drops[r].Get();
           }
         }
       }
     }
   }
+  return n;
+}
+
+uint64_t Fabric::DropsOf(DropReason r) const {
+  uint64_t n = 0;
+  for (const SwitchRun& s : switches_)
+    for (const auto& w : s.sw->stats)
+      for (size_t p = 0; p < s.sw->ports.size(); p++)
+        for (int q = 0; q < kNumPrio; q++) n += w->prio[p][q].drops[static_cast<int>(r)].Get();
   return n;
 }
 
@@ -458,7 +477,6 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   r["switch_rounds"] = rounds_;
   r["lossless_drops"] = LosslessDrops();
   json flows = json::array();
-  uint64_t ttl_drops = 0;
   for (size_t i = 0; i < spec_.flows.size(); i++) {
     const fabric::FlowSpecFile& fl = spec_.flows[i];
     json j;
@@ -486,14 +504,22 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   json sws = json::object();
   for (const SwitchRun& s : switches_) {
     sws[s.sw->name] = StatsJson(*s.sw);
-    for (const auto& w : s.sw->stats) {
-      for (size_t p = 0; p < s.sw->ports.size(); p++) {
-        for (int q = 0; q < kNumPrio; q++)
-          ttl_drops += w->prio[p][q].drops[static_cast<int>(DropReason::kTtlExpired)].Get();
-      }
+    // What the detector did with the messages (dcfit/detector.h), for
+    // telling why a loop was or was not found.
+    if (const SwitchDcfit* d = s.sw->dcfit.get()) {
+      const dcfit::DetectorCounters& c = d->det.counters();
+      sws[s.sw->name]["dcfit_detector"] = {{"rx", c.rx},
+                                           {"tx", c.tx},
+                                           {"repeat", c.repeat},
+                                           {"outranked", c.outranked},
+                                           {"no_delta", c.no_delta},
+                                           {"not_paused", c.not_paused},
+                                           {"stale", c.stale},
+                                           {"bad", c.bad},
+                                           {"temporal_dropped", c.temporal_dropped}};
     }
   }
-  r["ttl_expired_drops"] = ttl_drops;
+  r["ttl_expired_drops"] = DropsOf(DropReason::kTtlExpired);
   r["switches"] = sws;
   json hosts = json::object();
   for (const Host& h : hosts_) {
@@ -506,6 +532,9 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   }
   r["hosts"] = hosts;
   r["events"] = event_log_;
+  // Virtual clock: with each loop and its detection time (dcfit_report.h).
+  r["dcfit_events"] = dcfit_.events();
+  r["dcfit_break_drops"] = DropsOf(DropReason::kDcfitBreak);
   const fs::path dir(spec_.out_dir);
   std::ofstream(dir / "results.json") << r.dump(1) << "\n";
   // Flow throughput per bin at the receiver.

@@ -31,6 +31,7 @@
 
 #include "ctrl/fabric/fabric_plan.h"
 #include "ctrl/fabric/fabric_spec.h"
+#include "dataplane/emulator/dcfit_report.h"
 #include "dataplane/emulator/pcapng_writer.h"
 #include "dataplane/emulator/recorder.h"
 #include "dataplane/fabric/host_model.h"
@@ -77,6 +78,8 @@ class Fabric {
   uint64_t now_ns() const { return now_; }
   // Total lossless drops over every switch (a deadlock is a stall, not a loss).
   uint64_t LosslessDrops() const;
+  // Drops of reason r over every switch, port and priority.
+  uint64_t DropsOf(DropReason r) const;
 
  private:
   Fabric(const fabric::FabricSpec& spec, const fabric::FabricPlan& plan)
@@ -115,6 +118,8 @@ class Fabric {
   uint64_t now_ = 0;
   uint64_t rounds_ = 0;
   std::vector<std::string> event_log_;
+  DcfitReport dcfit_;
+  std::vector<const Switch*> dcfit_sws_;  // switches_[i].sw, for dcfit_
 };
 
 }  // namespace pfc::emu

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "dataplane/buffer/accountant.h"
+#include "dataplane/stages/dcfit_stage.h"
 
 namespace pfc {
 namespace {
@@ -15,6 +16,7 @@ constexpr uint32_t kWireOverhead = 24;  // FCS 4 + preamble/SFD 8 + IFG 12
 // Tries to send what the stash holds; returns true when it is empty after.
 bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& rel) {
   Switch& sw = *w.sw;
+  SwitchDcfit* dc = data ? sw.dcfit.get() : nullptr;
   while (s.n > 0) {
     rte_mbuf* burst[kMaxBurst];
     uint8_t prios[kMaxBurst];
@@ -33,6 +35,7 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& 
       if (data) {
         const PktMeta* meta = sw.Meta(burst[i]);
         rel.Add(meta->in_port, meta->in_prio, meta->charged);
+        if (dc) dc->det.causality().OnDequeue(meta->in_port, port, prios[i]);
         qn[prios[i]]++;
         qb[prios[i]] += len;
       }

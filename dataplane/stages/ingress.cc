@@ -10,6 +10,7 @@
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/net/parser.h"
 #include "dataplane/net/vlan_edit.h"
+#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/local.h"
 #include "dataplane/stages/pfc_stage.h"
 
@@ -229,6 +230,7 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                reinterpret_cast<void**>(groups[g].pkts), groups[g].n, nullptr);
+    DcfitEnqueued(w, in, out, eprio, done);
     for (unsigned k = done; k < groups[g].n; k++) {
       rte_mbuf* m = groups[g].pkts[k];
       const PktMeta* meta = sw.Meta(m);

@@ -4,6 +4,7 @@
 #include <rte_ethdev.h>
 
 #include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/stages/dcfit_stage.h"
 
 namespace pfc {
 
@@ -13,8 +14,10 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
   PortOwnerState& os = *pr.owner_state;
   PortCounters& pc = w.st->port[in];
   PauseRequest req;
-  const MacCtlKind kind =
-      ParseMacControl(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), &req, &pr.mac);
+  const uint8_t* frame = rte_pktmbuf_mtod(m, const uint8_t*);
+  const MacCtlKind kind = ParseMacControl(frame, rte_pktmbuf_data_len(m), &req, &pr.mac);
+  if (kind == MacCtlKind::kPfc && sw.dcfit)
+    DcfitPfcReceived(w, in, frame, rte_pktmbuf_data_len(m), req);
   rte_pktmbuf_free(m);
   if (kind == MacCtlKind::kMalformed || (kind == MacCtlKind::kPause && !w.t->honor_pause_8023x)) {
     w.st->prio[in][w.t->tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(
@@ -67,7 +70,12 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
     rte_pktmbuf_free(m);
     return;
   }
-  BuildPfcFrame(pr.mac, req, f, kPfcFrameLen);
+  dcfit::CheckMsg msg;
+  const bool with_msg = sw.dcfit && DcfitBeforePfcTx(w, port, req, &msg);
+  if (with_msg)
+    dcfit::BuildPfcWithMsg(pr.mac, req, msg, f, kPfcFrameLen);
+  else
+    BuildPfcFrame(pr.mac, req, f, kPfcFrameLen);
   // Straight to the device: a pause frame must not wait behind data. If the
   // device refuses it, the generator reports the same frame next round.
   if (PortTx(pr.io, &m, 1, w.now_ns, true) != 1) {
@@ -84,6 +92,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   os.pfc_changed = true;
   PortCounters& pc = w.st->port[port];
   pc.pfc_frames_tx.Add(1);
+  if (with_msg) pc.dcfit_msg_tx.Add(1);
   pc.tx_packets.Add(1);
   pc.tx_bytes.Add(kPfcFrameLen);
   for (int q = 0; q < kNumPrio; q++) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
 #include "dataplane/stages/pfc_stage.h"
@@ -60,6 +61,7 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
     // virtual clock (tests) stays where the caller put it.
     if (refresh_clock) w.now_ns = sw.dp.NowNs();
   }
+  if (sw.dcfit) DcfitRound(w);
   for (PortId p : w.ports) {
     if (!PortQuiet(w, p)) work += EgressRound(w, p, ready_ns);
   }

@@ -40,7 +40,12 @@ class Counter {
   X(ipv4_options) X(ipv4_fragments) X(non_ip)                                       \
   X(pfc_frames_rx) X(pause_8023x_rx) X(pfc_frames_tx)                               \
   X(pcp_rewrites)         /* forwarded 802.1Q frames whose PCP was remarked */      \
-  X(pfc_reserved_bits_rx) /* PFC frames with reserved vector bits set (honoured) */
+  X(pfc_reserved_bits_rx) /* PFC frames with reserved vector bits set (honoured) */ \
+  /* DCFIT checking messages (stages/dcfit_stage.h), in PFC frames or alone: */     \
+  X(dcfit_msg_tx)         /* sent (each XOFF/refresh carrying one counts) */        \
+  X(dcfit_msg_rx)         /* received and well-formed */                            \
+  X(dcfit_msg_dropped)    /* received, refused: bad checksum, version or field */   \
+  X(dcfit_msg_tx_failed)  /* a standalone one found no mbuf or control-ring room */
 
 // Per (port, priority). rx_* and drops are by INGRESS priority, tx_* by
 // EGRESS priority (the new tag's queue, Tagger Fig. 8b). Drops are an array
@@ -59,7 +64,13 @@ class Counter {
   X(pausing_now) /* 1 while we hold the peer in XOFF */
 
 // Per worker, for the switch: X(field, exported name), summed over workers.
-#define PFC_WORKER_COUNTERS(X) X(loops, "worker_loops") X(idle_sleeps, "idle_sleeps")
+#define PFC_WORKER_COUNTERS(X)                                                       \
+  X(loops, "worker_loops") X(idle_sleeps, "idle_sleeps")                             \
+  /* DCFIT events of this switch (stages/dcfit_stage.h): */                          \
+  X(dcfit_episodes, "dcfit_episodes")   /* initial trigger / middle initiator */     \
+  X(dcfit_loops, "dcfit_loops_found")   /* causality loop, temporal pass started */  \
+  X(dcfit_deadlocks, "dcfit_deadlocks") /* temporal pass back: deadlock declared */  \
+  X(dcfit_checks_failed, "dcfit_checks_failed") /* temporal pass failed */
 
 // clang-format on
 

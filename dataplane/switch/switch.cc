@@ -164,6 +164,28 @@ MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg, const EmuPortLookup& emu_po
   return PlanMemory(cfg, need);
 }
 
+namespace {
+
+// DCFIT over the switch's ports and lossless priorities; its ID is the
+// configured one, else the switch's index (0 for a standalone pfcswitch; the
+// fabric writes each switch's topology node as switch_id).
+bool ConfigureDcfit(const SwitchConfig& cfg, unsigned index, Switch* sw, std::string* err) {
+  auto d = std::make_unique<SwitchDcfit>();
+  dcfit::DetectorConfig dc;
+  dc.self = static_cast<dcfit::SwitchId>(cfg.dcfit.switch_id >= 0 ? cfg.dcfit.switch_id : index);
+  dc.num_ports = static_cast<int>(cfg.ports.size());
+  dc.lossless_mask = cfg.tag_map.lossless_mask;
+  dc.temporal_timeout_ns = cfg.dcfit.check_timeout_ns;
+  if (!d->det.Configure(dc, err)) return false;
+  d->recovery_break = cfg.dcfit.recovery_break;
+  // Timeouts are checked a few times per check_timeout, not every round.
+  d->tick_ns = std::max<uint64_t>(cfg.dcfit.check_timeout_ns / 8, 1);
+  sw->dcfit = std::move(d);
+  return true;
+}
+
+}  // namespace
+
 std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
                                      const std::string& name, unsigned index, int pin_worker,
                                      const EmuPortLookup& emu_port, std::string* err) {
@@ -237,6 +259,7 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
     }
   }
 
+  if (cfg.dcfit.enabled && !ConfigureDcfit(cfg, index, sw.get(), err)) return nullptr;
   for (unsigned w = 0; w < dp.workers; w++) sw->stats.push_back(std::make_unique<WorkerStats>());
   if (!sw->ApplyConfig(cfg, err)) {
     *err = cfg.path + ": " + *err;

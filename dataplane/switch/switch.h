@@ -23,6 +23,8 @@
 //    them to the port directly.
 //  * PortRuntime::owner_state: only the owning worker touches it.
 //  * stats[w]: written by worker w only.
+//  * dcfit: nullptr unless dcfit.enabled; the one worker running the switch
+//    writes it (dcfit_state.h), its event log is readable by anyone.
 #pragma once
 #include <rte_ring.h>
 
@@ -37,6 +39,7 @@
 #include "dataplane/config/config.h"
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/switch/dataplane.h"
+#include "dataplane/switch/dcfit_state.h"
 #include "dataplane/switch/port_io.h"
 #include "dataplane/switch/port_state.h"
 #include "dataplane/switch/stats.h"
@@ -70,6 +73,7 @@ class Switch {
   BufferAccountant buffer;
   NeighborTable neighbors{4096};
   std::vector<std::unique_ptr<WorkerStats>> stats;  // one per worker
+  std::unique_ptr<SwitchDcfit> dcfit;               // nullptr: DCFIT off
 
   const Tables* CurrentTables() const { return tables_.load(std::memory_order_acquire); }
   // Publishes a new snapshot and frees the old one after every worker has

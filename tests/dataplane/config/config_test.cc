@@ -78,6 +78,38 @@ TEST_F(ConfigTest, GoodConfigLoads) {
   EXPECT_EQ(c.ports.size(), 2u);
 }
 
+// The dcfit section: defaults, every field, and errors naming file, line
+// and field (DCFIT needs one worker and a lossless priority).
+TEST_F(ConfigTest, DcfitSection) {
+  const std::string qos = "qos: { tag_map: { 24: 3 }, lossless: [3] }\n";
+  SwitchConfig c;
+  ASSERT_EQ(Load(kPorts, &c), "");
+  EXPECT_FALSE(c.dcfit.enabled);
+  EXPECT_FALSE(c.dcfit.recovery_break);
+  EXPECT_EQ(c.dcfit.check_timeout_ns, 1'000'000u);
+  EXPECT_EQ(c.dcfit.switch_id, -1);
+  ASSERT_EQ(Load(kPorts + qos +
+                     "dcfit: { enabled: true, recovery: break, check_timeout: 250us, "
+                     "switch_id: 12 }\n",
+                 &c),
+            "");
+  EXPECT_TRUE(c.dcfit.enabled);
+  EXPECT_TRUE(c.dcfit.recovery_break);
+  EXPECT_EQ(c.dcfit.check_timeout_ns, 250'000u);
+  EXPECT_EQ(c.dcfit.switch_id, 12);
+  const std::string bad_rec = kPorts + qos + "dcfit: { enabled: true, recovery: drop }\n";
+  EXPECT_HAS(Load(bad_rec), At(bad_rec, "dcfit:") + " dcfit.recovery: expected detect or break");
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { check_timeout: 5 parsecs }\n"),
+             "dcfit.check_timeout: expected a duration such as 500us or 1ms");
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { check_timeout: 20s }\n"), "dcfit.check_timeout");
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { switch_id: 70000 }\n"), "dcfit.switch_id");
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { enable: true }\n"), "dcfit");
+  EXPECT_HAS(Load(kPorts + qos + "switch: { workers: 2 }\ndcfit: { enabled: true }\n"),
+             "dcfit.enabled: expected switch.workers: 1");
+  EXPECT_HAS(Load(kPorts + "dcfit: { enabled: true }\n"),
+             "dcfit.enabled: expected a lossless priority");
+}
+
 TEST_F(ConfigTest, KeyGivenTwiceNamesTheKeyAndBothLines) {
   std::string text = kPorts;
   text.replace(text.find("    speed: 10G\n"), 0, "    speed: 25G\n");  // p0 now has speed twice

@@ -147,6 +147,32 @@ TEST(DcfitDetector, LoopResumedBeforeTheSecondPassIsNotDeclared) {
   EXPECT_EQ(r.s.EventsOf(EventKind::kDeadlock)[0].node, r.sw[0]);
 }
 
+// A's episode ends (A resumes B) while its message is on the way round;
+// the loop then closes with that stale message stored at A. When A pauses
+// again it starts a new episode instead of sending its stale message round
+// (which every switch would ignore as a repeat and A as stale, forever):
+// the loop is found and declared with the new Seq. (Found on the fabric:
+// bench/dcfit_detect.sh's ring, flow 2 starting at 23 us.)
+TEST(DcfitDetector, OwnStaleMessageDoesNotHideTheLoop) {
+  Ring r;
+  for (int i : {0, 1, 2}) {
+    r.s.Xoff(r.sw[i], 1);
+    r.s.Run();
+  }
+  r.s.Xon(r.sw[0], 1);
+  r.s.Run();
+  r.s.Xoff(r.sw[3], 1);
+  r.s.Run();
+  EXPECT_TRUE(r.s.EventsOf(EventKind::kLoopFound).empty()) << r.s.Trace();
+  EXPECT_GE(r.s.sw(r.sw[0]).counters().stale, 1u) << r.s.Trace();
+  r.s.Xoff(r.sw[0], 1);
+  r.s.Run();
+  const auto dl = r.s.EventsOf(EventKind::kDeadlock);
+  ASSERT_EQ(dl.size(), 1u) << r.s.Trace();
+  EXPECT_EQ(dl[0].node, r.sw[0]);
+  EXPECT_EQ(dl[0].ev.msg.seq, 2u);
+}
+
 // All four pause at once, each its own initial trigger: the episodes meet,
 // and the deadlock is declared once.
 TEST(DcfitDetector, SimultaneousTriggersStillDeclare) {

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Section dcfit: DCFIT deadlock detection (stages/dcfit_stage.h). Runs after
+// switch and qos, whose settings it checks against.
+#include <cctype>
+
+#include "dataplane/config/sections.h"
+
+namespace pfc::cfgsec {
+namespace {
+
+// "250us", "1ms", "2s", "800ns" or a plain number of nanoseconds.
+uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, uint64_t lo,
+                  uint64_t hi) {
+  const std::string want = "a duration such as 500us or 1ms (" + std::to_string(lo) + " ns to " +
+                           std::to_string(hi) + " ns)";
+  const std::string s = n.IsScalar() ? n.Scalar() : "";
+  size_t i = 0;
+  uint64_t v = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && v < (1ull << 40))
+    v = v * 10 + static_cast<uint64_t>(s[i++] - '0');
+  if (i == 0) rd.Fail(n, f, want);
+  const std::string unit = s.substr(i);
+  uint64_t mult = 0;
+  if (unit.empty() || unit == "ns") mult = 1;
+  if (unit == "us") mult = 1'000;
+  if (unit == "ms") mult = 1'000'000;
+  if (unit == "s") mult = 1'000'000'000;
+  if (mult == 0 || v > hi / mult || v * mult < lo) rd.Fail(n, f, want);
+  return v * mult;
+}
+
+}  // namespace
+
+void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  if (!n) return;
+  rd.RequireMap(n, "dcfit");
+  rd.CheckKeys(n, "dcfit", {"enabled", "recovery", "check_timeout", "switch_id"});
+  DcfitSettings& d = c->dcfit;
+  if (n["enabled"]) d.enabled = rd.Bool(n["enabled"], "dcfit.enabled");
+  if (n["recovery"]) {
+    const std::string r = rd.Str(n["recovery"], "dcfit.recovery");
+    if (r != "detect" && r != "break") rd.Fail(n["recovery"], "dcfit.recovery", "detect or break");
+    d.recovery_break = r == "break";
+  }
+  if (n["check_timeout"])
+    d.check_timeout_ns =
+        Duration(rd, n["check_timeout"], "dcfit.check_timeout", 1'000, 10'000'000'000);
+  if (n["switch_id"]) d.switch_id = rd.Int(n["switch_id"], "dcfit.switch_id", 0, 65535);
+  if (!d.enabled) return;
+  // The causality state is written by enqueue (ingress worker) and dequeue
+  // (egress worker): one writer only when one worker runs the whole switch.
+  if (c->workers != 1)
+    rd.Fail(n["enabled"], "dcfit.enabled",
+            "switch.workers: 1 with DCFIT on (its per-switch state has a single writer)");
+  if (c->tag_map.lossless_mask == 0)
+    rd.Fail(n["enabled"], "dcfit.enabled", "a lossless priority in qos.lossless to watch");
+}
+
+}  // namespace pfc::cfgsec

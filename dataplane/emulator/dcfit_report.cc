@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/emulator/dcfit_report.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace pfc::emu {
+namespace {
+
+uint64_t Counted(const Switch& sw) {
+  uint64_t n = 0;
+  for (const auto& st : sw.stats)
+    n += st->dcfit_loops.Get() + st->dcfit_deadlocks.Get() + st->dcfit_checks_failed.Get();
+  return n;
+}
+
+// Walks the loop from (switch i, egress port e) at priority q; fills
+// "loop" (["S2:L2", ...]: switch:port, the port the next switch pauses) and,
+// when every link is paused, "loop_formed_ns".
+void WalkLoop(const std::vector<const Switch*>& sws, const fabric::FabricPlan& plan, size_t i,
+              PortId e, int q, nlohmann::json* j) {
+  nlohmann::json loop = nlohmann::json::array();
+  uint64_t formed = 0;
+  bool all_paused = true, closed = false;
+  size_t s = i;
+  PortId out = e;
+  for (size_t hop = 0; hop < 64; hop++) {
+    const Switch& sw = *sws[s];
+    loop.push_back(sw.name + ":" + sw.ports[out].name);
+    const uint64_t since = sw.dcfit->paused_since[out][q];
+    if (since == 0) all_paused = false;
+    formed = std::max(formed, since);
+    const fabric::PortPlan& pp = plan.switches[s].ports[out];
+    const int next = pp.peer_node < plan.switch_index.size() ? plan.switch_index[pp.peer_node] : -1;
+    if (next < 0 || sws[next]->dcfit == nullptr) break;
+    if (static_cast<size_t>(next) == i) {
+      // Back at the detecting switch (whose looped queue a break may have
+      // emptied already, so its own causality is not asked).
+      closed = true;
+      break;
+    }
+    // At the next switch: the egress port, paused by its own downstream,
+    // that traffic from our link waits on (lowest such port).
+    const dcfit::Causality& c = sws[next]->dcfit->det.causality();
+    const PortMask w = c.WaitsOn(pp.peer_port, q) & c.paused(q);
+    if (w == 0) break;
+    s = static_cast<size_t>(next);
+    out = static_cast<PortId>(std::countr_zero(w));
+  }
+  (*j)["loop"] = loop;
+  (*j)["loop_closed"] = closed;
+  if (closed && all_paused) {
+    (*j)["loop_formed_ns"] = formed;
+    (*j)["detect_ns"] = (*j)["t_ns"].get<uint64_t>() - formed;
+  }
+}
+
+}  // namespace
+
+void DcfitReport::Take(const std::vector<const Switch*>& sws, const fabric::FabricPlan& plan,
+                       size_t i, bool walk) {
+  const Switch& sw = *sws[i];
+  if (sw.dcfit == nullptr) return;
+  if (counted_.size() < sws.size()) {
+    counted_.resize(sws.size(), 0);
+    taken_.resize(sws.size(), 0);
+  }
+  const uint64_t n = Counted(sw);
+  if (n == counted_[i]) return;
+  counted_[i] = n;
+  uint64_t total = 0;
+  const std::vector<DcfitEventRecord> log = sw.dcfit->log.Snapshot(&total);
+  // The log keeps the newest DcfitEventLog::kKeep: entries before that are gone.
+  const size_t first = total - log.size();
+  for (uint64_t k = std::max<uint64_t>(taken_[i], first); k < total; k++) {
+    const DcfitEventRecord& r = log[k - first];
+    const dcfit::Event& e = r.ev;
+    nlohmann::json j = {{"switch", sw.name},
+                        {"kind", dcfit::EventKindName(e.kind)},
+                        {"t_ns", e.at_ns},
+                        {"prio", e.msg.prio},
+                        {"in_port", sw.ports[e.in_port].name},
+                        {"out_port", sw.ports[e.out_port].name},
+                        {"initiator", {e.msg.gen_sw, e.msg.gen_port}},
+                        {"seq", e.msg.seq},
+                        {"trigger", {e.msg.tri_sw, e.msg.tri_port}},
+                        {"trigger_host", (e.msg.flags & dcfit::kTriggerHost) != 0},
+                        {"hops", e.msg.hops}};
+    if (e.kind == dcfit::EventKind::kTemporalFailed) j["why"] = dcfit::FailReasonName(e.why);
+    if (e.kind == dcfit::EventKind::kDeadlock) {
+      j["break"] = r.broke;
+      j["break_drops"] = r.break_drops;
+    }
+    // The loop as it is now: right after the event, before anything else
+    // ran (a break has emptied a queue, but the pauses still hold).
+    if (walk && e.kind != dcfit::EventKind::kTemporalFailed)
+      WalkLoop(sws, plan, i, e.in_port, e.msg.prio, &j);
+    events_.push_back(std::move(j));
+  }
+  taken_[i] = total;
+}
+
+}  // namespace pfc::emu

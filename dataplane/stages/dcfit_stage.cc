@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// DCFIT glue. See dcfit_stage.h for what each hook does and why.
+#include "dataplane/stages/dcfit_stage.h"
+
+#include <rte_ring.h>
+
+#include <bit>
+#include <cstdio>
+#include <string>
+
+#include "dataplane/buffer/accountant.h"
+
+namespace pfc {
+namespace {
+
+using dcfit::CheckMsg;
+using dcfit::EventKind;
+
+// A checking packet on its own, through the port's control ring: the owner
+// sends it ahead of data, and pause does not hold it (egress.cc).
+void SendStandalone(WorkerCtx& w, PortId port, const CheckMsg& msg) {
+  PortRuntime& pr = w.sw->ports[port];
+  PortCounters& pc = w.st->port[port];
+  rte_mbuf* m = rte_pktmbuf_alloc(w.sw->dp.pool);
+  uint8_t* f = m ? reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen)) : nullptr;
+  if (f == nullptr || dcfit::BuildCheckingPacket(pr.mac, msg, f, kPfcFrameLen) == 0 ||
+      rte_ring_enqueue(pr.control, m) != 0) {
+    if (m) rte_pktmbuf_free(m);
+    pc.dcfit_msg_tx_failed.Add(1);
+    return;
+  }
+  pc.dcfit_msg_tx.Add(1);
+}
+
+// dcfit.recovery: break. Discards what the queue (port, prio) holds, once:
+// the packets that wait for the paused next hop of the loop. Their buffer
+// charge is released, so this switch resumes its upstream on the loop, and
+// the loop drains from there (DCFIT §4: only as much as restarts the loop).
+uint32_t BreakQueue(WorkerCtx& w, SwitchDcfit& d, PortId port, int prio) {
+  Switch& sw = *w.sw;
+  PortRuntime& pr = sw.ports[port];
+  ReleaseBatch rel(sw.buffer);
+  uint32_t n = 0;
+  auto discard = [&](rte_mbuf* m) {
+    const PktMeta* meta = sw.Meta(m);
+    rel.Add(meta->in_port, meta->in_prio, meta->charged);
+    d.det.causality().OnDequeue(meta->in_port, port, prio);
+    w.st->prio[meta->in_port][meta->in_prio].drops[static_cast<int>(DropReason::kDcfitBreak)].Add(
+        1);
+    rte_pktmbuf_free(m);
+    ++n;
+  };
+  TxStash& s = pr.owner_state->data_stash[prio];
+  for (; s.n > 0; --s.n, s.head = (s.head + 1) % TxStash::kCap) discard(s.pkts[s.head]);
+  rte_mbuf* pkts[kMaxBurst];
+  unsigned got;
+  while ((got = rte_ring_dequeue_burst(pr.egress[prio], reinterpret_cast<void**>(pkts), kMaxBurst,
+                                       nullptr)) > 0) {
+    for (unsigned i = 0; i < got; i++) discard(pkts[i]);
+  }
+  return n;
+}
+
+void LogEvent(const Switch& sw, const DcfitEventRecord& r) {
+  const std::string text =
+      DcfitEventText(r, sw.ports[r.ev.in_port].name, sw.ports[r.ev.out_port].name);
+  if (sw.name.empty())
+    std::printf("pfcswitch: dcfit: %s\n", text.c_str());
+  else
+    std::printf("pfcswitch: dcfit[%s]: %s\n", sw.name.c_str(), text.c_str());
+  std::fflush(stdout);
+}
+
+// Cold: events are rare next to packets.
+[[gnu::noinline]] void HandleEvent(WorkerCtx& w, SwitchDcfit& d, const dcfit::Event& e) {
+  WorkerStats& st = *w.st;
+  switch (e.kind) {
+    case EventKind::kTriggerSwitch:
+    case EventKind::kTriggerHost:
+    case EventKind::kMiddleInitiator:
+      // Every congestion XOFF starts an episode: counted, not logged.
+      st.dcfit_episodes.Add(1);
+      return;
+    case EventKind::kLoopFound:
+      st.dcfit_loops.Add(1);
+      break;
+    case EventKind::kDeadlock:
+      st.dcfit_deadlocks.Add(1);
+      break;
+    case EventKind::kTemporalFailed:
+      st.dcfit_checks_failed.Add(1);
+      break;
+  }
+  DcfitEventRecord r{e, false, 0};
+  if (e.kind == EventKind::kDeadlock && d.recovery_break) {
+    // The queue waiting on the loop's paused link: in_port is where our
+    // message came back, i.e. the port the next switch of the loop pauses.
+    r.broke = true;
+    r.break_drops = BreakQueue(w, d, e.in_port, e.msg.prio);
+  }
+  d.log.Add(r);
+  LogEvent(*w.sw, r);
+}
+
+// Carries out d.out (except piggybacked messages the caller put in its
+// frame: skip_port/skip_prio) and clears it.
+void Flush(WorkerCtx& w, SwitchDcfit& d, int skip_port = -1, int skip_prio = -1) {
+  for (const dcfit::OutMsg& o : d.out.msgs) {
+    if (o.piggyback && o.port == skip_port && o.msg.prio == skip_prio) continue;
+    SendStandalone(w, o.port, o.msg);
+  }
+  for (const dcfit::Event& e : d.out.events) HandleEvent(w, d, e);
+  d.out.clear();
+}
+
+}  // namespace
+
+bool DcfitBeforePfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, CheckMsg* msg) {
+  SwitchDcfit& d = *w.sw->dcfit;
+  const uint8_t ll = d.det.config().lossless_mask;
+  uint8_t& told = d.told_off[port];
+  for (uint32_t m = req.class_enable & ll; m; m &= m - 1) {
+    const int q = std::countr_zero(m);
+    const uint8_t bit = static_cast<uint8_t>(1u << q);
+    if (req.quanta[q] != 0 && !(told & bit)) {
+      told |= bit;
+      d.det.OnXoffSent(port, q, w.now_ns, &d.out);
+    } else if (req.quanta[q] == 0 && (told & bit)) {
+      told &= static_cast<uint8_t>(~bit);
+      d.det.OnXonSent(port, q, w.now_ns, &d.out);
+    }
+  }
+  // One message a frame: the lowest pausing priority that has one. Others
+  // (several lossless priorities turning XOFF at once) go on their own.
+  int carried = -1;
+  for (uint32_t m = req.class_enable & ll; m && carried < 0; m &= m - 1) {
+    const int q = std::countr_zero(m);
+    if (req.quanta[q] == 0) continue;
+    if (const CheckMsg* p = d.det.Piggyback(port, q)) {
+      *msg = *p;
+      carried = q;
+    }
+  }
+  Flush(w, d, port, carried);
+  return carried >= 0;
+}
+
+void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
+                      const PauseRequest& req) {
+  SwitchDcfit& d = *w.sw->dcfit;
+  PortCounters& pc = w.st->port[in];
+  CheckMsg msg;
+  bool has = false;
+  if (len > dcfit::kMsgOffset) {
+    const dcfit::MsgStatus s =
+        dcfit::DecodeMsg(frame + dcfit::kMsgOffset, len - dcfit::kMsgOffset, &msg);
+    has = s == dcfit::MsgStatus::kOk;
+    if (has)
+      pc.dcfit_msg_rx.Add(1);
+    else if (s != dcfit::MsgStatus::kNone)
+      pc.dcfit_msg_dropped.Add(1);
+  }
+  const uint8_t ll = d.det.config().lossless_mask;
+  if (req.class_enable == 0) {
+    if (has) d.det.OnPfcReceived(in, msg.prio, dcfit::RxKind::kCheckOnly, &msg, w.now_ns, &d.out);
+  } else {
+    dcfit::Causality& c = d.det.causality();
+    for (uint32_t m = req.class_enable & ll; m; m &= m - 1) {
+      const int q = std::countr_zero(m);
+      const bool xoff = req.quanta[q] != 0;
+      uint64_t& since = d.paused_since[in][q];
+      if (!xoff)
+        since = 0;
+      else if (!(c.paused(q) >> in & 1))
+        since = w.now_ns;
+      d.det.OnPfcReceived(in, q, xoff ? dcfit::RxKind::kXoff : dcfit::RxKind::kXon,
+                          has && xoff && msg.prio == q ? &msg : nullptr, w.now_ns, &d.out);
+    }
+  }
+  Flush(w, d);
+}
+
+void DcfitRound(WorkerCtx& w) {
+  SwitchDcfit& d = *w.sw->dcfit;
+  dcfit::Causality& c = d.det.causality();
+  const uint8_t ll = d.det.config().lossless_mask;
+  PortMask any = 0;
+  for (uint32_t m = ll; m; m &= m - 1) any |= c.paused(std::countr_zero(m));
+  // A peer's pause that ran out without XON is a resume too (§3.2: the
+  // RESUME tag is set, the stored message dropped).
+  for (PortMask pm = any; pm; pm &= pm - 1) {
+    const PortId p = static_cast<PortId>(std::countr_zero(pm));
+    const uint8_t live = w.sw->ports[p].owner_state->pause.PausedMask(w.now_ns);
+    for (uint32_t m = ll; m; m &= m - 1) {
+      const int q = std::countr_zero(m);
+      if (!(c.paused(q) >> p & 1) || (live >> q & 1)) continue;
+      d.paused_since[p][q] = 0;
+      d.det.OnPfcReceived(p, q, dcfit::RxKind::kXon, nullptr, w.now_ns, &d.out);
+    }
+  }
+  if (w.now_ns >= d.next_tick_ns) {
+    d.det.Tick(w.now_ns, &d.out);
+    d.next_tick_ns = w.now_ns + d.tick_ns;
+  }
+  if (!d.out.msgs.empty() || !d.out.events.empty()) Flush(w, d);
+}
+
+}  // namespace pfc

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// DCFIT glue (DCFIT §3): feeds the switch's detector (switch/dcfit_state.h,
+// dataplane/dcfit/detector.h) what the stages do, and carries out what it
+// asks for:
+//  * enqueue / dequeue of packets at (out port, egress priority), with their
+//    ingress port: the causality counts (ingress.cc, egress.cc, and the
+//    recovery's discards here);
+//  * XOFF / XON the PFC generator sends (pfc_stage.cc): the detector learns
+//    we pause our upstream, and the XOFF and every refresh carry the
+//    message it keeps for that port in the frame's padding (message.h);
+//  * PFC frames received (pfc_stage.cc): pause / resume and the message in
+//    the padding, or a standalone checking packet (class-enable vector 0);
+//  * each round: pauses that expired without XON, the detector's timeouts;
+//  * messages it sends on their own: a standalone checking packet in the
+//    port's control ring, which the owner sends ahead of data and which
+//    pause never holds (egress.cc), so it crosses a paused link;
+//  * events: counters, a log line on stdout, the switch's event log
+//    (telemetry /pfcswitch/events, the fabric's results.json), and with
+//    dcfit.recovery: break, the discard of the looped queue on a deadlock.
+// Everything runs on the one worker that runs the switch (dcfit_state.h).
+// With DCFIT off (Switch::dcfit == nullptr) every hook is one pointer test.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "dataplane/dcfit/message.h"
+#include "dataplane/stages/worker_ctx.h"
+
+namespace pfc {
+
+// n packets from `in` were queued at (out, eprio).
+inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32_t n) {
+  if (SwitchDcfit* d = w.sw->dcfit.get()) d->det.causality().OnEnqueue(in, out, eprio, n);
+}
+
+// The generator is about to send `req` on `port`: tells the detector of
+// XOFF / XON transitions (once each, even if the device refuses the frame
+// and it is reported again), sends what it asks for on its own, and fills
+// *msg with the message the frame carries. False: no message.
+bool DcfitBeforePfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, dcfit::CheckMsg* msg);
+
+// A PFC frame (ParseMacControl said kPfc, *req) arrived on `in`.
+void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
+                      const PauseRequest& req);
+
+// Once per round, before egress: pause expiry, timeouts, pending output.
+void DcfitRound(WorkerCtx& w);
+
+}  // namespace pfc
