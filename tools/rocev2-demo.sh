@@ -9,7 +9,8 @@
 #      RDMA support; the guest kernel is downloaded once and cached);
 #   4. runs rdma-core's perftest between two soft-RoCE hosts through pfcswitch with
 #      configs/demo.yaml (or --config) and prints a report: perftest results, the DSCP tags seen
-#      on the far side, PFC pause frames and the switch's counters. --pfc adds a congested run
+#      on the far side, PFC pause frames and the switch's counters, ending with a table and a
+#      plot (PNG) of per-priority throughput and PFC frames over the run. --pfc adds a congested run
 #      (two switches, the second shaped below the offered load) so that pause frames flow.
 # Takes a few minutes the first time (packages, build), about two minutes afterwards.
 set -euo pipefail
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     --pfc) PFC=--pfc; shift ;;
     --skip-deps) DEPS=no; shift ;;
     --meson-args) MESON_ARGS=$2; shift 2 ;;
-    -h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "rocev2-demo: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -52,14 +53,23 @@ GBUILD=$("$ROOT/tools/rocev2-vm/guest-build.sh" "$BUILD") || exit 1
 OUT=$BUILD/rocev2-demo
 step "booting the soft-RoCE guest and running perftest through pfcswitch ($(basename "$CFG")); output in $OUT"
 set +e
-"$ROOT/tools/rocev2-vm/rocev2-vm.sh" -t 900 -o "$OUT" -- \
+# -b: a guest booting under TCG on a machine busy with other work takes past rocev2-vm's 120 s.
+"$ROOT/tools/rocev2-vm/rocev2-vm.sh" -t 900 -b "${ROCEV2_VM_BOOT_TIMEOUT:-300}" -o "$OUT" -- \
   "$ROOT/tools/rocev2-vm/demo-guest.sh" "$GBUILD/dataplane/app/pfcswitch" "$CFG" $PFC
 rc=$?
 set -e
 echo
 echo "==================== pfcswitch RoCEv2 demo report ===================="
 if [ -s "$OUT/report.txt" ]; then cat "$OUT/report.txt"; else echo "(no report: see $OUT/console.log)"; fi
+echo
+# The table and the plot are drawn here, on the host, from the counters the guest sampled.
+/usr/bin/python3 "$ROOT/tools/rocev2-vm/demo_plot.py" "$OUT" || true
 echo "======================================================================"
-echo "config: $CFG; perftest logs, pcaps, switch log and counters: $OUT"
+echo "files (in $OUT):"
+echo "  report.txt        this report          demo-plot.png    the plot (per-priority throughput, PFC frames)"
+echo "  *.cli.txt *.srv.txt  perftest output   *.pcap           captures at the hosts (tshark -r)"
+echo "  pfcswitch.*.log, pfcswitch.*.stats.json  the switches' logs and exit counters"
+echo "  samples/          counters once a second  console.log   the guest's console"
+echo "config: $CFG"
 echo "rocev2-demo: finished in $(( $(date +%s) - T0 )) s with status $rc"
 exit $rc

@@ -11,6 +11,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_pdump.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -19,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "dataplane/app/capture.h"
 #include "dataplane/app/instance_lock.h"
 #include "dataplane/app/stats_report.h"
 #include "dataplane/app/telemetry.h"
@@ -42,6 +44,8 @@ constexpr const char* kUsage =
     "EAL options (DPDK's own, all before --): -l CORES (switch.workers + 1 lcores),\n"
     "  --vdev DEVICE,ARGS for each virtual port, -m MB, --no-huge, --no-pci,\n"
     "  --file-prefix NAME (names the telemetry socket), --log-level ...\n"
+    "Capture with dpdk-dumpcap --file-prefix=NAME -i DEVICE needs hugepages and the\n"
+    "  shared config: no --no-huge, --no-shconf or --in-memory (dataplane/app/capture.h).\n"
     "Example:\n"
     "  pfcswitch -l 0,1 --no-huge -m 256 --no-pci --file-prefix sw1 \\\n"
     "      --vdev net_af_packet0,iface=veth0 --vdev net_af_packet1,iface=veth1 \\\n"
@@ -213,6 +217,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   pfc::RegisterTelemetry({sw.get()});
+  // rte_pdump answers dpdk-dumpcap / dpdk-pdump; it only copies packets
+  // while one of them has asked for a port.
+  std::string no_capture = pfc::CaptureUnavailableReason(eal_args);
+  if (no_capture.empty() && rte_pdump_init() < 0)
+    no_capture = std::string("rte_pdump_init failed: ") + rte_strerror(rte_errno);
+  if (no_capture.empty())
+    std::printf("pfcswitch: capture ready: dpdk-dumpcap --file-prefix=%s -i DEVICE\n",
+                pfc::EalFilePrefix(eal_args).c_str());
+  else
+    std::printf("pfcswitch: no capture by dpdk-dumpcap: %s\n", no_capture.c_str());
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
 
@@ -242,6 +256,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   // Every mbuf home and every device closed (pcap frees its cached mbufs on
   // close) before the pool goes.
+  if (no_capture.empty()) rte_pdump_uninit();
   sw.reset();
   uint16_t pid;
   RTE_ETH_FOREACH_DEV(pid) rte_eth_dev_close(pid);

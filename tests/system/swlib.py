@@ -153,7 +153,9 @@ class Topo:
 class Switch:
     """A pfcswitch process in the topology's switch namespace."""
 
-    def __init__(self, topo, config, workers=1, extra_eal=(), mem=256, prefix=None):
+    def __init__(self, topo, config, workers=1, extra_eal=(), mem=256, prefix=None, shared=False):
+        """shared: hugepage memory and DPDK's shared config instead of
+        --no-huge --no-shconf, so secondary processes (dpdk-dumpcap) attach."""
         self.topo, self.config = topo, config
         self.prefix = prefix or topo.prefix + "dp"
         vdevs = []
@@ -164,8 +166,9 @@ class Switch:
             vdevs += ["--vdev", f"net_af_packet{i},iface={topo.port_if(i)},framecnt=4096"]
         # More lcores than CPUs: map them onto the CPUs round-robin.
         lcores = ",".join(f"{c}@{c % os.cpu_count()}" for c in range(workers + 1))
-        self.cmd = ["ip", "netns", "exec", topo.sw, SWITCH, "--lcores", lcores, "--no-huge", "--no-pci",
-                    "--no-shconf", "-m", str(mem), "--file-prefix", self.prefix,
+        private = [] if shared else ["--no-huge", "--no-shconf"]
+        self.cmd = ["ip", "netns", "exec", topo.sw, SWITCH, "--lcores", lcores, *private, "--no-pci",
+                    "-m", str(mem), "--file-prefix", self.prefix,
                     "--log-level=lib.eal:error", *vdevs, *extra_eal, "--", "--config", config]
         self.proc = None
         self.out = ""

@@ -11,6 +11,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RV_PFCSWITCH=$1 CFG=$2 PFC=${3:-}
+RV_PFCCTL=${RV_PFCCTL:-$(dirname "$RV_PFCSWITCH")/../ctl/pfcctl}   # samples for the plot
 RV_FWD_NICE=${RV_FWD_NICE:--10}   # the switch preempts busy-polling perftest (see guest-lib.sh)
 . "$ROOT/tools/rocev2-vm/guest-lib.sh"
 STATS="python3 $ROOT/tools/rocev2-vm/switch_stats.py"
@@ -23,6 +24,7 @@ rv_require ib_write_bw ib_send_bw ib_send_lat ib_read_lat tcpdump tshark ethtool
 rv_log "demo: setting up two soft-RoCE hosts (rxeA on a0, rxeB on b0) and pfcswitch between them"
 rv_net_setup || exit 1
 rv_fwd_start pfcswitch "$CFG" || { echo "pfcswitch did not start"; exit 1; }
+rv_sw_sample_start main || rv_log "demo: no counter samples, so no plot"
 rv_cap_start pause.a0 a0 ether proto 0x8808
 rv_cap_start pause.b0 b0 ether proto 0x8808
 
@@ -32,8 +34,9 @@ perf() {  # perf LABEL KIND NAME BIN ARGS...
   shift 3
   if rv_perf "$name" "$@"; then
     case $kind in
-      bw) rep "$(printf '  %-34s OK   %s Gb/s average' "$label" "$(rv_perf_metric bw)")" ;;
-      lat) rep "$(printf '  %-34s OK   %s us typical' "$label" "$(rv_perf_metric lat)")" ;;
+      # The unit is the one perftest printed: Gb/sec with --report_gbits, MB/sec without.
+      bw) rep "$(printf '  %-34s OK   %s %s average' "$label" "$(rv_perf_metric bw)" "$(rv_perf_unit bw)")" ;;
+      lat) rep "$(printf '  %-34s OK   %s %s typical' "$label" "$(rv_perf_metric lat)" "$(rv_perf_unit lat)")" ;;
     esac
   else
     FAILS=$((FAILS + 1)); rep "$(printf '  %-34s FAILED (see %s.cli.txt)' "$label" "$name")"
@@ -57,6 +60,7 @@ for tc in 96 184; do
   rep "  sent DSCP $((tc / 4)):  data at b0: $(rv_dscp_summary "$RV_OUT/tag$tc.b0.pcap")  ($(rv_ttl_summary "$RV_OUT/tag$tc.b0.pcap"))   ACKs at a0: $(rv_dscp_summary "$RV_OUT/tag$tc.a0.pcap")"
 done
 rv_cap_stop pause.a0; rv_cap_stop pause.b0
+rv_sw_sample_stop main
 rv_fwd_stop || FAILS=$((FAILS + 1))
 
 rep ""
@@ -77,9 +81,11 @@ if [ "$PFC" = --pfc ]; then
   rv_sw_launch sw1 sw swA x1 "$ROOT/tests/rocev2/pfc-sw1.yaml"
   rv_sw_launch sw2 sw2 x2 swB "$ROOT/tests/rocev2/pfc-sw2.yaml"
   if rv_sw_wait sw1 && rv_sw_wait sw2 && rv_use_plan l3 && rv_warm_l3; then
+    rv_sw_sample_start sw1; rv_sw_sample_start sw2
     rv_cap_start pfc.a0 a0 ether proto 0x8808
     perf "ib_write_bw 64 KiB x 12 x 8 QPs (shaped)" bw pfc ib_write_bw -s 65536 -n 12 -q 8 -u 18 --report_gbits --tclass=96
     rv_cap_stop pfc.a0
+    rv_sw_sample_stop sw1; rv_sw_sample_stop sw2
     rv_sw_stop sw1; rv_sw_stop sw2
     rv_pfc_decode "$RV_OUT/pfc.a0.pcap" > "$RV_OUT/pfc.a0.decoded.txt"
     rep "  PFC frames from sw1 at a0, decoded by tshark: $(wc -l < "$RV_OUT/pfc.a0.decoded.txt") (count, src, class-enable vector, quanta c0..c7):"

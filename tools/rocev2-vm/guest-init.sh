@@ -4,7 +4,7 @@
 # (fresh /run for netns and DPDK runtime dirs, devpts, shm, bpffs), points /lib/modules at the
 # cached module tree, loads what RoCEv2 over veth needs, mounts the extra read-write shares, then
 # runs the command rocev2-vm.sh stored in /rocev2-out/cmd from the caller's working directory.
-# Its exit status goes to /rocev2-out/rc; then the guest powers off at once.
+# Its exit status goes to /rocev2-out/rc; then the guest powers off at once (never by init exiting).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LANG=C.UTF-8
 export ROCEV2_OUT=/rocev2-out ROCEV2_IN_GUEST=1
 O=$ROCEV2_OUT
@@ -37,6 +37,13 @@ rc=$?
 echo "rocev2-vm: command exited rc=$rc at $(up)s"
 dmesg > $O/dmesg.txt 2>/dev/null
 echo $rc > $O/rc
+# A clean end: nothing the command left running (captures, samplers, servers) still writes to
+# the shares, then power off. PID 1 must never exit: the kernel panics when init dies
+# ("Attempted to kill init!") and prints its stack trace over the user's terminal. So if
+# systemctl's immediate power-off returns, the kernel is asked directly (sysrq o), and init waits.
+kill -TERM -1 2>/dev/null; sleep 0.5; kill -KILL -1 2>/dev/null
 sync
 umount $O 2>/dev/null
 poweroff -f
+echo 1 > /proc/sys/kernel/sysrq 2>/dev/null; echo o > /proc/sysrq-trigger 2>/dev/null
+while :; do sleep 1; done

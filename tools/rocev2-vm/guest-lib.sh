@@ -116,7 +116,7 @@ rv_use_plan() {
 rv_perf() {
   local name=$1 bin=$2 try
   shift 2
-  RV_PERF_LINE=""
+  RV_PERF_LINE="" RV_PERF_CLI="$RV_OUT/$name.cli.txt"
   for try in 1 2 3; do
     _rv_perf_once "$name" "$bin" "$@" && return 0
     grep -qE 'Correlation coefficient|Unable to calibrate' "$RV_OUT/$name".{cli,srv}.txt 2>/dev/null || break
@@ -155,6 +155,14 @@ rv_perf_metric() {
     bw) echo "$RV_PERF_LINE" | awk '{print $4}' ;;
     lat) echo "$RV_PERF_LINE" | awk '{print $5}' ;;
   esac
+}
+
+# rv_perf_unit bw|lat : the unit perftest printed in the header of the column rv_perf_metric
+# reads ("Gb/sec" with --report_gbits, "MB/sec" without; "usec"), from the last run's client log.
+rv_perf_unit() {
+  local col
+  case $1 in bw) col='BW average' ;; lat) col='t_typical' ;; esac
+  grep -o "$col\[[^]]*\]" "$RV_PERF_CLI" 2>/dev/null | tail -n 1 | sed 's/.*\[\(.*\)\]/\1/'
 }
 
 # ---- captures -------------------------------------------------------------------------------
@@ -254,6 +262,27 @@ rv_sw_stats_live() {
   ip netns exec "${RV_SW_NS[$1]}" "$RV_PFCCTL" --file-prefix "${RV_SW_PREFIX[$1]}" stats > "$2" 2> "$2.err" && return 0
   echo "pfcctl stats for pfcswitch $1 failed: $(head -c 400 "$2.err")" >&2
   return 1
+}
+
+# rv_sw_sample_start ID / rv_sw_sample_stop ID : the running instance's counters (pfcctl stats)
+# about once a second into $RV_OUT/samples/ID/<unix time>.json, for a plot over the run
+# (tools/rocev2-vm/demo_plot.py). The telemetry socket is a path: no need to enter the netns.
+declare -A RV_SAMPLER
+rv_sw_sample_start() {
+  local id=$1 dir=$RV_OUT/samples/$1 prefix=${RV_SW_PREFIX[$1]}
+  [ -x "${RV_PFCCTL:-}" ] || { echo "rv_sw_sample_start: no pfcctl at '${RV_PFCCTL:-}'" >&2; return 1; }
+  mkdir -p "$dir"
+  ( while :; do
+      f=$dir/$(rv_now).json
+      "$RV_PFCCTL" --file-prefix "$prefix" stats > "$f" 2>/dev/null || rm -f "$f"
+      sleep 1
+    done ) &
+  RV_SAMPLER[$id]=$!
+}
+rv_sw_sample_stop() {
+  [ -n "${RV_SAMPLER[$1]:-}" ] || return 0
+  kill "${RV_SAMPLER[$1]}" 2>/dev/null; wait "${RV_SAMPLER[$1]}" 2>/dev/null
+  RV_SAMPLER[$1]=""
 }
 
 _rv_wait_ready() {  # NAME PID LOG PATTERN: up to 90 s (EAL init under TCG takes several seconds)
