@@ -38,15 +38,14 @@ if [ "$DEPS" = yes ]; then
 fi
 
 # 2. build
-step "building pfcswitch in $BUILD"
+step "building pfcswitch for the guest (beside $BUILD)"
 if [ ! -f "$BUILD/build.ninja" ]; then
-  # eval: --meson-args is shell words, e.g. "-Dcpp_args='-mno-avx512f -mno-avx2'"
+  # eval: --meson-args is shell words, e.g. "-Dcpu=baseline"
   eval "meson setup \"\$BUILD\" \"\$ROOT\" $MESON_ARGS"
 fi
-targets=(dataplane/app/pfcswitch)
-ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^dataplane/ctl/pfcctl:' && targets+=(dataplane/ctl/pfcctl)
-ninja -C "$BUILD" "${targets[@]}"
-# The guest (qemu TCG) cannot run a build for this machine's AVX2/AVX-512: it gets its own.
+# Everything runs in the guest (qemu TCG), which cannot run a build for this machine's
+# AVX2/AVX-512: the switch programs are built once, for it (BUILD itself when it is a baseline
+# build, else BUILD-guest; see tools/rocev2-vm/guest-build.sh).
 GBUILD=$("$ROOT/tools/rocev2-vm/guest-build.sh" "$BUILD") || exit 1
 
 # 3. + 4. guest
