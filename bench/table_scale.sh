@@ -57,7 +57,7 @@ for ax, (name, pts) in zip(axes, series.items()):
     pts.sort()
     ax.plot([x for x, _ in pts], [c for _, c in pts], marker="o")
     ax.set_xscale("log")
-    ax.set_xlabel(name + (" (0 drawn at 1)" if "extra" in name else ""))
+    ax.set_xlabel(name + (" (0 drawn at 1)" if name.startswith("extra") else ""))
     ax.grid(True, alpha=0.3)
     for x, c in pts:
         ax.annotate(f"{c:.0f}", (x, c), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
