@@ -20,8 +20,8 @@ void LogEvent(const Switch& sw, const PfcwdEvent& e) {
   std::fflush(stdout);
 }
 
-// Cold: two events a storm.
-[[gnu::noinline]] void OnEvent(WorkerCtx& w, PortId port, int q, StormWatchdog::Event ev) {
+// Cold: two events a storm. Returns the packets discarded.
+[[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, StormWatchdog::Event ev) {
   PortOwnerState& os = *w.sw->ports[port].owner_state;
   const StormWatchdog& wd = os.wd[q];
   PrioCounters& c = w.st->prio[port][q];
@@ -44,11 +44,12 @@ void LogEvent(const Switch& sw, const PfcwdEvent& e) {
   }
   w.sw->pfcwd_log.Add(e);
   LogEvent(*w.sw, e);
+  return e.drops;
 }
 
 }  // namespace
 
-uint8_t PfcwdRound(WorkerCtx& w, PortId port) {
+uint8_t PfcwdRound(WorkerCtx& w, PortId port, uint64_t* ready_ns) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
@@ -59,6 +60,7 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port) {
   // reset a stall that is not there.
   const uint8_t look = paused | os.wd_active;
   if (!look) return 0;
+  uint32_t dropped = 0;
   for (uint32_t m = look; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     StormWatchdog& wd = os.wd[q];
@@ -69,7 +71,7 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port) {
     o.queued = os.data_stash[q].n != 0 || !rte_ring_empty(pr.egress[q]);
     o.tx_packets = c.tx_packets.Get();  // we are its only writer
     const StormWatchdog::Event ev = wd.Poll(w.now_ns, o, os.wd_cfg);
-    if (ev != StormWatchdog::Event::kNone) OnEvent(w, port, q, ev);
+    if (ev != StormWatchdog::Event::kNone) dropped += OnEvent(w, port, q, ev);
     const uint8_t bit = static_cast<uint8_t>(1u << q);
     if (wd.in_storm() || wd.stall_since() != StormWatchdog::kNone)
       os.wd_active |= bit;
@@ -84,7 +86,8 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port) {
   if (os.wd_cfg.action == StormAction::kDrop) {
     // New arrivals of a storming priority go the way of the queue.
     for (uint32_t m = os.wd_storm; m; m &= m - 1)
-      DiscardQueue(w, port, __builtin_ctz(m), DropReason::kPfcwdStorm);
+      dropped += DiscardQueue(w, port, __builtin_ctz(m), DropReason::kPfcwdStorm);
+    if (dropped && (*ready_ns == 0 || *ready_ns > w.now_ns + 1)) *ready_ns = w.now_ns + 1;
   }
   return os.wd_cfg.action == StormAction::kForward ? os.wd_storm : 0;
 }

@@ -20,8 +20,12 @@
 
 namespace pfc {
 
-// Returns the priorities whose received pause egress must ignore.
-uint8_t PfcwdRound(WorkerCtx& w, PortId port);
+// Returns the priorities whose received pause egress must ignore. When it
+// discarded packets, lowers *ready_ns (0: none) to just after now: the
+// buffer it released may let this switch resume an upstream (XON), which
+// the ingress port's PFC generator sends in its own round, perhaps already
+// run this round.
+uint8_t PfcwdRound(WorkerCtx& w, PortId port, uint64_t* ready_ns);
 // When the watchdog must look again even if nothing else happens (a stall
 // reaching detect_time, a quiet peer reaching restore_time); 0: never.
 uint64_t PfcwdNextDeadline(const WorkerCtx& w, PortId port);
