@@ -133,8 +133,20 @@ int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
   return 0;
 }
 
-// DCFIT events, newest last: {"enabled", "total", "events": [text, ...]}
-// (switch/dcfit_state.h DcfitEventText), at most the last 500.
+// Adds the last (at most 500) of `ev` as text under `key`, newest last.
+template <typename T, typename F>
+void AddEventTexts(rte_tel_data* d, const char* key, const std::vector<T>& ev, F&& text) {
+  rte_tel_data* a = rte_tel_data_alloc();
+  rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+  const size_t from = ev.size() > 500 ? ev.size() - 500 : 0;
+  for (size_t i = from; i < ev.size(); i++)
+    rte_tel_data_add_array_string(a, text(ev[i]).substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
+  rte_tel_data_add_dict_container(d, key, a, 0);
+}
+
+// Events, newest last: DCFIT's {"enabled", "total", "events": [text, ...]}
+// (switch/dcfit_state.h DcfitEventText) and the pause-storm watchdog's
+// {"pfcwd_total", "pfcwd_events": [text, ...]} (switch/pfcwd_state.h).
 int CmdEvents(const char*, const char* params, rte_tel_data* d) {
   std::string rest;
   const Switch* sw = SwitchArg(params, &rest);
@@ -145,15 +157,13 @@ int CmdEvents(const char*, const char* params, rte_tel_data* d) {
   const std::vector<DcfitEventRecord> ev =
       sw->dcfit ? sw->dcfit->log.Snapshot(&total) : std::vector<DcfitEventRecord>{};
   rte_tel_data_add_dict_u64(d, "total", total);
-  rte_tel_data* a = rte_tel_data_alloc();
-  rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
-  const size_t from = ev.size() > 500 ? ev.size() - 500 : 0;
-  for (size_t i = from; i < ev.size(); i++) {
-    const std::string t =
-        DcfitEventText(ev[i], sw->ports[ev[i].ev.in_port].name, sw->ports[ev[i].ev.out_port].name);
-    rte_tel_data_add_array_string(a, t.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
-  }
-  rte_tel_data_add_dict_container(d, "events", a, 0);
+  AddEventTexts(d, "events", ev, [&](const DcfitEventRecord& r) {
+    return DcfitEventText(r, sw->ports[r.ev.in_port].name, sw->ports[r.ev.out_port].name);
+  });
+  const std::vector<PfcwdEvent> wd = sw->pfcwd_log.Snapshot(&total);
+  rte_tel_data_add_dict_u64(d, "pfcwd_total", total);
+  AddEventTexts(d, "pfcwd_events", wd,
+                [&](const PfcwdEvent& e) { return PfcwdEventText(e, sw->ports[e.port].name); });
   return 0;
 }
 

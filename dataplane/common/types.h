@@ -46,6 +46,8 @@ enum class DropReason : uint8_t {
                       // opcode other than request/reply
   kDcfitBreak,        // discarded by DCFIT recovery to break a declared deadlock
                       // (dcfit.recovery: break), from the looped lossless queue
+  kPfcwdStorm,        // discarded by the pause-storm watchdog (pfc_watchdog.action:
+                      // drop) from a lossless queue its peer keeps paused
   kCount
 };
 
@@ -87,6 +89,8 @@ constexpr std::string_view DropReasonName(DropReason r) {
       return "arp_unsupported";
     case DropReason::kDcfitBreak:
       return "dcfit_break";
+    case DropReason::kPfcwdStorm:
+      return "pfcwd_storm";
     case DropReason::kCount:
       break;
   }

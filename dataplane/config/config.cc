@@ -126,7 +126,7 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
     YAML::Node root = LoadFile(read, path, "a map with sections switch, ports, ...");
     rd.CheckKeys(root, "",
                  {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer", "pfc",
-                  "dcfit", "rewrite", "include"});
+                  "dcfit", "pfc_watchdog", "rewrite", "include"});
     std::string inc_path;
     std::set<std::string> from_inc;
     root = MergeInclude(read, rd, root, &inc_path, &from_inc);
@@ -142,6 +142,7 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
     cfgsec::ParseQos(reader_for("qos"), root["qos"], &c);
     cfgsec::ParsePfc(rd, root["pfc"], &c);
     cfgsec::ParseDcfit(rd, root["dcfit"], &c);
+    cfgsec::ParsePfcWatchdog(rd, root["pfc_watchdog"], &c);
     cfgsec::ParseBuffer(rd, root["buffer"], &c);
     cfgsec::ParseRoutes(reader_for("routes"), root["routes"], &c);
     cfgsec::ParseNeighbors(reader_for("neighbors"), root["neighbors"], &c);

@@ -15,6 +15,7 @@
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/common/types.h"
 #include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/pfc/storm_watchdog.h"
 #include "dataplane/sched/egress_scheduler.h"
 #include "dataplane/tables/rewrite_table.h"
 #include "dataplane/tables/route_table.h"
@@ -65,6 +66,14 @@ struct DcfitSettings {
   int32_t switch_id = -1;  // S_gen-ini / S_tri; -1: the switch's index (0 standalone)
 };
 
+// PFC pause-storm watchdog (pfc/storm_watchdog.h): the section's settings
+// and, by port index, each port's after its `ports:` override (filled for
+// every port when the section is present; empty without it).
+struct PfcWatchdogSettings {
+  StormConfig defaults;
+  std::vector<StormConfig> port;
+};
+
 struct SwitchConfig {
   std::string path;          // absolute, so tools in other directories can re-read it
   std::string include_path;  // absolute; empty without `include:`
@@ -89,6 +98,7 @@ struct SwitchConfig {
   RewriteConfig rewrite;
   PfcSettings pfc;
   DcfitSettings dcfit;
+  PfcWatchdogSettings pfc_watchdog;
 
   int PortIndex(const std::string& name) const;
 };
@@ -115,6 +125,9 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
 // The PFC generator settings of port `p` of `c`, as the runtime configures
 // them.
 PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p);
+
+// The watchdog settings of port `p`: its override, else the section's.
+const StormConfig& PfcWatchdogFor(const SwitchConfig& c, PortId p);
 
 // Helpers exposed for tests and the CLI.
 bool ParseRate(const std::string& s, uint64_t* bps);     // "10G", "2.5G", "100M", "1000000"

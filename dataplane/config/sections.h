@@ -20,6 +20,7 @@ void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParsePfc(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParsePfcWatchdog(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Whole-config checks that span sections; also builds buffer/rewrite port counts.
@@ -44,6 +45,11 @@ class NextHopIndex {
   SwitchConfig* c_;
   std::unordered_map<uint64_t, uint16_t> index_;
 };
+
+// "250us", "1ms", "2s", "800ns" or a plain number of nanoseconds, in
+// [lo, hi] ns.
+uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, uint64_t lo,
+                  uint64_t hi);
 
 // A port reference: a name from `ports:` or a 0-based index.
 PortId PortRef(const cfg::Reader& rd, const YAML::Node& n, const std::string& field,

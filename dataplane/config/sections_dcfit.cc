@@ -6,9 +6,7 @@
 #include "dataplane/config/sections.h"
 
 namespace pfc::cfgsec {
-namespace {
 
-// "250us", "1ms", "2s", "800ns" or a plain number of nanoseconds.
 uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, uint64_t lo,
                   uint64_t hi) {
   const std::string want = "a duration such as 500us or 1ms (" + std::to_string(lo) + " ns to " +
@@ -28,8 +26,6 @@ uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string&
   if (mult == 0 || v > hi / mult || v * mult < lo) rd.Fail(n, f, want);
   return v * mult;
 }
-
-}  // namespace
 
 void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;

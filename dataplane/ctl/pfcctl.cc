@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   auto* stats = app.add_subcommand("stats", "all counters as JSON");
   stats->add_option("--port", port, "only this port");
   auto* show = app.add_subcommand("show", "non-zero counters as a table");
-  auto* events = app.add_subcommand("events", "DCFIT deadlock-detection events, one a line");
+  auto* events = app.add_subcommand("events", "pause-storm watchdog and DCFIT events, one a line");
   std::string file;
   auto* load = app.add_subcommand("load", "install rules/routes/qos from a file (atomic swap)");
   load->add_option("file", file, "rules or routes file (YAML)")
@@ -117,8 +117,15 @@ int main(int argc, char** argv) {
   } else if (*events) {
     if (!c.Query("/pfcswitch/events" + (sw_name.empty() ? "" : "," + sw_name), &j, &err))
       return Fail(err);
-    if (!j.value("enabled", uint64_t{0}))
-      return Fail("DCFIT is off on this switch (dcfit.enabled)");
+    // Pause-storm watchdog events first (any switch may have them), then
+    // DCFIT's.
+    for (const auto& e : j["pfcwd_events"])
+      std::printf("pfcwd: %s\n", e.get<std::string>().c_str());
+    std::printf("(%lu pfcwd events in all)\n", j.value("pfcwd_total", uint64_t{0}));
+    if (!j.value("enabled", uint64_t{0})) {
+      std::printf("(DCFIT is off on this switch: dcfit.enabled)\n");
+      return 0;
+    }
     for (const auto& e : j["events"]) std::printf("%s\n", e.get<std::string>().c_str());
     std::printf("(%lu events in all)\n", j.value("total", uint64_t{0}));
   } else if (*load) {

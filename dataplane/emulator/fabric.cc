@@ -443,9 +443,11 @@ uint64_t Fabric::LosslessDrops() const {
         for (int q = 0; q < kNumPrio; q++) {
           if (!s.sw->cfg.tag_map.IsLossless(q)) continue;
           for (int r = 0; r < kNumDropReasons; r++) {
-            // A routing loop's own victims, and DCFIT's chosen ones (reported apart).
+            // A routing loop's own victims, DCFIT's and the storm watchdog's
+            // chosen ones (reported apart).
             if (r == static_cast<int>(DropReason::kTtlExpired) ||
-                r == static_cast<int>(DropReason::kDcfitBreak))
+                r == static_cast<int>(DropReason::kDcfitBreak) ||
+                r == static_cast<int>(DropReason::kPfcwdStorm))
               continue;
             n += w->prio[p][q].drops[r].Get();
           }
@@ -535,6 +537,22 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   // Virtual clock: with each loop and its detection time (dcfit_report.h).
   r["dcfit_events"] = dcfit_.events();
   r["dcfit_break_drops"] = DropsOf(DropReason::kDcfitBreak);
+  // Pause-storm watchdog events of every switch (switch/pfcwd_state.h),
+  // in emulated time.
+  json wd = json::array();
+  for (const SwitchRun& s : switches_) {
+    for (const PfcwdEvent& e : s.sw->pfcwd_log.Snapshot(nullptr)) {
+      wd.push_back({{"switch", s.sw->name},
+                    {"kind", e.restored ? "restored" : "storm"},
+                    {"port", s.sw->ports[e.port].name},
+                    {"prio", e.prio},
+                    {"t_ns", e.t_ns},
+                    {"since_ns", e.since_ns},
+                    {"drops", e.drops}});
+    }
+  }
+  r["pfcwd_events"] = wd;
+  r["pfcwd_storm_drops"] = DropsOf(DropReason::kPfcwdStorm);
   const fs::path dir(spec_.out_dir);
   std::ofstream(dir / "results.json") << r.dump(1) << "\n";
   // Flow throughput per bin at the receiver.

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "dataplane/buffer/accountant.h"
+#include "dataplane/stages/egress.h"
 
 namespace pfc {
 namespace {
@@ -30,35 +30,6 @@ void SendStandalone(WorkerCtx& w, PortId port, const CheckMsg& msg) {
     return;
   }
   pc.dcfit_msg_tx.Add(1);
-}
-
-// dcfit.recovery: break. Discards what the queue (port, prio) holds, once:
-// the packets that wait for the paused next hop of the loop. Their buffer
-// charge is released, so this switch resumes its upstream on the loop, and
-// the loop drains from there (DCFIT §4: only as much as restarts the loop).
-uint32_t BreakQueue(WorkerCtx& w, SwitchDcfit& d, PortId port, int prio) {
-  Switch& sw = *w.sw;
-  PortRuntime& pr = sw.ports[port];
-  ReleaseBatch rel(sw.buffer);
-  uint32_t n = 0;
-  auto discard = [&](rte_mbuf* m) {
-    const PktMeta* meta = sw.Meta(m);
-    rel.Add(meta->in_port, meta->in_prio, meta->charged);
-    d.det.causality().OnDequeue(meta->in_port, port, prio);
-    w.st->prio[meta->in_port][meta->in_prio].drops[static_cast<int>(DropReason::kDcfitBreak)].Add(
-        1);
-    rte_pktmbuf_free(m);
-    ++n;
-  };
-  TxStash& s = pr.owner_state->data_stash[prio];
-  for (; s.n > 0; --s.n, s.head = (s.head + 1) % TxStash::kCap) discard(s.pkts[s.head]);
-  rte_mbuf* pkts[kMaxBurst];
-  unsigned got;
-  while ((got = rte_ring_dequeue_burst(pr.egress[prio], reinterpret_cast<void**>(pkts), kMaxBurst,
-                                       nullptr)) > 0) {
-    for (unsigned i = 0; i < got; i++) discard(pkts[i]);
-  }
-  return n;
 }
 
 void LogEvent(const Switch& sw, const DcfitEventRecord& r) {
@@ -96,7 +67,11 @@ void LogEvent(const Switch& sw, const DcfitEventRecord& r) {
     // The queue waiting on the loop's paused link: in_port is where our
     // message came back, i.e. the port the next switch of the loop pauses.
     r.broke = true;
-    r.break_drops = BreakQueue(w, d, e.in_port, e.msg.prio);
+    // Discards what the queue holds, once: the packets that wait for the
+    // paused next hop of the loop. Their buffer charge is released, so this
+    // switch resumes its upstream on the loop, and the loop drains from
+    // there (DCFIT §4: only as much as restarts the loop).
+    r.break_drops = DiscardQueue(w, e.in_port, e.msg.prio, DropReason::kDcfitBreak);
   }
   d.log.Add(r);
   LogEvent(*w.sw, r);

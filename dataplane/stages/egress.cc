@@ -77,6 +77,32 @@ bool NothingQueued(const PortRuntime& pr) {
   return true;
 }
 
+uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
+  Switch& sw = *w.sw;
+  PortRuntime& pr = sw.ports[port];
+  SwitchDcfit* dc = sw.dcfit.get();
+  ReleaseBatch rel(sw.buffer);
+  uint32_t n = 0;
+  auto discard = [&](rte_mbuf* m) {
+    const PktMeta* meta = sw.Meta(m);
+    rel.Add(meta->in_port, meta->in_prio, meta->charged);
+    // Leaving the queue, as far as DCFIT's causality counts go.
+    if (dc) dc->det.causality().OnDequeue(meta->in_port, port, prio);
+    w.st->prio[meta->in_port][meta->in_prio].drops[static_cast<int>(why)].Add(1);
+    rte_pktmbuf_free(m);
+    ++n;
+  };
+  TxStash& s = pr.owner_state->data_stash[prio];
+  for (; s.n > 0; --s.n, s.head = (s.head + 1) % TxStash::kCap) discard(s.pkts[s.head]);
+  rte_mbuf* pkts[kMaxBurst];
+  unsigned got;
+  while ((got = rte_ring_dequeue_burst(pr.egress[prio], reinterpret_cast<void**>(pkts), kMaxBurst,
+                                       nullptr)) > 0) {
+    for (unsigned i = 0; i < got; i++) discard(pkts[i]);
+  }
+  return n;
+}
+
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];

@@ -18,5 +18,10 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
 // Nothing to send: no control frame, nothing the device refused, every
 // egress queue empty (EgressPort returns 0 at once, changing nothing).
 bool NothingQueued(const PortRuntime& pr);
+// Discards everything egress queue (port, prio) holds (refused packets and
+// the ring), counting each as a drop for `why` by its ingress port and
+// priority and releasing its buffer charge; returns how many. Run by the
+// port's owner (DCFIT break recovery, the pause-storm watchdog's drop).
+uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why);
 
 }  // namespace pfc

@@ -10,6 +10,7 @@
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
 #include "dataplane/stages/pfc_stage.h"
+#include "dataplane/stages/pfcwd_stage.h"
 #include "dataplane/switch/emu_port.h"
 
 namespace pfc {
@@ -37,6 +38,7 @@ bool PortQuiet(const WorkerCtx& w, PortId p) {
   const PortRuntime& pr = sw.ports[p];
   const PortOwnerState& os = *pr.owner_state;
   if (!os.pfc_gen.quiet() || os.pfc_changed || os.pfc_live != 0) return false;
+  if (os.wd_active != 0) return false;  // a storm or a stall under watch
   for (uint32_t m = w.t->tag_map.lossless_mask; m; m &= m - 1) {
     if (sw.buffer.occupancy(p, __builtin_ctz(m)) != 0) return false;
   }
@@ -73,10 +75,15 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
 uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns) {
   Switch& sw = *w.sw;
   PfcGenerate(w, p);
-  const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns);
-  const uint16_t sent = EgressPort(w, p, paused, ready_ns);
+  // The watchdog first: its drop empties a storming queue before egress
+  // looks, its forward unmasks the storming priority's pause.
+  const uint8_t ignore = PfcwdRound(w, p, ready_ns);
+  const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns) & ~ignore;
+  const uint16_t sent = EgressPort(w, p, static_cast<uint8_t>(paused), ready_ns);
   PfcPublish(w, p);
   uint64_t d = PfcNextDeadline(w, p);
+  if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
+  d = PfcwdNextDeadline(w, p);
   if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
   // An emulated link: frames to start on our wire, the next arrival, the
   // FIFO accepting again.

@@ -14,13 +14,12 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <deque>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "dataplane/common/types.h"
 #include "dataplane/dcfit/detector.h"
+#include "dataplane/switch/event_log.h"
 
 namespace pfc {
 
@@ -37,26 +36,7 @@ struct DcfitEventRecord {
 std::string DcfitEventText(const DcfitEventRecord& r, const std::string& in,
                            const std::string& out);
 
-class DcfitEventLog {
- public:
-  static constexpr size_t kKeep = 4096;  // oldest dropped beyond this
-  void Add(const DcfitEventRecord& r) {
-    std::lock_guard<std::mutex> g(mu_);
-    if (ev_.size() == kKeep) ev_.pop_front();
-    ev_.push_back(r);
-    ++total_;
-  }
-  std::vector<DcfitEventRecord> Snapshot(uint64_t* total) const {
-    std::lock_guard<std::mutex> g(mu_);
-    if (total) *total = total_;
-    return {ev_.begin(), ev_.end()};
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::deque<DcfitEventRecord> ev_;
-  uint64_t total_ = 0;
-};
+using DcfitEventLog = EventLog<DcfitEventRecord>;
 
 struct SwitchDcfit {
   dcfit::Detector det;

@@ -12,6 +12,7 @@
 #include "dataplane/common/types.h"
 #include "dataplane/pfc/pause_timer.h"
 #include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/pfc/storm_watchdog.h"
 #include "dataplane/sched/egress_scheduler.h"
 
 namespace pfc {
@@ -38,6 +39,13 @@ struct PortOwnerState {
   // paused_ns/pausing_ns grow). Starts "changed" so the first round publishes.
   bool pfc_changed = true;
   uint8_t pfc_live = 0;
+  // Pause-storm watchdog (stages/pfcwd_stage.h): the port's settings, one
+  // state machine per priority (lossless ones used), the priorities whose
+  // watch is running (a stall or a storm) and those in storm.
+  StormConfig wd_cfg;
+  std::array<StormWatchdog, kNumPrio> wd;
+  uint8_t wd_active = 0;
+  uint8_t wd_storm = 0;
 };
 
 }  // namespace pfc

@@ -61,7 +61,13 @@ class Counter {
   X(paused_ns)   /* our egress of this priority paused by the peer */                \
   X(pausing_ns)  /* the peer paused by our frames */                                 \
   X(paused_now)  /* 1 while our egress is paused */                                  \
-  X(pausing_now) /* 1 while we hold the peer in XOFF */
+  X(pausing_now) /* 1 while we hold the peer in XOFF */                             \
+  /* Pause-storm watchdog of our egress queue (stages/pfcwd_stage.h); its */         \
+  /* drops are drops.pfcwd_storm, by ingress port and priority: */                   \
+  X(pfcwd_storms)   /* storms detected */                                            \
+  X(pfcwd_restores) /* storms ended */                                               \
+  X(pfcwd_storm_ns) /* gauge: time spent in storm */                                 \
+  X(pfcwd_in_storm) /* gauge: 1 while in storm */
 
 // Per worker, for the switch: X(field, exported name), summed over workers.
 #define PFC_WORKER_COUNTERS(X)                                                       \

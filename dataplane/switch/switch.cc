@@ -253,6 +253,7 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
     gc.port_bps = pc.speed_bps;
     gc.xoff_quanta = cfg.pfc.pause_quanta;
     gc.refresh_fraction = cfg.pfc.refresh_fraction;
+    pr.owner_state->wd_cfg = PfcWatchdogFor(cfg, static_cast<PortId>(i));
     if (!pr.owner_state->pfc_gen.Configure(gc, err)) {
       *err = "ports[" + std::to_string(i) + "] pfc: " + *err;
       return nullptr;

@@ -25,6 +25,7 @@
 //  * stats[w]: written by worker w only.
 //  * dcfit: nullptr unless dcfit.enabled; the one worker running the switch
 //    writes it (dcfit_state.h), its event log is readable by anyone.
+//  * pfcwd_log: pause-storm events, added by port owners, read by anyone.
 #pragma once
 #include <rte_ring.h>
 
@@ -40,6 +41,7 @@
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/switch/dataplane.h"
 #include "dataplane/switch/dcfit_state.h"
+#include "dataplane/switch/pfcwd_state.h"
 #include "dataplane/switch/port_io.h"
 #include "dataplane/switch/port_state.h"
 #include "dataplane/switch/stats.h"
@@ -74,6 +76,7 @@ class Switch {
   NeighborTable neighbors{4096};
   std::vector<std::unique_ptr<WorkerStats>> stats;  // one per worker
   std::unique_ptr<SwitchDcfit> dcfit;               // nullptr: DCFIT off
+  PfcwdEventLog pfcwd_log;
 
   const Tables* CurrentTables() const { return tables_.load(std::memory_order_acquire); }
   // Publishes a new snapshot and frees the old one after every worker has

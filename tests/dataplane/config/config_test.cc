@@ -110,6 +110,67 @@ TEST_F(ConfigTest, DcfitSection) {
              "dcfit.enabled: expected a lossless priority");
 }
 
+// The pfc_watchdog section: defaults (off, 1 ms, 10 ms, drop), every field,
+// per-port overrides over the section's values, and errors naming file,
+// line and field.
+TEST_F(ConfigTest, PfcWatchdogSection) {
+  const std::string qos = "qos: { tag_map: { 24: 3 }, lossless: [3] }\n";
+  SwitchConfig c;
+  ASSERT_EQ(Load(kPorts, &c), "");
+  for (PortId p : {0, 1}) {
+    const StormConfig& s = PfcWatchdogFor(c, p);
+    EXPECT_FALSE(s.enabled);
+    EXPECT_EQ(s.detect_ns, 1'000'000u);
+    EXPECT_EQ(s.restore_ns, 10'000'000u);
+    EXPECT_EQ(s.action, StormAction::kDrop);
+  }
+  ASSERT_EQ(Load(kPorts + qos +
+                     "pfc_watchdog:\n"
+                     "  enabled: true\n"
+                     "  detect_time: 200us\n"
+                     "  restore_time: 5ms\n"
+                     "  action: forward\n"
+                     "  ports:\n"
+                     "    - { name: p1, action: alert, detect_time: 2ms }\n",
+                 &c),
+            "");
+  const StormConfig& p0 = PfcWatchdogFor(c, 0);
+  EXPECT_TRUE(p0.enabled);
+  EXPECT_EQ(p0.detect_ns, 200'000u);
+  EXPECT_EQ(p0.restore_ns, 5'000'000u);
+  EXPECT_EQ(p0.action, StormAction::kForward);
+  const StormConfig& p1 = PfcWatchdogFor(c, 1);
+  EXPECT_TRUE(p1.enabled) << "inherited from the section";
+  EXPECT_EQ(p1.detect_ns, 2'000'000u);
+  EXPECT_EQ(p1.restore_ns, 5'000'000u);
+  EXPECT_EQ(p1.action, StormAction::kAlert);
+  ASSERT_EQ(Load(kPorts + qos + "pfc_watchdog: { ports: [ { name: p0, enabled: true } ] }\n", &c),
+            "");
+  EXPECT_TRUE(PfcWatchdogFor(c, 0).enabled);
+  EXPECT_FALSE(PfcWatchdogFor(c, 1).enabled);
+
+  const std::string bad_act = kPorts + qos + "pfc_watchdog:\n  action: shout\n";
+  EXPECT_HAS(Load(bad_act),
+             At(bad_act, "  action:") + " pfc_watchdog.action: expected drop, forward or alert");
+  const std::pair<const char*, const char*> bad[] = {
+      {"{ detect_time: soon }", "pfc_watchdog.detect_time: expected a duration such as 500us"},
+      {"{ restore_time: 500ns }", "pfc_watchdog.restore_time: expected a duration"},
+      {"{ ports: [ { name: p0 }, { name: p0 } ] }",
+       "pfc_watchdog.ports[1].name: expected each port once"},
+      {"{ ports: [ { action: drop } ] }",
+       "pfc_watchdog.ports[0].name: expected a port name from 'ports' (missing)"},
+      {"{ ports: [ { name: p0, detect: 1ms } ] }", "pfc_watchdog.ports[0]"},
+      {"{ enable: true }", "pfc_watchdog"},
+  };
+  for (const auto& [section, want] : bad)
+    EXPECT_HAS(Load(kPorts + qos + "pfc_watchdog: " + section + "\n"), want);
+  const std::string bad_port = kPorts + qos + "pfc_watchdog:\n  ports:\n    - { name: p7 }\n";
+  EXPECT_HAS(Load(bad_port),
+             At(bad_port, "    - {") + " pfc_watchdog.ports[0].name: expected a port name");
+  EXPECT_HAS(Load(kPorts + "pfc_watchdog: { enabled: true }\n"),
+             "pfc_watchdog.enabled: expected a lossless priority");
+}
+
 TEST_F(ConfigTest, KeyGivenTwiceNamesTheKeyAndBothLines) {
   std::string text = kPorts;
   text.replace(text.find("    speed: 10G\n"), 0, "    speed: 25G\n");  // p0 now has speed twice

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Pause-storm watchdog glue. See pfcwd_stage.h.
+#include "dataplane/stages/pfcwd_stage.h"
+
+#include <rte_ring.h>
+
+#include <cstdio>
+
+#include "dataplane/stages/egress.h"
+
+namespace pfc {
+namespace {
+
+void LogEvent(const Switch& sw, const PfcwdEvent& e) {
+  const std::string text = PfcwdEventText(e, sw.ports[e.port].name);
+  if (sw.name.empty())
+    std::printf("pfcswitch: pfcwd: %s\n", text.c_str());
+  else
+    std::printf("pfcswitch: pfcwd[%s]: %s\n", sw.name.c_str(), text.c_str());
+  std::fflush(stdout);
+}
+
+// Cold: two events a storm. Returns the packets discarded.
+[[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, StormWatchdog::Event ev) {
+  PortOwnerState& os = *w.sw->ports[port].owner_state;
+  const StormWatchdog& wd = os.wd[q];
+  PrioCounters& c = w.st->prio[port][q];
+  PfcwdEvent e;
+  e.port = port;
+  e.prio = static_cast<uint8_t>(q);
+  e.t_ns = w.now_ns;
+  const uint8_t bit = static_cast<uint8_t>(1u << q);
+  if (ev == StormWatchdog::Event::kDetected) {
+    os.wd_storm |= bit;
+    c.pfcwd_storms.Add(1);
+    e.since_ns = wd.stall_since();
+    if (os.wd_cfg.action == StormAction::kDrop)
+      e.drops = DiscardQueue(w, port, q, DropReason::kPfcwdStorm);
+  } else {
+    os.wd_storm &= static_cast<uint8_t>(~bit);
+    c.pfcwd_restores.Add(1);
+    e.restored = true;
+    e.since_ns = wd.storm_since();
+  }
+  w.sw->pfcwd_log.Add(e);
+  LogEvent(*w.sw, e);
+  return e.drops;
+}
+
+}  // namespace
+
+uint8_t PfcwdRound(WorkerCtx& w, PortId port, uint64_t* ready_ns) {
+  Switch& sw = *w.sw;
+  PortRuntime& pr = sw.ports[port];
+  PortOwnerState& os = *pr.owner_state;
+  if (!os.wd_cfg.enabled) return 0;
+  const uint8_t ll = w.t->tag_map.lossless_mask;
+  const uint8_t paused = os.pause.PausedMask(w.now_ns) & ll;
+  // Unpaused priorities with no watch running stay idle: Poll would only
+  // reset a stall that is not there.
+  const uint8_t look = paused | os.wd_active;
+  if (!look) return 0;
+  uint32_t dropped = 0;
+  for (uint32_t m = look; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
+    StormWatchdog& wd = os.wd[q];
+    PrioCounters& c = w.st->prio[port][q];
+    StormObservation o;
+    o.paused = (paused >> q) & 1;
+    o.paused_until = os.pause.PausedUntil(q);
+    o.queued = os.data_stash[q].n != 0 || !rte_ring_empty(pr.egress[q]);
+    o.tx_packets = c.tx_packets.Get();  // we are its only writer
+    const StormWatchdog::Event ev = wd.Poll(w.now_ns, o, os.wd_cfg);
+    if (ev != StormWatchdog::Event::kNone) dropped += OnEvent(w, port, q, ev);
+    const uint8_t bit = static_cast<uint8_t>(1u << q);
+    if (wd.in_storm() || wd.stall_since() != StormWatchdog::kNone)
+      os.wd_active |= bit;
+    else
+      os.wd_active &= static_cast<uint8_t>(~bit);
+    if (wd.in_storm() || ev == StormWatchdog::Event::kRestored) {
+      c.pfcwd_storm_ns.Set(wd.StormNs(w.now_ns));
+      c.pfcwd_in_storm.Set(wd.in_storm());
+    }
+  }
+  if (!os.wd_storm) return 0;
+  if (os.wd_cfg.action == StormAction::kDrop) {
+    // New arrivals of a storming priority go the way of the queue.
+    for (uint32_t m = os.wd_storm; m; m &= m - 1)
+      dropped += DiscardQueue(w, port, __builtin_ctz(m), DropReason::kPfcwdStorm);
+    if (dropped && (*ready_ns == 0 || *ready_ns > w.now_ns + 1)) *ready_ns = w.now_ns + 1;
+  }
+  return os.wd_cfg.action == StormAction::kForward ? os.wd_storm : 0;
+}
+
+uint64_t PfcwdNextDeadline(const WorkerCtx& w, PortId port) {
+  const PortOwnerState& os = *w.sw->ports[port].owner_state;
+  uint64_t d = 0;
+  for (uint32_t m = os.wd_active; m; m &= m - 1) {
+    const uint64_t t = os.wd[__builtin_ctz(m)].Deadline(os.wd_cfg);
+    if (t != StormWatchdog::kNone && (d == 0 || t < d)) d = t;
+  }
+  return d;
+}
+
+}  // namespace pfc

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Pause-storm watchdog glue (pfc_watchdog config section): each egress round
+// of a port with the watchdog on, PfcwdRound feeds each lossless priority's
+// state machine (pfc/storm_watchdog.h) with what the port's owner sees: the
+// peer's pause (the port's pause timers), whether the egress queue holds
+// packets, its tx count. On a storm it logs the event (stdout line and
+// Switch::pfcwd_log) and counts it; while in storm it carries out the
+// port's action:
+//  * drop: discards the queue, and each round what arrived since
+//    (DropReason::kPfcwdStorm), so the buffer it held is released and the
+//    switch stops pausing its own upstreams on its account;
+//  * forward: returns the priority in the mask of pauses egress ignores;
+//  * alert: nothing more.
+// An idle port, or one whose lossless priorities are not paused and not
+// watched, costs a few loads. Runs on the worker that owns the port.
+#pragma once
+#include <cstdint>
+
+#include "dataplane/stages/worker_ctx.h"
+
+namespace pfc {
+
+// Returns the priorities whose received pause egress must ignore. When it
+// discarded packets, lowers *ready_ns (0: none) to just after now: the
+// buffer it released may let this switch resume an upstream (XON), which
+// the ingress port's PFC generator sends in its own round, perhaps already
+// run this round.
+uint8_t PfcwdRound(WorkerCtx& w, PortId port, uint64_t* ready_ns);
+// When the watchdog must look again even if nothing else happens (a stall
+// reaching detect_time, a quiet peer reaching restore_time); 0: never.
+uint64_t PfcwdNextDeadline(const WorkerCtx& w, PortId port);
+
+}  // namespace pfc
