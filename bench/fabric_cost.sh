@@ -21,6 +21,7 @@
 #        KEEP=1 (keep the work directory: callgrind files, the fabric run)
 # Last line: RESULT emu_instr_per_hop=<n> pipeline_instr_per_pkt=<n> emu_over_pipeline=<ratio>
 set -euo pipefail
+. "$(dirname "$0")/fabric_leafspine.sh"
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # valgrind has no AVX-512: profile the -Dcpu=baseline twin of the build (see guest-build.sh).
 B=$("$SRC/tools/rocev2-vm/guest-build.sh" "${1:-$SRC/build}")
@@ -41,15 +42,7 @@ buffer: { total_bytes: 3M, cell_bytes: 512, lossless: { reserved: 8K, xoff: 32K,
 Y
 {
   echo "fabric: { clock: virtual, duration: $DURATION, bin: 100us, quantum: ${QUANTUM:-0} }"
-  echo "topology: { gen: 'leafspine:$T:2:2' }"
-  echo "links: { rate: 40G, delay: 1us }"
-  echo "switch: { config: $TMP/switch.yaml }"
-  echo "flows:"
-  for ((i = 0; i < T; i++)); do
-    for j in 0 1; do
-      echo "  - { name: f${i}_$j, from: h${i}_$j, to: h$(((i + 1) % T))_$j, dscp: 1, prio: 1, rate: 10G }"
-    done
-  done
+  leafspine_body "$T" "$TMP/switch.yaml"
 } > "$TMP/fabric.yaml"
 
 # callgrind's per-function totals (inclusive, from the toggle-collected part).

@@ -12,6 +12,7 @@
 # Last line: RESULT switches=<largest> hops_mpps_per_core=<at the largest>
 #            virtual_over_real=<Fig. 10>
 set -euo pipefail
+. "$(dirname "$0")/fabric_leafspine.sh"
 cd "$(dirname "$0")/.."
 B=${1:-build}
 SIZES=${2:-"2 4 8 16 32 62"}
@@ -27,16 +28,7 @@ last=""
 for T in $SIZES; do
   {
     echo "fabric: { clock: virtual, duration: 2ms, bin: 1ms }"
-    echo "topology: { gen: 'leafspine:$T:2:2' }"
-    echo "links: { rate: 40G, delay: 1us }"
-    echo "switch: { config: $TMP/switch.yaml }"
-    echo "flows:"
-    # leafspine names: ToR t<i>, hosts h<i>_<j> (see ctrl/tagger/topo_gen.cc)
-    for ((i = 0; i < T; i++)); do
-      for j in 0 1; do
-        echo "  - { name: f${i}_$j, from: h${i}_$j, to: h$(((i + 1) % T))_$j, dscp: 1, prio: 1, rate: 10G }"
-      done
-    done
+    leafspine_body "$T" "$TMP/switch.yaml"
   } > "$TMP/ls$T.yaml"
   "$B/dataplane/emulator/pfcfabric" --fabric "$TMP/ls$T.yaml" --out "$TMP/ls$T" > "$TMP/ls$T.log" 2>&1 ||
     { cat "$TMP/ls$T.log"; exit 1; }

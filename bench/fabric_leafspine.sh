@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Sourced by bench/fabric_scale.sh and bench/fabric_cost.sh: the steady fabric both measure.
+# leafspine_body TORS SWITCH_CONFIG : prints the fabric file's sections after `fabric:` for a
+# leaf-spine of TORS ToRs, 2 spines and 2 hosts a ToR (40 Gb/s, 1 us links), every host sending
+# 10 Gb/s of lossless traffic (tag 1, priority 1) to its twin under the next ToR.
+leafspine_body() {
+  local t=$1 i j
+  echo "topology: { gen: 'leafspine:$t:2:2' }"
+  echo "links: { rate: 40G, delay: 1us }"
+  echo "switch: { config: $2 }"
+  echo "flows:"
+  # leafspine names: ToR t<i>, hosts h<i>_<j> (see ctrl/tagger/topo_gen.cc)
+  for ((i = 0; i < t; i++)); do
+    for j in 0 1; do
+      echo "  - { name: f${i}_$j, from: h${i}_$j, to: h$(((i + 1) % t))_$j, dscp: 1, prio: 1, rate: 10G }"
+    done
+  done
+}
