@@ -35,11 +35,7 @@ ninja -C "$B" dataplane/emulator/pfcfabric bench/dataplane/pipeline_bench > /dev
 TMP=$(mktemp -d /tmp/fabric-cost-XXXXXX)
 trap '[[ -n ${KEEP:-} ]] && echo "fabric_cost: kept $TMP" || rm -rf "$TMP"; rm -rf /var/run/dpdk/fcost$$' EXIT
 
-cat > "$TMP/switch.yaml" <<'Y'
-switch: { idle_sleep_us: 0 }
-qos: { tag_map: { 1: 1 }, lossless: [1], lossy_priority: 0, lossy_tag: 0 }
-buffer: { total_bytes: 3M, cell_bytes: 512, lossless: { reserved: 8K, xoff: 32K, headroom: auto } }
-Y
+leafspine_switch "$TMP/switch.yaml"
 {
   echo "fabric: { clock: virtual, duration: $DURATION, bin: 100us, quantum: ${QUANTUM:-0} }"
   leafspine_body "$T" "$TMP/switch.yaml"

@@ -1,5 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced by bench/fabric_scale.sh and bench/fabric_cost.sh: the steady fabric both measure.
+# leafspine_switch FILE : writes the switches' template (tag 1 lossless on priority 1).
+leafspine_switch() {
+  cat > "$1" <<'Y'
+switch: { idle_sleep_us: 0 }
+qos: { tag_map: { 1: 1 }, lossless: [1], lossy_priority: 0, lossy_tag: 0 }
+buffer: { total_bytes: 3M, cell_bytes: 512, lossless: { reserved: 8K, xoff: 32K, headroom: auto } }
+Y
+}
 # leafspine_body TORS SWITCH_CONFIG : prints the fabric file's sections after `fabric:` for a
 # leaf-spine of TORS ToRs, 2 spines and 2 hosts a ToR (40 Gb/s, 1 us links), every host sending
 # 10 Gb/s of lossless traffic (tag 1, priority 1) to its twin under the next ToR.

@@ -18,11 +18,7 @@ B=${1:-build}
 SIZES=${2:-"2 4 8 16 32 62"}
 TMP=$(mktemp -d /tmp/fabric-scale-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-cat > "$TMP/switch.yaml" <<'Y'
-switch: { idle_sleep_us: 0 }
-qos: { tag_map: { 1: 1 }, lossless: [1], lossy_priority: 0, lossy_tag: 0 }
-buffer: { total_bytes: 3M, cell_bytes: 512, lossless: { reserved: 8K, xoff: 32K, headroom: auto } }
-Y
+leafspine_switch "$TMP/switch.yaml"
 printf "%-9s %-7s %-12s %-12s %-10s\n" switches hosts switch_hops wall_s hops_Mpps
 last=""
 for T in $SIZES; do
