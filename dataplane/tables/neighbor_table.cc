@@ -52,23 +52,23 @@ void NeighborTable::Publish(Entry& e, uint64_t val, bool is_static) {
 bool NeighborTable::Learn(uint32_t ip, const uint8_t mac[6], bool is_static) {
   if (ip == 0) return false;
   const uint64_t val = PackMac(mac) | kValid | (is_static ? kStatic : 0);
+  // Writers take turns: checking for room and claiming the slot are one
+  // step, so a Learn is never refused while another writer holds room it
+  // then gives back (lock-free reservations did that under contention).
+  // Learning comes from ARP frames and config, not from every packet;
+  // readers (Lookup) take no lock.
+  std::lock_guard<std::mutex> g(learn_mu_);
   uint32_t i = Hash(ip) & mask_;
   for (uint32_t probes = 0; probes <= mask_; ++probes, i = (i + 1) & mask_) {
     Entry& e = slots_[i];
-    uint32_t cur = e.ip.load(std::memory_order_acquire);
+    const uint32_t cur = e.ip.load(std::memory_order_relaxed);
     if (cur == 0) {
-      // Reserve room first: with at most `capacity` reservations in 2x slots
-      // an empty slot always exists, and size() never exceeds capacity.
-      uint32_t used = used_.load(std::memory_order_relaxed);
-      do {
-        if (used >= capacity_) return false;
-      } while (!used_.compare_exchange_weak(used, used + 1, std::memory_order_relaxed));
-      if (e.ip.compare_exchange_strong(cur, ip, std::memory_order_acq_rel)) {
-        Publish(e, val, is_static);
-        return true;
-      }
-      // Another writer took this slot first (cur now holds its ip).
-      used_.fetch_sub(1, std::memory_order_relaxed);
+      // At most `capacity` entries in 2x slots: an empty slot always exists.
+      if (used_.load(std::memory_order_relaxed) >= capacity_) return false;
+      used_.fetch_add(1, std::memory_order_relaxed);
+      e.ip.store(ip, std::memory_order_release);
+      Publish(e, val, is_static);
+      return true;
     }
     if (cur == ip) {
       Publish(e, val, is_static);

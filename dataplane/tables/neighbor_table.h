@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // IPv4 -> MAC neighbour table (the switch's ARP cache). Fixed capacity, open
-// addressing, lock-free: entries are written by whichever thread learns them
-// (in the switch: a worker when it processes an ARP packet) with atomic
-// publication, and read by all workers. The switch keeps its configured
-// neighbours in the published snapshot (static_neighbors.h), not here, so a
-// reload replaces them atomically. A miss never
-// floods (SIGCOMM'16 §4.2): the caller drops with kNeighborMiss and may send
-// an ARP request. Entries are never deleted while the switch runs, only
+// addressing, lock-free for readers: entries are written by whichever thread
+// learns them (in the switch: a worker when it processes an ARP packet), one
+// writer at a time, with atomic publication, and read by all workers. The switch keeps its
+// configured neighbours in the published snapshot (static_neighbors.h), not here, so a reload
+// replaces them atomically. A miss never floods (SIGCOMM'16 §4.2): the caller drops with
+// kNeighborMiss and may send an ARP request. Entries are never deleted while the switch runs, only
 // overwritten (a host that changes MAC is re-learnt).
 //
-// Publication: a writer claims a slot by CAS on `ip`, then publishes the MAC
+// Publication: a writer claims a slot by storing `ip`, then publishes the MAC
 // with one 64-bit atomic store (valid bit set), so a reader sees either no
 // entry or a whole MAC, never a torn one. The table holds `capacity` entries
 // in 2*capacity slots, so linear probes stay short even when it is full.
@@ -19,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "dataplane/common/types.h"
 
@@ -54,6 +54,7 @@ class NeighborTable {
   uint32_t mask_;
   uint32_t capacity_;
   std::atomic<uint32_t> used_{0};
+  std::mutex learn_mu_;  // writers only (see Learn)
 };
 
 }  // namespace pfc
