@@ -172,19 +172,79 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
 
 IngressBatch::IngressBatch(BufferAccountant& acct, PortId port) : acct_(acct), port_(port) {}
 
-bool IngressBatch::Admit(int prio, uint32_t bytes, DropReason* why) {
-  const PgConfig& c = acct_.cfg_.pg[port_][prio];
-  const uint8_t bit = static_cast<uint8_t>(1u << prio);
-  if (!(loaded_ & bit)) {
-    const uint64_t s = acct_.pg(port_, prio).state.load(std::memory_order_relaxed);
-    occ_[prio] = BufferAccountant::Occ(s);
-    hr_[prio] = BufferAccountant::Hr(s);
-    loaded_ |= bit;
+void IngressBatch::Sync() {
+  for (uint32_t m = loaded_; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
+    const uint64_t f = fast_[q];
+    if (f == 0) continue;
+    // The fast path charged normal (not headroom) bytes: the pool moved by
+    // this PG's change of shared part.
+    const uint32_t reserved = acct_.cfg_.pg[port_][q].reserved;
+    const uint64_t normal = occ_[q] - hr_[q];
+    shared_used_ +=
+        static_cast<int64_t>(SharedPart(normal + f, reserved) - SharedPart(normal, reserved));
+    occ_[q] += f;
+    delta_[q] += static_cast<int64_t>(f);
+    fast_[q] = 0;
   }
+  spent_ = 0;
+}
+
+uint64_t IngressBatch::ComputeLimit(int prio) const {
+  const PgConfig& c = acct_.cfg_.pg[port_][prio];
+  if (c.lossless && hr_[prio] > c.headroom) return spent_;  // the exact rule refuses everything
+  const uint64_t own = SharedPart(occ_[prio] - hr_[prio], c.reserved);
+  // The pool has moved by at most spent_ since the exact view was synced.
+  const uint64_t synced_free = acct_.FreeOf(shared_used_);
+  const uint64_t free = synced_free > spent_ ? synced_free - spent_ : 0;
+  // With g more bytes admitted (any prio), this PG's shared use is at most
+  // own + g and the pool has at least free - g left, so its cap is at least
+  // lim(free - g). Static: own + g <= static_limit and g <= free. Dynamic:
+  // own + g <= (free - g) x alpha, i.e. g <= (free x alpha - own) /
+  // (1 + alpha), rounded down in the same fixed point as SharedCap.
+  const uint32_t a = acct_.alpha_fp_[port_ * kNumPrio + prio];
+  uint64_t g;
+  if (a == 0) {
+    g = c.static_limit > own ? c.static_limit - own : 0;
+  } else {
+    const uint64_t x = (free * a) >> 16;
+    g = x > own ? ((x - own) << 16) / (65536u + a) : 0;
+  }
+  return spent_ + std::min(g, free);
+}
+
+bool IngressBatch::AdmitSlow(int prio, uint32_t bytes, DropReason* why) {
+  const uint8_t bit = static_cast<uint8_t>(1u << prio);
   if (!pool_loaded_) {
     shared_used_ = static_cast<int64_t>(acct_.shared_used_.load(std::memory_order_relaxed));
     pool_loaded_ = true;
   }
+  if (!(loaded_ & bit)) {
+    // First packet of this prio in the burst: its snapshot is exact (the
+    // fast path has charged nothing to it), so it joins with a budget of its own.
+    const uint64_t s = acct_.pg(port_, prio).state.load(std::memory_order_relaxed);
+    occ_[prio] = BufferAccountant::Occ(s);
+    hr_[prio] = BufferAccountant::Hr(s);
+    loaded_ |= bit;
+    limit_[prio] = ComputeLimit(prio);
+    if (spent_ + bytes <= limit_[prio]) {
+      spent_ += bytes;
+      fast_[prio] += bytes;
+      return true;
+    }
+  }
+  Sync();
+  const bool ok = AdmitExact(prio, bytes, why);
+  // New budgets from the exact view, for every prio seen so far.
+  for (uint32_t m = loaded_; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
+    limit_[q] = ComputeLimit(q);
+  }
+  return ok;
+}
+
+bool IngressBatch::AdmitExact(int prio, uint32_t bytes, DropReason* why) {
+  const PgConfig& c = acct_.cfg_.pg[port_][prio];
   const uint64_t hr = hr_[prio];
   const uint64_t normal = occ_[prio] - hr;
   const uint64_t own = SharedPart(normal, c.reserved);
@@ -214,6 +274,7 @@ bool IngressBatch::Admit(int prio, uint32_t bytes, DropReason* why) {
 }
 
 void IngressBatch::Flush() {
+  Sync();
   for (uint32_t m = loaded_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     // Publish the split decided here: only this port's owner charges the PG
@@ -221,17 +282,13 @@ void IngressBatch::Flush() {
     if (delta_[q]) acct_.Update(port_, q, delta_[q], hr_add_[q]);
     delta_[q] = 0;
     hr_add_[q] = 0;
+    limit_[q] = 0;
   }
   loaded_ = 0;
   pool_loaded_ = false;
 }
 
-void ReleaseBatch::Add(PortId in_port, int in_prio, uint32_t bytes) {
-  const uint16_t key = static_cast<uint16_t>(in_port * kNumPrio + in_prio);
-  if (n_ && key_[n_ - 1] == key) {  // runs of one PG are the common case
-    bytes_[n_ - 1] += bytes;
-    return;
-  }
+void ReleaseBatch::AddSlow(uint16_t key, uint32_t bytes) {
   for (int i = 0; i < n_; ++i) {
     if (key_[i] == key) {
       bytes_[i] += bytes;

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <random>
 #include <thread>
@@ -318,6 +321,121 @@ TEST(BufferAccountant, OverReleaseIsClampedAndCounted) {
   EXPECT_EQ(a.occupancy(0, 0), 0u);
   EXPECT_EQ(a.shared_used(), 0u);
   EXPECT_EQ(a.release_underflows(), 1u);
+}
+
+// The admission rule written out per packet, with no batching and no fast
+// path: what IngressBatch must decide, packet by packet (accountant.h).
+struct RefPool {
+  BufferConfig c;
+  uint64_t size = 0;
+  int64_t used = 0;
+  std::array<uint64_t, kNumPrio> occ{}, hr{};
+
+  static uint64_t Shared(uint64_t normal, uint32_t reserved) {
+    return normal > reserved ? normal - reserved : 0;
+  }
+  uint64_t Cap(int q, uint64_t own) const {
+    const PgConfig& g = c.pg[0][q];
+    const uint64_t u = used < 0 ? 0 : static_cast<uint64_t>(used);
+    const uint64_t free = u >= size ? 0 : size - u;
+    uint64_t lim = g.static_limit;
+    if (lim == 0) lim = (free * std::max<uint64_t>(1, std::llround(g.alpha * 65536.0))) >> 16;
+    return std::min(lim, own + free);
+  }
+  bool Admit(int q, uint32_t bytes, DropReason* why) {
+    const PgConfig& g = c.pg[0][q];
+    const uint64_t normal = occ[q] - hr[q], own = Shared(normal, g.reserved), cap = Cap(q, own);
+    uint64_t to_hr = 0;
+    if (!g.lossless) {
+      if (Shared(normal + bytes, g.reserved) > cap)
+        return *why = DropReason::kLossyBufferFull, false;
+    } else {
+      const uint64_t xoff = g.reserved + cap, room = xoff > normal ? xoff - normal : 0;
+      to_hr = bytes > room ? bytes - room : 0;
+      if (hr[q] + to_hr > g.headroom) return *why = DropReason::kLosslessHeadroom, false;
+    }
+    used += static_cast<int64_t>(Shared(normal + bytes - to_hr, g.reserved) - own);
+    hr[q] += to_hr;
+    occ[q] += bytes;
+    return true;
+  }
+  void Release(int q, uint64_t bytes) {
+    const uint32_t r = c.pg[0][q].reserved;
+    const uint64_t before = Shared(occ[q] - hr[q], r);
+    hr[q] -= std::min(bytes, hr[q]);
+    occ[q] -= bytes;
+    used += static_cast<int64_t>(Shared(occ[q] - hr[q], r)) - static_cast<int64_t>(before);
+  }
+};
+
+// The batch's inline fast path (per-epoch budgets) must not change a single
+// decision: random configs (lossy and lossless, static and dynamic, with and
+// without reserved space), random bursts mixing priorities and sizes, random
+// releases between bursts, compared packet by packet with RefPool.
+TEST(BufferAccountant, BatchDecidesExactlyAsThePerPacketRule) {
+  std::mt19937 rng(12345);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const double alphas[] = {1.0 / 128, 0.25, 1.0, 2.0, 8.0};
+  uint64_t decisions = 0, refusals = 0, headroom_charges = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    BufferConfig c;
+    c.num_ports = 1;
+    uint64_t carved = 0;
+    for (int q = 0; q < kNumPrio; ++q) {
+      PgConfig& g = c.pg[0][q];
+      g.reserved = pick(0, 1) ? static_cast<uint32_t>(pick(0, 4000)) : 0;
+      g.static_limit = pick(0, 1) ? static_cast<uint32_t>(pick(1000, 60000)) : 0;
+      g.alpha = alphas[pick(0, 4)];
+      g.lossless = q < 3;
+      if (g.lossless) g.headroom = static_cast<uint32_t>(pick(1600, 12000));
+      carved += g.reserved + g.headroom;
+    }
+    c.total_bytes = carved + static_cast<uint64_t>(pick(5, 300)) * 1000;  // the shared pool
+    BufferAccountant a;
+    std::string err;
+    ASSERT_TRUE(a.Configure(c, &err)) << err;
+    RefPool ref;
+    ref.c = c;
+    ref.size = a.shared_size();
+    std::vector<std::pair<int, uint32_t>> held;
+    for (int burst = 0; burst < 60; ++burst) {
+      {
+        IngressBatch b(a, 0);
+        const int n = pick(1, 32), nprio = pick(1, 4);
+        for (int i = 0; i < n; ++i) {
+          const int q = pick(0, nprio - 1) * 2 % kNumPrio;
+          const uint32_t bytes = static_cast<uint32_t>(pick(0, 3) ? 128 : pick(64, 9000));
+          DropReason w1 = DropReason::kCount, w2 = DropReason::kCount;
+          const uint64_t hr_before = ref.hr[q];
+          const bool want = ref.Admit(q, bytes, &w1);
+          ASSERT_EQ(b.Admit(q, bytes, &w2), want) << "trial " << trial << " burst " << burst;
+          ASSERT_EQ(w1, w2);
+          ++decisions;
+          refusals += !want;
+          headroom_charges += ref.hr[q] > hr_before;
+          if (want) held.emplace_back(q, bytes);
+        }
+      }
+      for (int q = 0; q < kNumPrio; ++q) {
+        ASSERT_EQ(a.occupancy(0, q), ref.occ[q]);
+        ASSERT_EQ(a.headroom_used(0, q), ref.hr[q]);
+      }
+      ASSERT_EQ(a.shared_used(), static_cast<uint64_t>(ref.used));
+      // Release a random part of what is held (oldest first, like queues).
+      const size_t k = static_cast<size_t>(pick(0, static_cast<int>(held.size())));
+      ReleaseBatch r(a);
+      for (size_t i = 0; i < k; ++i) {
+        r.Add(0, held[i].first, held[i].second);
+        ref.Release(held[i].first, held[i].second);
+      }
+      r.Flush();
+      held.erase(held.begin(), held.begin() + static_cast<long>(k));
+    }
+  }
+  // The random walk must reach every regime, or it proves little.
+  EXPECT_GT(decisions, 100000u);
+  EXPECT_GT(refusals, decisions / 50);
+  EXPECT_GT(headroom_charges, decisions / 200);
 }
 
 // Charging threads own disjoint ingress ports (as workers do); each hands
