@@ -66,14 +66,7 @@ uint16_t Ipv4HeaderChecksum(const uint8_t* ip_hdr, uint16_t hdr_len) {
 }
 
 bool Ipv4ChecksumOk(const uint8_t* ip_hdr, uint16_t hdr_len) {
-  if (hdr_len == 20) {  // the common case: five 32-bit words
-    uint32_t w[5];
-    std::memcpy(w, ip_hdr, 20);
-    uint64_t sum = uint64_t{w[0]} + w[1] + w[2] + w[3] + w[4];
-    sum = (sum & 0xffffffff) + (sum >> 32);
-    sum = (sum & 0xffffffff) + (sum >> 32);
-    return Fold64(sum) == 0xffff;
-  }
+  if (hdr_len == 20) return Ipv4Checksum20Ok(ip_hdr);  // the common case
   // Summing every word including the stored checksum gives -0 (0xffff) for a
   // correct header; this accepts both representations of zero in the field.
   return Fold64(AddWords(0, ip_hdr, hdr_len)) == 0xffff;

@@ -83,7 +83,7 @@ PktKind ParseArpHeader(const uint8_t* frame, uint32_t len, ParsedPacket* out) {
 
 }  // namespace
 
-PktKind ParseFrame(const uint8_t* frame, uint32_t len, bool verify_ip_csum, ParsedPacket* out) {
+PktKind ParseFrameFull(const uint8_t* frame, uint32_t len, bool verify_ip_csum, ParsedPacket* out) {
   *out = ParsedPacket{};
   if (len < kEthHdrLen) return Bad(out, DropReason::kRunt);
   out->dst_multicast = (frame[0] & 1) != 0;

@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
+#include <random>
 #include <set>
+#include <string>
 
 #include "tests/dataplane/net/frame_builder.h"
 
@@ -489,6 +492,81 @@ TEST(Parser, EveryPrefixOfValidFramesIsSafe) {
       EXPECT_TRUE(p.bad == DropReason::kRunt || p.bad == DropReason::kTruncated) << len;
     }
   }
+}
+
+// ParseFrame's inline fast path and ParseFrameFull must agree on every field
+// of every frame: valid frames of many shapes, then each with random bytes
+// of its header mutated (most land on the full parser's error paths, some
+// still take the fast path), at every length from 0 to the frame's.
+void ExpectSame(const ParsedPacket& a, const ParsedPacket& b, const std::string& what) {
+  EXPECT_EQ(a.kind, b.kind) << what;
+  if (a.kind == PktKind::kBad) EXPECT_EQ(a.bad, b.bad) << what;
+  EXPECT_EQ(a.has_vlan, b.has_vlan) << what;
+  EXPECT_EQ(a.ip_options, b.ip_options) << what;
+  EXPECT_EQ(a.ip_fragment, b.ip_fragment) << what;
+  EXPECT_EQ(a.dst_broadcast, b.dst_broadcast) << what;
+  EXPECT_EQ(a.dst_multicast, b.dst_multicast) << what;
+  EXPECT_EQ(a.ethertype, b.ethertype) << what;
+  EXPECT_EQ(a.vlan_tci, b.vlan_tci) << what;
+  EXPECT_EQ(a.l3_off, b.l3_off) << what;
+  EXPECT_EQ(a.ip_hdr_len, b.ip_hdr_len) << what;
+  EXPECT_EQ(a.ip_total_len, b.ip_total_len) << what;
+  EXPECT_EQ(a.dscp, b.dscp) << what;
+  EXPECT_EQ(a.ttl, b.ttl) << what;
+  EXPECT_EQ(a.ip_proto, b.ip_proto) << what;
+  EXPECT_EQ(a.src_ip, b.src_ip) << what;
+  EXPECT_EQ(a.dst_ip, b.dst_ip) << what;
+}
+
+TEST(Parser, FastPathAgreesWithFullParser) {
+  std::mt19937 rng(7);
+  std::vector<std::vector<uint8_t>> frames;
+  const uint16_t frags[] = {0, 0x4000, 0x2000, 0x0001, 0x1fff, 0x8000, 0x6000};
+  for (bool vlan : {false, true}) {
+    for (uint8_t ihl : {5, 6, 15}) {
+      for (uint16_t frag : frags) {
+        FrameSpec e;
+        e.vlan = vlan;
+        if (frag == 0x2000) std::memset(e.dst, 0xff, 6);
+        Ipv4Spec ip;
+        ip.ihl = ihl;
+        ip.frag = frag;
+        ip.dscp = static_cast<uint8_t>(rng() % 64);
+        ip.ttl = static_cast<uint8_t>(rng());
+        ip.src = static_cast<uint32_t>(rng());
+        ip.dst = static_cast<uint32_t>(rng());
+        frames.push_back(Ipv4Frame(e, ip));
+      }
+    }
+    frames.push_back(ArpFrame(FrameSpec{}, 1, 2, 3));
+  }
+  uint64_t fast = 0, compared = 0;
+  std::vector<std::vector<uint8_t>> cases;
+  for (const auto& f : frames) {
+    cases.push_back(f);
+    for (int k = 0; k < 300; ++k) {
+      std::vector<uint8_t> m = f;
+      const int edits = 1 + static_cast<int>(rng() % 3);
+      for (int i = 0; i < edits; ++i)
+        m[rng() % std::min<size_t>(m.size(), 40)] = static_cast<uint8_t>(rng());
+      if (rng() % 4 == 0) m.resize(rng() % (m.size() + 1));
+      cases.push_back(m);
+    }
+  }
+  for (const auto& f : cases) {
+    for (bool verify : {true, false}) {
+      ParsedPacket a, b;
+      std::memset(&a, 0x5a, sizeof a);  // the fast path must not rely on *out's old contents
+      const PktKind ka = ParseFrame(f.data(), static_cast<uint32_t>(f.size()), verify, &a);
+      const PktKind kb = ParseFrameFull(f.data(), static_cast<uint32_t>(f.size()), verify, &b);
+      ASSERT_EQ(ka, kb);
+      ExpectSame(a, b, "frame of " + std::to_string(f.size()) + " bytes");
+      ++compared;
+      fast += f.size() >= 34 && f[12] == 8 && f[13] == 0 && f[14] == 0x45 && ka == PktKind::kIpv4;
+    }
+  }
+  EXPECT_GT(fast, compared / 20);  // both paths were really exercised
+  EXPECT_GT(compared - fast, compared / 2);
 }
 
 TEST(Parser, ProducesEveryDocumentedReason) {
