@@ -16,7 +16,8 @@ std::unique_ptr<Tables> Tables::Build(const SwitchConfig& cfg, uint64_t generati
   nbs.reserve(cfg.neighbors.size());
   for (const NeighborConfig& nb : cfg.neighbors) nbs.push_back({nb.ip, nb.mac});
   if (!t->neighbors.Build(nbs, err)) return nullptr;
-  t->l2 = cfg.l2_table;
+  t->l2.Reserve(cfg.l2_table.size());
+  for (const L2Entry& e : cfg.l2_table) t->l2.Insert(e.mac.data(), e.port);
   t->rule_count = cfg.rewrite.rules.size();
   t->l3 = cfg.mode == SwitchConfig::Mode::kL3;
   t->verify_ip_checksum = cfg.verify_ip_checksum;
@@ -30,12 +31,6 @@ std::unique_ptr<Tables> Tables::Build(const SwitchConfig& cfg, uint64_t generati
   }
   for (size_t i = 0; i < cfg.ports.size(); i++) t->max_frame[i] = cfg.ports[i].mtu + 18;
   return t;
-}
-
-int Tables::L2Lookup(const uint8_t mac[6]) const {
-  for (const auto& e : l2)
-    if (std::memcmp(e.mac.data(), mac, 6) == 0) return e.port;
-  return -1;
 }
 
 }  // namespace pfc

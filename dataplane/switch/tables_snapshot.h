@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dataplane/config/config.h"
+#include "dataplane/tables/l2_table.h"
 #include "dataplane/tables/rewrite_table.h"
 #include "dataplane/tables/route_table.h"
 #include "dataplane/tables/static_neighbors.h"
@@ -29,7 +30,7 @@ struct Tables {
   RewriteTable rewrite;
   RouteTable routes;
   StaticNeighbors neighbors;  // configured; learnt ones are in Switch::neighbors
-  std::vector<L2Entry> l2;    // static, small: scanned (L2 mode is a test aid)
+  StaticL2Table l2;           // static MAC -> port (switch.mode l2)
   size_t rule_count = 0;
 
   // Scalar settings of the packet path (config.h has their meaning).
@@ -48,7 +49,7 @@ struct Tables {
   // caught, except a neighbour address given twice).
   static std::unique_ptr<Tables> Build(const SwitchConfig& cfg, uint64_t generation,
                                        std::string* err);
-  int L2Lookup(const uint8_t mac[6]) const;  // port or -1
+  int L2Lookup(const uint8_t mac[6]) const { return l2.Lookup(mac); }  // port or -1
 };
 
 }  // namespace pfc
