@@ -14,6 +14,7 @@ between switches and drops there. No lossless drop anywhere.
 import os
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fabric_check import check, finish, run  # noqa: E402
@@ -26,15 +27,24 @@ fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 tagger = os.path.join(build, "ctrl/tagger/pfc-tagger")
 cfg = os.path.join(src, "configs/fabric")
 
-with tempfile.TemporaryDirectory(prefix="fabric-mixed-") as tmp:
-    o = {}
-    for name, file, rules in [("tagger0_wd0", "mixed-lossless", False), ("tagger0_wd1", "mixed-lossless-pfcwd", False),
-                              ("tagger1_wd0", "mixed-tagger", True), ("tagger1_wd1", "mixed-tagger-pfcwd", True)]:
-        if rules and not os.path.isdir(os.path.join(tmp, "rules")):
+
+def fabric_run(tmp, name, file, rules):
+    extra = ["--rules", os.path.join(tmp, "rules")] if rules else []
+    run([fabric, "--fabric", os.path.join(cfg, file + ".yaml"), "--out", os.path.join(tmp, name)] + extra)
+
+
+with tempfile.TemporaryDirectory(prefix="fabric-mixed-") as tmp, ThreadPoolExecutor(max_workers=2) as ex:
+    # Two runs at a time (one core each); pfc-tagger reads the topology the
+    # first run wrote.
+    pairs = [[("tagger0_wd0", "mixed-lossless", False), ("tagger0_wd1", "mixed-lossless-pfcwd", False)],
+             [("tagger1_wd0", "mixed-tagger", True), ("tagger1_wd1", "mixed-tagger-pfcwd", True)]]
+    for i, pair in enumerate(pairs):
+        if i == 1:
             run([tagger, "tag", "--topo", os.path.join(tmp, "tagger0_wd0/topology.json"), "--elp-gen", "clos",
                  "--bounces", "1", "--algo", "clos", "-o", os.path.join(tmp, "rules")])
-        extra = ["--rules", os.path.join(tmp, "rules")] if rules else []
-        run([fabric, "--fabric", os.path.join(cfg, file + ".yaml"), "--out", os.path.join(tmp, name)] + extra)
+        list(ex.map(lambda r: fabric_run(tmp, *r), pair))
+    o = {}
+    for name, _, _ in pairs[0] + pairs[1]:
         o[name] = outcome(os.path.join(tmp, name))
         print(name, o[name]["label"], {f: round(g, 2) for f, g in o[name]["rates"].items()},
               o[name]["storm_ports"], o[name]["wd_drops"])
