@@ -311,12 +311,21 @@ void ParseHostAddress(const Reader& rd, const YAML::Node& h, const std::string& 
 }
 
 void ParseHost(const Reader& rd, const YAML::Node& h, const std::string& f, FabricSpec* s) {
-  rd.CheckKeys(h, f, {"name", "device", "ignore_pause", "storm", "address", "gateway"});
+  rd.CheckKeys(h, f,
+               {"name", "device", "ignore_pause", "storm", "storm_quanta", "storm_interval",
+                "address", "gateway"});
   HostSpec& hs = s->hosts[Node(rd, *s, h["name"], f + ".name", 1)];
   if (h["device"]) hs.device = rd.Str(h["device"], f + ".device");
   if (h["address"] || h["gateway"]) ParseHostAddress(rd, h, f, s, &hs);
   if (h["ignore_pause"]) hs.ignore_pause = rd.Bool(h["ignore_pause"], f + ".ignore_pause");
   if (h["storm"]) hs.storm_prios = PrioMask(rd, h["storm"], f + ".storm");
+  if (h["storm_quanta"])
+    hs.storm_quanta =
+        static_cast<uint16_t>(rd.Int(h["storm_quanta"], f + ".storm_quanta", 1, 65535));
+  if (h["storm_interval"]) {
+    hs.storm_interval_ns = Duration(rd, h["storm_interval"], f + ".storm_interval");
+    if (hs.storm_interval_ns == 0) rd.Fail(h["storm_interval"], f + ".storm_interval", "> 0");
+  }
   if (!hs.device.empty() && (hs.ignore_pause || hs.storm_prios))
     rd.Fail(h, f, "either a real host (device) or an emulated host's options, not both");
 }

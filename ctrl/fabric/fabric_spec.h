@@ -23,7 +23,8 @@
 //   switch:   { config: base.yaml, rules: rules-dir/, scheduler: strict|dwrr }
 //   routes:   shortest | none
 //   hosts:    [ { name: H1, device: "net_af_packet0,iface=h1" } |
-//               { name: H2, ignore_pause: true, storm: [3] } |
+//               { name: H2, ignore_pause: true, storm: [3],
+//                 storm_quanta: 1000, storm_interval: 20us } |
 //               { name: H3, device: ..., address: 10.0.1.2/24,
 //                 gateway: 10.0.1.1 } ]
 //   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
@@ -72,6 +73,11 @@ struct HostSpec {
   uint8_t prefix_len = 0;
   bool ignore_pause = false;
   uint8_t storm_prios = 0;
+  // A storm's XOFF quanta and how often it is sent (0: half the pause
+  // time, a pause that never lapses); a short pause sent less often than it
+  // lasts pauses the switch part of the time, a NIC with a flow-control bug.
+  uint16_t storm_quanta = 0xffff;
+  uint64_t storm_interval_ns = 0;
 };
 
 struct FlowSpecFile {

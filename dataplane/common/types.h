@@ -48,6 +48,8 @@ enum class DropReason : uint8_t {
                       // (dcfit.recovery: break), from the looped lossless queue
   kPfcwdStorm,        // discarded by the pause-storm watchdog (pfc_watchdog.action:
                       // drop) from a lossless queue its peer keeps paused
+  kDcfitRateLimit,    // a heavy hitter over its rate limit at a DCFIT initial trigger
+                      // (dcfit.trigger_handling, dcfit/trigger_handler.h)
   kCount
 };
 
@@ -91,6 +93,8 @@ constexpr std::string_view DropReasonName(DropReason r) {
       return "dcfit_break";
     case DropReason::kPfcwdStorm:
       return "pfcwd_storm";
+    case DropReason::kDcfitRateLimit:
+      return "dcfit_rate_limit";
     case DropReason::kCount:
       break;
   }

@@ -64,6 +64,15 @@ struct DcfitSettings {
   bool recovery_break = false;
   uint64_t check_timeout_ns = 1'000'000;  // a temporal pass not back by then failed
   int32_t switch_id = -1;  // S_gen-ini / S_tri; -1: the switch's index (0 standalone)
+  // Initial-trigger handling (DCFIT §4, dcfit/trigger_handler.h): after a
+  // declared deadlock, tell the trigger switch; it makes a trigger host's
+  // port lossy, or rate-limits a trigger switch's heavy hitters, for hold_ns.
+  bool trigger_handling = false;
+  uint64_t hold_ns = 10'000'000;
+  // Each heavy hitter's limit: a fraction of the egress port's line rate,
+  // or (rate_limit_bps != 0) a rate.
+  double rate_limit_fraction = 0.5;
+  uint64_t rate_limit_bps = 0;
 };
 
 // PFC pause-storm watchdog (pfc/storm_watchdog.h): the section's settings

@@ -2,6 +2,7 @@
 // Section dcfit: DCFIT deadlock detection (stages/dcfit_stage.h). Runs after
 // switch and qos, whose settings it checks against.
 #include <cctype>
+#include <cstdlib>
 
 #include "dataplane/config/sections.h"
 
@@ -30,7 +31,9 @@ uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string&
 void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.RequireMap(n, "dcfit");
-  rd.CheckKeys(n, "dcfit", {"enabled", "recovery", "check_timeout", "switch_id"});
+  rd.CheckKeys(n, "dcfit",
+               {"enabled", "recovery", "check_timeout", "switch_id", "trigger_handling",
+                "hold_time", "rate_limit"});
   DcfitSettings& d = c->dcfit;
   if (n["enabled"]) d.enabled = rd.Bool(n["enabled"], "dcfit.enabled");
   if (n["recovery"]) {
@@ -42,7 +45,34 @@ void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     d.check_timeout_ns =
         Duration(rd, n["check_timeout"], "dcfit.check_timeout", 1'000, 10'000'000'000);
   if (n["switch_id"]) d.switch_id = rd.Int(n["switch_id"], "dcfit.switch_id", 0, 65535);
+  if (n["trigger_handling"])
+    d.trigger_handling = rd.Bool(n["trigger_handling"], "dcfit.trigger_handling");
+  if (n["hold_time"])
+    d.hold_ns = Duration(rd, n["hold_time"], "dcfit.hold_time", 1'000, 3'600'000'000'000);
+  if (const YAML::Node r = n["rate_limit"]) {
+    // A plain number is a fraction of the line rate; one with a unit, a rate.
+    const std::string want =
+        "a fraction of the egress port's line rate (0.001 to 1, e.g. 0.5) or a rate such as "
+        "5G or 500M (1K..1T)";
+    const std::string t = r.IsScalar() ? r.Scalar() : "";
+    if (!t.empty() && t.find_first_not_of("0123456789.") == std::string::npos) {
+      char* end = nullptr;
+      const double v = std::strtod(t.c_str(), &end);
+      if (*end != '\0' || !(v >= 0.001 && v <= 1.0)) rd.Fail(r, "dcfit.rate_limit", want);
+      d.rate_limit_fraction = v;
+      d.rate_limit_bps = 0;
+    } else {
+      uint64_t bps = 0;
+      if (!ParseRate(t, &bps) || bps < 1000 || bps > 1'000'000'000'000ull)
+        rd.Fail(r, "dcfit.rate_limit", want);
+      d.rate_limit_bps = bps;
+    }
+  }
   if (!d.enabled) return;
+  if (d.trigger_handling && !d.recovery_break)
+    rd.Fail(n["trigger_handling"], "dcfit.trigger_handling",
+            "recovery: break with trigger handling (a deadlock is broken, then its trigger "
+            "handled)");
   // The causality state is written by enqueue (ingress worker) and dequeue
   // (egress worker): one writer only when one worker runs the whole switch.
   if (c->workers != 1)

@@ -18,7 +18,14 @@
 //                   is an initial trigger by definition);
 //   kMiddle         the generic initiator is a middle switch (§3.4), not the
 //                   initial trigger (informational; the state machine keys
-//                   its own episodes by it so that the two kinds never mix).
+//                   its own episodes by it so that the two kinds never mix);
+//   kNotice         a trigger notice (trigger_handler.h), not a checking
+//                   message: a deadlock was declared whose initial trigger is
+//                   {S_tri, P_tri} (with kTriggerHost as in the episode);
+//                   S_gen-ini/P_gen-ini/Seq name the declaring switch, port
+//                   and episode; hops counts the switches it crossed. It
+//                   travels hop by hop towards S_tri, always in a standalone
+//                   checking packet, and never enters the detector.
 // No RESUME flag travels: a resume is the XON itself (quanta 0 for the
 // message's priority), and a switch drops its stored message and sets the
 // port's RESUME tag when it receives one. XON frames carry no message.
@@ -71,7 +78,8 @@ enum MsgFlag : uint8_t {
   kSecondPass = 1 << 0,
   kTriggerHost = 1 << 1,
   kMiddle = 1 << 2,
-  kAllFlags = kSecondPass | kTriggerHost | kMiddle,
+  kNotice = 1 << 3,
+  kAllFlags = kSecondPass | kTriggerHost | kMiddle | kNotice,
 };
 
 struct CheckMsg {

@@ -11,7 +11,8 @@ namespace {
 uint64_t Counted(const Switch& sw) {
   uint64_t n = 0;
   for (const auto& st : sw.stats)
-    n += st->dcfit_loops.Get() + st->dcfit_deadlocks.Get() + st->dcfit_checks_failed.Get();
+    n += st->dcfit_loops.Get() + st->dcfit_deadlocks.Get() + st->dcfit_checks_failed.Get() +
+         st->dcfit_trigger_events.Get();
   return n;
 }
 
@@ -56,6 +57,36 @@ void WalkLoop(const std::vector<const Switch*>& sws, const fabric::FabricPlan& p
   }
 }
 
+// A step of initial-trigger handling (switch/dcfit_state.h): "kind" is the
+// action's name, "port" its port.
+nlohmann::json ActionJson(const Switch& sw, const DcfitEventRecord& r) {
+  const dcfit::Action& a = r.act;
+  const dcfit::CheckMsg& m = a.msg;
+  nlohmann::json j = {{"switch", sw.name},
+                      {"kind", dcfit::ActionKindName(a.kind)},
+                      {"t_ns", a.at_ns},
+                      {"prio", m.prio},
+                      {"port", sw.ports[a.port].name},
+                      {"declared_by", {m.gen_sw, m.gen_port}},
+                      {"seq", m.seq},
+                      {"trigger", {m.tri_sw, m.tri_port}},
+                      {"trigger_host", (m.flags & dcfit::kTriggerHost) != 0},
+                      {"hops", m.hops}};
+  if (a.until_ns) j["until_ns"] = a.until_ns;
+  if (a.kind == dcfit::ActionKind::kRateLimit) {
+    nlohmann::json h = nlohmann::json::array();
+    for (int i = 0; i < r.n_hitters; i++)
+      h.push_back({{"flow", dcfit::FlowKeyText(r.hitters[i].key)}, {"bytes", r.hitters[i].bytes}});
+    j["hitters"] = h;
+    j["rate_bps"] = r.limit_bps;
+    nlohmann::json ports = nlohmann::json::array();
+    for (PortMask pm = r.limit_ports; pm; pm &= pm - 1)
+      ports.push_back(sw.ports[std::countr_zero(pm)].name);
+    j["limit_ports"] = ports;
+  }
+  return j;
+}
+
 }  // namespace
 
 void DcfitReport::Take(const std::vector<const Switch*>& sws, const fabric::FabricPlan& plan,
@@ -75,6 +106,10 @@ void DcfitReport::Take(const std::vector<const Switch*>& sws, const fabric::Fabr
   const size_t first = total - log.size();
   for (uint64_t k = std::max<uint64_t>(taken_[i], first); k < total; k++) {
     const DcfitEventRecord& r = log[k - first];
+    if (r.act.kind != dcfit::ActionKind::kNone) {
+      events_.push_back(ActionJson(sw, r));
+      continue;
+    }
     const dcfit::Event& e = r.ev;
     nlohmann::json j = {{"switch", sw.name},
                         {"kind", dcfit::EventKindName(e.kind)},

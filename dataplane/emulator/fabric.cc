@@ -199,6 +199,8 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
     p.link_bps = hp.rate_bps;
     p.ignore_pause = hs.ignore_pause;
     p.storm_prios = hs.storm_prios;
+    p.storm_quanta = hs.storm_quanta;
+    p.storm_interval_ns = hs.storm_interval_ns;
     p.bin_ns = spec.bin_ns;
     Host h;
     h.name = hp.name;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "dataplane/buffer/accountant.h"
 #include "dataplane/stages/egress.h"
 
 namespace pfc {
@@ -33,6 +34,7 @@ void SendStandalone(WorkerCtx& w, PortId port, const CheckMsg& msg) {
 }
 
 void LogEvent(const Switch& sw, const DcfitEventRecord& r) {
+  // (An action record has in_port = out_port = its port.)
   const std::string text =
       DcfitEventText(r, sw.ports[r.ev.in_port].name, sw.ports[r.ev.out_port].name);
   if (sw.name.empty())
@@ -42,11 +44,109 @@ void LogEvent(const Switch& sw, const DcfitEventRecord& r) {
   std::fflush(stdout);
 }
 
+void RecomputeLimits(SwitchDcfit& d) {
+  d.limit_ports = {};
+  for (const DcfitLimiter& l : d.limiters) d.limit_ports[l.prio] |= l.ports;
+  bool any = false;
+  for (int q = 0; q < kNumPrio; q++) any |= (d.hh_watch[q] | d.limit_ports[q]) != 0;
+  d.hh_any = any;
+}
+
+// A switch trigger's hold starts: the heavy hitters the sketch saw into the
+// congested egress ports get a token bucket each.
+void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEventRecord* r) {
+  const int q = a.msg.prio;
+  const dcfit::Causality& c = d.det.causality();
+  PortMask ports = d.hh_watch[q];
+  if (ports == 0) ports = c.WaitsOn(a.port, q) & ~c.paused(q);
+  r->limit_ports = ports;
+  if (ports == 0) return;
+  const PortId first = static_cast<PortId>(std::countr_zero(ports));
+  const uint64_t line = w.sw->ports[first].owner_state->pause_bps;
+  // A heavy hitter sends at least a fair share of what 2 * kMaxLimited
+  // flows would each send. Together they get the configured rate, in equal
+  // shares, so that they no longer congest the port.
+  r->n_hitters =
+      static_cast<uint8_t>(d.sketch.Top(1.0 / (2 * kMaxLimited), r->hitters.data(), kMaxLimited));
+  const uint64_t total = d.limit_bps
+                             ? d.limit_bps
+                             : static_cast<uint64_t>(d.limit_fraction * static_cast<double>(line));
+  r->limit_bps = r->n_hitters ? total / r->n_hitters : total;
+  for (int i = 0; i < r->n_hitters; i++) {
+    DcfitLimiter l;
+    l.key = r->hitters[i].key;
+    l.ports = ports;
+    l.prio = static_cast<uint8_t>(q);
+    l.tri_port = a.port;
+    l.bucket.Configure(r->limit_bps, 16 * 1024, w.now_ns);
+    d.limiters.push_back(l);
+  }
+  RecomputeLimits(d);
+}
+
+// Carries out and reports what the trigger handler said (d.acts), cold.
+[[gnu::noinline]] void ApplyActions(WorkerCtx& w, SwitchDcfit& d) {
+  WorkerStats& st = *w.st;
+  for (const dcfit::Action& a : d.acts) {
+    DcfitEventRecord r;
+    r.act = a;
+    r.ev.at_ns = a.at_ns;
+    r.ev.msg = a.msg;
+    r.ev.in_port = r.ev.out_port = a.port;
+    switch (a.kind) {
+      case dcfit::ActionKind::kNone:
+        continue;
+      case dcfit::ActionKind::kNoticeSent:
+      case dcfit::ActionKind::kNoticeForwarded:
+        SendStandalone(w, a.port, a.msg);
+        (a.kind == dcfit::ActionKind::kNoticeSent ? st.port[a.port].dcfit_notice_tx
+                                                  : st.port[a.port].dcfit_notice_fwd)
+            .Add(1);
+        break;
+      case dcfit::ActionKind::kNoticeNoRoute:
+        st.dcfit_notice_no_route.Add(1);
+        break;
+      case dcfit::ActionKind::kHostLossy:
+        st.dcfit_trigger_holds.Add(1);
+        break;
+      case dcfit::ActionKind::kRateLimit:
+        st.dcfit_trigger_holds.Add(1);
+        StartLimit(w, d, a, &r);
+        break;
+      case dcfit::ActionKind::kHostRestored:
+        st.dcfit_trigger_ends.Add(1);
+        break;
+      case dcfit::ActionKind::kRateLimitEnd:
+        st.dcfit_trigger_ends.Add(1);
+        std::erase_if(d.limiters, [&](const DcfitLimiter& l) {
+          return l.tri_port == a.port && l.prio == a.msg.prio;
+        });
+        RecomputeLimits(d);
+        break;
+    }
+    st.dcfit_trigger_events.Add(1);
+    d.log.Add(r);
+    LogEvent(*w.sw, r);
+  }
+  d.acts.clear();
+}
+
 // Cold: events are rare next to packets.
 [[gnu::noinline]] void HandleEvent(WorkerCtx& w, SwitchDcfit& d, const dcfit::Event& e) {
   WorkerStats& st = *w.st;
   switch (e.kind) {
     case EventKind::kTriggerSwitch:
+      if (d.trigger_handling) {
+        // Congestion here: the egress ports the pausing port's packets wait
+        // on feed the heavy-hitter sketch while we pause that priority.
+        const dcfit::Causality& c = d.det.causality();
+        const int q = e.msg.prio;
+        const PortMask add = c.WaitsOn(e.out_port, q) & ~c.paused(q);
+        if (d.hh_watch[q] == 0 && add != 0) d.sketch.Reset();
+        d.hh_watch[q] |= add;
+        RecomputeLimits(d);
+      }
+      [[fallthrough]];
     case EventKind::kTriggerHost:
     case EventKind::kMiddleInitiator:
       // Every congestion XOFF starts an episode: counted, not logged.
@@ -62,7 +162,8 @@ void LogEvent(const Switch& sw, const DcfitEventRecord& r) {
       st.dcfit_checks_failed.Add(1);
       break;
   }
-  DcfitEventRecord r{e, false, 0};
+  DcfitEventRecord r;
+  r.ev = e;
   if (e.kind == EventKind::kDeadlock && d.recovery_break) {
     // The queue waiting on the loop's paused link: in_port is where our
     // message came back, i.e. the port the next switch of the loop pauses.
@@ -75,6 +176,11 @@ void LogEvent(const Switch& sw, const DcfitEventRecord& r) {
   }
   d.log.Add(r);
   LogEvent(*w.sw, r);
+  if (e.kind == EventKind::kDeadlock && d.trigger_handling) {
+    // DCFIT §4: broken; now keep it from coming back.
+    d.trig.OnDeadlock(e.msg, w.now_ns, &d.acts);
+    ApplyActions(w, d);
+  }
 }
 
 // Carries out d.out (except piggybacked messages the caller put in its
@@ -135,6 +241,17 @@ void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
     else if (s != dcfit::MsgStatus::kNone)
       pc.dcfit_msg_dropped.Add(1);
   }
+  if (has && (msg.flags & dcfit::kNotice)) {
+    // A trigger notice is for the trigger handler, never the detector.
+    pc.dcfit_notice_rx.Add(1);
+    if (d.trigger_handling) {
+      d.trig.OnNotice(in, msg, w.now_ns, &d.acts);
+      ApplyActions(w, d);
+    }
+    return;
+  }
+  // The way back to this message's trigger, for a notice later.
+  if (has && d.trigger_handling) d.trig.Learn(in, msg, w.now_ns);
   const uint8_t ll = d.det.config().lossless_mask;
   if (req.class_enable == 0) {
     if (has) d.det.OnPfcReceived(in, msg.prio, dcfit::RxKind::kCheckOnly, &msg, w.now_ns, &d.out);
@@ -173,11 +290,60 @@ void DcfitRound(WorkerCtx& w) {
       d.det.OnPfcReceived(p, q, dcfit::RxKind::kXon, nullptr, w.now_ns, &d.out);
     }
   }
+  if (d.trigger_handling) {
+    const uint64_t x = d.trig.next_expiry();
+    if (x != 0 && w.now_ns >= x) {
+      d.trig.Tick(w.now_ns, &d.acts);
+      ApplyActions(w, d);
+    }
+    if (d.hh_any) {
+      // The sketch watches a priority only while we pause an upstream on it.
+      for (int q = 0; q < kNumPrio; q++)
+        if (d.hh_watch[q] && c.pausing_up(q) == 0) d.hh_watch[q] = 0;
+      RecomputeLimits(d);
+    }
+  }
   if (w.now_ns >= d.next_tick_ns) {
     d.det.Tick(w.now_ns, &d.out);
     d.next_tick_ns = w.now_ns + d.tick_ns;
   }
   if (!d.out.msgs.empty() || !d.out.events.empty()) Flush(w, d);
+}
+
+uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+                     ReleaseBatch& undo) {
+  SwitchDcfit& d = *w.sw->dcfit;
+  const PortMask bit = PortMask{1} << out;
+  const bool watch = d.hh_watch[eprio] & bit;
+  const bool limit = d.limit_ports[eprio] & bit;
+  if (!watch && !limit) return n;
+  uint16_t kept = 0;
+  for (uint16_t i = 0; i < n; i++) {
+    rte_mbuf* m = pkts[i];
+    const uint32_t len = rte_pktmbuf_pkt_len(m);
+    const uint64_t key =
+        dcfit::FlowKeyOf(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
+    if (watch) d.sketch.Offer(key, len);
+    bool drop = false;
+    if (limit) {
+      for (DcfitLimiter& l : d.limiters)
+        if (l.key == key && l.prio == eprio && (l.ports & bit)) {
+          drop = !l.bucket.Take(len, w.now_ns);
+          break;
+        }
+    }
+    if (!drop) {
+      pkts[kept++] = m;
+      continue;
+    }
+    const PktMeta* meta = w.sw->Meta(m);
+    undo.Add(meta->in_port, meta->in_prio, meta->charged);
+    w.st->prio[meta->in_port][meta->in_prio]
+        .drops[static_cast<int>(DropReason::kDcfitRateLimit)]
+        .Add(1);
+    rte_pktmbuf_free(m);
+  }
+  return kept;
 }
 
 }  // namespace pfc

@@ -16,7 +16,15 @@
 //    pause never holds (egress.cc), so it crosses a paused link;
 //  * events: counters, a log line on stdout, the switch's event log
 //    (telemetry /pfcswitch/events, the fabric's results.json), and with
-//    dcfit.recovery: break, the discard of the looped queue on a deadlock.
+//    dcfit.recovery: break, the discard of the looped queue on a deadlock;
+//  * with dcfit.trigger_handling, initial-trigger handling (DCFIT §4,
+//    dcfit/trigger_handler.h): on a deadlock it declares, and on a trigger
+//    notice received, the handler's actions: notices sent on (standalone
+//    checking packets), a trigger host's port whose pause egress ignores
+//    (DcfitIgnoredPause, the mask the watchdog's `forward` uses too), a
+//    trigger switch's heavy hitters (dcfit/heavy_hitter.h) fed by the
+//    packets into its congested egress ports and then rate-limited
+//    (DcfitPolice); each an event like the detector's.
 // Everything runs on the one worker that runs the switch (dcfit_state.h).
 // With DCFIT off (Switch::dcfit == nullptr) every hook is one pointer test.
 #pragma once
@@ -28,9 +36,31 @@
 
 namespace pfc {
 
+class ReleaseBatch;
+
 // n packets from `in` were queued at (out, eprio).
 inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32_t n) {
   if (SwitchDcfit* d = w.sw->dcfit.get()) d->det.causality().OnEnqueue(in, out, eprio, n);
+}
+
+// Before n packets from one ingress burst are queued at (out, eprio): while
+// trigger handling watches or limits some egress port, feeds the sketch and
+// drops heavy hitters over their limit (DropReason::kDcfitRateLimit, their
+// buffer charge released through `undo`); returns how many remain, packed
+// at the front. One test per group otherwise.
+uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+                     ReleaseBatch& undo);
+inline uint16_t DcfitGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+                           ReleaseBatch& undo) {
+  const SwitchDcfit* d = w.sw->dcfit.get();
+  return d && d->hh_any ? DcfitPolice(w, out, eprio, pkts, n, undo) : n;
+}
+
+// Priorities whose pause received on `port` egress ignores: a trigger
+// host's port under a hold (dcfit.trigger_handling).
+inline uint8_t DcfitIgnoredPause(const WorkerCtx& w, PortId port) {
+  const SwitchDcfit* d = w.sw->dcfit.get();
+  return d ? d->trig.ignore_mask(port) : 0;
 }
 
 // The generator is about to send `req` on `port`: tells the detector of

@@ -227,6 +227,7 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   for (int g = 0; g < ngroups; g++) {
     const PortId out = groups[g].key / kNumPrio;
     const int eprio = groups[g].key % kNumPrio;
+    groups[g].n = DcfitGroup(w, out, eprio, groups[g].pkts, groups[g].n, undo);
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                reinterpret_cast<void**>(groups[g].pkts), groups[g].n, nullptr);

@@ -19,15 +19,39 @@
 
 #include "dataplane/common/types.h"
 #include "dataplane/dcfit/detector.h"
+#include "dataplane/dcfit/heavy_hitter.h"
+#include "dataplane/dcfit/trigger_handler.h"
 #include "dataplane/switch/event_log.h"
 
 namespace pfc {
 
-// One detector event as reported: the event, and what recovery did.
+// Heavy hitters a rate limit names (at most kMaxLimited).
+inline constexpr int kMaxLimited = 4;
+
+// One event as reported: a detector event and what recovery did, or (act.kind
+// != kNone) a step of initial-trigger handling (trigger_handler.h), with the
+// heavy hitters a rate limit names; then ev.at_ns and ev.msg repeat the
+// action's, and in_port = out_port = its port.
 struct DcfitEventRecord {
   dcfit::Event ev;
   bool broke = false;        // recovery: break discarded the looped queue
   uint32_t break_drops = 0;  // packets it discarded
+  dcfit::Action act;
+  uint8_t n_hitters = 0;
+  std::array<dcfit::HeavyHitters::Entry, kMaxLimited> hitters{};
+  PortMask limit_ports = 0;  // rate limit: the congested egress ports
+  uint64_t limit_bps = 0;
+};
+
+// A heavy hitter under a rate limit (trigger handling, switch trigger):
+// packets of `key` bound for a port of `ports` at `prio` pass the bucket or
+// are dropped (DropReason::kDcfitRateLimit).
+struct DcfitLimiter {
+  uint64_t key = 0;
+  PortMask ports = 0;
+  uint8_t prio = 0;
+  PortId tri_port = 0;  // the hold it belongs to
+  dcfit::TokenBucket bucket;
 };
 
 // One line for logs and telemetry: "deadlock prio=1 in=L2 out=L3
@@ -52,6 +76,26 @@ struct SwitchDcfit {
   // 0 when not paused. Read by the fabric to date a loop's formation.
   std::array<std::array<uint64_t, kNumPrio>, kMaxPorts> paused_since{};
   DcfitEventLog log;
+
+  // Initial-trigger handling (dcfit.trigger_handling; trigger_handler.h).
+  bool trigger_handling = false;
+  dcfit::TriggerHandler trig;
+  std::vector<dcfit::Action> acts;  // reused
+  // Rate limit of a heavy hitter: a fraction of the egress port's line rate,
+  // or (non-zero) an absolute rate.
+  double limit_fraction = 0.5;
+  uint64_t limit_bps = 0;
+  // Heavy hitters: per lossless priority, the egress ports congested at a
+  // switch trigger (set when it starts an episode as the initial trigger,
+  // cleared when it pauses no upstream of that priority any more), whose
+  // arriving packets feed the sketch; and the sketch.
+  std::array<PortMask, kNumPrio> hh_watch{};
+  dcfit::HeavyHitters sketch;
+  // Limiters in force, and per priority the egress ports they cover.
+  std::vector<DcfitLimiter> limiters;
+  std::array<PortMask, kNumPrio> limit_ports{};
+  // One test per ingress group: some port watched or limited.
+  bool hh_any = false;
 };
 
 }  // namespace pfc

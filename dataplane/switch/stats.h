@@ -45,7 +45,11 @@ class Counter {
   X(dcfit_msg_tx)         /* sent (each XOFF/refresh carrying one counts) */        \
   X(dcfit_msg_rx)         /* received and well-formed */                            \
   X(dcfit_msg_dropped)    /* received, refused: bad checksum, version or field */   \
-  X(dcfit_msg_tx_failed)  /* a standalone one found no mbuf or control-ring room */
+  X(dcfit_msg_tx_failed)  /* a standalone one found no mbuf or control-ring room */ \
+  /* DCFIT trigger notices (dcfit/trigger_handler.h), also in dcfit_msg_*: */        \
+  X(dcfit_notice_tx)      /* declared here, sent towards the trigger on this port */ \
+  X(dcfit_notice_rx)      /* received on this port */                               \
+  X(dcfit_notice_fwd)     /* received elsewhere, passed on on this port */
 
 // Per (port, priority). rx_* and drops are by INGRESS priority, tx_* by
 // EGRESS priority (the new tag's queue, Tagger Fig. 8b). Drops are an array
@@ -76,7 +80,12 @@ class Counter {
   X(dcfit_episodes, "dcfit_episodes")   /* initial trigger / middle initiator */     \
   X(dcfit_loops, "dcfit_loops_found")   /* causality loop, temporal pass started */  \
   X(dcfit_deadlocks, "dcfit_deadlocks") /* temporal pass back: deadlock declared */  \
-  X(dcfit_checks_failed, "dcfit_checks_failed") /* temporal pass failed */
+  X(dcfit_checks_failed, "dcfit_checks_failed") /* temporal pass failed */        \
+  /* DCFIT initial-trigger handling (dcfit.trigger_handling): */                     \
+  X(dcfit_notice_no_route, "dcfit_notice_no_route") /* no way towards S_tri */       \
+  X(dcfit_trigger_holds, "dcfit_trigger_holds") /* host-lossy / rate-limit starts */ \
+  X(dcfit_trigger_ends, "dcfit_trigger_ends")   /* ... and their ends */           \
+  X(dcfit_trigger_events, "dcfit_trigger_events") /* every trigger-handling event */
 
 // clang-format on
 

@@ -178,6 +178,14 @@ bool ConfigureDcfit(const SwitchConfig& cfg, unsigned index, Switch* sw, std::st
   dc.temporal_timeout_ns = cfg.dcfit.check_timeout_ns;
   if (!d->det.Configure(dc, err)) return false;
   d->recovery_break = cfg.dcfit.recovery_break;
+  dcfit::TriggerConfig tc;
+  tc.self = dc.self;
+  tc.num_ports = dc.num_ports;
+  tc.hold_ns = cfg.dcfit.hold_ns;
+  if (!d->trig.Configure(tc, err)) return false;
+  d->trigger_handling = cfg.dcfit.trigger_handling;
+  d->limit_fraction = cfg.dcfit.rate_limit_fraction;
+  d->limit_bps = cfg.dcfit.rate_limit_bps;
   // Timeouts are checked a few times per check_timeout, not every round.
   d->tick_ns = std::max<uint64_t>(cfg.dcfit.check_timeout_ns / 8, 1);
   sw->dcfit = std::move(d);

@@ -7,7 +7,9 @@
 -- message is a standalone checking packet; otherwise the message rides on a
 -- pause. Wireshark still decodes the PFC part as usual (macc.*); this adds a
 -- "DCFIT" tree with the fields below, an Info column summary, and expert
--- warnings for a bad version, checksum or field.
+-- warnings for a bad version, checksum or field. A message with the notice
+-- flag (0x08) is a trigger notice (dataplane/dcfit/trigger_handler.h): the
+-- switch gen declared a deadlock whose initial trigger is tri.
 --
 --   tshark -X lua_script:tools/wireshark/dcfit.lua -r capture.pcapng -Y dcfit
 --   tshark -X lua_script:tools/wireshark/dcfit.lua -r capture.pcapng -Y dcfit \
@@ -27,6 +29,8 @@ f.flags = ProtoField.uint8("dcfit.flags", "Flags", base.HEX)
 f.second_pass = ProtoField.bool("dcfit.flags.second_pass", "Second (temporal) pass", 8, nil, 0x01)
 f.trigger_host = ProtoField.bool("dcfit.flags.trigger_host", "Initial trigger is a host", 8, nil, 0x02)
 f.middle = ProtoField.bool("dcfit.flags.middle", "Initiator is a middle switch", 8, nil, 0x04)
+f.notice = ProtoField.bool("dcfit.flags.notice",
+  "Trigger notice (deadlock declared by gen, sent towards S_tri)", 8, nil, 0x08)
 f.prio = ProtoField.uint8("dcfit.prio", "Priority")
 f.hops = ProtoField.uint8("dcfit.hops", "Hops")
 f.gen_sw = ProtoField.uint16("dcfit.gen_sw", "S_gen-ini (initiator switch)")
@@ -72,6 +76,7 @@ function dcfit.dissector(tvb, pinfo, tree)
   ft:add(f.second_pass, fl)
   ft:add(f.trigger_host, fl)
   ft:add(f.middle, fl)
+  ft:add(f.notice, fl)
   t:add(f.prio, tvb(OFF + 6, 1))
   t:add(f.hops, tvb(OFF + 7, 1))
   t:add(f.gen_sw, tvb(OFF + 8, 2))
@@ -86,11 +91,12 @@ function dcfit.dissector(tvb, pinfo, tree)
   if not ok then ci:add_proto_expert_info(e_checksum) end
   local flags = fl:uint()
   if tvb(OFF + 6, 1):uint() > 7 or tvb(OFF + 10, 1):uint() > 63 or
-      tvb(OFF + 11, 1):uint() > 63 or band(flags, 0xf8) ~= 0 then
+      tvb(OFF + 11, 1):uint() > 63 or band(flags, 0xf0) ~= 0 then
     t:add_proto_expert_info(e_field)
   end
   local tri_what = band(flags, 0x02) ~= 0 and " (host)" or ""
-  pinfo.cols.info:append(string.format(" [DCFIT%s gen=%d/%d seq=%d tri=%d/%d%s hops=%d%s]",
+  pinfo.cols.info:append(string.format(" [DCFIT%s%s gen=%d/%d seq=%d tri=%d/%d%s hops=%d%s]",
+    band(flags, 0x08) ~= 0 and " notice" or "",
     band(flags, 0x01) ~= 0 and " pass 2" or "",
     tvb(OFF + 8, 2):uint(), tvb(OFF + 10, 1):uint(), tvb(OFF + 14, 4):uint(),
     tvb(OFF + 12, 2):uint(), tvb(OFF + 11, 1):uint(), tri_what, tvb(OFF + 7, 1):uint(),

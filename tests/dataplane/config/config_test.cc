@@ -110,6 +110,38 @@ TEST_F(ConfigTest, DcfitSection) {
              "dcfit.enabled: expected a lossless priority");
 }
 
+// Initial-trigger handling: defaults, both forms of rate_limit, errors.
+TEST_F(ConfigTest, DcfitTriggerHandling) {
+  const std::string qos = "qos: { tag_map: { 24: 3 }, lossless: [3] }\n";
+  SwitchConfig c;
+  ASSERT_EQ(Load(kPorts, &c), "");
+  EXPECT_FALSE(c.dcfit.trigger_handling);
+  EXPECT_EQ(c.dcfit.hold_ns, 10'000'000u);
+  EXPECT_DOUBLE_EQ(c.dcfit.rate_limit_fraction, 0.5);
+  EXPECT_EQ(c.dcfit.rate_limit_bps, 0u);
+  ASSERT_EQ(Load(kPorts + qos +
+                     "dcfit: { enabled: true, recovery: break, trigger_handling: true, "
+                     "hold_time: 2ms, rate_limit: 0.25 }\n",
+                 &c),
+            "");
+  EXPECT_TRUE(c.dcfit.trigger_handling);
+  EXPECT_EQ(c.dcfit.hold_ns, 2'000'000u);
+  EXPECT_DOUBLE_EQ(c.dcfit.rate_limit_fraction, 0.25);
+  EXPECT_EQ(c.dcfit.rate_limit_bps, 0u);
+  ASSERT_EQ(Load(kPorts + qos + "dcfit: { rate_limit: 5G }\n", &c), "");
+  EXPECT_EQ(c.dcfit.rate_limit_bps, 5'000'000'000u);
+  const std::string want = "dcfit.rate_limit: expected a fraction of the egress port's line rate";
+  const std::string frac = kPorts + qos + "dcfit: { rate_limit: 1.5 }\n";
+  EXPECT_HAS(Load(frac), At(frac, "dcfit:") + " " + want);
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { rate_limit: 0 }\n"), want);
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { rate_limit: 5 parsecs }\n"), want);
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { hold_time: 0 }\n"), "dcfit.hold_time: expected");
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { trigger_handling: maybe }\n"),
+             "dcfit.trigger_handling: expected true or false");
+  EXPECT_HAS(Load(kPorts + qos + "dcfit: { enabled: true, trigger_handling: true }\n"),
+             "dcfit.trigger_handling: expected recovery: break");
+}
+
 // The pfc_watchdog section: defaults (off, 1 ms, 10 ms, drop), every field,
 // per-port overrides over the section's values, and errors naming file,
 // line and field.

@@ -124,11 +124,11 @@ TEST(DcfitMessage, RejectsBadMagicTruncationCorruptionAndFields) {
     if (which == 0) m.prio = 8;
     if (which == 1) m.gen_port = 64;
     if (which == 2) m.tri_port = 200;
-    if (which == 3) m.flags = 0x08;
+    if (which == 3) m.flags = 0x10;  // the first bit above kAllFlags
     EXPECT_EQ(EncodeMsg(m, b, sizeof b), 0u) << which;
     ASSERT_EQ(EncodeMsg(Sample(), b, sizeof b), kMsgLen);
     const size_t at[] = {6, 10, 11, 5};
-    const uint8_t val[] = {8, 64, 200, 0x08};
+    const uint8_t val[] = {8, 64, 200, 0x10};
     b[at[which]] = val[which];
     b[18] = b[19] = 0;
     uint32_t sum = 0;
