@@ -13,42 +13,45 @@ namespace {
 
 constexpr uint32_t kWireOverhead = 24;  // FCS 4 + preamble/SFD 8 + IFG 12
 
-// Tries to send what the stash holds; returns true when it is empty after.
-bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& rel) {
+// Accounting for n data packets of egress priority q that the device took:
+// their buffer is released, DCFIT's causality counts move, counters.
+void DataSent(WorkerCtx& w, PortId port, int q, rte_mbuf* const* pkts, uint16_t n,
+              ReleaseBatch& rel) {
+  if (n == 0) return;
   Switch& sw = *w.sw;
-  SwitchDcfit* dc = data ? sw.dcfit.get() : nullptr;
+  SwitchDcfit* dc = sw.dcfit.get();
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < n; i++) {
+    bytes += rte_pktmbuf_pkt_len(pkts[i]);
+    const PktMeta* meta = sw.Meta(pkts[i]);
+    rel.Add(meta->in_port, meta->in_prio, meta->charged);
+    if (dc) dc->det.causality().OnDequeue(meta->in_port, port, q);
+  }
+  w.st->prio[port][q].tx_packets.Add(n);
+  w.st->prio[port][q].tx_bytes.Add(bytes);
+  PortCounters& pc = w.st->port[port];
+  pc.tx_packets.Add(n);
+  pc.tx_bytes.Add(bytes);
+}
+
+// Tries to send what the stash holds (data of priority q, or control
+// frames when q < 0); returns true when it is empty after.
+bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, int q, ReleaseBatch& rel) {
+  Switch& sw = *w.sw;
   while (s.n > 0) {
     rte_mbuf* burst[kMaxBurst];
-    uint8_t prios[kMaxBurst];
     const int k = std::min(s.n, kMaxBurst);
-    for (int i = 0; i < k; i++) {
-      burst[i] = s.pkts[(s.head + i) % TxStash::kCap];
-      prios[i] = s.prio[(s.head + i) % TxStash::kCap];
-    }
+    for (int i = 0; i < k; i++) burst[i] = s.pkts[(s.head + i) % TxStash::kCap];
     const uint16_t sent =
-        PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, !data);
-    uint64_t bytes = 0;
-    uint32_t qn[kNumPrio] = {}, qb[kNumPrio] = {};
-    for (uint16_t i = 0; i < sent; i++) {
-      const uint32_t len = rte_pktmbuf_pkt_len(burst[i]);
-      bytes += len;
-      if (data) {
-        const PktMeta* meta = sw.Meta(burst[i]);
-        rel.Add(meta->in_port, meta->in_prio, meta->charged);
-        if (dc) dc->det.causality().OnDequeue(meta->in_port, port, prios[i]);
-        qn[prios[i]]++;
-        qb[prios[i]] += len;
-      }
+        PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, q < 0);
+    if (q >= 0) {
+      DataSent(w, port, q, burst, sent, rel);
+    } else {
+      uint64_t bytes = 0;
+      for (uint16_t i = 0; i < sent; i++) bytes += rte_pktmbuf_pkt_len(burst[i]);
+      w.st->port[port].tx_packets.Add(sent);
+      w.st->port[port].tx_bytes.Add(bytes);
     }
-    if (data)
-      for (int q = 0; q < kNumPrio; q++)
-        if (qn[q]) {
-          w.st->prio[port][q].tx_packets.Add(qn[q]);
-          w.st->prio[port][q].tx_bytes.Add(qb[q]);
-        }
-    PortCounters& pc = w.st->port[port];
-    pc.tx_packets.Add(sent);
-    pc.tx_bytes.Add(bytes);
     s.head = (s.head + sent) % TxStash::kCap;
     s.n -= sent;
     if (sent < k) return false;
@@ -56,11 +59,9 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, bool data, ReleaseBatch& 
   return true;
 }
 
-void Stash(TxStash& s, rte_mbuf** pkts, const uint8_t* prios, int from, int to) {
-  for (int i = from; i < to; i++) {
-    const int slot = (s.head + s.n) % TxStash::kCap;
-    s.pkts[slot] = pkts[i];
-    s.prio[slot] = prios ? prios[i] : 0;
+void Stash(TxStash& s, rte_mbuf* const* pkts, int n) {
+  for (int i = 0; i < n; i++) {
+    s.pkts[(s.head + s.n) % TxStash::kCap] = pkts[i];
     s.n++;
   }
 }
@@ -112,30 +113,38 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   const uint64_t before = w.st->port[port].tx_packets.Get();
 
   // 1. Control frames (ARP, ICMP replies) go before any data.
-  if (!FlushStash(w, port, os.ctrl_stash, false, rel)) return 0;
+  if (!FlushStash(w, port, os.ctrl_stash, -1, rel)) return 0;
   rte_mbuf* ctrl[kMaxBurst];
   unsigned nc =
       rte_ring_dequeue_burst(pr.control, reinterpret_cast<void**>(ctrl), kMaxBurst, nullptr);
   if (nc) {
-    Stash(os.ctrl_stash, ctrl, nullptr, 0, static_cast<int>(nc));
-    if (!FlushStash(w, port, os.ctrl_stash, false, rel)) return 0;
+    Stash(os.ctrl_stash, ctrl, static_cast<int>(nc));
+    if (!FlushStash(w, port, os.ctrl_stash, -1, rel)) return 0;
   }
   // 2. Data the device refused before, in order, before anything newer of
   // its priority; a priority paused since then keeps it (software PFC: what
   // the device has not taken is still ours to hold).
   for (int q = 0; q < kNumPrio; q++) {
     if (os.data_stash[q].n == 0 || (paused_mask >> q & 1)) continue;
-    if (!FlushStash(w, port, os.data_stash[q], true, rel))
+    if (!FlushStash(w, port, os.data_stash[q], q, rel))
       return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
   }
 
-  // 3. Scheduler-picked queues, up to one burst per round.
+  // 3. Scheduler-picked queues, up to one burst per round, sent in ONE tx
+  // burst straight from where they were dequeued; only what the device
+  // refuses is copied, to its priority's stash (sent first next round).
   int budget_pkts = w.t->burst;
   uint8_t nonempty = 0;
   for (int q = 0; q < kNumPrio; q++)
     if (!rte_ring_empty(pr.egress[q])) nonempty |= 1u << q;
-  while (budget_pkts > 0) {
-    if (!nonempty) break;
+  rte_mbuf* pkts[kMaxBurst];
+  struct Run {
+    uint8_t q;
+    uint16_t from, n;
+  } runs[kMaxBurst];
+  int nruns = 0;
+  uint16_t n = 0;
+  while (budget_pkts > 0 && nonempty) {
     uint32_t byte_budget = 0;
     uint64_t ready = 0;
     const int q = os.sched.Pick(nonempty, paused_mask, w.now_ns, &byte_budget, &ready);
@@ -147,24 +156,27 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
     // one, take about as many MTU frames as the tokens allow (at least one).
     const uint32_t frame = w.t->max_frame[port];
     int take = static_cast<int>(std::clamp<uint32_t>(byte_budget / frame, 1, budget_pkts));
-    rte_mbuf* pkts[kMaxBurst];
-    uint8_t prios[kMaxBurst];
     const unsigned got =
-        rte_ring_dequeue_burst(pr.egress[q], reinterpret_cast<void**>(pkts), take, nullptr);
+        rte_ring_dequeue_burst(pr.egress[q], reinterpret_cast<void**>(pkts + n), take, nullptr);
     if (got == 0) break;
     if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q]))
       nonempty &= static_cast<uint8_t>(~(1u << q));
     uint32_t bytes = 0;
-    for (unsigned i = 0; i < got; i++) {
-      bytes += rte_pktmbuf_pkt_len(pkts[i]);
-      prios[i] = static_cast<uint8_t>(q);
-    }
+    for (unsigned i = 0; i < got; i++) bytes += rte_pktmbuf_pkt_len(pkts[n + i]);
     // The emulated link also carries FCS, preamble and inter-frame gap: 24
     // bytes a frame, as pause quanta (wire bit times) assume.
     os.sched.Sent(q, bytes + kWireOverhead * got, w.now_ns);
-    Stash(os.data_stash[q], pkts, prios, 0, static_cast<int>(got));
+    runs[nruns++] = Run{static_cast<uint8_t>(q), n, static_cast<uint16_t>(got)};
+    n = static_cast<uint16_t>(n + got);
     budget_pkts -= static_cast<int>(got);
-    if (!FlushStash(w, port, os.data_stash[q], true, rel)) break;
+  }
+  if (n == 0) return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
+  const uint16_t sent = PortTx(pr.io, pkts, n, w.now_ns, false);
+  for (int r = 0; r < nruns; r++) {
+    const Run& run = runs[r];
+    const uint16_t ok = sent > run.from ? std::min<uint16_t>(sent - run.from, run.n) : 0;
+    DataSent(w, port, run.q, pkts + run.from, ok, rel);
+    if (ok < run.n) Stash(os.data_stash[run.q], pkts + run.from + ok, run.n - ok);
   }
   return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
 }

@@ -20,7 +20,6 @@ namespace pfc {
 struct TxStash {
   static constexpr int kCap = 2 * kMaxBurst;
   std::array<rte_mbuf*, kCap> pkts{};
-  std::array<uint8_t, kCap> prio{};  // egress priority, for tx counters
   int head = 0, n = 0;
 };
 

@@ -68,6 +68,64 @@ TEST_F(StageTest, RoutesWithTtlDecrementAndMacRewrite) {
                   {"p1.q3.tx_bytes", 32 * 60}});
 }
 
+// The egress stage sends one tx burst per round straight from the queues it
+// dequeued; what the device refuses goes to its priority's stash and leaves
+// first next round. A tx ring with 5 free slots takes 5 of 32 packets of two
+// priorities: the rest follows in the next round, each priority in order,
+// counted once, its buffer released once.
+TEST_F(StageTest, DeviceRefusalIsStashedPerPriorityInOrder) {
+  Start(BaseYaml());
+  // Fillers occupy the tx ring of p1 so that exactly 5 slots stay free.
+  const unsigned free_slots = rte_ring_free_count(Wire(1).tx);
+  ASSERT_GT(free_slots, 5u);
+  for (unsigned i = 0; i < free_slots - 5; i++) {
+    rte_mbuf* m = Mbuf(Frame({.in_port = 2, .dst_ip = Ip(10, 9, 9, 9), .seq = 60000}));
+    ASSERT_EQ(rte_ring_enqueue(Wire(1).tx, m), 0);
+  }
+  Frames in;
+  for (uint16_t i = 0; i < 32; i++)
+    in.push_back(Frame({.in_port = 2,
+                        .dst_ip = Ip(10, 9, 0, static_cast<uint8_t>(i)),
+                        .dscp = static_cast<uint8_t>(i % 2 ? 26 : 24),
+                        .seq = i}));
+  Ingress(2, in, kT0);
+  EXPECT_EQ(Egress(1, kT0 + 1000), 5);
+  Frames out;
+  for (const auto& f : TakeTx(1))
+    if (SeqOf(f) != 60000) out.push_back(f);
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(sw_->ports[1].owner_state->data_stash[3].n + sw_->ports[1].owner_state->data_stash[4].n,
+            27);
+  EXPECT_EQ(Occ(2, 3) + Occ(2, 4), 27 * kCell);  // still charged while stashed
+  EXPECT_EQ(Egress(1, kT0 + 2000), 27);
+  for (const auto& f : TakeTx(1)) out.push_back(f);
+  ASSERT_EQ(out.size(), 32u);
+  // Each priority in its own order; every packet exactly once.
+  std::vector<uint16_t> even, odd;
+  for (const auto& f : out) (DscpOf(f) == 24 ? even : odd).push_back(SeqOf(f));
+  ASSERT_EQ(even.size(), 16u);
+  ASSERT_EQ(odd.size(), 16u);
+  for (uint16_t i = 0; i < 16; i++) {
+    EXPECT_EQ(even[i], 2 * i);
+    EXPECT_EQ(odd[i], 2 * i + 1);
+  }
+  EXPECT_EQ(Occ(2, 3), 0u);
+  EXPECT_EQ(Occ(2, 4), 0u);
+  ExpectCounters({{"p2.rx_packets", 32},
+                  {"p2.rx_bytes", 32 * 60},
+                  {"p2.rx_bursts", 1},
+                  {"p2.q3.rx_packets", 16},
+                  {"p2.q3.rx_bytes", 16 * 60},
+                  {"p2.q4.rx_packets", 16},
+                  {"p2.q4.rx_bytes", 16 * 60},
+                  {"p1.tx_packets", 32},
+                  {"p1.tx_bytes", 32 * 60},
+                  {"p1.q3.tx_packets", 16},
+                  {"p1.q3.tx_bytes", 16 * 60},
+                  {"p1.q4.tx_packets", 16},
+                  {"p1.q4.tx_bytes", 16 * 60}});
+}
+
 TEST_F(StageTest, RewriteQueuesByNewTagButChargesIngressPriority) {
   Start(BaseYaml());
   // From p0, tag 24 (prio 3): even packets to p1, where the Tagger rule
