@@ -23,18 +23,37 @@ inline void Drop(WorkerCtx& w, PortId in, int prio, DropReason r, rte_mbuf* m) {
 }
 
 // Bytes rounded up to whole buffer cells. Power-of-two cells (every shipped
-// config) take a mask instead of a division.
-inline uint32_t CellRound(uint32_t bytes, uint32_t cell) {
-  if ((cell & (cell - 1)) == 0) return (bytes + cell - 1) & ~(cell - 1);
-  return (bytes + cell - 1) / cell * cell;
+// config) take a mask (Tables::cell_mask) instead of a division.
+inline uint32_t CellRound(uint32_t bytes, const Tables& t) {
+  if (t.cell_mask) return (bytes + t.cell_mask) & ~t.cell_mask;
+  return (bytes + t.cell_bytes - 1) / t.cell_bytes * t.cell_bytes;
 }
 
-// Packets of one burst headed to the same (out port, egress priority).
-struct Group {
-  uint16_t key;  // out * 8 + prio
-  uint16_t n;
-  rte_mbuf* pkts[kMaxBurst];
+// The burst's packets grouped by (out port, egress priority), so each group
+// is one ring enqueue. Group g's packets are pkts[g][0, n[g]); slot[key] is
+// the group of key = out * 8 + prio (kNone: none yet). Rows are a power of
+// two apart, so finding a packet's place costs a shift, not a multiply.
+struct Groups {
+  static constexpr uint8_t kNone = 0xff;
+  uint8_t slot[kMaxPorts * kNumPrio];
+  uint16_t n[kMaxBurst];
+  uint16_t key[kMaxBurst];
+  int count = 0;
+  rte_mbuf* pkts[kMaxBurst][kMaxBurst];
+
+  Groups() { std::memset(slot, kNone, sizeof slot); }
+  void Add(uint16_t k, rte_mbuf* m) {
+    uint8_t g = slot[k];
+    if (g == kNone) {
+      g = static_cast<uint8_t>(count++);
+      slot[k] = g;
+      key[g] = k;
+      n[g] = 0;
+    }
+    pkts[g][n[g]++] = m;
+  }
 };
+static_assert(kMaxBurst <= Groups::kNone, "group numbers fit in a byte");
 
 }  // namespace
 
@@ -59,8 +78,7 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
 
   IngressBatch admit(sw.buffer, in);
   ReleaseBatch undo(sw.buffer);
-  Group groups[kMaxBurst];
-  int ngroups = 0;
+  Groups groups;
   uint64_t rx_bytes = 0;
   // Per-burst accumulators, flushed once (style guide: counters).
   uint32_t prio_rx[kNumPrio] = {}, prio_rx_bytes[kNumPrio] = {};
@@ -96,9 +114,11 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
         break;
     }
     const bool is_ip = pp.kind == PktKind::kIpv4;
-    if (!is_ip) pc.non_ip.Add(1);
-    if (pp.ip_options) pc.ipv4_options.Add(1);
-    if (pp.ip_fragment) pc.ipv4_fragments.Add(1);
+    if (__builtin_expect(!is_ip | pp.ip_options | pp.ip_fragment, 0)) {  // one test, rarely taken
+      if (!is_ip) pc.non_ip.Add(1);
+      if (pp.ip_options) pc.ipv4_options.Add(1);
+      if (pp.ip_fragment) pc.ipv4_fragments.Add(1);
+    }
 
     // Step 1 of Tagger's pipeline: the ingress queue by tag. Non-IP traffic
     // has no tag and is always lossy.
@@ -171,7 +191,7 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
 
     // Buffer admission: charged to the ingress priority group until the
     // packet leaves the switch.
-    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), t.cell_bytes);
+    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), t);
     DropReason why;
     if (!admit.Admit(prio, charge, &why)) {
       Drop(w, in, prio, why, m);
@@ -204,15 +224,7 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     meta->flags = 0;
     meta->charged = charge;
 
-    const uint16_t key = static_cast<uint16_t>(out * kNumPrio + eprio);
-    int g = 0;
-    while (g < ngroups && groups[g].key != key) g++;
-    if (g == ngroups) {
-      groups[g].key = key;
-      groups[g].n = 0;
-      ngroups++;
-    }
-    groups[g].pkts[groups[g].n++] = m;
+    groups.Add(static_cast<uint16_t>(out * kNumPrio + eprio), m);
   }
   pc.rx_packets.Add(n);
   pc.rx_bytes.Add(rx_bytes);
@@ -224,16 +236,16 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   pc.rx_bursts.Add(1);
   admit.Flush();
 
-  for (int g = 0; g < ngroups; g++) {
-    const PortId out = groups[g].key / kNumPrio;
-    const int eprio = groups[g].key % kNumPrio;
-    groups[g].n = DcfitGroup(w, out, eprio, groups[g].pkts, groups[g].n, undo);
+  for (int g = 0; g < groups.count; g++) {
+    const PortId out = groups.key[g] / kNumPrio;
+    const int eprio = groups.key[g] % kNumPrio;
+    groups.n[g] = DcfitGroup(w, out, eprio, groups.pkts[g], groups.n[g], undo);
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
-                               reinterpret_cast<void**>(groups[g].pkts), groups[g].n, nullptr);
+                               reinterpret_cast<void**>(groups.pkts[g]), groups.n[g], nullptr);
     DcfitEnqueued(w, in, out, eprio, done);
-    for (unsigned k = done; k < groups[g].n; k++) {
-      rte_mbuf* m = groups[g].pkts[k];
+    for (unsigned k = done; k < groups.n[g]; k++) {
+      rte_mbuf* m = groups.pkts[g][k];
       const PktMeta* meta = sw.Meta(m);
       undo.Add(meta->in_port, meta->in_prio, meta->charged);
       Drop(w, in, meta->in_prio, DropReason::kEgressQueueFull, m);
