@@ -6,6 +6,7 @@
 
 namespace pfc::dcfit {
 namespace {
+
 PortMask Bit(PortId p) { return PortMask{1} << p; }
 uint8_t Hop(uint8_t h) { return h == 255 ? h : static_cast<uint8_t>(h + 1); }
 
