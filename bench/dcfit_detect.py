@@ -139,7 +139,25 @@ def incast(rng, k, senders=6, rate=UNLIMITED):
     return f, "", 400 + k
 
 
-FT_CASES = {"ft_on": ft_on, "ft_off": ft_off, "fig4": fig4, "transient": transient, "incast": incast}
+def resumed(rng, k):
+    """A causality loop that forms and is opened at once (issue 9's
+    experiment; DCFIT §5): a host pause storm with the loop flows at 30
+    Gb/s closes the loop a0_0 -> c0 -> a1_0 -> c1 (as `storm` does: a
+    deadlock). run() first runs it as it is to learn when DCFIT's first pass
+    finds the loop (loop_found), then runs it again, identical up to then
+    (runs are deterministic), with one loop link failing 1 us later, while
+    the temporal pass is on its way round: the loop is open for good, DCFIT
+    must not declare, and reports the failed check (when the failed link's
+    pause expires, 0.84 ms later: loop_port_resumed). Runs last 5 ms, so
+    the expiry and the 0.5 ms of truth after it fit after a late loop."""
+    f, e, _ = storm(rng, k, 300 + 100 * k, 30)
+    return f, e, 700 + k
+
+
+LOOP_LINKS = ["c1, a0_0", "a0_0, c0", "c0, a1_0", "a1_0, c1"]
+
+FT_CASES = {"ft_on": ft_on, "ft_off": ft_off, "fig4": fig4, "transient": transient, "incast": incast,
+            "resumed": resumed}
 
 
 def ring(k, rate):
@@ -193,12 +211,35 @@ def events(d):
     return [e for e in r["dcfit_events"] if e["kind"] == "deadlock"]
 
 
-def run(case, tag, spec, dur_ms=3):
+def simulate(case, tag, spec, dur_ms):
     d = os.path.join(out, tag)
     p = subprocess.run([fabric, "--fabric", write(case, tag, spec, dur_ms), "--out", d],
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"{tag}: pfcfabric failed:\n{p.stdout}{p.stderr}")
+    return d
+
+
+def open_after_loop(tag, spec, dur_ms, k):
+    """resumed's events: the run as it is first (its own directory), then
+    one loop link down 1 us after the first loop_found; None when the first
+    run found no loop (the case then did not happen: reported)."""
+    flows, evs, seed = spec
+    d = simulate("resumed", tag + "-base", spec, dur_ms)
+    found = [e["t_ns"] for e in json.load(open(os.path.join(d, "results.json")))["dcfit_events"]
+             if e["kind"] == "loop_found"]
+    if not found:
+        return None
+    return flows, evs + f"  - {{ at: {found[0] + 1000}ns, link: [{LOOP_LINKS[k % 4]}], state: down }}\n", seed
+
+
+def run(case, tag, spec, dur_ms=3):
+    if case == "resumed":
+        spec = open_after_loop(tag, spec, dur_ms, int(tag.split("-")[1]))
+        if spec is None:
+            return {"case": case, "tag": tag, "dead": False, "declared": 0, "loops": 0, "failed": 0,
+                    "lossless_drops": 0, "times": []}
+    d = simulate(case, tag, spec, dur_ms)
     r = json.load(open(os.path.join(d, "results.json")))
     names = node_names(d)
     ev = r["dcfit_events"]
@@ -221,7 +262,7 @@ def fixed_cases(runs):
     for k in range(runs):
         rng = random.Random(k)
         for case, fn in FT_CASES.items():
-            yield case, f"{case}-{k}", fn(rng, k), 3
+            yield case, f"{case}-{k}", fn(rng, k), 5 if case == "resumed" else 3
         yield "fig10", f"fig10-{k}", ("", "", k + 1), 4
         yield "ring", f"ring-{k}", ring(k, UNLIMITED), 4
         yield "cbd10", f"cbd10-{k}", ring(k, 10), 4
@@ -245,7 +286,7 @@ def mixed_cases(mix):
         elif case == "transient":
             spec = transient(rng, k, rng.randrange(20_000, 400_000), rng.choice([10, 15]))[:2]
         elif case == "storm":
-            spec = storm(rng, k, rng.randrange(50, 1000), rng.choice([10, 15, 20]))[:2]
+            spec = storm(rng, k, rng.randrange(50, 1000), rng.choice([10, 15, 20, 25, 30]))[:2]
         elif case == "incast":
             spec = incast(rng, k, rng.randrange(3, 12), rng.choice(rates))[:2]
         else:
@@ -278,6 +319,10 @@ def main():
           f"{sum(1 for r in recs if r['loops'] and not r['dead'])}")
     print(f"false positives: {' '.join(fp) or 'none'}; false negatives: {' '.join(fn) or 'none'}")
     print(f"lossless_drops={sum(r['lossless_drops'] for r in recs)} (must be 0)")
+    res = [r for r in recs if r["case"] == "resumed"]
+    bad = [r["tag"] for r in res if not (r["loops"] and r["failed"] and not r["declared"] and not r["dead"])]
+    print(f"resumed: {len(res) - len(bad)}/{len(res)} loops found, then opened: check failed, nothing declared, "
+          f"no deadlock; not so: {' '.join(bad) or 'none'}")
     plot(recs, os.path.join(out, "dcfit_detect.png"))
     mx = lambda v: f"{max(v):.2f}" if v else "nan"  # noqa: E731
     print(f"RESULT runs={len(recs)} on_loop_us_max={mx(on)} off_loop_us_max={mx(off)} "

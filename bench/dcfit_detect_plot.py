@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The PNG of bench/dcfit_detect.sh: every declared deadlock's detection
 time (emulated us from the loop's formation), one column per case, on-loop
-and off-loop triggers apart, with the issue's targets as lines."""
+and off-loop triggers apart, with the issue's targets as lines; under each
+case, how many runs deadlocked, declared, and found a loop."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -28,11 +29,11 @@ def plot(recs, path):
     for c in cases:
         rs = [r for r in recs if r["case"] == c]
         labels.append(f"{c}\n{sum(r['dead'] for r in rs)}/{len(rs)} dl\n"
-                      f"{sum(bool(r['declared']) for r in rs)} decl")
+                      f"{sum(bool(r['declared']) for r in rs)} decl\n{sum(bool(r['loops']) for r in rs)} loop")
     ax.set_xticks(range(len(cases)), labels, fontsize=8)
     ax.set_ylabel("detection time from loop formation (emulated us)")
-    ax.set_title(f"DCFIT on the fabric emulator, {len(recs)} runs (dl: deadlocked per the fabric, decl: declared)",
-                 fontsize=9)
+    ax.set_title(f"DCFIT on the fabric emulator, {len(recs)} runs (dl: deadlocked per the fabric, "
+                 "decl: declared, loop: a loop found)", fontsize=9)
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()

@@ -19,20 +19,33 @@ void EachPort(PortMask m, F f) {
   }
 }
 
-// What a port's slot does with message m. A slot holds one message: when
-// several episodes meet (several triggers at once, §3.2's "different
-// causality-chains"), the one with the smaller {S_gen-ini, P_gen-ini} wins
-// everywhere, so the winner's chain is kept whole around a loop instead of
-// every episode overwriting the others. A newer Seq of the same initiator,
-// and a middle episode of the same trigger (§3.4), replace what they refine.
+bool Smaller(const CheckMsg& a, const CheckMsg& b) {
+  return a.gen_sw != b.gen_sw ? a.gen_sw < b.gen_sw : a.gen_port < b.gen_port;
+}
+
+// What a port's sent slot does with message m. A slot holds one message:
+// when several episodes meet (several triggers at once, §3.2's "different
+// causality-chains", or several middle switches of one trigger, §3.4), the
+// one with the smaller {S_gen-ini, P_gen-ini} wins everywhere, so the
+// winner's chain is kept whole around a loop instead of every episode
+// overwriting the others. A newer Seq of the same initiator replaces the
+// older one, and within one trigger a middle episode (which can find the
+// loop) replaces the trigger's own chain (which cannot: the trigger is off
+// the loop) and is never replaced by it. Detector::TakeSent adds the two
+// exceptions that need the switch's state: a message nothing backs any more
+// loses to any other, and a middle episode replaces the chain it started
+// from.
 enum class Offer : uint8_t { kTake, kRepeat, kOutranked };
 Offer OfferTo(const MsgSlot& s, const CheckMsg& m) {
   if (!s.valid) return Offer::kTake;
   if (s.msg.SameEpisode(m) && s.msg.SameTrigger(m)) return Offer::kRepeat;
-  if (s.msg.SameGen(m) || s.msg.SameTrigger(m)) return Offer::kTake;
-  const bool smaller =
-      m.gen_sw != s.msg.gen_sw ? m.gen_sw < s.msg.gen_sw : m.gen_port < s.msg.gen_port;
-  return smaller ? Offer::kTake : Offer::kOutranked;
+  if (s.msg.SameGen(m)) return Offer::kTake;
+  if (s.msg.SameTrigger(m)) {
+    const bool mid_m = m.flags & kMiddle, mid_s = s.msg.flags & kMiddle;
+    if (mid_m != mid_s) return mid_m ? Offer::kTake : Offer::kOutranked;
+    if (!mid_m) return Offer::kTake;  // the trigger's chain, restarted
+  }
+  return Smaller(m, s.msg) ? Offer::kTake : Offer::kOutranked;
 }
 
 }  // namespace
@@ -89,8 +102,16 @@ void Detector::Emit(Output* out, EventKind k, uint64_t now, const CheckMsg& m, P
   out->events.push_back(Event{k, now, m, in, outp, why});
 }
 
-bool Detector::Take(MsgSlot* s, const CheckMsg& m) {
-  switch (OfferTo(*s, m)) {
+bool Detector::TakeSent(MsgSlot* s, const CheckMsg& m, int prio, const CheckMsg* refines) {
+  Offer o = OfferTo(*s, m);
+  if (o == Offer::kOutranked && refines != nullptr && s->msg.SameEpisode(*refines) &&
+      s->msg.SameTrigger(*refines)) {
+    o = Offer::kTake;
+  } else if (o == Offer::kOutranked && !Backed(s->msg, prio)) {
+    ++n_.unbacked;
+    o = Offer::kTake;
+  }
+  switch (o) {
     case Offer::kTake:
       *s = MsgSlot{m, true, false};
       return true;
@@ -100,6 +121,15 @@ bool Detector::Take(MsgSlot* s, const CheckMsg& m) {
     case Offer::kOutranked:
       ++n_.outranked;
       return false;
+  }
+  return false;
+}
+
+bool Detector::Backed(const CheckMsg& m, int prio) {
+  if (m.gen_sw == cfg_.self) return Current(m, prio);
+  for (PortId p = 0; p < cfg_.num_ports; ++p) {
+    const MsgSlot* st = c_.stored(p, prio);
+    if (st->valid && st->msg.SameEpisode(m) && st->msg.SameTrigger(m)) return true;
   }
   return false;
 }
@@ -141,8 +171,11 @@ CheckMsg Detector::StartMiddle(PortId i, int prio, const CheckMsg& trig, uint64_
   m.tri_port = trig.tri_port;
   m.prio = static_cast<uint8_t>(prio);
   m.flags = static_cast<uint8_t>((trig.flags & kTriggerHost) | kMiddle);
+  // A middle episode of this trigger already running on i goes on: a newer
+  // Seq of the trigger (which pauses on and off outside the loop) must not
+  // restart a pass that is on its way round the loop.
   Episode& ep = Ep(i, prio);
-  if (ep.st != State::kIdle && ep.msg.SameEpisode(m) && ep.msg.SameTrigger(m)) return ep.msg;
+  if (ep.st != State::kIdle && (ep.msg.flags & kMiddle) && ep.msg.SameTrigger(m)) return ep.msg;
   ep = Episode{State::kChecking, m, 0, now};
   Emit(out, EventKind::kMiddleInitiator, now, m, 0, i);
   return m;
@@ -152,8 +185,7 @@ void Detector::SendMiddle(PortMask ports, int prio, const CheckMsg& trig, uint64
                           Output* out) {
   EachPort(ports, [&](PortId i) {
     const CheckMsg m = StartMiddle(i, prio, trig, now, out);
-    MsgSlot* s = c_.sent(i, prio);
-    if (!Take(s, m)) return;
+    if (!TakeSent(c_.sent(i, prio), m, prio, &trig)) return;
     Send(out, i, m, false);
   });
 }
@@ -252,22 +284,48 @@ void Detector::OnPfcReceived(PortId e, int prio, RxKind kind, const CheckMsg* ms
 }
 
 void Detector::FirstPass(PortId e, int prio, const CheckMsg& m, uint64_t now, Output* out) {
+  // A stored slot mirrors what its peer last sent: the peer's sent slot
+  // already chose between episodes (TakeSent), and its sending something
+  // else means the chain it held before goes no further.
   MsgSlot* st = c_.stored(e, prio);
   if (m.gen_sw == cfg_.self) {
     // Never a repeat: after a failed temporal pass the episode goes on, and a
     // refresh re-carrying our message is how a loop that formed again is seen.
-    if (OfferTo(*st, m) != Offer::kOutranked) *st = MsgSlot{m, true, false};
+    *st = MsgSlot{m, true, false};
     OwnReturned(e, prio, m, now, out);
     return;
   }
-  if (!Take(st, m)) return;  // a refresh re-carrying it, a chain that went round
-  // §3.4: the same {S_tri, P_tri} already came in on another port.
-  bool middle = false;
+  if (st->valid && st->msg.SameEpisode(m) && st->msg.SameTrigger(m)) {
+    ++n_.repeat;  // a refresh re-carrying it, a chain that went round
+    return;
+  }
+  *st = MsgSlot{m, true, false};
+  // §3.4: the same {S_tri, P_tri} already came in on another port: this is
+  // a middle switch. So is a switch the chain has come round to (§3.2's
+  // causality loop: the chain visits the same switch twice): m's episode is
+  // stored at another port too, or already went out on a port of δ_e with
+  // no more hops than m has now (a chain off its trigger that circles a loop
+  // by itself, its trigger long gone, as a host's short pause storm leaves
+  // behind: nobody else would ever find that loop). Except when m is the
+  // chain of a smaller middle switch that has not come round: that episode
+  // can find the loop as well as ours and wins against ours everywhere
+  // (OfferTo), so it is forwarded (two middle switches of one loop would
+  // otherwise each stop the other's chain).
+  bool same_trigger = false, came_round = false;
   for (PortId p = 0; p < cfg_.num_ports; ++p) {
     const MsgSlot* o = c_.stored(p, prio);
-    if (p != e && o->valid && o->msg.SameTrigger(m)) middle = true;
+    if (p == e || !o->valid || !o->msg.SameTrigger(m)) continue;
+    same_trigger = true;
+    came_round = came_round || o->msg.SameEpisode(m);
   }
   const PortMask delta = c_.Delta(e, prio);
+  EachPort(delta, [&](PortId i) {
+    const MsgSlot* o = c_.sent(i, prio);
+    if (o->valid && o->msg.SameEpisode(m) && o->msg.SameTrigger(m) && o->msg.hops <= m.hops)
+      came_round = true;
+  });
+  const bool defer = (m.flags & kMiddle) && m.gen_sw < cfg_.self && !came_round;
+  const bool middle = (same_trigger || came_round) && !defer;
   if (middle) {
     if (delta == 0)
       st->middle_pending = true;
@@ -351,7 +409,7 @@ int Detector::Forward(PortMask ports, int prio, const CheckMsg& m, bool second_p
     if (second_pass) {
       // Only along the ports that carried this episode's first pass.
       if (!s->valid || !s->msg.SameEpisode(f)) return;
-    } else if (!Take(s, f)) {
+    } else if (!TakeSent(s, f, prio, nullptr)) {
       return;
     }
     Send(out, i, f, false);

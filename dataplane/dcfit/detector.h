@@ -44,8 +44,15 @@
 // A message already stored (received) or sent on a port, for the same
 // episode and trigger, is not acted upon again: refreshes re-carry messages,
 // and a chain entering a loop from outside (§3.4) must not circle forever.
-// A port keeps one message; when episodes meet, the smaller initiator ID
-// wins (detector.cc, OfferTo), so one episode survives whole.
+// A port keeps one message. A received (stored) one mirrors what the peer
+// last sent. A sent one: when episodes meet, the smaller initiator ID wins
+// (detector.cc, OfferTo), so one episode survives whole; but a sent message
+// that nothing backs any more (not a running episode of ours, not stored at
+// any of our ports: its chain has moved on or ended) loses to any other,
+// so an episode that has ended cannot hold a port that stays paused (in a
+// deadlock, forever) against the live ones. A switch a chain comes round to
+// (the chain's episode back on another port, or on the same port with more
+// hops than it left with) acts as a middle switch (§3.4) for it.
 //
 // Outputs go to an Output the caller owns and clears: messages to send
 // (piggybacked on the XOFF the call is about, or standalone checking packets)
@@ -131,6 +138,7 @@ struct DetectorCounters {
   uint64_t tx = 0;                // messages handed out (piggybacked or standalone)
   uint64_t repeat = 0;            // already stored / sent for the same episode: ignored
   uint64_t outranked = 0;         // a port holds a winning episode (detector.cc OfferTo)
+  uint64_t unbacked = 0;          // a sent message nothing backs any more was replaced
   uint64_t no_delta = 0;          // first pass, δ empty: waits for the next XOFF
   uint64_t not_paused = 0;        // arrived on a port that is not paused
   uint64_t stale = 0;             // ours, but not the current episode / state
@@ -184,9 +192,13 @@ class Detector {
   void Fail(PortId i, int prio, FailReason why, uint64_t now, Output* out);
   void Emit(Output* out, EventKind k, uint64_t now, const CheckMsg& m, PortId in, PortId outp,
             FailReason why = FailReason::kNone);
-  // Offers m to a stored / sent slot: true when the slot took it (counted
-  // as repeat or outranked otherwise).
-  bool Take(MsgSlot* s, const CheckMsg& m);
+  // Offers m to a sent slot: true when the slot took it (counted as repeat
+  // or outranked otherwise). refines: the episode a middle episode m was
+  // started from (m replaces it), or nullptr.
+  bool TakeSent(MsgSlot* s, const CheckMsg& m, int prio, const CheckMsg* refines);
+  // A message this switch sent still has its chain behind it: one of our
+  // running episodes, or held by one of our stored slots.
+  bool Backed(const CheckMsg& m, int prio);
   void Send(Output* out, PortId p, const CheckMsg& m, bool piggyback);
 
   DetectorConfig cfg_{};

@@ -6,11 +6,14 @@ flows rerouted round a0_0 -> c0 -> a1_0 -> c1 -> a0_0, the deadlock is
 declared on that loop, within 50 us of its forming when the trigger (c0) is
 on the loop, and by the middle switch a0_0 within 100 us when the trigger
 (t0_1, an incast) is off it; Fig. 4's fan-in of one trigger over two ports
-declares nothing. The fabric's own truth (a cycle of links paused and idle
+declares nothing; a loop that a host's pause storm closes, and a link
+failure opens 1 us after DCFIT's first pass found it, fails the temporal
+check and is not declared. The fabric's own truth (a cycle of links paused and idle
 at the end) agrees each time; no lossless drop.
 
   dcfit_fattree_test.py BUILD_DIR SOURCE_DIR
 """
+import json
 import os
 import random
 import sys
@@ -44,4 +47,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-dcfit-ft-") as tmp:
     check("fig4: nothing declared, no loop found", r["declared"] == 0 and r["loops"] == 0,
           f"declared {r['declared']}, loops {r['loops']}")
     check("fig4: no lossless drop", r["lossless_drops"] == 0, str(r["lossless_drops"]))
+    r = D.run("resumed", "resumed-0", D.resumed(random.Random(0), 0))
+    ev = json.load(open(os.path.join(tmp, "resumed-0", "results.json")))["dcfit_events"]
+    check("resumed: the loop was found (first pass)", r["loops"] >= 1, str(r["loops"]))
+    check("resumed: the temporal check failed (loop port resumed)",
+          [e.get("why") for e in ev if e["kind"] == "temporal_failed"] == ["loop_port_resumed"],
+          str([(e["kind"], e.get("why")) for e in ev]))
+    check("resumed: nothing declared, and no deadlock in the fabric", r["declared"] == 0 and not r["dead"],
+          f"declared {r['declared']}, dead {r['dead']}")
 finish()

@@ -407,3 +407,139 @@ TEST(DcfitDetector, RejectsBadConfigAndIgnoresUntrackedInput) {
 
 }  // namespace
 }  // namespace pfc::dcfit
+
+namespace pfc::dcfit {
+namespace {
+
+// DCFIT Fig. 3 with the IDs of bench/dcfit_detect.sh's ft_off fat-tree: the
+// loop A (24) -> B (33) -> C (26) -> D (32) -> A in pause direction, closed
+// by the chain of T (3), a switch off the loop congested by its host. A
+// pauses both B and D because of T; D gets T's chain from A and, round the
+// loop, from C. (sim.h: Queue(n, in, out) = packets from `in` wait on `out`.)
+struct OffLoopRing {
+  Sim s;
+  int t = 0, a = 0, b = 0, c = 0, d = 0;
+  OffLoopRing() {
+    t = s.AddSwitch(3, 2);
+    a = s.AddSwitch(24, 3);
+    b = s.AddSwitch(33, 2);
+    c = s.AddSwitch(26, 2);
+    d = s.AddSwitch(32, 2);
+    s.Link(s.AddHost(), 0, t, 0);
+    s.Link(t, 1, a, 0);
+    s.Link(a, 1, b, 0);
+    s.Link(b, 1, c, 0);
+    s.Link(c, 1, d, 1);
+    s.Link(d, 0, a, 2);
+    s.Queue(t, 1, 0, 3);  // to T's slow host
+    s.Queue(a, 1, 0, 3);  // from B: towards T (first, so T's chain is A's cause)
+    s.Queue(a, 1, 2, 3);  // from B: round the loop, to D
+    s.Queue(a, 2, 0, 3);  // from D: towards T
+    s.Queue(b, 1, 0, 3);
+    s.Queue(c, 1, 0, 3);
+    s.Queue(d, 0, 1, 3);  // from A round the loop, to C
+    s.Queue(d, 1, 0, 3);  // from C, to A
+  }
+};
+
+// The failure bench/dcfit_detect.sh found in ft_off (README "DCFIT deadlock
+// detection"): A's own episode goes round while the loop forms and ends (A
+// resumes B) after D has forwarded it to A. When T's chain then closes the
+// loop, D is the middle switch, but its sent slot towards A still held A's
+// dead episode, which outranked D's middle episode (24 < 32) on a port that
+// stays paused for good: nothing was declared. That dead message is no
+// longer backed by anything D stores, so D's middle episode replaces it; A,
+// a middle switch too, starts a smaller one that D forwards; declared once.
+TEST(DcfitDetector, DeadEpisodeInASentSlotDoesNotHideTheLoop) {
+  OffLoopRing r;
+  Sim& s = r.s;
+  s.Xoff(r.a, 1);  // A congested: its own episode, round B and C to D
+  s.Run();
+  s.Xoff(r.b, 1);
+  s.Run();
+  s.Xoff(r.c, 1);
+  s.Run();
+  s.Xon(r.a, 1);  // A's episode ends; B and C go on pausing
+  s.Run();
+  s.Xoff(r.d, 0);  // D's cause is C's pause: it carries A's dead episode to A
+  s.Run();
+  EXPECT_GE(s.sw(r.a).counters().stale, 1u) << s.Trace();
+  const MsgSlot* dead = s.sw(r.d).causality().sent(0, kPrio);
+  ASSERT_TRUE(dead->valid);
+  EXPECT_EQ(dead->msg.gen_sw, 24);
+  // T pauses A; A pauses D and B again, carrying T's chain.
+  s.Xoff(r.t, 1);
+  s.Run();
+  s.Xoff(r.a, 2);
+  s.Run();
+  s.Xoff(r.a, 1);
+  s.Run();
+  EXPECT_TRUE(s.EventsOf(EventKind::kTemporalFailed).empty()) << s.Trace();
+  const auto dl = s.EventsOf(EventKind::kDeadlock);
+  ASSERT_EQ(dl.size(), 1u) << s.Trace();
+  EXPECT_EQ(dl[0].node, r.a);
+  EXPECT_EQ(dl[0].ev.msg.tri_sw, 3);  // T, off the loop
+  EXPECT_NE(dl[0].ev.msg.flags & kMiddle, 0);
+  EXPECT_EQ(dl[0].ev.msg.hops, 3);
+  EXPECT_GE(s.sw(r.d).counters().unbacked, 1u);
+}
+
+// The loop closes with T's chain only: D and A both get it on two ports and
+// both are middle switches. Each used to replace the other's chain by its
+// own, so neither came back round. D forwards A's (smaller) middle episode
+// instead, and A declares, once; no message circles (Run returns).
+TEST(DcfitDetector, TwoMiddleSwitchesOfOneLoopDeclareOnce) {
+  OffLoopRing r;
+  Sim& s = r.s;
+  s.Xoff(r.t, 1);
+  s.Run();
+  for (auto [n, p] : {std::pair{r.a, 2}, {r.a, 1}, {r.b, 1}, {r.c, 1}, {r.d, 0}}) {
+    s.Xoff(n, static_cast<PortId>(p));
+    s.Run();
+  }
+  const auto mid = s.EventsOf(EventKind::kMiddleInitiator);
+  ASSERT_EQ(mid.size(), 2u) << s.Trace();
+  const auto dl = s.EventsOf(EventKind::kDeadlock);
+  ASSERT_EQ(dl.size(), 1u) << s.Trace();
+  EXPECT_EQ(dl[0].node, r.a);
+  EXPECT_EQ(dl[0].ev.msg.gen_sw, 24);
+  EXPECT_EQ(dl[0].ev.msg.hops, 3);
+  EXPECT_TRUE(s.EventsOf(EventKind::kTemporalFailed).empty()) << s.Trace();
+  // Refreshes all round change nothing.
+  for (auto [n, p] : {std::pair{r.a, 2}, {r.a, 1}, {r.b, 1}, {r.c, 1}, {r.d, 0}})
+    s.Refresh(n, static_cast<PortId>(p));
+  s.Run();
+  EXPECT_EQ(s.EventsOf(EventKind::kDeadlock).size(), 1u) << s.Trace();
+}
+
+// T's pause starts the chain into the loop and ends (T resumes A) before D
+// closes the loop: the chain circles the loop on its own, with no trigger
+// left to make a middle switch (a host's short pause storm does this in
+// bench/dcfit_detect.sh). A sees the chain come back with more hops than it
+// sent it with, starts a middle episode, and declares.
+TEST(DcfitDetector, ChainCirclingWithoutItsTriggerIsFound) {
+  OffLoopRing r;
+  Sim& s = r.s;
+  s.Xoff(r.t, 1);
+  s.Run();
+  for (auto [n, p] : {std::pair{r.a, 1}, {r.b, 1}, {r.c, 1}}) {
+    s.Xoff(n, static_cast<PortId>(p));
+    s.Run();
+  }
+  s.Xon(r.t, 1);
+  s.Run();
+  EXPECT_FALSE(s.sw(r.a).causality().stored(0, kPrio)->valid);
+  s.Xoff(r.d, 0);
+  s.Run();
+  const auto mid = s.EventsOf(EventKind::kMiddleInitiator);
+  ASSERT_EQ(mid.size(), 1u) << s.Trace();
+  EXPECT_EQ(mid[0].node, r.a);
+  const auto dl = s.EventsOf(EventKind::kDeadlock);
+  ASSERT_EQ(dl.size(), 1u) << s.Trace();
+  EXPECT_EQ(dl[0].node, r.a);
+  EXPECT_EQ(dl[0].ev.msg.tri_sw, 3);
+  EXPECT_EQ(dl[0].ev.msg.hops, 3);
+}
+
+}  // namespace
+}  // namespace pfc::dcfit
