@@ -288,22 +288,19 @@ void IngressBatch::Flush() {
   pool_loaded_ = false;
 }
 
-void ReleaseBatch::AddSlow(uint16_t key, uint32_t bytes) {
-  for (int i = 0; i < n_; ++i) {
-    if (key_[i] == key) {
-      bytes_[i] += bytes;
-      return;
-    }
-  }
+void ReleaseBatch::AddNew(unsigned key, uint32_t bytes) {
   if (n_ == kMaxBurst) Flush();
-  key_[n_] = key;
+  slot_[key] = static_cast<uint8_t>(n_);
+  key_[n_] = static_cast<uint16_t>(key);
   bytes_[n_] = bytes;
   ++n_;
 }
 
 void ReleaseBatch::Flush() {
-  for (int i = 0; i < n_; ++i)
+  for (int i = 0; i < n_; ++i) {
     acct_.Apply(static_cast<PortId>(key_[i] / kNumPrio), key_[i] % kNumPrio, -bytes_[i]);
+    slot_[key_[i]] = kNone;
+  }
   n_ = 0;
 }
 

@@ -32,6 +32,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -192,26 +193,34 @@ class IngressBatch {
 // Releases for one tx burst (packets from any ingress PG).
 class ReleaseBatch {
  public:
-  explicit ReleaseBatch(BufferAccountant& acct) : acct_(acct) {}
+  explicit ReleaseBatch(BufferAccountant& acct) : acct_(acct) {
+    std::memset(slot_, kNone, sizeof slot_);
+  }
   ~ReleaseBatch() { Flush(); }
   void Add(PortId in_port, int in_prio, uint32_t bytes) {
-    const uint16_t key = static_cast<uint16_t>(in_port * kNumPrio + in_prio);
-    if (n_ && key_[n_ - 1] == key) {  // runs of one PG are the common case
-      bytes_[n_ - 1] += bytes;
+    const unsigned key = in_port * kNumPrio + static_cast<unsigned>(in_prio);
+    const uint8_t s = slot_[key];
+    if (s != kNone) {
+      bytes_[s] += bytes;
       return;
     }
-    AddSlow(key, bytes);
+    AddNew(key, bytes);
   }
   void Flush();
 
  private:
-  void AddSlow(uint16_t key, uint32_t bytes);
+  static constexpr uint8_t kNone = 0xff;
+  void AddNew(unsigned key, uint32_t bytes);
   BufferAccountant& acct_;
-  // Small open list: a burst rarely touches more than a few PGs. When it
-  // overflows (more than kMaxBurst distinct PGs between flushes) it flushes.
-  std::array<uint16_t, kMaxBurst> key_{};  // in_port * 8 + prio
-  std::array<int64_t, kMaxBurst> bytes_{};
+  // The PGs touched since the last flush: key_[i] = in_port * 8 + prio with
+  // bytes_[i] to release, and slot_[key] = i (kNone: not yet), so an Add is
+  // one indexed load whatever the order packets come in. More than
+  // kMaxBurst distinct PGs between flushes flush early.
+  uint8_t slot_[kMaxPorts * kNumPrio];
+  uint16_t key_[kMaxBurst];
+  int64_t bytes_[kMaxBurst];
   int n_ = 0;
 };
+static_assert(kMaxBurst < 0xff, "ReleaseBatch slots fit in a byte");
 
 }  // namespace pfc

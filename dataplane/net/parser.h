@@ -69,29 +69,33 @@ PktKind ParseFrameFull(const uint8_t* frame, uint32_t len, bool verify_ip_csum, 
 inline PktKind ParseFrame(const uint8_t* frame, uint32_t len, bool verify_ip_csum,
                           ParsedPacket* out) {
   // 14 + 20 bytes, ethertype 0x0800, version 4 with IHL 5.
-  if (len >= 34 && frame[12] == 0x08 && frame[13] == 0x00 && frame[14] == 0x45) {
-    const uint8_t* ip = frame + 14;
-    const uint32_t total = (uint32_t{ip[2]} << 8) | ip[3];
-    if (total >= 20 && total + 14 <= len && (!verify_ip_csum || Ipv4Checksum20Ok(ip))) {
-      *out = ParsedPacket{};
-      out->kind = PktKind::kIpv4;
-      out->dst_multicast = (frame[0] & 1) != 0;
-      out->dst_broadcast =
-          (frame[0] & frame[1] & frame[2] & frame[3] & frame[4] & frame[5]) == 0xff;
-      out->ethertype = kEtherTypeIpv4;
-      out->l3_off = 14;
-      out->ip_hdr_len = 20;
-      out->ip_total_len = static_cast<uint16_t>(total);
-      // flags(3) | fragment offset(13): MF set or an offset is a fragment.
-      out->ip_fragment = ((ip[6] & 0x3f) | ip[7]) != 0;
-      out->dscp = static_cast<uint8_t>(ip[1] >> 2);
-      out->ttl = ip[8];
-      out->ip_proto = ip[9];
-      uint32_t a[2];
-      std::memcpy(a, ip + 12, sizeof a);
-      out->src_ip = __builtin_bswap32(a[0]);
-      out->dst_ip = __builtin_bswap32(a[1]);
-      return PktKind::kIpv4;
+  if (len >= 34) {
+    uint32_t w;  // bytes 12..15: ethertype, version/IHL (one load)
+    std::memcpy(&w, frame + 12, sizeof w);
+    if ((__builtin_bswap32(w) >> 8) == 0x080045) {
+      const uint8_t* ip = frame + 14;
+      const uint32_t total = (uint32_t{ip[2]} << 8) | ip[3];
+      if (total >= 20 && total + 14 <= len && (!verify_ip_csum || Ipv4Checksum20Ok(ip))) {
+        *out = ParsedPacket{};
+        out->kind = PktKind::kIpv4;
+        out->dst_multicast = (frame[0] & 1) != 0;
+        out->dst_broadcast =
+            (frame[0] & frame[1] & frame[2] & frame[3] & frame[4] & frame[5]) == 0xff;
+        out->ethertype = kEtherTypeIpv4;
+        out->l3_off = 14;
+        out->ip_hdr_len = 20;
+        out->ip_total_len = static_cast<uint16_t>(total);
+        // flags(3) | fragment offset(13): MF set or an offset is a fragment.
+        out->ip_fragment = ((ip[6] & 0x3f) | ip[7]) != 0;
+        out->dscp = static_cast<uint8_t>(ip[1] >> 2);
+        out->ttl = ip[8];
+        out->ip_proto = ip[9];
+        uint32_t a[2];
+        std::memcpy(a, ip + 12, sizeof a);
+        out->src_ip = __builtin_bswap32(a[0]);
+        out->dst_ip = __builtin_bswap32(a[1]);
+        return PktKind::kIpv4;
+      }
     }
   }
   return ParseFrameFull(frame, len, verify_ip_csum, out);
