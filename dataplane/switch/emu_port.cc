@@ -35,8 +35,7 @@ bool EmuPort::Init(std::string* err) {
   return rx_ring_ != nullptr;
 }
 
-bool EmuPort::Stage() {
-  if (stage_n_ > 0) return true;
+bool EmuPort::Refill() {
   stage_head_ = 0;
   stage_n_ = static_cast<int>(
       rte_ring_dequeue_burst_elem(rx_ring_, stage_, sizeof(fabric::WireFrame), kMaxBurst, nullptr));

@@ -58,13 +58,17 @@ class EmuPort {
   // (the link model has one writer).
   void RequestUp(bool up) { want_up_.store(up ? 1 : 0, std::memory_order_release); }
 
-  // Nothing for this end's owner to do until a frame is delivered to it or
-  // it sends one: nothing staged or in the receive ring, nothing queued on
-  // the link, no refused send, no up/down request. Rx returns nothing and
-  // Poll changes nothing and returns 0 while this holds.
-  bool Quiet() const {
-    return stage_n_ == 0 && rte_ring_empty(rx_ring_) && link_.queued() == 0 && !tx_blocked_ &&
-           want_up_.load(std::memory_order_relaxed) < 0;
+  // Receive side: no frame has landed by now_ns, so Rx would return
+  // nothing. Looks at the head of what is on its way (frames arrive in
+  // order), staging it from the ring if need be.
+  bool NothingLanded(uint64_t now_ns) { return !Stage() || stage_[stage_head_].arrive_ns > now_ns; }
+  // When the next frame on its way to this end lands, or 0 for none.
+  uint64_t NextArrivalNs() { return Stage() ? stage_[stage_head_].arrive_ns : 0; }
+  // Transmit side: nothing queued on the link, no refused send, no up/down
+  // request. Poll would then start nothing, change nothing and return just
+  // NextArrivalNs(): the owner can skip it (see worker.cc's PortQuiet).
+  bool TxQuiet() const {
+    return link_.queued() == 0 && !tx_blocked_ && want_up_.load(std::memory_order_relaxed) < 0;
   }
 
   const std::string& name() const { return name_; }
@@ -78,7 +82,9 @@ class EmuPort {
  private:
   void Pump(uint64_t now_ns);
   void ApplyRequest(uint64_t now_ns);
-  bool Stage();  // refills the staging array from the ring
+  // Something staged, refilling the staging array from the ring if empty.
+  bool Stage() { return stage_n_ > 0 || Refill(); }
+  bool Refill();
 
   std::string name_;
   fabric::LinkModel link_;  // our transmit direction
