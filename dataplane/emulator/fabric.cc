@@ -32,8 +32,8 @@ uint64_t Host::Round(rte_mempool* pool, uint64_t now_ns) {
     for (uint16_t i = 0; i < n; i++) {
       model->Receive(rte_pktmbuf_mtod(pkts[i], const uint8_t*), rte_pktmbuf_data_len(pkts[i]),
                      now_ns);
-      rte_pktmbuf_free(pkts[i]);
     }
+    rte_pktmbuf_free_bulk(pkts, n);
     if (n < kMaxBurst) break;
   }
   for (int k = 0; k < kHostTxPerRound; k++) {
