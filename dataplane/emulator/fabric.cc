@@ -392,7 +392,7 @@ uint64_t Fabric::RunVirtual() {
           uint64_t ready = 0;
           const unsigned work = WorkerRound(switches_[id].ctx, now_, &ready);
           rounds_++;
-          dcfit_.Take(dcfit_sws_, plan_, id, true);
+          if (switches_[id].sw->dcfit) dcfit_.Take(dcfit_sws_, plan_, id, true);
           if (work != 0)
             due_.Lower(id, now_);
           else if (ready != 0)
