@@ -10,7 +10,10 @@
 #    rounds, emulated links and hosts, the driver, the recorder) is counted and
 #    divided by the switch-hops: data packets the switches transmitted (the
 #    sum of their per-priority tx_packets). The switch rounds' share
-#    (WorkerRound) is shown apart.
+#    (WorkerRound) is shown apart, and bench/fabric_cost_split.py splits the
+#    whole into parts per switch-hop (switch pipeline, round bookkeeping,
+#    emulated link tx/rx/poll, hosts, clock and calendar, recorder); the
+#    pipeline's own instructions per packet are split the same way.
 #  * pipeline: bench/dataplane/pipeline_bench BM_Pipeline/64 (L3: LPM,
 #    neighbour, tags, buffers, rewrite, queues; four ring ports, closed loop),
 #    instructions inside WorkerRound per packet transmitted, as
@@ -59,15 +62,22 @@ valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --callgrind-out-f
   --benchmark_out="$TMP/bm.json" -- --no-huge -m 512 --no-shconf --no-pci -l 0 --no-telemetry \
   --log-level='*:warning' --file-prefix=fcost$$ > "$TMP/pipe.log" 2>&1 || { tail "$TMP/pipe.log"; die "pipeline_bench failed"; }
 pipe_total=$(total "$TMP/cg.pipe")
+hops=$("$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(sum(q["tx_packets"] for s in r["switches"].values() for p in s["ports"] for q in p["prio"]))' "$TMP/out/results.json")
+pkts=$("$PY" -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["benchmarks"][-1]["tx_total"]))' "$TMP/bm.json")
+echo "emulator, instructions per switch-hop by part:"
+"$PY" "$SRC/bench/fabric_cost_split.py" "$TMP/cg.emu" "$hops"
+echo "pipeline_bench, instructions per packet by part:"
+"$PY" "$SRC/bench/fabric_cost_split.py" "$TMP/cg.pipe" "$pkts"
 
-"$PY" - "$TMP/out" "$TMP/bm.json" "$emu_total" "${emu_sw:-0}" "$pipe_total" <<'PY'
+"$PY" - "$TMP/out" "$TMP/bm.json" "$emu_total" "${emu_sw:-0}" "$pipe_total" "$hops" "$pkts" <<'PY'
 import json, sys
-out, bm, emu_total, emu_sw, pipe_total = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+out, bm = sys.argv[1], sys.argv[2]
+emu_total, emu_sw, pipe_total, hops, pkts = map(int, sys.argv[3:8])
 r = json.load(open(out + "/results.json"))
-hops = sum(q["tx_packets"] for s in r["switches"].values() for p in s["ports"] for q in p["prio"])
 rounds = r["switch_rounds"]
 b = json.load(open(bm))["benchmarks"][-1]
-pkts = int(b["tx_total"])
 emu, pipe = emu_total / hops, pipe_total / pkts
 print(f"emulator: {len(r['switches'])} switches, {len(r['hosts'])} hosts, {hops} switch-hops in {rounds} switch rounds "
       f"({hops / max(rounds, 1):.2f} hops a round), lossless drops {r['lossless_drops']}")

@@ -32,8 +32,8 @@ uint64_t Host::Round(rte_mempool* pool, uint64_t now_ns) {
     for (uint16_t i = 0; i < n; i++) {
       model->Receive(rte_pktmbuf_mtod(pkts[i], const uint8_t*), rte_pktmbuf_data_len(pkts[i]),
                      now_ns);
-      rte_pktmbuf_free(pkts[i]);
     }
+    rte_pktmbuf_free_bulk(pkts, n);
     if (n < kMaxBurst) break;
   }
   for (int k = 0; k < kHostTxPerRound; k++) {
@@ -392,7 +392,7 @@ uint64_t Fabric::RunVirtual() {
           uint64_t ready = 0;
           const unsigned work = WorkerRound(switches_[id].ctx, now_, &ready);
           rounds_++;
-          dcfit_.Take(dcfit_sws_, plan_, id, true);
+          if (switches_[id].sw->dcfit) dcfit_.Take(dcfit_sws_, plan_, id, true);
           if (work != 0)
             due_.Lower(id, now_);
           else if (ready != 0)

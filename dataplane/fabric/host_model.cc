@@ -37,6 +37,7 @@ void HostModel::AddFlow(const FlowSpec& f) {
   t.spec = f;
   t.spec.frame_len = std::clamp<uint32_t>(f.frame_len, kFlowHdrLen, 1514);
   t.next_ns = f.start_ns;
+  if (t.spec.rate_bps != 0) t.gap_ns = WireTimeNs(t.spec.frame_len, t.spec.rate_bps);
   tx_.push_back(t);
 }
 
@@ -137,7 +138,7 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
   // at most one slot when asked late (no burst after a pause); an unlimited
   // one is paced by the link (the glue only asks when the link accepts).
   if (f.spec.rate_bps != 0) {
-    const uint64_t gap = WireTimeNs(len, f.spec.rate_bps);
+    const uint64_t gap = f.gap_ns;
     f.next_ns = std::max(f.next_ns, now_ns > gap ? now_ns - gap : 0) + gap;
   } else {
     f.next_ns = now_ns;

@@ -64,6 +64,7 @@ struct HostParams {
 
 struct FlowTx {
   FlowSpec spec;
+  uint64_t gap_ns = 0;   // rate limiter: wire time of a frame at the flow's rate
   uint64_t next_ns = 0;  // rate limiter: earliest next frame
   uint64_t seq = 0;
   uint64_t tx_frames = 0, tx_bytes = 0;

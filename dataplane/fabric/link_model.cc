@@ -3,7 +3,7 @@
 
 namespace pfc::fabric {
 
-LinkModel::LinkModel(const LinkParams& p) : p_(p) {}
+LinkModel::LinkModel(const LinkParams& p) : p_(p) { memo_ns_ = WireNs(memo_len_); }
 
 uint64_t WireTimeNs(uint32_t len, uint64_t bps) {
   const unsigned __int128 bits = static_cast<unsigned __int128>(len + kWireOverheadBytes) * 8u;
@@ -36,8 +36,9 @@ bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* drop
     ++c_.refused;
     return false;
   }
-  data_.push_back({handle, now_ns, len});
-  backlog_ns_ += WireNs(len);
+  const uint64_t wire = WireOf(len);
+  data_.push_back({handle, now_ns, wire, len});
+  backlog_ns_ += wire;
   return true;
 }
 
@@ -46,13 +47,13 @@ bool LinkModel::SendControl(uintptr_t handle, uint32_t len, uint64_t now_ns) {
     ++c_.dropped_down;
     return false;
   }
-  control_.push_back({handle, now_ns, len});
+  control_.push_back({handle, now_ns, WireOf(len), len});
   return true;
 }
 
 WireFrame LinkModel::Start(const Queued& q, bool control) {
   const uint64_t start = StartOf(q);
-  const uint64_t wire = WireNs(q.len);
+  const uint64_t wire = q.wire_ns;
   wire_free_ns_ = start + wire;
   ++c_.frames;
   c_.bytes += q.len;

@@ -115,6 +115,7 @@ class LinkModel {
   struct Queued {
     uintptr_t handle;
     uint64_t queued_ns;
+    uint64_t wire_ns;  // WireNs(len), worked out once at Send
     uint32_t len;
   };
   // Start time of q if it were next on the wire.
@@ -122,6 +123,15 @@ class LinkModel {
     return q.queued_ns > wire_free_ns_ ? q.queued_ns : wire_free_ns_;
   }
   WireFrame Start(const Queued& q, bool control);
+  // WireNs(len) through a one-entry memo: a link carries mostly one frame
+  // size, and the exact rounding needs a 128-bit division.
+  uint64_t WireOf(uint32_t len) {
+    if (len != memo_len_) {
+      memo_len_ = len;
+      memo_ns_ = WireNs(len);
+    }
+    return memo_ns_;
+  }
 
   LinkParams p_;
   std::deque<Queued> data_, control_;
@@ -129,6 +139,8 @@ class LinkModel {
   uint64_t backlog_ns_ = 0;         // wire time of queued data frames
   std::atomic<uint32_t> epoch_{0};  // bumped by the owner on link down
   bool up_ = true;
+  uint32_t memo_len_ = 0;  // WireOf's last length and its wire time
+  uint64_t memo_ns_ = 0;
   LinkCounters c_;
 };
 
@@ -151,7 +163,7 @@ size_t LinkModel::Pump(uint64_t now_ns, Sink&& sink) {
     if (control) {
       control_.pop_front();
     } else {
-      backlog_ns_ -= WireNs(data_.front().len);
+      backlog_ns_ -= data_.front().wire_ns;
       data_.pop_front();
     }
     sink(f);

@@ -22,17 +22,22 @@ constexpr unsigned kIdleRoundsBeforeSleep = 16;
 
 namespace {
 
-// An emulated port with nothing landed, staged or in its ring: skip the rx
-// call (an ethdev port is always polled).
-bool NothingToReceive(const PortIo& io) { return io.kind == PortIo::Kind::kEmu && io.emu->Quiet(); }
+// An emulated port with nothing landed by now (frames still on the wire
+// land later): skip the rx call (an ethdev port is always polled).
+bool NothingToReceive(const PortIo& io, uint64_t now_ns) {
+  return io.kind == PortIo::Kind::kEmu && io.emu->NothingLanded(now_ns);
+}
 
 // A port whose whole egress round would change nothing and report no
-// deadline: its PFC generator quiet with every lossless priority group
-// empty (PfcGenerate observes nothing, has nothing to send), no PFC frame
-// and no running pause since the last publish (PfcPublish skips it, no pause
-// expiry ahead), nothing queued (EgressPort returns 0) and, for an emulated
-// link, nothing on the link (Poll returns 0). Checked with a few loads, so a
-// round of a 64-port switch with one busy port costs about one port's work.
+// deadline but its link's: its PFC generator quiet with every lossless
+// priority group empty (PfcGenerate observes nothing, has nothing to send),
+// no PFC frame and no running pause since the last publish (PfcPublish skips
+// it, no pause expiry ahead), no watch running (PfcwdRound looks at
+// nothing) and nothing queued (EgressPort returns 0). What is left of its
+// egress round is an emulated link's Poll (frames in its FIFO to start, the
+// next arrival, the FIFO accepting again), which the caller runs alone.
+// Checked with a few loads, so a round of a 64-port switch with one busy
+// port costs about one port's work.
 bool PortQuiet(const WorkerCtx& w, PortId p) {
   const Switch& sw = *w.sw;
   const PortRuntime& pr = sw.ports[p];
@@ -42,7 +47,6 @@ bool PortQuiet(const WorkerCtx& w, PortId p) {
   for (uint32_t m = w.t->tag_map.lossless_mask; m; m &= m - 1) {
     if (sw.buffer.occupancy(p, __builtin_ctz(m)) != 0) return false;
   }
-  if (pr.io.kind == PortIo::Kind::kEmu && !pr.io.emu->Quiet()) return false;
   return NothingQueued(pr);
 }
 
@@ -52,7 +56,7 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
   w.t = sw.CurrentTables();
   unsigned work = 0;
   for (PortId p : w.ports) {
-    if (NothingToReceive(sw.ports[p].io)) continue;
+    if (NothingToReceive(sw.ports[p].io, w.now_ns)) continue;
     rte_mbuf* pkts[kMaxBurst];
     const uint16_t n = PortRx(sw.ports[p].io, pkts, w.t->burst, w.now_ns);
     if (n == 0) continue;
@@ -65,7 +69,15 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
   }
   if (sw.dcfit) DcfitRound(w);
   for (PortId p : w.ports) {
-    if (!PortQuiet(w, p)) work += EgressRound(w, p, ready_ns);
+    if (!PortQuiet(w, p)) {
+      work += EgressRound(w, p, ready_ns);
+    } else if (sw.ports[p].io.kind == PortIo::Kind::kEmu) {
+      // The link's part of EgressRound; with nothing to send on it, Poll
+      // would return just the next frame on its way to us.
+      EmuPort* e = sw.ports[p].io.emu;
+      const uint64_t d = e->TxQuiet() ? e->NextArrivalNs() : e->Poll(w.now_ns);
+      if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
+    }
   }
   return work;
 }

@@ -3,53 +3,38 @@
 
 #include <algorithm>
 
-#include "dataplane/switch/heap_ring.h"
-
 namespace pfc {
 
 EmuPort::EmuPort(std::string name, const fabric::LinkParams& tx)
     : name_(std::move(name)), link_(tx) {}
 
 EmuPort::~EmuPort() {
-  for (int i = 0; i < stage_n_; i++)
-    rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(stage_[(stage_head_ + i) % kMaxBurst].handle));
-  if (rx_ring_ != nullptr) {
-    fabric::WireFrame f;
-    while (rte_ring_dequeue_elem(rx_ring_, &f, sizeof f) == 0)
-      rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(f.handle));
-    FreeHeapRing(rx_ring_);
+  if (rx_ != nullptr) {
+    for (const fabric::WireFrame* f; (f = rx_->Front()) != nullptr; rx_->Pop())
+      rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(f->handle));
   }
   link_.SetUp(false, 0, [](uintptr_t h) { rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h)); });
 }
 
 bool EmuPort::Init(std::string* err) {
+  (void)err;  // heap memory: nothing to fail but the process
   // Room for everything the peer can have on its wire and in its FIFO, in
   // minimum-size frames, with slack: the ring is never the bottleneck.
   const fabric::LinkParams& p = link_.params();
   const uint64_t wire_ns = p.delay_ns + p.fifo_ns + 2 * link_.WireNs(1518);
   const uint64_t frames = wire_ns * (p.rate_bps / 1'000'000) / 1000 / (84 * 8) + 2 * kMaxBurst;
-  const unsigned count = static_cast<unsigned>(rte_align64pow2(std::max<uint64_t>(frames, 1024)));
-  const std::string rn = "emu_" + name_;
-  rx_ring_ =
-      CreateHeapRing(rn, sizeof(fabric::WireFrame), count, RING_F_SP_ENQ | RING_F_SC_DEQ, err);
-  return rx_ring_ != nullptr;
-}
-
-bool EmuPort::Stage() {
-  if (stage_n_ > 0) return true;
-  stage_head_ = 0;
-  stage_n_ = static_cast<int>(
-      rte_ring_dequeue_burst_elem(rx_ring_, stage_, sizeof(fabric::WireFrame), kMaxBurst, nullptr));
-  return stage_n_ > 0;
+  rx_ = std::make_unique<fabric::SpscRing<fabric::WireFrame>>(
+      rte_align64pow2(std::max<uint64_t>(frames, 1024)));
+  return true;
 }
 
 uint16_t EmuPort::Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   uint16_t k = 0;
-  while (k < n && Stage()) {
-    const fabric::WireFrame& f = stage_[stage_head_];
-    if (f.arrive_ns > now_ns) break;
-    stage_head_++;
-    stage_n_--;
+  while (k < n) {
+    const fabric::WireFrame* head = rx_->Front();
+    if (head == nullptr || head->arrive_ns > now_ns) break;
+    const fabric::WireFrame f = *head;  // the slot is the producer's after Pop
+    rx_->Pop();
     rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
     // The sender's link decides: a frame that left before it went down is lost.
     if (peer_ != nullptr && peer_->link_.Stale(f)) {
@@ -64,11 +49,10 @@ uint16_t EmuPort::Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
 }
 
 void EmuPort::Pump(uint64_t now_ns) {
-  link_.Pump(now_ns, [&](const fabric::WireFrame& wf) {
-    fabric::WireFrame f = wf;  // rte_ring's elem API takes a non-const pointer
+  link_.Pump(now_ns, [&](const fabric::WireFrame& f) {
     rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
     if (on_wire) on_wire(m, f.arrive_ns - link_.params().delay_ns - link_.WireNs(f.len), f.control);
-    if (peer_ == nullptr || rte_ring_enqueue_elem(peer_->rx_ring_, &f, sizeof f) != 0) {
+    if (peer_ == nullptr || !peer_->rx_->Push(f)) {
       c_.ring_full++;
       rte_pktmbuf_free(m);
       return;
@@ -114,7 +98,7 @@ uint64_t EmuPort::Poll(uint64_t now_ns) {
     if (x != 0 && x != fabric::LinkModel::kNever && (t == 0 || x < t)) t = x;
   };
   lower(link_.NextStartNs());
-  if (Stage()) lower(stage_[stage_head_].arrive_ns);
+  lower(NextArrivalNs());
   // Refused earlier: wake the owner when the FIFO accepts again, once (what
   // it holds may be paused by then; a pause expiry has its own deadline).
   if (tx_blocked_) {

@@ -17,16 +17,17 @@
 // it exactly when the frame lands. Unset on the real clock.
 #pragma once
 #include <rte_mbuf.h>
-#include <rte_ring.h>
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "dataplane/common/types.h"
 #include "dataplane/fabric/due_queue.h"
 #include "dataplane/fabric/link_model.h"
+#include "dataplane/fabric/spsc_ring.h"
 
 namespace pfc {
 
@@ -39,7 +40,7 @@ struct EmuPortCounters {
 
 class EmuPort {
  public:
-  // `name` names the DPDK ring ("emu_<name>"): unique in the process.
+  // `name` names the port in messages.
   EmuPort(std::string name, const fabric::LinkParams& tx);
   ~EmuPort();
   bool Init(std::string* err);
@@ -58,13 +59,23 @@ class EmuPort {
   // (the link model has one writer).
   void RequestUp(bool up) { want_up_.store(up ? 1 : 0, std::memory_order_release); }
 
-  // Nothing for this end's owner to do until a frame is delivered to it or
-  // it sends one: nothing staged or in the receive ring, nothing queued on
-  // the link, no refused send, no up/down request. Rx returns nothing and
-  // Poll changes nothing and returns 0 while this holds.
-  bool Quiet() const {
-    return stage_n_ == 0 && rte_ring_empty(rx_ring_) && link_.queued() == 0 && !tx_blocked_ &&
-           want_up_.load(std::memory_order_relaxed) < 0;
+  // Receive side: no frame has landed by now_ns, so Rx would return
+  // nothing. Looks at the head of what is on its way (frames arrive in
+  // order).
+  bool NothingLanded(uint64_t now_ns) {
+    const fabric::WireFrame* f = rx_->Front();
+    return f == nullptr || f->arrive_ns > now_ns;
+  }
+  // When the next frame on its way to this end lands, or 0 for none.
+  uint64_t NextArrivalNs() {
+    const fabric::WireFrame* f = rx_->Front();
+    return f == nullptr ? 0 : f->arrive_ns;
+  }
+  // Transmit side: nothing queued on the link, no refused send, no up/down
+  // request. Poll would then start nothing, change nothing and return just
+  // NextArrivalNs(): the owner can skip it (see worker.cc's PortQuiet).
+  bool TxQuiet() const {
+    return link_.queued() == 0 && !tx_blocked_ && want_up_.load(std::memory_order_relaxed) < 0;
   }
 
   const std::string& name() const { return name_; }
@@ -78,14 +89,13 @@ class EmuPort {
  private:
   void Pump(uint64_t now_ns);
   void ApplyRequest(uint64_t now_ns);
-  bool Stage();  // refills the staging array from the ring
 
   std::string name_;
   fabric::LinkModel link_;  // our transmit direction
   EmuPort* peer_ = nullptr;
-  rte_ring* rx_ring_ = nullptr;  // fabric::WireFrame elements
-  fabric::WireFrame stage_[kMaxBurst];
-  int stage_head_ = 0, stage_n_ = 0;
+  // Frames on their way to this end, in arrival order: the peer's owner
+  // pushes, our owner pops them as they land.
+  std::unique_ptr<fabric::SpscRing<fabric::WireFrame>> rx_;
   bool tx_blocked_ = false;          // the last data Tx was refused
   std::atomic<int8_t> want_up_{-1};  // -1: no request pending
   EmuPortCounters c_;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace pfc::fabric {
@@ -27,13 +28,14 @@ TEST(DueQueue, TakesWhatIsDueInIdOrderOnce) {
   EXPECT_EQ(q.Next(), 200u);
 }
 
-TEST(DueQueue, LaterAndCancelledTimesMakeOldEntriesStale) {
+TEST(DueQueue, LaterAndCancelledTimesMoveOrRemoveTheEntry) {
   DueQueue q;
   q.Reset(2);
   q.Set(0, 10);
-  q.Set(0, 30);  // moved later: the entry at 10 is stale
+  q.Set(0, 30);  // moved later, in place
   q.Set(1, 20);
-  q.Set(1, DueQueue::kNever);  // cancelled
+  q.Set(1, DueQueue::kNever);  // cancelled: out of the heap
+  EXPECT_EQ(q.heap_size(), 1u);
   EXPECT_EQ(q.Next(), 30u);
   std::vector<uint32_t> ids;
   q.TakeDue(25, &ids);
@@ -62,8 +64,9 @@ TEST(DueQueue, MatchesALinearScan) {
         ref[id] = std::min(ref[id], t);
         break;
       case 1:
-        q.Set(id, t);
-        ref[id] = t;
+        // Sometimes a cancel: the entity leaves the heap.
+        ref[id] = rng() % 8 == 0 ? DueQueue::kNever : t;
+        q.Set(id, ref[id]);
         break;
       default: {
         uint64_t next = DueQueue::kNever;
@@ -82,6 +85,10 @@ TEST(DueQueue, MatchesALinearScan) {
         ASSERT_EQ(got, want);
       }
     }
+    // Each entity due is in the heap once, however often it was lowered.
+    ASSERT_EQ(q.heap_size(),
+              static_cast<size_t>(std::count_if(ref.begin(), ref.end(),
+                                                [](uint64_t d) { return d != DueQueue::kNever; })));
   }
 }
 
