@@ -327,10 +327,10 @@ rv_sw_wait() {
     local n
     for n in $(seq 100); do
       [ "$(cat /sys/class/net/a0/carrier /sys/class/net/b0/carrier 2>/dev/null)" = "1
-1" ] && { rv_log "pfcswitch $1 up on the host (log $RV_OUT/pfcswitch.$1.log)"; return 0; }
+1" ] && { rv_log "switch $1 up on the host, a0 and b0 have carrier"; return 0; }
       sleep 0.2
     done
-    rv_log "a0/b0 have no carrier 20 s after pfcswitch $1 started: qemu did not reconnect?"
+    rv_log "a0/b0 have no carrier 20 s after switch $1 started: qemu did not reconnect?"
     return 1
   fi
   _rv_wait_ready "pfcswitch $1" ${RV_SW_PID[$1]} "${RV_SW_LOG[$1]}" '^pfcswitch: forwarding' || { RV_SW_PID[$1]=""; return 1; }
@@ -412,8 +412,9 @@ _rv_stop_pid() {  # NAME PID LOG: SIGINT, at most 20 s to exit, exit status 0
   return $rc
 }
 
-# rv_fwd_start bridge|testpmd|pfcswitch [CONFIG] : one forwarder between swA and swB in netns
-# sw, and the address plan it needs (pfcswitch routes: l3; the others forward frames: l2).
+# rv_fwd_start bridge|testpmd|pfcswitch|ovs [CONFIG] : one forwarder between a0 and b0 (in netns
+# sw between swA and swB, or on the host for RV_NET=vhost: pfcswitch, ovs), and the address plan
+# it needs (pfcswitch routes: l3; the others forward frames: l2).
 rv_fwd_start() {
   RV_FWD=$1
   case $1 in
@@ -435,6 +436,11 @@ rv_fwd_start() {
       rv_sw_start main sw swA swB "${2:-}" || return 1
       rv_use_plan l3 || return 1
       rv_warm_l3 ;;
+    ovs)  # Open vSwitch-DPDK on the host (RV_NET=vhost; tools/rocev2-vm/host-ovs.sh)
+      [ "$RV_NET" = vhost ] || { echo "rv_fwd_start: ovs needs RV_NET=vhost" >&2; return 1; }
+      rv_host hv_ovs_start > "$RV_OUT/host.ovs.start.txt" ||
+        { rv_log "OVS-DPDK did not start on the host:"; sed 's/^/    /' "$RV_OUT/host.ovs.start.txt"; return 1; }
+      rv_sw_wait ovs && rv_use_plan l2 ;;
     *) echo "rv_fwd_start: unknown forwarder $1" >&2; return 1 ;;
   esac
 }
@@ -477,6 +483,8 @@ rv_fwd_stop() {
       _rv_stop_pid testpmd "$RV_FWD_PID" "$RV_FWD_LOG" || rc=1
       grep -A8 'Accumulated forward statistics' "$RV_FWD_LOG" | grep -E 'RX-packets|TX-packets' | tr -s ' ' | head -n 2 ;;
     pfcswitch) rv_sw_stop main || rc=1 ;;
+    ovs) RV_FWD_SEQ=$((RV_FWD_SEQ + 1))
+      rv_host hv_ovs_stop > "$RV_OUT/ovs.flows.$RV_FWD_SEQ.txt" || rc=1 ;;
   esac
   RV_FWD="" RV_FWD_PID=""
   return $rc

@@ -41,9 +41,7 @@ hv_sw_launch() {
   for spec in "$@"; do
     case $spec in
       vhost:*)
-        local holder=${HV_HOLD[${spec#vhost:}]:-}
-        if [ -n "$holder" ] && [ -n "${HV_PID[$holder]:-}" ]; then hv_sw_stop "$holder" || return 1; fi
-        HV_HOLD[${spec#vhost:}]=$id
+        hv_release "${spec#vhost:}" "$id" || return 1
         vdevs+=" --vdev net_vhost$i,iface=$HV_VHU/${spec#vhost:},queues=1"
         sed+="s/net_af_packet$i\\b/net_vhost$i/;" ;;
       afp:*)
@@ -71,6 +69,14 @@ hv_sw_launch() {
   echo "pfcswitch $id did not start (exit $?); its log ends with:"; tail -n 15 "$log"
   HV_PID[$id]=""
   return 1
+}
+
+# hv_release NAME NEWHOLDER : stop whatever serves vhost socket NAME (a switch or OVS).
+hv_release() {
+  local holder=${HV_HOLD[$1]:-}
+  if [ "$holder" = ovs ]; then hv_ovs_stop > /dev/null
+  elif [ -n "$holder" ] && [ -n "${HV_PID[$holder]:-}" ]; then hv_sw_stop "$holder" || return 1; fi
+  HV_HOLD[$1]=$2
 }
 
 # hv_sw_stop ID : SIGINT; it must exit 0 within 20 s and leave its --stats-json counters.

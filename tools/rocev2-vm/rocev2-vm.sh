@@ -84,11 +84,17 @@ done
 # vhost-user NICs (README "Attaching VMs to the switch"). vectors=0: qemu 7.2 under TCG crashes
 # in its MSI-X vector notifier when a vhost backend starts on an MSI-X virtio-pci device (a
 # KVM-only irqfd path); with INTx it works. The memory backend must be shared and as big as -m.
+# No checksum or segmentation offloads: when qemu reconnects to another backend it must offer
+# every feature the guest already acknowledged ("vhost lacks feature mask 0x4001 for backend":
+# DPDK's vhost library offers CSUM and HOST_UFO, Open vSwitch does not), so the NIC offers only
+# what any switch can take; frames leave the guest complete, as the switches need them anyway.
+NOOFF=csum=off,guest_csum=off,host_tso4=off,host_tso6=off,host_ecn=off,host_ufo=off
+NOOFF+=,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off
 VHU=()
 i=0
 for n in "${NICS[@]}"; do
   VHU+=(-chardev "socket,id=vhu$i,path=${n%%=*},reconnect=1" -netdev "vhost-user,id=vhn$i,chardev=vhu$i"
-        -device "virtio-net-pci,netdev=vhn$i,mac=${n#*=},vectors=0")
+        -device "virtio-net-pci,netdev=vhn$i,mac=${n#*=},vectors=0,$NOOFF")
   i=$((i + 1))
 done
 [ $i -gt 0 ] && VHU=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on" -machine memory-backend=mem "${VHU[@]}")
