@@ -167,8 +167,11 @@ pfc_phase() {
   if rv_sw_wait sw1 && rv_sw_wait sw2; then
     rv_use_plan l3; check "PFC: ping a0 -> b0 through both switches" rv_warm_l3
     rv_cap_start pfc.a0 a0 ether proto 0x8808
+    # For a failure's post-mortem: drops in the guest's own receive path (backlog, NIC).
+    { cat /proc/net/softnet_stat; ip -s link show a0; ip -s link show b0; } > "$RV_OUT/pfc.guest-net.before.txt" 2>&1
     check "PFC: ib_write_bw (8 QPs) completes through two switches, the second shaped to 20M" \
       rv_perf pfc.write_bw ib_write_bw -s 65536 -n 12 -q 8 -u 18 --report_gbits --tclass=96
+    { cat /proc/net/softnet_stat; ip -s link show a0; ip -s link show b0; } > "$RV_OUT/pfc.guest-net.after.txt" 2>&1
     rv_cap_stop pfc.a0
     check "PFC: sw1 stops cleanly" rv_sw_stop sw1
     check "PFC: sw2 stops cleanly" rv_sw_stop sw2
