@@ -19,12 +19,14 @@
 #   RESULT write_bw_vs_ovs=<x> write_bw_vs_bridge=<y> send_lat_vs_ovs=<z>
 # (send_lat_vs_ovs < 1 means pfcswitch is faster). Exit 0 iff every run succeeded.
 # Environment: ROUNDS (3), ITERS (300), OVS_MAXSLEEP (OVS pmd-maxsleep in us, 50; 0 = busy
-# polling), HV_NICE (-10, both host switches), RV_FWD_NICE, ROCEV2_VM_CACHE, ROCEV2_OUT_DIR.
+# polling), IDLE_SLEEP_US (pfcswitch's switch.idle_sleep_us, rocev2.yaml's 20 if unset),
+# FWDS (the switches to run, "bridge pfcswitch ovs"), HV_NICE (-10, both host switches),
+# ROCEV2_VM_CACHE, ROCEV2_OUT_DIR.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-FWDS="bridge pfcswitch ovs"
-CFG=$ROOT/tests/rocev2/rocev2.yaml
+FWDS=${FWDS:-bridge pfcswitch ovs}
+CFG=${CFG:-$ROOT/tests/rocev2/rocev2.yaml}
 NAN="RESULT write_bw_vs_ovs=nan write_bw_vs_bridge=nan send_lat_vs_ovs=nan"
 
 if [ "${1:-}" != "--in-guest" ]; then
@@ -34,12 +36,15 @@ if [ "${1:-}" != "--in-guest" ]; then
     { echo "perftest_compare: needs Open vSwitch-DPDK: apt-get install openvswitch-switch-dpdk"; echo "$NAN"; exit 77; }
   OUT=${ROCEV2_OUT_DIR:-$BUILD/meson-logs/perftest_compare}
   rm -rf "$OUT"; mkdir -p "$OUT"
+  # The switch's config, in the output directory the guest sees as /rocev2-out.
+  sed "s/idle_sleep_us: *[0-9]*/idle_sleep_us: ${IDLE_SLEEP_US:-20}/" "$CFG" > "$OUT/switch.yaml"
   T0=$(date +%s)
   CTL=()
   [ -x "$BUILD/dataplane/ctl/pfcctl" ] && CTL=(--pfcctl "$BUILD/dataplane/ctl/pfcctl")
   "$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$BUILD/dataplane/app/pfcswitch" "${CTL[@]}" \
-    --config "$CFG" -q -t 1200 -b 300 -o "$OUT" -- env ROUNDS="${ROUNDS:-3}" ITERS="${ITERS:-300}" \
-    RV_FWD_NICE="${RV_FWD_NICE:--10}" "$HERE/perftest_compare.sh" --in-guest
+    --config "$OUT/switch.yaml" -q -t 1200 -b 300 -o "$OUT" -- env ROUNDS="${ROUNDS:-3}" ITERS="${ITERS:-300}" \
+    FWDS="$FWDS" CFG=/rocev2-out/switch.yaml IDLE_SLEEP_US="${IDLE_SLEEP_US:-20}" OVS_MAXSLEEP="${OVS_MAXSLEEP:-50}" \
+    "$HERE/perftest_compare.sh" --in-guest
   rc=$?
   [ -f "$OUT/compare.log" ] && cat "$OUT/compare.log"
   echo "perftest_compare: guest exit $rc after $(( $(date +%s) - T0 )) s; artifacts in $OUT"
@@ -110,7 +115,9 @@ except FileNotFoundError:
     pass
 med = {k: statistics.median(v) for k, v in vals.items()}
 print(f"perftest through three switches, median of {rounds} rounds, -n {iters}, tclass 96;"
-      f" pfcswitch and OVS-DPDK native over vhost-user, bridge in the guest ({fails} failed runs)")
+      f" pfcswitch and OVS-DPDK native over vhost-user, bridge in the guest ({fails} failed runs);"
+      f" pfcswitch idle_sleep_us {os.environ.get('IDLE_SLEEP_US', '20')},"
+      f" OVS pmd-maxsleep {os.environ.get('OVS_MAXSLEEP', '50')} us")
 print(f"{'forwarder':<10} {'write_bw Gb/s':>14} {'send_lat us':>12} {'send_lat -e us':>15}   all samples")
 for f in ("bridge", "ovs", "pfcswitch"):
     cells = [med.get((f, m)) for m in ("write_bw", "send_lat", "send_lat_e")]

@@ -13,7 +13,7 @@
 # Environment: ROCEV2_PFC=0 skips the PFC phase (two switches, shaped egress, pause frames),
 # ROCEV2_FABRIC=0 the fabric phase (three emulated switches in pfcfabric); ROCEV2_NET (vhost);
 # ROCEV2_ITERS (-n of each perftest, 200);
-# ROCEV2_VM_CACHE (guest kernel cache); ROCEV2_VM_TIMEOUT (seconds, default 480).
+# ROCEV2_VM_CACHE (guest kernel cache); ROCEV2_VM_TIMEOUT (seconds, default 600).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -44,7 +44,7 @@ fi
 rm -rf "$OUT"; mkdir -p "$OUT"
 T0=$(date +%s)
 # Environment variables do not cross into the guest: pass the suite's knobs explicitly.
-"${VM[@]}" -t "${ROCEV2_VM_TIMEOUT:-480}" -o "$OUT" -- \
+"${VM[@]}" -t "${ROCEV2_VM_TIMEOUT:-600}" -o "$OUT" -- \
   env RV_NET="$NET" ROCEV2_PFC="${ROCEV2_PFC:-1}" ROCEV2_FABRIC="${ROCEV2_FABRIC:-1}" \
   ROCEV2_ITERS="${ROCEV2_ITERS:-200}" "$HERE/guest_suite.sh" "${ARGS[@]}" "$@"
 rc=$?
