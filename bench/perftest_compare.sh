@@ -17,15 +17,20 @@
 #   send_lat_e  the same with -e (sleep on completion events), for reference
 # All traffic uses tclass 96 (DSCP 24). Ratios are pfcswitch / other; the last line is
 #   RESULT write_bw_vs_ovs=<x> write_bw_vs_bridge=<y> send_lat_vs_ovs=<z>
-# (send_lat_vs_ovs < 1 means pfcswitch is faster). Exit 0 iff every run succeeded.
+# (send_lat_vs_ovs < 1 means pfcswitch is faster). Exit 0 iff every run succeeded; 1 when some
+# failed (RESULT then comes from the runs that completed).
 # Environment: ROUNDS (3), ITERS (300), OVS_MAXSLEEP (OVS pmd-maxsleep in us, 50; 0 = busy
-# polling), IDLE_SLEEP_US (pfcswitch's switch.idle_sleep_us, rocev2.yaml's 20 if unset),
+# polling), IDLE_SLEEP_US (pfcswitch's switch.idle_sleep_us, 100; rocev2.yaml has 20),
 # FWDS (the switches to run, "bridge pfcswitch ovs"), HV_NICE (-10, both host switches),
 # ROCEV2_VM_CACHE, ROCEV2_OUT_DIR.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 FWDS=${FWDS:-bridge pfcswitch ovs}
+# pfcswitch's idle back-off for this bench. Under TCG the guest's vCPUs are the bottleneck and
+# every wake-up of a host switch thread takes CPU from them (nice -10): measured here, 100 us
+# gave pfcswitch 1.8x OVS's write bandwidth where rocev2.yaml's 20 us gave 0.6x (README).
+IDLE_SLEEP_US=${IDLE_SLEEP_US:-100}
 CFG=${CFG:-$ROOT/tests/rocev2/rocev2.yaml}
 NAN="RESULT write_bw_vs_ovs=nan write_bw_vs_bridge=nan send_lat_vs_ovs=nan"
 
@@ -37,22 +42,23 @@ if [ "${1:-}" != "--in-guest" ]; then
   OUT=${ROCEV2_OUT_DIR:-$BUILD/meson-logs/perftest_compare}
   rm -rf "$OUT"; mkdir -p "$OUT"
   # The switch's config, in the output directory the guest sees as /rocev2-out.
-  sed "s/idle_sleep_us: *[0-9]*/idle_sleep_us: ${IDLE_SLEEP_US:-20}/" "$CFG" > "$OUT/switch.yaml"
+  sed "s/idle_sleep_us: *[0-9]*/idle_sleep_us: $IDLE_SLEEP_US/" "$CFG" > "$OUT/switch.yaml"
   T0=$(date +%s)
   CTL=()
   [ -x "$BUILD/dataplane/ctl/pfcctl" ] && CTL=(--pfcctl "$BUILD/dataplane/ctl/pfcctl")
   "$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$BUILD/dataplane/app/pfcswitch" "${CTL[@]}" \
     --config "$OUT/switch.yaml" -q -t 1200 -b 300 -o "$OUT" -- env ROUNDS="${ROUNDS:-3}" ITERS="${ITERS:-300}" \
-    FWDS="$FWDS" CFG=/rocev2-out/switch.yaml IDLE_SLEEP_US="${IDLE_SLEEP_US:-20}" OVS_MAXSLEEP="${OVS_MAXSLEEP:-50}" \
+    FWDS="$FWDS" CFG=/rocev2-out/switch.yaml IDLE_SLEEP_US="$IDLE_SLEEP_US" OVS_MAXSLEEP="${OVS_MAXSLEEP:-50}" \
     "$HERE/perftest_compare.sh" --in-guest
   rc=$?
   [ -f "$OUT/compare.log" ] && cat "$OUT/compare.log"
   echo "perftest_compare: guest exit $rc after $(( $(date +%s) - T0 )) s; artifacts in $OUT"
-  [ $rc -eq 0 ] || {
-    [ $rc -ne 77 ] && tail -n 25 "$OUT/console.log"
-    echo "$NAN"; exit $rc; }
-  tail -n 1 "$OUT/compare.log" | grep '^RESULT ' || { echo "$NAN"; exit 1; }
-  exit 0
+  # A run that failed (soft-RoCE under TCG now and then ends a run with "Failed status 9",
+  # through the in-guest bridge too) is counted in compare.log's header and makes the exit
+  # status 1; the medians of the runs that completed are still the RESULT.
+  [ $rc -eq 0 ] || [ $rc -eq 1 ] || { [ $rc -ne 77 ] && tail -n 25 "$OUT/console.log"; echo "$NAN"; exit $rc; }
+  tail -n 1 "$OUT/compare.log" 2>/dev/null | grep '^RESULT ' || { tail -n 25 "$OUT/console.log"; echo "$NAN"; exit 1; }
+  exit $rc
 fi
 
 # ---- inside the guest -----------------------------------------------------------------------
@@ -116,7 +122,7 @@ except FileNotFoundError:
 med = {k: statistics.median(v) for k, v in vals.items()}
 print(f"perftest through three switches, median of {rounds} rounds, -n {iters}, tclass 96;"
       f" pfcswitch and OVS-DPDK native over vhost-user, bridge in the guest ({fails} failed runs);"
-      f" pfcswitch idle_sleep_us {os.environ.get('IDLE_SLEEP_US', '20')},"
+      f" pfcswitch idle_sleep_us {os.environ.get('IDLE_SLEEP_US', '?')},"
       f" OVS pmd-maxsleep {os.environ.get('OVS_MAXSLEEP', '50')} us")
 print(f"{'forwarder':<10} {'write_bw Gb/s':>14} {'send_lat us':>12} {'send_lat -e us':>15}   all samples")
 for f in ("bridge", "ovs", "pfcswitch"):
