@@ -1,62 +1,89 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# perftest_compare.sh [BUILDDIR] : RoCEv2 perftest through pfcswitch, through dpdk-testpmd (io
-# forwarding on the same two net_af_packet ports) and through a Linux bridge, all in ONE boot of
-# the rocev2-vm guest (tools/rocev2-vm). The forwarders take turns for ROUNDS rounds so that
-# drifting load on the host hits them alike; each metric is the median over the rounds.
+# perftest_compare.sh [BUILDDIR] : RoCEv2 perftest between the two soft-RoCE hosts of ONE boot of
+# the rocev2-vm guest through three switches, as VMs are attached in testbeds:
+#   pfcswitch  natively on this host, net_vhost ports serving the guest's two virtio-net NICs
+#              (tools/rocev2-vm/rocev2-vhost.sh; BUILDDIR's native build, tests/rocev2/rocev2.yaml:
+#              routing, lossless class, DSCP 24 -> 26 rewrite);
+#   ovs        Open vSwitch-DPDK (Debian's openvswitch-switch-dpdk) natively on this host,
+#              dpdkvhostuser ports on the same sockets (tools/rocev2-vm/host-ovs.sh: DSCP rewrite
+#              and TTL decrement by OpenFlow rules, layer-2 forwarding);
+#   bridge     a Linux bridge inside the guest between veths (the hosts move to veths for it).
+# They take turns for ROUNDS rounds (every other round in reverse order) so that drifting load
+# on the host hits them alike; each
+# metric is the median over the rounds:
 #   write_bw  ib_write_bw -s 65536 -n ITERS, BW average (Gb/s): higher is better
 #   send_lat  ib_send_lat -s 64 -n ITERS (busy-polling), t_typical (usec): lower is better
 #   send_lat_e  the same with -e (sleep on completion events), for reference
-# pfcswitch runs tests/rocev2/rocev2.yaml and all traffic uses tclass 96, so the switch does its
-# full work (routing, lossless class, DSCP rewrite). Ratios are pfcswitch / other: under TCG the
-# absolute numbers mean little, the ratios show what the switch costs. The last line is
-#   RESULT write_bw_vs_bridge=<x> write_bw_vs_testpmd=<y> send_lat_vs_bridge=<z>
-# (send_lat_vs_bridge > 1 means pfcswitch adds latency). Exit 0 iff every run succeeded.
-# Environment: ROUNDS (3), ITERS (300), RV_FWD_NICE (-10: see tools/rocev2-vm/guest-lib.sh;
-# applied to pfcswitch and testpmd alike), RV_PMD (af_packet, or af_xdp for both DPDK
-# forwarders), ROCEV2_VM_CACHE, ROCEV2_OUT_DIR (artifacts).
+# All traffic uses tclass 96 (DSCP 24). Ratios are pfcswitch / other; the last line is
+#   RESULT write_bw_vs_ovs=<x> write_bw_vs_bridge=<y> send_lat_vs_ovs=<z>
+# (send_lat_vs_ovs < 1 means pfcswitch is faster). Exit 0 iff every run succeeded; 1 when some
+# failed (RESULT then comes from the runs that completed).
+# Environment: ROUNDS (3), ITERS (300), OVS_MAXSLEEP (OVS pmd-maxsleep in us, 50; 0 = busy
+# polling), IDLE_SLEEP_US (pfcswitch's switch.idle_sleep_us, 100; rocev2.yaml has 20),
+# FWDS (the switches to run, "bridge pfcswitch ovs"), HV_NICE (-10, both host switches),
+# ROCEV2_VM_CACHE, ROCEV2_OUT_DIR.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-FWDS="bridge testpmd pfcswitch"
-CFG=$ROOT/tests/rocev2/rocev2.yaml
+FWDS=${FWDS:-bridge pfcswitch ovs}
+# pfcswitch's idle back-off for this bench. Under TCG the guest's vCPUs are the bottleneck and
+# every wake-up of a host switch thread takes CPU from them (nice -10): measured here, 100 us
+# gave pfcswitch 1.8x OVS's write bandwidth where rocev2.yaml's 20 us gave 0.6x (README).
+IDLE_SLEEP_US=${IDLE_SLEEP_US:-100}
+CFG=${CFG:-$ROOT/tests/rocev2/rocev2.yaml}
+NAN="RESULT write_bw_vs_ovs=nan write_bw_vs_bridge=nan send_lat_vs_ovs=nan"
 
 if [ "${1:-}" != "--in-guest" ]; then
   BUILD=$(cd "${1:-$ROOT/build}" && pwd) || exit 2
-  [ -x "$BUILD/dataplane/app/pfcswitch" ] || { echo "no pfcswitch in $BUILD (ninja -C $BUILD)"; exit 2; }
-  # The guest (qemu TCG) gets a build it can run (-Dcpu=baseline, see guest-build.sh).
-  GBUILD=$("$ROOT/tools/rocev2-vm/guest-build.sh" "$BUILD") ||
-    { echo "RESULT write_bw_vs_bridge=nan write_bw_vs_testpmd=nan send_lat_vs_bridge=nan"; exit 1; }
+  [ -x "$BUILD/dataplane/app/pfcswitch" ] || { echo "no pfcswitch in $BUILD (ninja -C $BUILD)"; echo "$NAN"; exit 2; }
+  [ -x /usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk ] ||
+    { echo "perftest_compare: needs Open vSwitch-DPDK: apt-get install openvswitch-switch-dpdk"; echo "$NAN"; exit 77; }
   OUT=${ROCEV2_OUT_DIR:-$BUILD/meson-logs/perftest_compare}
   rm -rf "$OUT"; mkdir -p "$OUT"
+  # The switch's config, in the output directory the guest sees as /rocev2-out.
+  sed "s/idle_sleep_us: *[0-9]*/idle_sleep_us: $IDLE_SLEEP_US/" "$CFG" > "$OUT/switch.yaml"
   T0=$(date +%s)
-  "$ROOT/tools/rocev2-vm/rocev2-vm.sh" -q -t 900 -o "$OUT" -- env ROUNDS="${ROUNDS:-3}" \
-    ITERS="${ITERS:-300}" RV_FWD_NICE="${RV_FWD_NICE:--10}" RV_PMD="${RV_PMD:-af_packet}" \
-    "$HERE/perftest_compare.sh" --in-guest "$GBUILD/dataplane/app/pfcswitch"
+  CTL=()
+  [ -x "$BUILD/dataplane/ctl/pfcctl" ] && CTL=(--pfcctl "$BUILD/dataplane/ctl/pfcctl")
+  "$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$BUILD/dataplane/app/pfcswitch" "${CTL[@]}" \
+    --config "$OUT/switch.yaml" -q -t 1200 -b 300 -o "$OUT" -- env ROUNDS="${ROUNDS:-3}" ITERS="${ITERS:-300}" \
+    FWDS="$FWDS" CFG=/rocev2-out/switch.yaml IDLE_SLEEP_US="$IDLE_SLEEP_US" OVS_MAXSLEEP="${OVS_MAXSLEEP:-50}" \
+    "$HERE/perftest_compare.sh" --in-guest
   rc=$?
   [ -f "$OUT/compare.log" ] && cat "$OUT/compare.log"
   echo "perftest_compare: guest exit $rc after $(( $(date +%s) - T0 )) s; artifacts in $OUT"
-  [ $rc -eq 0 ] || {
-    [ $rc -ne 77 ] && tail -n 25 "$OUT/console.log"
-    echo "RESULT write_bw_vs_bridge=nan write_bw_vs_testpmd=nan send_lat_vs_bridge=nan"; exit $rc; }
-  tail -n 1 "$OUT/compare.log" | grep '^RESULT ' || { echo "RESULT write_bw_vs_bridge=nan write_bw_vs_testpmd=nan send_lat_vs_bridge=nan"; exit 1; }
-  exit 0
+  # A run that failed (soft-RoCE under TCG now and then ends a run with "Failed status 9",
+  # through the in-guest bridge too) is counted in compare.log's header and makes the exit
+  # status 1; the medians of the runs that completed are still the RESULT.
+  [ $rc -eq 0 ] || [ $rc -eq 1 ] || { [ $rc -ne 77 ] && tail -n 25 "$OUT/console.log"; echo "$NAN"; exit $rc; }
+  tail -n 1 "$OUT/compare.log" 2>/dev/null | grep '^RESULT ' || { tail -n 25 "$OUT/console.log"; echo "$NAN"; exit 1; }
+  exit $rc
 fi
 
 # ---- inside the guest -----------------------------------------------------------------------
-RV_PFCSWITCH=$2
 . "$ROOT/tools/rocev2-vm/guest-lib.sh"
 LOG=$RV_OUT/compare.log
 ROUNDS=${ROUNDS:-3} ITERS=${ITERS:-300}
 say() { echo "$*" | tee -a "$LOG"; }
-rv_require ib_write_bw ib_send_lat dpdk-testpmd tcpdump ethtool ss bc python3 || exit 77
-rv_net_setup > "$RV_OUT/setup.txt" 2>&1 || { cat "$RV_OUT/setup.txt"; exit 1; }
-FAILS=0
+rv_require ib_write_bw ib_send_lat tcpdump ethtool ss bc python3 || exit 77
+FAILS=0 NET=""
+use_net() {  # use_net veth|vhost : the hosts' links for the next forwarder
+  [ "$NET" = "$1" ] && return 0
+  [ -n "$NET" ] && rv_net_teardown >> "$RV_OUT/setup.txt" 2>&1
+  NET=$1 RV_NET=$1
+  rv_net_setup >> "$RV_OUT/setup.txt" 2>&1 || { cat "$RV_OUT/setup.txt"; return 1; }
+}
 record() {  # record FWD METRIC VALUE
   echo "$1 $2 $3" >> "$RV_OUT/samples.txt"
 }
 for r in $(seq "$ROUNDS"); do
-  for f in $FWDS; do
+  # Every other round in reverse order: the hosts move between veths and NICs less often
+  # (that takes tens of seconds under TCG), and no switch always runs right after the bridge.
+  order=$FWDS
+  [ $((r % 2)) = 0 ] && order=$(echo $FWDS | tr ' ' '\n' | tac | tr '\n' ' ')
+  for f in $order; do
+    if [ $f = bridge ]; then use_net veth; else use_net vhost; fi || { FAILS=$((FAILS + 1)); continue; }
     rv_fwd_start $f "$CFG" || { FAILS=$((FAILS + 1)); say "round $r: $f did not start"; continue; }
     if rv_perf r$r.$f.write_bw ib_write_bw -s 65536 -n "$ITERS" --report_gbits --tclass=96; then
       record $f write_bw "$(rv_perf_metric bw)"
@@ -74,6 +101,11 @@ for r in $(seq "$ROUNDS"); do
         '*.lossless.drops_total==0' 'p1.prio4.tx_packets>0' > "$RV_OUT/r$r.switch_check.txt" ||
         { FAILS=$((FAILS + 1)); say "round $r: pfcswitch counters wrong: $(grep FAIL "$RV_OUT/r$r.switch_check.txt")"; }
     fi
+    if [ $f = ovs ]; then  # the tclass 96 traffic took OVS's DSCP-rewrite rule
+      cp "$RV_OUT/ovs.flows.$RV_FWD_SEQ.txt" "$RV_OUT/r$r.ovs.flows.txt"
+      grep -q 'n_packets=[1-9][0-9]*,.*priority=20,.*nw_tos=96' "$RV_OUT/r$r.ovs.flows.txt" ||
+        { FAILS=$((FAILS + 1)); say "round $r: no packet took OVS's tos 96 rule (see r$r.ovs.flows.txt)"; }
+    fi
   done
 done
 
@@ -88,11 +120,12 @@ try:
 except FileNotFoundError:
     pass
 med = {k: statistics.median(v) for k, v in vals.items()}
-print(f"perftest through three forwarders, median of {rounds} rounds, -n {iters}, tclass 96,"
-      f" DPDK ports on {os.environ.get('RV_PMD', 'af_packet')}"
-      f" ({fails} failed runs)")
+print(f"perftest through three switches, median of {rounds} rounds, -n {iters}, tclass 96;"
+      f" pfcswitch and OVS-DPDK native over vhost-user, bridge in the guest ({fails} failed runs);"
+      f" pfcswitch idle_sleep_us {os.environ.get('IDLE_SLEEP_US', '?')},"
+      f" OVS pmd-maxsleep {os.environ.get('OVS_MAXSLEEP', '50')} us")
 print(f"{'forwarder':<10} {'write_bw Gb/s':>14} {'send_lat us':>12} {'send_lat -e us':>15}   all samples")
-for f in ("bridge", "testpmd", "pfcswitch"):
+for f in ("bridge", "ovs", "pfcswitch"):
     cells = [med.get((f, m)) for m in ("write_bw", "send_lat", "send_lat_e")]
     txt = [f"{c:.4g}" if c is not None else "n/a" for c in cells]
     raw = "; ".join(f"{m}=" + ",".join(f"{x:g}" for x in vals.get((f, m), []))
@@ -103,10 +136,11 @@ def ratio(a, b):
         return "nan"
     return f"{a / b:.3f}"
 g = lambda f, m: med.get((f, m))
-print(f"send_lat_e_vs_bridge={ratio(g('pfcswitch', 'send_lat_e'), g('bridge', 'send_lat_e'))}"
-      f" send_lat_testpmd_vs_bridge={ratio(g('testpmd', 'send_lat'), g('bridge', 'send_lat'))}")
-print(f"RESULT write_bw_vs_bridge={ratio(g('pfcswitch', 'write_bw'), g('bridge', 'write_bw'))}"
-      f" write_bw_vs_testpmd={ratio(g('pfcswitch', 'write_bw'), g('testpmd', 'write_bw'))}"
-      f" send_lat_vs_bridge={ratio(g('pfcswitch', 'send_lat'), g('bridge', 'send_lat'))}")
+print(f"send_lat_vs_bridge={ratio(g('pfcswitch', 'send_lat'), g('bridge', 'send_lat'))}"
+      f" send_lat_e_vs_ovs={ratio(g('pfcswitch', 'send_lat_e'), g('ovs', 'send_lat_e'))}"
+      f" send_lat_e_vs_bridge={ratio(g('pfcswitch', 'send_lat_e'), g('bridge', 'send_lat_e'))}")
+print(f"RESULT write_bw_vs_ovs={ratio(g('pfcswitch', 'write_bw'), g('ovs', 'write_bw'))}"
+      f" write_bw_vs_bridge={ratio(g('pfcswitch', 'write_bw'), g('bridge', 'write_bw'))}"
+      f" send_lat_vs_ovs={ratio(g('pfcswitch', 'send_lat'), g('ovs', 'send_lat'))}")
 EOF
 [ $FAILS -eq 0 ]

@@ -5,9 +5,12 @@
 #   1. installs the Debian packages it needs (tools/install-deps.sh; a quick check when they are
 #      all there; --skip-deps skips it). Run as root;
 #   2. builds the switch with meson into build/ (or --builddir);
-#   3. boots a throw-away qemu guest with soft-RoCE (tools/rocev2-vm: the host kernel needs no
-#      RDMA support; the guest kernel is downloaded once and cached);
-#   4. runs rdma-core's perftest between two soft-RoCE hosts through pfcswitch with
+#   3. starts pfcswitch natively on this host with two vhost-user ports and boots a throw-away
+#      qemu guest with soft-RoCE (tools/rocev2-vm: the host kernel needs no RDMA support; the
+#      guest kernel is downloaded once and cached) whose two virtio-net NICs are attached to
+#      them, as testbeds attach VMs to a DPDK switch (DEMO_NET=veth: the switch runs inside
+#      the guest on af_packet ports instead, the old way);
+#   4. runs rdma-core's perftest between the two soft-RoCE hosts through pfcswitch with
 #      configs/demo.yaml (or --config) and prints a report: perftest results, the DSCP tags seen
 #      on the far side, PFC pause frames and the switch's counters, ending with a table and a
 #      plot (PNG) of per-priority throughput and PFC frames over the run. --pfc adds a congested run
@@ -38,23 +41,33 @@ if [ "$DEPS" = yes ]; then
 fi
 
 # 2. build
-step "building pfcswitch for the guest (beside $BUILD)"
+NET=${DEMO_NET:-vhost}
+step "building pfcswitch in $BUILD"
 if [ ! -f "$BUILD/build.ninja" ]; then
   # eval: --meson-args is shell words, e.g. "-Dcpu=baseline"
-  eval "meson setup \"\$BUILD\" \"\$ROOT\" $MESON_ARGS"
+  eval "meson setup \"\$BUILD\" \"\$ROOT\" --buildtype=release $MESON_ARGS"
 fi
-# Everything runs in the guest (qemu TCG), which cannot run a build for this machine's
-# AVX2/AVX-512: the switch programs are built once, for it (BUILD itself when it is a baseline
-# build, else BUILD-guest; see tools/rocev2-vm/guest-build.sh).
-GBUILD=$("$ROOT/tools/rocev2-vm/guest-build.sh" "$BUILD") || exit 1
+if [ "$NET" = vhost ]; then
+  ninja -C "$BUILD" dataplane/app/pfcswitch dataplane/ctl/pfcctl
+  SW=$BUILD/dataplane/app/pfcswitch
+  VM=("$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$SW" --pfcctl "$BUILD/dataplane/ctl/pfcctl" --config "$CFG")
+  WHERE="natively on this host, vhost-user ports"
+else
+  # The switch runs in the guest (qemu TCG), which cannot run a build for this machine's
+  # AVX2/AVX-512: it gets a build of its own (BUILD itself when it is a baseline build, else
+  # BUILD-guest; see tools/rocev2-vm/guest-build.sh).
+  GBUILD=$("$ROOT/tools/rocev2-vm/guest-build.sh" "$BUILD") || exit 1
+  SW=$GBUILD/dataplane/app/pfcswitch VM=("$ROOT/tools/rocev2-vm/rocev2-vm.sh")
+  WHERE="inside the guest, af_packet ports"
+fi
 
 # 3. + 4. guest
 OUT=$BUILD/rocev2-demo
-step "booting the soft-RoCE guest and running perftest through pfcswitch ($(basename "$CFG")); output in $OUT"
+step "booting the soft-RoCE guest and running perftest through pfcswitch ($WHERE, $(basename "$CFG")); output in $OUT"
 set +e
 # -b: a guest booting under TCG on a machine busy with other work takes past rocev2-vm's 120 s.
-"$ROOT/tools/rocev2-vm/rocev2-vm.sh" -t 900 -b "${ROCEV2_VM_BOOT_TIMEOUT:-300}" -o "$OUT" -- \
-  "$ROOT/tools/rocev2-vm/demo-guest.sh" "$GBUILD/dataplane/app/pfcswitch" "$CFG" $PFC
+"${VM[@]}" -t 900 -b "${ROCEV2_VM_BOOT_TIMEOUT:-300}" -o "$OUT" -- \
+  env RV_NET="$NET" "$ROOT/tools/rocev2-vm/demo-guest.sh" "$SW" "$CFG" $PFC
 rc=$?
 set -e
 echo

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The rocev2 suite's body: runs INSIDE the rocev2-vm guest (started by rocev2_test.sh), as root.
-# Real RoCEv2 from rdma-core perftest between two soft-RoCE hosts, through pfcswitch on
-# net_af_packet ports (topology and helpers: tools/rocev2-vm/guest-lib.sh). Checks:
+# Real RoCEv2 from rdma-core perftest between two soft-RoCE hosts, through pfcswitch (topology and
+# helpers: tools/rocev2-vm/guest-lib.sh). With RV_NET=vhost (rocev2_test.sh's default) the hosts
+# sit on the guest's two virtio-net NICs and pfcswitch runs natively on the host with net_vhost
+# ports (tools/rocev2-vm/rocev2-vhost.sh); with RV_NET=veth it runs inside the guest on
+# net_af_packet ports over veths. Checks:
 #   1. ib_write_bw, ib_send_bw, ib_send_lat, ib_read_lat complete (exit 0 on both sides) in the
 #      lossless class (tclass 96 = DSCP 24 -> priority 3), and the switch counts packets on both
 #      ports, rewrites, and no drop at all in a lossless priority;
@@ -15,10 +18,12 @@
 #      counters stay at zero drops on the second switch;
 #   5. the switch stops cleanly on SIGINT and its exit counters agree;
 #   6. fabric (with --pfcfabric; skipped with ROCEV2_FABRIC=0): the hosts keep their addresses and
-#      reach each other across three emulated switches in one pfcfabric process (fabric3.yaml):
+#      reach each other across three emulated switches in one pfcfabric process (fabric3.yaml),
+#      always inside the guest on veths (with RV_NET=vhost the hosts move to veths for it):
 #      ib_write_bw completes, TTL at b0 is 61 (three routed hops), every switch forwarded, and
 #      no lossless drop anywhere.
 # Usage: guest_suite.sh --pfcswitch BIN --config YAML [--pfcctl BIN] [--pfcfabric BIN]
+#   (with RV_NET=vhost, --pfcswitch and --pfcctl are not used: the host runs its own build)
 #        [--forwarder testpmd]
 #   --forwarder testpmd runs the same perftests and captures through dpdk-testpmd instead
 #   (harness self-check: tags must arrive unchanged, no switch counters).
@@ -69,16 +74,18 @@ only_ttl() {
 
 rv_require ib_write_bw ib_send_bw ib_send_lat ib_read_lat rdma tcpdump ethtool ss bc python3 stdbuf || exit 77
 case $FWD in
-  pfcswitch) [ -x "${RV_PFCSWITCH:-}" ] && [ -f "$CFG" ] || { echo "need --pfcswitch BIN and --config YAML"; exit 2; } ;;
+  pfcswitch) [ -x "${RV_PFCSWITCH:-}" ] || [ "$RV_NET" = vhost ] || { echo "need --pfcswitch BIN"; exit 2; }
+    [ -f "$CFG" ] || { echo "need --config YAML"; exit 2; } ;;
   testpmd) rv_require dpdk-testpmd || exit 77 ;;
   *) echo "unknown forwarder $FWD"; exit 2 ;;
 esac
 T0=$(rv_now)
-rv_log "rocev2 suite: forwarder $FWD, config ${CFG:-none}, -n $N"
+rv_log "rocev2 suite: forwarder $FWD ($([ "$RV_NET" = vhost ] && echo "native on the host, vhost-user" || echo "in the guest, $RV_PMD")), config ${CFG:-none}, -n $N"
+HAVE_CTL=0; [ $FWD = pfcswitch ] && { [ -n "${RV_PFCCTL:-}" ] || [ "$RV_NET" = vhost ]; } && HAVE_CTL=1
 rv_net_setup || { echo "FAIL: topology setup"; exit 1; }
 check "$FWD starts and forwards" rv_fwd_start $FWD "$CFG" || finish
 live() {  # live NAME : counters of the running switch via pfcctl, if we have pfcctl
-  [ $FWD = pfcswitch ] && [ -n "${RV_PFCCTL:-}" ] && rv_sw_stats_live main "$RV_OUT/live.$1.json"
+  [ $FWD = pfcswitch ] && { [ -n "${RV_PFCCTL:-}" ] || [ "$RV_NET" = vhost ]; } && rv_sw_stats_live main "$RV_OUT/live.$1.json"
 }
 
 # A dead switch fails everything after it: stop there instead of waiting for perftest timeouts.
@@ -93,7 +100,7 @@ check "ib_send_bw" rv_perf send_bw ib_send_bw -s 65536 -n $N --report_gbits $TC 
 check "ib_send_lat" rv_perf send_lat ib_send_lat -s 64 -n $N $TC || alive
 check "ib_read_lat" rv_perf read_lat ib_read_lat -s 64 -n $N $TC || alive
 if [ $FWD = pfcswitch ]; then
-  if [ -n "${RV_PFCCTL:-}" ]; then
+  if [ $HAVE_CTL = 1 ]; then
     check "pfcctl stats reads the running switch" live perf
     check "switch counters after the perftests (pfcctl)" counters "$RV_OUT/live.perf.json" \
       'p0.rx_packets>0' 'p0.tx_packets>0' 'p1.rx_packets>0' 'p1.tx_packets>0' \
@@ -113,7 +120,6 @@ tag_run() {  # tag_run NAME TCLASS : capture both hosts' ingress while one ib_wr
   return $rc
 }
 if [ $FWD = pfcswitch ]; then WANT96B=26 WANT96A=24 WANT184=0 TTL=63; else WANT96B=24 WANT96A=24 WANT184=46 TTL=64; fi
-HAVE_CTL=0; [ $FWD = pfcswitch ] && [ -n "${RV_PFCCTL:-}" ] && HAVE_CTL=1
 [ $HAVE_CTL = 1 ] && check "pfcctl stats before the tclass 184 run" live before184
 check "rxe completes with tclass 96 (DSCP 24)" tag_run tc96 96 || alive
 check "tclass 96: data at b0 carries DSCP $WANT96B" only_dscp "$RV_OUT/tc96.b0.pcap" $WANT96B
@@ -161,8 +167,11 @@ pfc_phase() {
   if rv_sw_wait sw1 && rv_sw_wait sw2; then
     rv_use_plan l3; check "PFC: ping a0 -> b0 through both switches" rv_warm_l3
     rv_cap_start pfc.a0 a0 ether proto 0x8808
+    # For a failure's post-mortem: drops in the guest's own receive path (backlog, NIC).
+    { cat /proc/net/softnet_stat; ip -s link show a0; ip -s link show b0; } > "$RV_OUT/pfc.guest-net.before.txt" 2>&1
     check "PFC: ib_write_bw (8 QPs) completes through two switches, the second shaped to 20M" \
       rv_perf pfc.write_bw ib_write_bw -s 65536 -n 12 -q 8 -u 18 --report_gbits --tclass=96
+    { cat /proc/net/softnet_stat; ip -s link show a0; ip -s link show b0; } > "$RV_OUT/pfc.guest-net.after.txt" 2>&1
     rv_cap_stop pfc.a0
     check "PFC: sw1 stops cleanly" rv_sw_stop sw1
     check "PFC: sw2 stops cleanly" rv_sw_stop sw2
@@ -224,6 +233,12 @@ fabric_phase() {
   [ $ok = 1 ]
 }
 if [ $FWD = pfcswitch ] && [ -x "$FABRIC_BIN" ] && [ "${ROCEV2_FABRIC:-1}" = 1 ]; then
+  # pfcfabric has no host-side runner yet: its hosts are af_packet ports on the guest's veths.
+  if [ "$RV_NET" = vhost ]; then
+    rv_net_teardown > "$RV_OUT/net-teardown.txt" 2>&1
+    RV_NET=veth
+    check "fabric: the hosts move to veths (rxe on new links)" rv_net_setup
+  fi
   fabric_phase || { FAILED=$((FAILED + 1)); echo "FAIL: fabric phase (see the messages above)"; }
 else
   skip "fabric phase (needs --pfcfabric and ROCEV2_FABRIC=1)"

@@ -28,7 +28,12 @@ rv_sw_sample_start main || rv_log "demo: no counter samples, so no plot"
 rv_cap_start pause.a0 a0 ether proto 0x8808
 rv_cap_start pause.b0 b0 ether proto 0x8808
 
-rep "perftest through pfcswitch (soft-RoCE under qemu/TCG: absolute numbers are far below real NICs)"
+if [ "$RV_NET" = vhost ]; then
+  rep "perftest through pfcswitch running natively on the host, the guest's virtio-net NICs on its vhost-user ports"
+else
+  rep "perftest through pfcswitch running inside the guest on af_packet ports"
+fi
+rep "(soft-RoCE in a qemu/TCG guest: absolute numbers are far below real NICs)"
 perf() {  # perf LABEL KIND NAME BIN ARGS...
   local label=$1 kind=$2 name=$3
   shift 3

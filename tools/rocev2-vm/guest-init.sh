@@ -27,7 +27,7 @@ if [ -f $O/.rw-mounts ]; then
   done < $O/.rw-mounts
 fi
 echo "rocev2-vm: stage2 up at $(up)s, kernel $(uname -r)"
-for m in ${ROCEV2_VM_MODULES:-rdma_rxe veth bridge 8021q af_packet sch_ingress cls_flower act_skbedit}; do
+for m in ${ROCEV2_VM_MODULES:-rdma_rxe virtio_net veth bridge 8021q af_packet sch_ingress cls_flower act_skbedit}; do
   modprobe "$m" 2>/dev/null || echo "rocev2-vm: modprobe $m failed"
 done
 echo "rocev2-vm: modules loaded at $(up)s; running the command"

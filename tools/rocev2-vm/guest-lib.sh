@@ -49,15 +49,44 @@ _rv_if_setup() {  # _rv_if_setup [netns] IFACE : no offloads (AF_PACKET ports ne
   $pre ip link set "$1" up
 }
 
-# rv_net_setup: veths, both address plans, policy routing, rxeA/rxeB. Once per boot.
+# RV_NET: what a0 and b0 are. veth (default): veth pairs to swA/swB in netns sw, where the
+# forwarders run inside the guest. vhost: the guest's two virtio-net NICs on vhost-user (MACs
+# below, tools/rocev2-vm/rocev2-vhost.sh), whose far ends are ports of a switch running natively
+# on the host; the rv_sw_* functions then ask the host agent to run the switches (rv_host).
+RV_NET=${RV_NET:-veth}
+RV_MAC_A=52:54:00:00:00:0a RV_MAC_B=52:54:00:00:00:0b
+
+_rv_nic_by_mac() {  # _rv_nic_by_mac MAC : the interface with that address
+  local d
+  for d in /sys/class/net/*; do
+    [ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { echo "${d##*/}"; return 0; }
+  done
+  echo "no interface with MAC $1 (is the guest started with rocev2-vhost.sh?)" >&2
+  return 1
+}
+
+_rv_links_up() {  # the a0 and b0 links for RV_NET
+  if [ "$RV_NET" = vhost ]; then
+    local a b
+    a=$(_rv_nic_by_mac $RV_MAC_A) && b=$(_rv_nic_by_mac $RV_MAC_B) || return 1
+    ip link set "$a" down && ip link set "$a" name a0 mtu "$RV_MTU" || return 1
+    ip link set "$b" down && ip link set "$b" name b0 mtu "$RV_MTU" || return 1
+    return 0
+  fi
+  ip netns add sw && ip netns exec sw ip link set lo up || return 1
+  ip link add a0 mtu "$RV_MTU" type veth peer name swA mtu "$RV_MTU" netns sw || return 1
+  ip link add b0 mtu "$RV_MTU" type veth peer name swB mtu "$RV_MTU" netns sw || return 1
+  _rv_if_setup sw swA && _rv_if_setup sw swB
+}
+
+# rv_net_setup: a0/b0 (RV_NET), both address plans, policy routing, rxeA/rxeB. Once per boot,
+# or again after rv_net_teardown (e.g. with the other RV_NET).
 rv_net_setup() {
   sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
     net.ipv4.conf.all.accept_local=1 net.ipv4.conf.default.accept_local=1 \
     net.ipv4.conf.all.arp_ignore=1 net.ipv6.conf.all.disable_ipv6=1 \
     net.ipv6.conf.default.disable_ipv6=1 || return 1
-  ip netns add sw && ip netns exec sw ip link set lo up || return 1
-  ip link add a0 mtu "$RV_MTU" type veth peer name swA mtu "$RV_MTU" netns sw || return 1
-  ip link add b0 mtu "$RV_MTU" type veth peer name swB mtu "$RV_MTU" netns sw || return 1
+  _rv_links_up || return 1
   local i
   for i in a0 b0; do
     # rp_filter would drop packets whose source is our own other address; accept_local lets
@@ -65,7 +94,6 @@ rv_net_setup() {
     sysctl -qw net.ipv4.conf.$i.rp_filter=0 net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.arp_ignore=1
     _rv_if_setup $i
   done
-  _rv_if_setup sw swA && _rv_if_setup sw swB || return 1
   ip addr add $RV_A_L3/24 dev a0 && ip addr add $RV_B_L3/24 dev b0 || return 1
   ip addr add $RV_A_L2/32 dev a0 && ip addr add $RV_B_L2/32 dev b0 || return 1
   ip route add $RV_B_L3/32 via $RV_A_GW dev a0 src $RV_A_L3 onlink table 10 &&
@@ -76,7 +104,40 @@ rv_net_setup() {
   ip rule add pref 20 iif lo to $RV_B_L2 lookup 20 && ip rule add pref 21 iif lo to $RV_A_L2 lookup 21 || return 1
   ip rule add pref 100 lookup local && ip rule del pref 0 || return 1
   rdma link add rxeA type rxe netdev a0 && rdma link add rxeB type rxe netdev b0 || return 1
-  rv_log "net: a0=$RV_A_L3/24 (gw $RV_A_GW), $RV_A_L2/32  b0=$RV_B_L3/24 (gw $RV_B_GW), $RV_B_L2/32, MTU $RV_MTU"
+  rv_log "net ($RV_NET): a0=$RV_A_L3/24 (gw $RV_A_GW), $RV_A_L2/32  b0=$RV_B_L3/24 (gw $RV_B_GW), $RV_B_L2/32, MTU $RV_MTU"
+}
+# rv_net_teardown : undo rv_net_setup (the virtio NICs get their MAC-derived names vha/vhb).
+rv_net_teardown() {
+  local p
+  rdma link del rxeA; rdma link del rxeB
+  ip rule add pref 0 lookup local; ip rule del pref 100
+  for p in 10 11 20 21; do ip rule del pref $p; ip route flush table $p; done
+  if [ "$RV_NET" = vhost ]; then
+    ip addr flush dev a0; ip addr flush dev b0
+    ip link set a0 down && ip link set a0 name vha; ip link set b0 down && ip link set b0 name vhb
+  else
+    ip link del a0; ip link del b0; ip netns del sw
+  fi
+}
+
+# rv_host hv_FUNCTION ARGS... : run that function of tools/rocev2-vm/host-agent.sh on the host
+# (RV_NET=vhost), print its output, return its status. Paths under $RV_OUT are the host's
+# output directory there. Waits up to RV_HOST_TIMEOUT (120) seconds.
+RV_HOST_SEQ=0
+rv_host() {
+  local q=$RV_OUT/hostq n
+  RV_HOST_SEQ=$((RV_HOST_SEQ + 1))
+  n=$q/g$$.$RV_HOST_SEQ
+  [ -d "$q" ] || { echo "rv_host: no $q: the guest was not started by rocev2-vhost.sh" >&2; return 1; }
+  echo "$*" > "$n.tmp" && mv "$n.tmp" "$n.req" || return 1
+  for _ in $(seq $((${RV_HOST_TIMEOUT:-120} * 10))); do
+    if [ -f "$n.rc" ]; then
+      cat "$n.out"; return "$(cat "$n.rc")"
+    fi
+    sleep 0.1
+  done
+  echo "rv_host: no answer to '$*' within ${RV_HOST_TIMEOUT:-120} s" >&2
+  return 1
 }
 
 # rv_find_gid RDMADEV IPV4 : print the index of the RoCE v2 GID for IPV4 (it appears a little
@@ -227,8 +288,25 @@ _rv_vdevs() {  # _rv_vdevs IFACE0 IFACE1 : EAL --vdev arguments for the two port
     *) echo "unknown RV_PMD $RV_PMD" >&2; return 1 ;;
   esac
 }
+# With RV_NET=vhost the switch runs on the host (host-agent.sh hv_sw_launch, which returns once
+# it forwards); the guest's interface names stand for the host's ports: swA and swB for the
+# vhost-user sockets of a0 and b0, x1/x2 for the host's veth pair (rv_chain_setup). NETNS and
+# RV_PFCSWITCH do not apply: the host runs its own native build.
+_rv_host_port() {
+  case $1 in swA) echo vhost:vhua ;; swB) echo vhost:vhub ;; x1|x2) echo afp:$1 ;;
+    *) echo "no host port for guest interface $1" >&2; return 1 ;; esac
+}
 rv_sw_launch() {
   local id=$1 ns=$2 if0=$3 if1=$4 cfg=$5 vdevs
+  RV_SW_LOG[$id]="$RV_OUT/pfcswitch.$id.log" RV_SW_STATS[$id]="$RV_OUT/pfcswitch.$id.stats.json"
+  if [ "$RV_NET" = vhost ]; then
+    local p0 p1
+    p0=$(_rv_host_port "$if0") && p1=$(_rv_host_port "$if1") || return 1
+    rv_host hv_sw_launch "$id" "$(readlink -f "$cfg")" "$p0" "$p1" > "$RV_OUT/host.$id.launch.txt" ||
+      { rv_log "pfcswitch $id did not start on the host:"; sed 's/^/    /' "$RV_OUT/host.$id.launch.txt"; return 1; }
+    RV_SW_PID[$id]=host
+    return 0
+  fi
   [ -x "${RV_PFCSWITCH:-}" ] || { echo "rv_sw_start: no pfcswitch binary at '${RV_PFCSWITCH:-}'" >&2; return 1; }
   [ -f "$cfg" ] || { echo "rv_sw_start: no config '$cfg'" >&2; return 1; }
   vdevs=$(_rv_vdevs "$if0" "$if1") || return 1
@@ -238,7 +316,6 @@ rv_sw_launch() {
   fi
   RV_FWD_SEQ=$((RV_FWD_SEQ + 1))
   RV_SW_NS[$id]=$ns RV_SW_PREFIX[$id]="rv$$_$RV_FWD_SEQ"
-  RV_SW_LOG[$id]="$RV_OUT/pfcswitch.$id.log" RV_SW_STATS[$id]="$RV_OUT/pfcswitch.$id.stats.json"
   rm -f "${RV_SW_STATS[$id]}"
   ip netns exec "$ns" nice -n "$RV_FWD_NICE" "$RV_PFCSWITCH" -l 0,1 $RV_EAL_COMMON --file-prefix "${RV_SW_PREFIX[$id]}" \
     $vdevs -- \
@@ -246,11 +323,27 @@ rv_sw_launch() {
   RV_SW_PID[$id]=$!
 }
 rv_sw_wait() {
+  if [ "$RV_NET" = vhost ]; then  # qemu reconnects to a restarted switch within a second
+    local n
+    for n in $(seq 100); do
+      [ "$(cat /sys/class/net/a0/carrier /sys/class/net/b0/carrier 2>/dev/null)" = "1
+1" ] && { rv_log "switch $1 up on the host, a0 and b0 have carrier"; return 0; }
+      sleep 0.2
+    done
+    rv_log "a0/b0 have no carrier 20 s after switch $1 started: qemu did not reconnect?"
+    return 1
+  fi
   _rv_wait_ready "pfcswitch $1" ${RV_SW_PID[$1]} "${RV_SW_LOG[$1]}" '^pfcswitch: forwarding' || { RV_SW_PID[$1]=""; return 1; }
 }
 # rv_sw_stop ID : SIGINT, then the exit status must be 0 and the counters file must exist.
 rv_sw_stop() {
   local id=$1 rc=0
+  if [ "$RV_NET" = vhost ]; then
+    rv_host hv_sw_stop "$id" > "$RV_OUT/host.$id.stop.txt" || rc=1
+    [ $rc = 0 ] || sed 's/^/    /' "$RV_OUT/host.$id.stop.txt"
+    RV_SW_PID[$id]=""
+    return $rc
+  fi
   _rv_stop_pid "pfcswitch $id" "${RV_SW_PID[$id]:-}" "${RV_SW_LOG[$id]}" || rc=1
   RV_SW_PID[$id]=""
   [ $rc = 0 ] || return 1
@@ -258,6 +351,11 @@ rv_sw_stop() {
 }
 # rv_sw_stats_live ID FILE : the running instance's counters via pfcctl (DPDK telemetry).
 rv_sw_stats_live() {
+  if [ "$RV_NET" = vhost ]; then
+    rv_host hv_sw_stats "$1" "$2" > "$2.err" && return 0
+    echo "pfcctl stats for pfcswitch $1 failed on the host: $(head -c 400 "$2.err")" >&2
+    return 1
+  fi
   [ -x "${RV_PFCCTL:-}" ] || { echo "rv_sw_stats_live: no pfcctl at '${RV_PFCCTL:-}'" >&2; return 1; }
   ip netns exec "${RV_SW_NS[$1]}" "$RV_PFCCTL" --file-prefix "${RV_SW_PREFIX[$1]}" stats > "$2" 2> "$2.err" && return 0
   echo "pfcctl stats for pfcswitch $1 failed: $(head -c 400 "$2.err")" >&2
@@ -269,7 +367,8 @@ rv_sw_stats_live() {
 # (tools/rocev2-vm/demo_plot.py). The telemetry socket is a path: no need to enter the netns.
 declare -A RV_SAMPLER
 rv_sw_sample_start() {
-  local id=$1 dir=$RV_OUT/samples/$1 prefix=${RV_SW_PREFIX[$1]}
+  local id=$1 dir=$RV_OUT/samples/$1 prefix=${RV_SW_PREFIX[$1]:-}
+  if [ "$RV_NET" = vhost ]; then rv_host hv_sample_start "$id"; return; fi
   [ -x "${RV_PFCCTL:-}" ] || { echo "rv_sw_sample_start: no pfcctl at '${RV_PFCCTL:-}'" >&2; return 1; }
   mkdir -p "$dir"
   ( while :; do
@@ -280,6 +379,7 @@ rv_sw_sample_start() {
   RV_SAMPLER[$id]=$!
 }
 rv_sw_sample_stop() {
+  if [ "$RV_NET" = vhost ]; then rv_host hv_sample_stop "$1"; return; fi
   [ -n "${RV_SAMPLER[$1]:-}" ] || return 0
   kill "${RV_SAMPLER[$1]}" 2>/dev/null; wait "${RV_SAMPLER[$1]}" 2>/dev/null
   RV_SAMPLER[$1]=""
@@ -312,8 +412,9 @@ _rv_stop_pid() {  # NAME PID LOG: SIGINT, at most 20 s to exit, exit status 0
   return $rc
 }
 
-# rv_fwd_start bridge|testpmd|pfcswitch [CONFIG] : one forwarder between swA and swB in netns
-# sw, and the address plan it needs (pfcswitch routes: l3; the others forward frames: l2).
+# rv_fwd_start bridge|testpmd|pfcswitch|ovs [CONFIG] : one forwarder between a0 and b0 (in netns
+# sw between swA and swB, or on the host for RV_NET=vhost: pfcswitch, ovs), and the address plan
+# it needs (pfcswitch routes: l3; the others forward frames: l2).
 rv_fwd_start() {
   RV_FWD=$1
   case $1 in
@@ -335,6 +436,11 @@ rv_fwd_start() {
       rv_sw_start main sw swA swB "${2:-}" || return 1
       rv_use_plan l3 || return 1
       rv_warm_l3 ;;
+    ovs)  # Open vSwitch-DPDK on the host (RV_NET=vhost; tools/rocev2-vm/host-ovs.sh)
+      [ "$RV_NET" = vhost ] || { echo "rv_fwd_start: ovs needs RV_NET=vhost" >&2; return 1; }
+      rv_host hv_ovs_start > "$RV_OUT/host.ovs.start.txt" ||
+        { rv_log "OVS-DPDK did not start on the host:"; sed 's/^/    /' "$RV_OUT/host.ovs.start.txt"; return 1; }
+      rv_sw_wait ovs && rv_use_plan l2 ;;
     *) echo "rv_fwd_start: unknown forwarder $1" >&2; return 1 ;;
   esac
 }
@@ -356,6 +462,12 @@ rv_fwd_alive() {
     pfcswitch) pid=${RV_SW_PID[main]:-} log=${RV_SW_LOG[main]:-} ;;
     *) return 0 ;;
   esac
+  if [ "$pid" = host ]; then
+    rv_host hv_sw_alive main > "$RV_OUT/host.alive.txt" && return 0
+    rv_log "pfcswitch on the host is gone:"; sed 's/^/    /' "$RV_OUT/host.alive.txt"
+    RV_SW_PID[main]=""
+    return 1
+  fi
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && return 0
   wait "$pid" 2>/dev/null; st=$?
   rv_log "$RV_FWD is gone (exit status $st); its log ends with:"; tail -n 5 "$log" | sed 's/^/    /'
@@ -371,6 +483,8 @@ rv_fwd_stop() {
       _rv_stop_pid testpmd "$RV_FWD_PID" "$RV_FWD_LOG" || rc=1
       grep -A8 'Accumulated forward statistics' "$RV_FWD_LOG" | grep -E 'RX-packets|TX-packets' | tr -s ' ' | head -n 2 ;;
     pfcswitch) rv_sw_stop main || rc=1 ;;
+    ovs) RV_FWD_SEQ=$((RV_FWD_SEQ + 1))
+      rv_host hv_ovs_stop > "$RV_OUT/ovs.flows.$RV_FWD_SEQ.txt" || rc=1 ;;
   esac
   RV_FWD="" RV_FWD_PID=""
   return $rc
@@ -381,12 +495,14 @@ rv_fwd_stop() {
 # sw2) links the two switches:  a0 = swA [sw] x1 ==== x2 [sw2] swB = b0.
 # rv_chain_teardown restores the single-switch topology.
 rv_chain_setup() {
+  [ "$RV_NET" = vhost ] && { rv_host hv_link_setup; return; }
   ip netns add sw2 && ip -n sw2 link set lo up || return 1
   ip -n sw link set swB netns sw2 || return 1
   ip link add x1 mtu "$RV_MTU" netns sw type veth peer name x2 mtu "$RV_MTU" netns sw2 || return 1
   _rv_if_setup sw x1 && _rv_if_setup sw2 x2 && _rv_if_setup sw2 swB
 }
 rv_chain_teardown() {
+  [ "$RV_NET" = vhost ] && { rv_host hv_link_teardown; return; }
   ip -n sw2 link set swB netns sw
   ip -n sw link del x1 2>/dev/null
   ip netns del sw2

@@ -13,6 +13,10 @@
 #   -b SEC      time limit for the guest to reach stage 2 (default $ROCEV2_VM_BOOT_TIMEOUT or 120)
 #   -m MB, -c N guest memory (default 1024) and vCPUs (default 2)
 #   -w DIR      share DIR read-write at the same path (repeatable)
+#   -n SOCK=MAC a virtio-net NIC with MAC on vhost-user socket SOCK (repeatable): qemu is the
+#               client and reconnects every second, so the switch serving SOCK (DPDK net_vhost,
+#               the server) may start after qemu and may be restarted while the guest runs.
+#               Guest memory is then a shared memfd (the switch maps it).
 #   -q          do not copy the guest console to stdout (it is still in OUTDIR/console.log)
 #   --cache DIR guest kernel cache (default $ROCEV2_VM_CACHE or ~/.cache/pfcswitch/rocev2-vm)
 # Exit status: COMMAND's status; 77 a host prerequisite is missing (message says which);
@@ -21,12 +25,12 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT="" TMO=${ROCEV2_VM_TIMEOUT:-600} BOOT_TMO=${ROCEV2_VM_BOOT_TIMEOUT:-120}
-MEM=${ROCEV2_VM_MEM:-1024} CPUS=${ROCEV2_VM_CPUS:-2} QUIET=0 RW=()
+MEM=${ROCEV2_VM_MEM:-1024} CPUS=${ROCEV2_VM_CPUS:-2} QUIET=0 RW=() NICS=()
 # KVM is not used by default: on the project's machines /dev/kvm is a PVM flavour that cannot
 # run a stock kernel (the boot hangs). Multi-threaded TCG works everywhere.
 ACCEL=${ROCEV2_VM_ACCEL:-tcg,thread=multi,tb-size=256}
 export ROCEV2_VM_CACHE=${ROCEV2_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pfcswitch/rocev2-vm}
-usage() { sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     -o) OUT=$2; shift 2 ;;
@@ -36,6 +40,9 @@ while [ $# -gt 0 ]; do
     -c) CPUS=$2; shift 2 ;;
     -w) [ -d "$2" ] || { echo "rocev2-vm: -w $2: not a directory" >&2; exit 2; }
         RW+=("$(cd "$2" && pwd)"); shift 2 ;;
+    -n) [[ "$2" =~ ^[^=]+=([0-9a-f]{2}:){5}[0-9a-f]{2}$ ]] ||
+          { echo "rocev2-vm: -n $2: expected SOCKET=MAC (MAC as 52:54:00:00:00:0a)" >&2; exit 2; }
+        NICS+=("$2"); shift 2 ;;
     -q) QUIET=1; shift ;;
     --cache) ROCEV2_VM_CACHE=$2; shift 2 ;;
     --) shift; break ;;
@@ -74,6 +81,24 @@ for d in "${RW[@]}"; do
   echo "rw$i $d" >> "$OUT/.rw-mounts"; i=$((i + 1))
 done
 
+# vhost-user NICs (README "Attaching VMs to the switch"). vectors=0: qemu 7.2 under TCG crashes
+# in its MSI-X vector notifier when a vhost backend starts on an MSI-X virtio-pci device (a
+# KVM-only irqfd path); with INTx it works. The memory backend must be shared and as big as -m.
+# No checksum or segmentation offloads: when qemu reconnects to another backend it must offer
+# every feature the guest already acknowledged ("vhost lacks feature mask 0x4001 for backend":
+# DPDK's vhost library offers CSUM and HOST_UFO, Open vSwitch does not), so the NIC offers only
+# what any switch can take; frames leave the guest complete, as the switches need them anyway.
+NOOFF=csum=off,guest_csum=off,host_tso4=off,host_tso6=off,host_ecn=off,host_ufo=off
+NOOFF+=,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off
+VHU=()
+i=0
+for n in "${NICS[@]}"; do
+  VHU+=(-chardev "socket,id=vhu$i,path=${n%%=*},reconnect=1" -netdev "vhost-user,id=vhn$i,chardev=vhu$i"
+        -device "virtio-net-pci,netdev=vhn$i,mac=${n#*=},vectors=0,$NOOFF")
+  i=$((i + 1))
+done
+[ $i -gt 0 ] && VHU=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on" -machine memory-backend=mem "${VHU[@]}")
+
 # tsc=reliable clocksource=tsc: under TCG the kernel otherwise falls back to HPET, and perftest's
 # cycle-counter calibration then fails now and then ("Correlation coefficient r^2 < 0.9").
 # panic=-1 with -no-reboot turns a panic into a qemu exit instead of a reboot loop.
@@ -87,7 +112,7 @@ T0=$(date +%s.%N)
 # ROCEV2_VM_QEMU_PREFIX (e.g. "gdb -batch -ex run -ex bt --args") and ROCEV2_VM_QEMU_ARGS (extra
 # devices, e.g. a vhost-user NIC: README "vhost-user under TCG") are for investigations.
 ${ROCEV2_VM_QEMU_PREFIX:-} qemu-system-x86_64 -accel "$ACCEL" -cpu max -smp "$CPUS" -m "$MEM" \
-  ${ROCEV2_VM_QEMU_ARGS:-} \
+  "${VHU[@]}" ${ROCEV2_VM_QEMU_ARGS:-} \
   -nodefaults -no-user-config -display none -monitor none -no-reboot \
   -serial "file:$OUT/console.log" \
   -kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" -append "$APPEND" \
