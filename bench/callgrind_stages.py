@@ -26,9 +26,10 @@ import sys
 
 # (stage, source-file pattern): first match wins.
 FILE_STAGES = [
-    ("parse", r"dataplane/net/parser\."),
+    # ipv4_edit.h holds only the inline 20-byte checksum verify of receipt.
+    ("parse", r"dataplane/net/parser\.|dataplane/net/ipv4_edit\.h"),
     ("classify", r"dataplane/tables/tag_map\.h"),
-    ("route", r"dataplane/tables/(route_table|neighbor_table)\.|dataplane/switch/tables_snapshot\."),
+    ("route", r"dataplane/tables/(route_table|neighbor_table|l2_table)\.|dataplane/switch/tables_snapshot\."),
     ("rewrite", r"dataplane/tables/rewrite_table\.|dataplane/net/(ipv4_edit|vlan_edit)\."),
     ("schedule", r"dataplane/sched/"),
     ("pfc", r"dataplane/pfc/"),
@@ -44,7 +45,7 @@ FN_STAGES = [
     ("route", r"L2Lookup|RouteTable|NeighborTable"),
     ("parse", r"ParseFrame|Parser"),
     ("rewrite", r"RewriteTable"),
-    ("tx", r"FlushStash$|::Stash$"),
+    ("tx", r"FlushStash$|::Stash$|DataSent$"),
 ]
 IO = r"dataplane/switch/port_io\.h|rte_ethdev"
 
@@ -66,7 +67,7 @@ def stage_of(fn, fl):
         # failed enqueue). The accountant's shared update goes by caller.
         if re.search(r"IngressBurst|IngressBatch", fn):
             return "admit"
-        if re.search(r"ReleaseBatch|EgressPort|FlushStash", fn):
+        if re.search(r"ReleaseBatch|EgressPort|FlushStash|DataSent", fn):
             return "release"
         return None
     for stage, pat in FILE_STAGES:
