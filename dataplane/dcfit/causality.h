@@ -71,15 +71,19 @@ class Causality {
       waits_[Row(l, in)] |= Bit(out);
     }
   }
-  void OnDequeue(PortId in, PortId out, int prio) {
-    if (!Valid(in, out, prio)) return;
+  // n packets at once (the egress stage passes runs of one ingress port):
+  // the same as n single calls.
+  void OnDequeue(PortId in, PortId out, int prio, uint32_t n = 1) {
+    if (n == 0 || !Valid(in, out, prio)) return;
     const int l = lidx_[prio];
     uint32_t& c = counts_[Cnt(l, out, in)];
-    if (c == 0) {
-      ++underflows_;
-      return;
+    if (c < n) {  // unbalanced: each missing packet is counted, nothing wraps
+      underflows_ += n - c;
+      n = c;
+      if (n == 0) return;
     }
-    if (--c == 0) {
+    c -= n;
+    if (c == 0) {
       xi_[Row(l, out)] &= ~Bit(in);
       waits_[Row(l, in)] &= ~Bit(out);
     }

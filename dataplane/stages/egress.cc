@@ -21,12 +21,24 @@ void DataSent(WorkerCtx& w, PortId port, int q, rte_mbuf* const* pkts, uint16_t 
   Switch& sw = *w.sw;
   SwitchDcfit* dc = sw.dcfit.get();
   uint64_t bytes = 0;
+  // DCFIT's counts move per run of one ingress port (ingress enqueues a
+  // burst's packets for one queue together, so runs are long).
+  PortId run_in = sw.Meta(pkts[0])->in_port;
+  uint32_t run_n = 0;
   for (uint16_t i = 0; i < n; i++) {
     bytes += rte_pktmbuf_pkt_len(pkts[i]);
     const PktMeta* meta = sw.Meta(pkts[i]);
     rel.Add(meta->in_port, meta->in_prio, meta->charged);
-    if (dc) dc->det.causality().OnDequeue(meta->in_port, port, q);
+    if (dc) {
+      if (meta->in_port != run_in) {
+        dc->det.causality().OnDequeue(run_in, port, q, run_n);
+        run_in = meta->in_port;
+        run_n = 0;
+      }
+      run_n++;
+    }
   }
+  if (dc) dc->det.causality().OnDequeue(run_in, port, q, run_n);
   w.st->prio[port][q].tx_packets.Add(n);
   w.st->prio[port][q].tx_bytes.Add(bytes);
   PortCounters& pc = w.st->port[port];

@@ -46,6 +46,11 @@ TEST(DcfitCausality, Fig1TrafficMapping) {
   c.OnDequeue(3, 5, kP);  // unbalanced: counted, nothing wraps
   EXPECT_EQ(c.dequeue_underflows(), 1u);
   EXPECT_EQ(c.queued(3, 5, kP), 0u);
+  c.OnEnqueue(3, 5, kP, 2);
+  c.OnDequeue(3, 5, kP, 5);  // a run longer than what is queued: 3 missing
+  EXPECT_EQ(c.dequeue_underflows(), 4u);
+  EXPECT_EQ(c.queued(3, 5, kP), 0u);
+  EXPECT_EQ(c.Xi(5, kP), 0b000100u);
   // Lossy priorities and out-of-range ports are not tracked.
   c.OnEnqueue(1, 4, 0);
   c.OnEnqueue(6, 4, kP);
@@ -67,9 +72,13 @@ TEST(DcfitCausality, MatchesAReferenceUnderRandomTraffic) {
     if (rng() % 2 || r == 0) {
       c.OnEnqueue(in, out, prio);
       ++r;
-    } else {
+    } else if (rng() % 4) {
       c.OnDequeue(in, out, prio);
       --r;
+    } else {  // a run of several, as the egress stage passes them
+      const int k = 1 + static_cast<int>(rng() % static_cast<unsigned>(r));
+      c.OnDequeue(in, out, prio, static_cast<uint32_t>(k));
+      r -= k;
     }
     if (step % 997 == 0) {
       for (int p = 3; p <= 4; ++p)
