@@ -26,8 +26,8 @@ import sys
 
 # (stage, source-file pattern): first match wins.
 FILE_STAGES = [
-    # ipv4_edit.h holds only the inline 20-byte checksum verify of receipt.
-    ("parse", r"dataplane/net/parser\.|dataplane/net/ipv4_edit\.h"),
+    # ipv4_checksum.h is the inline 20-byte checksum verify of receipt.
+    ("parse", r"dataplane/net/parser\.|dataplane/net/ipv4_checksum\.h"),
     ("classify", r"dataplane/tables/tag_map\.h"),
     ("route", r"dataplane/tables/(route_table|neighbor_table|l2_table)\.|dataplane/switch/tables_snapshot\."),
     ("rewrite", r"dataplane/tables/rewrite_table\.|dataplane/net/(ipv4_edit|vlan_edit)\."),

@@ -18,7 +18,7 @@
 #include <cstring>
 
 #include "dataplane/common/types.h"
-#include "dataplane/net/ipv4_edit.h"
+#include "dataplane/net/ipv4_checksum.h"
 
 namespace pfc {
 
@@ -78,9 +78,10 @@ inline PktKind ParseFrame(const uint8_t* frame, uint32_t len, bool verify_ip_csu
       if (total >= 20 && total + 14 <= len && (!verify_ip_csum || Ipv4Checksum20Ok(ip))) {
         *out = ParsedPacket{};
         out->kind = PktKind::kIpv4;
-        out->dst_multicast = (frame[0] & 1) != 0;
-        out->dst_broadcast =
-            (frame[0] & frame[1] & frame[2] & frame[3] & frame[4] & frame[5]) == 0xff;
+        uint64_t dst;  // the destination MAC and 2 more bytes: one load
+        std::memcpy(&dst, frame, sizeof dst);
+        out->dst_multicast = (dst & 1) != 0;  // the group bit of the first byte
+        out->dst_broadcast = (dst & 0xffffffffffffull) == 0xffffffffffffull;
         out->ethertype = kEtherTypeIpv4;
         out->l3_off = 14;
         out->ip_hdr_len = 20;

@@ -4,6 +4,7 @@
 #include <rte_ether.h>
 #include <rte_prefetch.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include "dataplane/buffer/accountant.h"
@@ -23,10 +24,65 @@ inline void Drop(WorkerCtx& w, PortId in, int prio, DropReason r, rte_mbuf* m) {
 }
 
 // Bytes rounded up to whole buffer cells. Power-of-two cells (every shipped
-// config) take a mask (Tables::cell_mask) instead of a division.
-inline uint32_t CellRound(uint32_t bytes, const Tables& t) {
-  if (t.cell_mask) return (bytes + t.cell_mask) & ~t.cell_mask;
-  return (bytes + t.cell_bytes - 1) / t.cell_bytes * t.cell_bytes;
+// config) take a mask (Tables::cell_mask) instead of a division. The caller
+// passes the table's values as locals: read through `t` after the loop's
+// stores to packet data, they would be reloaded for every packet.
+inline uint32_t CellRound(uint32_t bytes, uint32_t cell_mask, uint32_t cell_bytes) {
+  if (cell_mask) return (bytes + cell_mask) & ~cell_mask;
+  return (bytes + cell_bytes - 1) / cell_bytes * cell_bytes;
+}
+
+// The first 8 bytes of a frame (destination MAC + 2) as one load, and a MAC
+// as the same 48 bits, so "is it for us" is one compare. Frames reaching the
+// check are at least a full Ethernet header long (the parser refused others).
+constexpr uint64_t kMac48 = 0xffffffffffffull;
+inline uint64_t Load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint64_t Mac48(const MacAddr& mac) {
+  uint64_t v = 0;
+  std::memcpy(&v, mac.data(), 6);
+  return v;
+}
+
+// The L3 rewrite of a burst's Ethernet addresses, memoised: a burst usually
+// goes to few next hops. The memo is keyed by (neighbour address, out port):
+// two next hops may share a gateway on different ports. A key is at most 48
+// bits, so the all-ones key (the initial one) matches nothing: every address,
+// 0.0.0.0 included, can be a target. `hdr` holds the new destination and
+// source MACs as they are written, in two stores.
+struct MacMemo {
+  static uint64_t Key(uint32_t target, PortId out) { return uint64_t{target} << 16 | out; }
+  uint64_t key = ~uint64_t{0};
+  uint64_t hdr_lo = 0;  // bytes 0..7: destination MAC, first 2 of the source
+  uint32_t hdr_hi = 0;  // bytes 8..11: the rest of the source MAC
+  void Fill(uint64_t k, const uint8_t* dst, const MacAddr& src) {
+    uint8_t h[12];
+    std::memcpy(h, dst, 6);
+    std::memcpy(h + 6, src.data(), 6);
+    std::memcpy(&hdr_lo, h, 8);
+    std::memcpy(&hdr_hi, h + 8, 4);
+    key = k;
+  }
+  void Write(uint8_t* frame) const {
+    std::memcpy(frame, &hdr_lo, 8);
+    std::memcpy(frame + 8, &hdr_hi, 4);
+  }
+};
+static_assert(sizeof(PortId) == 2, "a memo key is 48 bits");
+
+// One 8-byte store instead of four field stores (GCC 12 builds the struct
+// field by field otherwise): in_port bytes 0-1, in_prio 2, flags 3 (0),
+// charged 4-7, little-endian as on every target DPDK builds this for.
+inline void SetMeta(PktMeta* meta, PortId in, uint8_t prio, uint32_t charge) {
+  static_assert(sizeof(PktMeta) == 8 && offsetof(PktMeta, in_prio) == 2 &&
+                    offsetof(PktMeta, flags) == 3 && offsetof(PktMeta, charged) == 4,
+                "PktMeta is written as one word");
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "SetMeta packs little-endian");
+  const uint64_t word = uint64_t{in} | uint64_t{prio} << 16 | uint64_t{charge} << 32;
+  std::memcpy(meta, &word, 8);
 }
 
 // The burst's packets grouped by (out port, egress priority), so each group
@@ -82,11 +138,10 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   uint64_t rx_bytes = 0;
   // Per-burst accumulators, flushed once (style guide: counters).
   uint32_t prio_rx[kNumPrio] = {}, prio_rx_bytes[kNumPrio] = {};
-  // Next-hop MAC memo: a burst usually goes to few next hops. Validity is
-  // its own flag: every address, 0.0.0.0 included, can be a lookup target.
-  bool memo_valid = false;
-  uint32_t memo_ip = 0;
-  uint8_t memo_mac[6] = {};
+  MacMemo memo;
+  const uint64_t my_mac = Mac48(ip.mac);
+  const uint32_t cell_mask = t.cell_mask, cell_bytes = t.cell_bytes;
+  PrioCounters* const in_prio_pc = w.st->prio[in];
 
   for (uint16_t i = 0; i < n; i++) {
     if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
@@ -125,18 +180,15 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     bool fallback = !is_ip;
     const uint8_t tag = is_ip ? pp.dscp : t.tag_map.lossy_tag;
     const uint8_t prio = is_ip ? t.tag_map.Classify(tag, &fallback) : lossy;
-    PrioCounters& in_pc = w.st->prio[in][prio];
     prio_rx[prio]++;
     prio_rx_bytes[prio] += rte_pktmbuf_pkt_len(m);
-    if (fallback && is_ip) in_pc.lossy_fallback.Add(1);
+    if (fallback && is_ip) in_prio_pc[prio].lossy_fallback.Add(1);
 
     // Where does it go? Unknown destinations are dropped, never flooded
     // (SIGCOMM'16 §4.2: flooding lossless packets creates deadlocks).
     PortId out;
-    const uint8_t* dst_mac = nullptr;
-    uint8_t nh_mac[6];
     if (l3) {
-      if (std::memcmp(d, ip.mac.data(), 6) != 0) {
+      if (((Load64(d) ^ my_mac) & kMac48) != 0) {
         Drop(w, in, prio, DropReason::kNotForUs, m);
         continue;
       }
@@ -163,18 +215,16 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       out = nh.port;
       const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
       // Configured neighbours first (they win over anything learnt by ARP).
-      if (memo_valid && target == memo_ip) {
-        std::memcpy(nh_mac, memo_mac, 6);
-      } else if (t.neighbors.Lookup(target, nh_mac) || sw.neighbors.Lookup(target, nh_mac)) {
-        memo_valid = true;
-        memo_ip = target;
-        std::memcpy(memo_mac, nh_mac, 6);
-      } else {
-        RequestArp(w, out, target);
-        Drop(w, in, prio, DropReason::kNeighborMiss, m);
-        continue;
+      const uint64_t key = MacMemo::Key(target, out);
+      if (key != memo.key) {
+        uint8_t nh_mac[6];
+        if (!t.neighbors.Lookup(target, nh_mac) && !sw.neighbors.Lookup(target, nh_mac)) {
+          RequestArp(w, out, target);
+          Drop(w, in, prio, DropReason::kNeighborMiss, m);
+          continue;
+        }
+        memo.Fill(key, nh_mac, sw.ports[out].mac);
       }
-      dst_mac = nh_mac;
     } else {
       int p = pp.dst_multicast ? -1 : t.L2Lookup(d);
       if (p < 0) {
@@ -191,7 +241,7 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
 
     // Buffer admission: charged to the ingress priority group until the
     // packet leaves the switch.
-    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), t);
+    const uint32_t charge = CellRound(rte_pktmbuf_pkt_len(m), cell_mask, cell_bytes);
     DropReason why;
     if (!admit.Admit(prio, charge, &why)) {
       Drop(w, in, prio, why, m);
@@ -206,23 +256,17 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       uint8_t* iph = d + pp.l3_off;
       if (new_tag != tag) {
         Ipv4SetDscp(iph, new_tag);
-        in_pc.rewrites.Add(1);
+        in_prio_pc[prio].rewrites.Add(1);
       }
-      if (new_tag == t.tag_map.lossy_tag && tag != t.tag_map.lossy_tag) in_pc.to_lossy_tag.Add(1);
+      if (new_tag == t.tag_map.lossy_tag && tag != t.tag_map.lossy_tag)
+        in_prio_pc[prio].to_lossy_tag.Add(1);
       if (l3) Ipv4DecrementTtl(iph);
     }
     // A tagged frame leaves with PCP = the priority it was queued at, so a
     // next hop that trusts PCP agrees with the DSCP (net/vlan_edit.h).
     if (pp.has_vlan && VlanSetPcp(d + kVlanTciOffset, eprio)) pc.pcp_rewrites.Add(1);
-    if (l3) {
-      std::memcpy(d, dst_mac, 6);
-      std::memcpy(d + 6, sw.ports[out].mac.data(), 6);
-    }
-    PktMeta* meta = sw.Meta(m);
-    meta->in_port = in;
-    meta->in_prio = prio;
-    meta->flags = 0;
-    meta->charged = charge;
+    if (l3) memo.Write(d);  // the memo is the packet's next hop here
+    SetMeta(sw.Meta(m), in, prio, charge);
 
     groups.Add(static_cast<uint16_t>(out * kNumPrio + eprio), m);
   }

@@ -369,3 +369,35 @@ TEST_F(StageTest, NextHopZeroIsLookedUpNotTakenFromAnEmptyMemo) {
 
 }  // namespace
 }  // namespace pfc::stagetest
+
+namespace pfc::stagetest {
+namespace {
+
+// The burst's next-hop memo (ingress.cc MacMemo) must follow the next hop of
+// every packet: one burst cycling through a gatewayed route (10.9/16 via
+// 10.0.1.2 on p1), a host on a connected subnet (10.0.3.2 on p3) and that
+// gateway itself as a connected destination (10.0.1.2: another route, the
+// same neighbour and port, so the memo may serve it).
+TEST_F(StageTest, NextHopMemoFollowsEveryPacketOfABurst) {
+  Start(BaseYaml());
+  const uint32_t dst[3] = {Ip(10, 9, 0, 1), Ip(10, 0, 3, 2), Ip(10, 0, 1, 2)};
+  Frames in;
+  for (uint16_t i = 0; i < 30; i++)
+    in.push_back(Frame({.in_port = 0, .dst_ip = dst[i % 3], .dscp = 10, .seq = i}));
+  Ingress(0, in, kT0);
+  EXPECT_EQ(Egress(1, kT0 + 1000), 20);
+  EXPECT_EQ(Egress(3, kT0 + 1000), 10);
+  const Frames p1 = TakeTx(1), p3 = TakeTx(3);
+  ASSERT_EQ(p1.size(), 20u);
+  ASSERT_EQ(p3.size(), 10u);
+  size_t k1 = 0, k3 = 0;
+  for (uint16_t i = 0; i < 30; i++) {
+    if (i % 3 == 1)
+      EXPECT_EQ(p3[k3++], Routed(in[i], 3, HostMac(3), 10)) << "packet " << i;
+    else
+      EXPECT_EQ(p1[k1++], Routed(in[i], 1, HostMac(1), 10)) << "packet " << i;
+  }
+}
+
+}  // namespace
+}  // namespace pfc::stagetest
