@@ -49,29 +49,32 @@ inline uint64_t Mac48(const MacAddr& mac) {
 
 // The L3 rewrite of a burst's Ethernet addresses, memoised: a burst usually
 // goes to few next hops. The memo is keyed by (neighbour address, out port):
-// two next hops may share a gateway on different ports. A key is at most 48
-// bits, so the all-ones key (the initial one) matches nothing: every address,
-// 0.0.0.0 included, can be a target. `hdr` holds the new destination and
-// source MACs as they are written, in two stores.
+// two next hops may share a gateway on different ports. It starts on port
+// kNoPort, which no packet goes to, so it matches nothing until filled:
+// every address, 0.0.0.0 included, can be a target. `hdr_*` hold the new
+// destination and source MACs as they are written, in two stores.
 struct MacMemo {
-  static uint64_t Key(uint32_t target, PortId out) { return uint64_t{target} << 16 | out; }
-  uint64_t key = ~uint64_t{0};
+  static constexpr PortId kNoPort = 0xffff;
+  uint32_t ip = 0;
+  PortId port = kNoPort;
   uint64_t hdr_lo = 0;  // bytes 0..7: destination MAC, first 2 of the source
   uint32_t hdr_hi = 0;  // bytes 8..11: the rest of the source MAC
-  void Fill(uint64_t k, const uint8_t* dst, const MacAddr& src) {
+  bool Has(uint32_t target, PortId out) const { return target == ip && out == port; }
+  void Fill(uint32_t target, PortId out, const uint8_t* dst, const MacAddr& src) {
     uint8_t h[12];
     std::memcpy(h, dst, 6);
     std::memcpy(h + 6, src.data(), 6);
     std::memcpy(&hdr_lo, h, 8);
     std::memcpy(&hdr_hi, h + 8, 4);
-    key = k;
+    ip = target;
+    port = out;
   }
   void Write(uint8_t* frame) const {
     std::memcpy(frame, &hdr_lo, 8);
     std::memcpy(frame + 8, &hdr_hi, 4);
   }
 };
-static_assert(sizeof(PortId) == 2, "a memo key is 48 bits");
+static_assert(kMaxPorts <= MacMemo::kNoPort, "kNoPort is no port");
 
 // One 8-byte store instead of four field stores (GCC 12 builds the struct
 // field by field otherwise): in_port bytes 0-1, in_prio 2, flags 3 (0),
@@ -124,12 +127,17 @@ bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
   return true;
 }
 
-void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
+namespace {
+
+// The burst loop, one instance per forwarding mode: `l3` is known at compile
+// time, so the L2 loop carries none of the L3 steps' tests (the mode is the
+// snapshot's, fixed for the burst).
+template <bool l3>
+void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   Switch& sw = *w.sw;
   const Tables& t = *w.t;
   const PortRuntime& ip = sw.ports[in];
   PortCounters& pc = w.st->port[in];
-  const bool l3 = t.l3;
   const uint8_t lossy = t.tag_map.lossy_prio;
 
   IngressBatch admit(sw.buffer, in);
@@ -159,7 +167,7 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
         PfcReceive(w, in, m);  // consumed, never forwarded
         continue;
       case PktKind::kArp:
-        if (l3) {
+        if constexpr (l3) {
           HandleArp(w, in, pp, m);
           continue;
         }
@@ -187,7 +195,7 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     // Where does it go? Unknown destinations are dropped, never flooded
     // (SIGCOMM'16 §4.2: flooding lossless packets creates deadlocks).
     PortId out;
-    if (l3) {
+    if constexpr (l3) {
       if (((Load64(d) ^ my_mac) & kMac48) != 0) {
         Drop(w, in, prio, DropReason::kNotForUs, m);
         continue;
@@ -215,15 +223,14 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       out = nh.port;
       const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
       // Configured neighbours first (they win over anything learnt by ARP).
-      const uint64_t key = MacMemo::Key(target, out);
-      if (key != memo.key) {
+      if (!memo.Has(target, out)) {
         uint8_t nh_mac[6];
         if (!t.neighbors.Lookup(target, nh_mac) && !sw.neighbors.Lookup(target, nh_mac)) {
           RequestArp(w, out, target);
           Drop(w, in, prio, DropReason::kNeighborMiss, m);
           continue;
         }
-        memo.Fill(key, nh_mac, sw.ports[out].mac);
+        memo.Fill(target, out, nh_mac, sw.ports[out].mac);
       }
     } else {
       int p = pp.dst_multicast ? -1 : t.L2Lookup(d);
@@ -257,15 +264,14 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       if (new_tag != tag) {
         Ipv4SetDscp(iph, new_tag);
         in_prio_pc[prio].rewrites.Add(1);
+        if (new_tag == t.tag_map.lossy_tag) in_prio_pc[prio].to_lossy_tag.Add(1);
       }
-      if (new_tag == t.tag_map.lossy_tag && tag != t.tag_map.lossy_tag)
-        in_prio_pc[prio].to_lossy_tag.Add(1);
-      if (l3) Ipv4DecrementTtl(iph);
+      if constexpr (l3) Ipv4DecrementTtl(iph);
     }
     // A tagged frame leaves with PCP = the priority it was queued at, so a
     // next hop that trusts PCP agrees with the DSCP (net/vlan_edit.h).
     if (pp.has_vlan && VlanSetPcp(d + kVlanTciOffset, eprio)) pc.pcp_rewrites.Add(1);
-    if (l3) memo.Write(d);  // the memo is the packet's next hop here
+    if constexpr (l3) memo.Write(d);  // the memo is the packet's next hop here
     SetMeta(sw.Meta(m), in, prio, charge);
 
     groups.Add(static_cast<uint16_t>(out * kNumPrio + eprio), m);
@@ -295,6 +301,15 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       Drop(w, in, meta->in_prio, DropReason::kEgressQueueFull, m);
     }
   }
+}
+
+}  // namespace
+
+void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
+  if (w.t->l3)
+    IngressBurstMode<true>(w, in, pkts, n);
+  else
+    IngressBurstMode<false>(w, in, pkts, n);
 }
 
 }  // namespace pfc
