@@ -13,20 +13,25 @@ namespace {
 
 constexpr uint32_t kWireOverhead = 24;  // FCS 4 + preamble/SFD 8 + IFG 12
 
-// Accounting for n data packets of egress priority q that the device took:
-// their buffer is released, DCFIT's causality counts move, counters.
-void DataSent(WorkerCtx& w, PortId port, int q, rte_mbuf* const* pkts, uint16_t n,
+uint64_t BytesOf(rte_mbuf* const* pkts, uint16_t n) {
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < n; i++) bytes += rte_pktmbuf_pkt_len(pkts[i]);
+  return bytes;
+}
+
+// Accounting for n data packets (`bytes` in all, the caller summed them
+// already) of egress priority q that the device took: their buffer is
+// released, DCFIT's causality counts move, counters.
+void DataSent(WorkerCtx& w, PortId port, int q, rte_mbuf* const* pkts, uint16_t n, uint64_t bytes,
               ReleaseBatch& rel) {
   if (n == 0) return;
   Switch& sw = *w.sw;
   SwitchDcfit* dc = sw.dcfit.get();
-  uint64_t bytes = 0;
   // DCFIT's counts move per run of one ingress port (ingress enqueues a
   // burst's packets for one queue together, so runs are long).
   PortId run_in = sw.Meta(pkts[0])->in_port;
   uint32_t run_n = 0;
   for (uint16_t i = 0; i < n; i++) {
-    bytes += rte_pktmbuf_pkt_len(pkts[i]);
     const PktMeta* meta = sw.Meta(pkts[i]);
     rel.Add(meta->in_port, meta->in_prio, meta->charged);
     if (dc) {
@@ -56,11 +61,10 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, int q, ReleaseBatch& rel)
     for (int i = 0; i < k; i++) burst[i] = s.pkts[(s.head + i) % TxStash::kCap];
     const uint16_t sent =
         PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, q < 0);
+    const uint64_t bytes = BytesOf(burst, sent);
     if (q >= 0) {
-      DataSent(w, port, q, burst, sent, rel);
+      DataSent(w, port, q, burst, sent, bytes, rel);
     } else {
-      uint64_t bytes = 0;
-      for (uint16_t i = 0; i < sent; i++) bytes += rte_pktmbuf_pkt_len(burst[i]);
       w.st->port[port].tx_packets.Add(sent);
       w.st->port[port].tx_bytes.Add(bytes);
     }
@@ -153,6 +157,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   struct Run {
     uint8_t q;
     uint16_t from, n;
+    uint32_t bytes;  // of its n packets, summed once for scheduler and counters
   } runs[kMaxBurst];
   int nruns = 0;
   uint16_t n = 0;
@@ -173,12 +178,11 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
     if (got == 0) break;
     if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q]))
       nonempty &= static_cast<uint8_t>(~(1u << q));
-    uint32_t bytes = 0;
-    for (unsigned i = 0; i < got; i++) bytes += rte_pktmbuf_pkt_len(pkts[n + i]);
+    const uint32_t bytes = static_cast<uint32_t>(BytesOf(pkts + n, static_cast<uint16_t>(got)));
     // The emulated link also carries FCS, preamble and inter-frame gap: 24
     // bytes a frame, as pause quanta (wire bit times) assume.
     os.sched.Sent(q, bytes + kWireOverhead * got, w.now_ns);
-    runs[nruns++] = Run{static_cast<uint8_t>(q), n, static_cast<uint16_t>(got)};
+    runs[nruns++] = Run{static_cast<uint8_t>(q), n, static_cast<uint16_t>(got), bytes};
     n = static_cast<uint16_t>(n + got);
     budget_pkts -= static_cast<int>(got);
   }
@@ -187,7 +191,9 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   for (int r = 0; r < nruns; r++) {
     const Run& run = runs[r];
     const uint16_t ok = sent > run.from ? std::min<uint16_t>(sent - run.from, run.n) : 0;
-    DataSent(w, port, run.q, pkts + run.from, ok, rel);
+    // The run's own sum, unless the device refused part of it (rare).
+    const uint64_t ok_bytes = ok == run.n ? run.bytes : BytesOf(pkts + run.from, ok);
+    DataSent(w, port, run.q, pkts + run.from, ok, ok_bytes, rel);
     if (ok < run.n) Stash(os.data_stash[run.q], pkts + run.from + ok, run.n - ok);
   }
   return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
