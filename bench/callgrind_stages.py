@@ -32,7 +32,9 @@ FILE_STAGES = [
     ("route", r"dataplane/tables/(route_table|neighbor_table|l2_table)\.|dataplane/switch/tables_snapshot\."),
     ("rewrite", r"dataplane/tables/rewrite_table\.|dataplane/net/(ipv4_edit|vlan_edit)\."),
     ("schedule", r"dataplane/sched/"),
-    ("pfc", r"dataplane/pfc/"),
+    # The PFC and watchdog stages' glue: under LTO it is inlined into the
+    # worker round, where only its file tells it apart.
+    ("pfc", r"dataplane/pfc/|dataplane/stages/(pfc_stage|pfcwd_stage)\.cc"),
     ("counters", r"dataplane/switch/stats\.h"),
 ]
 # (stage, function-name pattern) for code in files that say nothing (std

@@ -18,7 +18,9 @@ int WorkerMain(void* arg);
 // benchmarks and the fabric's virtual-time driver). Returns packets received
 // + sent; *ready_ns as in EgressPort, lowered to the next frame arrival or
 // link slot of an emulated port. The worker loop passes the real clock.
-unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns);
+// Never inlined (one call a round): callgrind's cost counts
+// (bench/cost_table.sh, fabric_cost.sh) start and stop at it, also under LTO.
+[[gnu::noinline]] unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns);
 // The egress half of a round for one owned port, in the order a round runs
 // it: PFC generation, egress under the received-pause mask, the published
 // PFC gauges, the port's next deadline (emulated link included). w.now_ns
@@ -26,6 +28,6 @@ unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns);
 // run exactly what a worker runs.)
 uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns);
 // The same on the real clock, re-read after every non-empty rx burst.
-unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns);
+[[gnu::noinline]] unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns);
 
 }  // namespace pfc
