@@ -500,7 +500,9 @@ TEST(Parser, EveryPrefixOfValidFramesIsSafe) {
 // still take the fast path), at every length from 0 to the frame's.
 void ExpectSame(const ParsedPacket& a, const ParsedPacket& b, const std::string& what) {
   EXPECT_EQ(a.kind, b.kind) << what;
-  if (a.kind == PktKind::kBad) EXPECT_EQ(a.bad, b.bad) << what;
+  if (a.kind == PktKind::kBad) {
+    EXPECT_EQ(a.bad, b.bad) << what;
+  }
   EXPECT_EQ(a.has_vlan, b.has_vlan) << what;
   EXPECT_EQ(a.ip_options, b.ip_options) << what;
   EXPECT_EQ(a.ip_fragment, b.ip_fragment) << what;
