@@ -15,10 +15,12 @@
 //    crossed kMaxNoticeHops switches is dropped too (a guard against a
 //    route that points round in a circle).
 //  * At S_tri, port P_tri, for hold_ns:
-//      - a host trigger (kTriggerHost): the port stops honouring the
-//        host's pause and so stops being lossless towards it (the paper:
-//        "prevent the NIC from generating pause frames and disable lossless
-//        mode at the switch port"); ignore_mask() says which priorities;
+//      - a host trigger (kTriggerHost): the port is lossy for the held
+//        priority (the paper: "prevent the NIC from generating pause frames
+//        and disable lossless mode at the switch port"): it ignores the
+//        host's pause, sends it none, and drops what would need headroom
+//        (the glue, stages/dcfit_stage.h); ignore_mask() says which
+//        priorities;
 //      - a switch trigger: the glue names the heavy hitters feeding the
 //        congested egress (heavy_hitter.h) and rate-limits them.
 //    A trigger already held ignores further notices until its hold ends
@@ -98,7 +100,7 @@ class TriggerHandler {
   // Holds that ended by now.
   void Tick(uint64_t now, std::vector<Action>* out);
 
-  // Priorities whose pause received on p must be ignored (host holds).
+  // Priorities p holds lossy (host holds): its pause ignored, none sent.
   uint8_t ignore_mask(PortId p) const { return p < cfg_.num_ports ? ignore_[p] : 0; }
   // Priorities of p under a rate-limit hold.
   uint8_t limit_mask(PortId p) const { return p < cfg_.num_ports ? limit_[p] : 0; }

@@ -270,12 +270,23 @@ TEST_F(DcfitTest, BreakDiscardsTheLoopedQueueOnce) {
 // Source port of a frame Frame() built (10.0.<in_port>.2, untagged IPv4).
 int SrcPortOf(const std::vector<uint8_t>& f) { return f.size() > 28 ? f[28] : -1; }
 
-// n lossless packets from the host on `in` to the host on p3.
-Frames Flow(int in, uint16_t n) {
+// n lossless packets from the host on `in` to the host on `to`.
+Frames Flow(int in, uint16_t n, int to = 3) {
   Frames f;
   for (uint16_t i = 0; i < n; i++)
-    f.push_back(Frame({.in_port = in, .dst_ip = Ip(10, 0, 3, 2), .dscp = 24, .seq = i}));
+    f.push_back(Frame({.in_port = in, .dst_ip = Ip(10, 0, to, 2), .dscp = 24, .seq = i}));
   return f;
+}
+
+// The one PFC frame sent on `port` since the last look: its quanta for kPrio.
+int QuantaSent(const Frames& f) {
+  PauseRequest r;
+  dcfit::CheckMsg m;
+  EXPECT_EQ(f.size(), 1u);
+  if (f.size() != 1) return -1;
+  Decode(f[0], &r, &m);
+  EXPECT_EQ(r.class_enable & (1u << kPrio), 1u << kPrio);
+  return r.quanta[kPrio];
 }
 
 // Switch trigger (§4): p0 and p1 congest p3 (which nobody pauses), so this
@@ -402,6 +413,72 @@ TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
   EXPECT_EQ(Egress(3, tn + kHold + 20), kA);
   EXPECT_EQ(TakeTx(3).size(), kA);
   EXPECT_EQ(Snapshot(*sw_)["p0.q3.drop.dcfit_rate_limit"], dropped);
+}
+
+// Host trigger (§4: "disable lossless mode at the switch port"): while the
+// hold lasts, the port of the trigger host (p3) ignores its pause, sends it
+// no XOFF (an XOFF in force becomes XON) and drops what would need the
+// headroom (dcfit_host_lossy); after hold_time it is lossless again.
+TEST_F(DcfitTest, HostHoldMakesThePortLossy) {
+  constexpr uint64_t kHold = 1'000'000;  // hold_time: 1ms
+  Start(BaseYaml(kBuffer,
+                 "dcfit: { enabled: true, switch_id: 7, recovery: break, trigger_handling: "
+                 "true, hold_time: 1ms }\n"));
+  // The host on p3 sends 4 KiB towards p0 (not drained): over the 2 KiB
+  // XOFF point of (p3, 3), so p3 pauses the host.
+  Ingress(3, Flow(3, 32, 0), kT0);
+  EXPECT_EQ(Egress(3, kT0 + 10), 0);
+  EXPECT_EQ(QuantaSent(TakeTx(3)), 0xffff);
+  // The notice for {S_tri 7, P_tri p3, host} from the declaring switch 9.
+  dcfit::CheckMsg notice = TriggerMsg(7, 3, 1, 2);
+  notice.gen_sw = 9;
+  notice.gen_port = 1;
+  notice.flags = dcfit::kNotice | dcfit::kTriggerHost;
+  const uint64_t tn = kT0 + 20;
+  Ingress(0, {PeerCheck(0, notice)}, tn);
+  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 1u << kPrio);
+  uint64_t total = 0;
+  ASSERT_EQ(sw_->dcfit->log.Snapshot(&total).size(), 1u);
+  EXPECT_EQ(sw_->dcfit->log.Snapshot(&total)[0].act.kind, dcfit::ActionKind::kHostLossy);
+  // The XOFF in force is lifted at once: the host may send again.
+  EXPECT_EQ(Egress(3, tn + 10), 0);
+  EXPECT_EQ(QuantaSent(TakeTx(3)), 0);
+  // (p3, 3) holds 4 KiB, past XOFF: all 32 more are dropped, no XOFF.
+  Ingress(3, Flow(3, 32, 0), tn + 20);
+  EXPECT_EQ(Egress(3, tn + 30), 0);
+  EXPECT_TRUE(TakeTx(3).empty()) << "no pause towards a held host";
+  EXPECT_EQ(Snapshot(*sw_)["p3.q3.drop.dcfit_host_lossy"], 32u);
+  EXPECT_EQ(Occ(3, kPrio), 4096u);
+  // Drained, then 32 again: 16 x 128-byte cells fill to the XOFF point
+  // (2 KiB, no reserve), the 16 past it are dropped, not paused.
+  EXPECT_EQ(Egress(0, tn + 40), 32);
+  EXPECT_EQ(TakeTx(0).size(), 32u);
+  Ingress(3, Flow(3, 32, 0), tn + 50);
+  EXPECT_EQ(Occ(3, kPrio), 2048u);
+  EXPECT_EQ(Egress(3, tn + 60), 0);
+  EXPECT_TRUE(TakeTx(3).empty());
+  EXPECT_EQ(Egress(0, tn + 70), 16);
+  EXPECT_EQ(TakeTx(0).size(), 16u);
+  Counters c = Snapshot(*sw_);
+  EXPECT_EQ(c["p3.q3.drop.dcfit_host_lossy"], 48u);
+  EXPECT_EQ(c["p3.q3.drop.lossless_headroom_exceeded"], 0u);
+  EXPECT_EQ(c["p3.q3.pfc_xoff_tx"], 1u) << "only the XOFF before the hold";
+  // The hold ends at hold_time: lossless again (headroom, XOFF, no drop).
+  uint64_t ready = 0;
+  WorkerRound(w_, tn + kHold - 1, &ready);
+  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 1u << kPrio);
+  WorkerRound(w_, tn + kHold, &ready);
+  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 0u);
+  EXPECT_EQ(Snapshot(*sw_)["dcfit_trigger_ends"], 1u);
+  Ingress(3, Flow(3, 32, 0), tn + kHold + 10);
+  EXPECT_EQ(Occ(3, kPrio), 4096u);
+  EXPECT_EQ(Egress(3, tn + kHold + 20), 0);
+  EXPECT_EQ(QuantaSent(TakeTx(3)), 0xffff);
+  EXPECT_EQ(Egress(0, tn + kHold + 30), 32);
+  EXPECT_EQ(TakeTx(0).size(), 32u);
+  EXPECT_EQ(Egress(3, tn + kHold + 40), 0);
+  EXPECT_EQ(QuantaSent(TakeTx(3)), 0);
+  EXPECT_EQ(Snapshot(*sw_)["p3.q3.drop.dcfit_host_lossy"], 48u);
 }
 
 }  // namespace
