@@ -6,8 +6,13 @@
 //  * Telling the trigger. The declaring switch is usually another switch.
 //    Every switch remembers, for each initial trigger whose own messages
 //    (initiator = S_tri, not a middle switch's, which go round the loop) it
-//    received, the port they came in on (Learn: the last such port): that
-//    port leads back along the pause chain toward S_tri. The declaring
+//    received, the port they came in on with the fewest hops (Learn; a
+//    newer one on equal hops, or any once the route is kRouteStaleNs old):
+//    that port leads back along the pause chain toward S_tri. Not simply
+//    the last: the trigger's own messages also go round the loop it feeds
+//    and come back to the loop's switches from the loop's side, and a
+//    route learnt from those sends the notice round the loop (the fabric's
+//    switch-trigger case, tests/fabric/dcfit_trigger_test.py, showed it). The declaring
 //    switch sends a trigger notice (a checking message with kNotice,
 //    message.h, in a standalone checking packet) out of that port; each
 //    switch on the way does the same until the notice reaches S_tri. A
@@ -81,6 +86,9 @@ class TriggerHandler {
  public:
   static constexpr int kRoutes = 64;  // triggers remembered (oldest replaced)
   static constexpr uint8_t kMaxNoticeHops = 16;
+  // A route not confirmed for this long gives way to a longer one (the
+  // trigger's XOFF refreshes confirm it every half pause: 1.7 ms at 10G).
+  static constexpr uint64_t kRouteStaleNs = 10'000'000;
 
   bool Configure(const TriggerConfig& cfg, std::string* err);
   const TriggerConfig& config() const { return cfg_; }
@@ -111,6 +119,7 @@ class TriggerHandler {
   struct Route {
     CheckMsg trig;  // tri_sw, tri_port, prio, kTriggerHost
     PortId port = 0;
+    uint8_t hops = 0;  // of the message the route was learnt from
     uint64_t seen_ns = 0;
     bool valid = false;
   };
