@@ -18,6 +18,10 @@ declares it. Two runs, every switch with dcfit on and recovery: break:
   handled   dcfit.trigger_handling: a0_0's notice reaches t0_1, whose port
             to the host stops honouring its pause for hold_time: broken
             once, it does not come back.
+The fabric test also runs a switch trigger in the same place (trigger=
+"switch": an incast into h0_1_0 from STORM_US instead of the storm):
+t0_1 itself is the initial trigger, and with trigger handling it
+rate-limits the heavy hitters into its port to h0_1_0.
 Throughput is each flow's receive rate per bin over its mean before the
 storm (normalised, as in the paper's figure).
 
@@ -42,21 +46,29 @@ FLOWS = ("green", "blue", "f5")
 CASES = (("baseline", "break"), ("handled", f"break, trigger_handling: true, hold_time: {HOLD}"))
 
 
-def fabric_file(out, tag, dcfit, dur_ms):
+def fabric_file(out, tag, dcfit, dur_ms, trigger="host"):
     f, e = D.fat_tree_loop(150, 15, 15, 0)
     f += D.flow("f5", "h3_1_0", "h0_1_0")
     e += D.pin("h0_1_0", ["t3_1", "a3_0", "c1", "a0_0", "t0_1"])
-    e += f"  - {{ at: {STORM_US}us, host: h0_1_0, storm: [1] }}\n"
-    hosts = (f"hosts:\n  - {{ name: h0_1_0, storm_quanta: {STORM_QUANTA}, "
-             f"storm_interval: {STORM_INTERVAL_US}us }}\n")
+    if trigger == "host":
+        e += f"  - {{ at: {STORM_US}us, host: h0_1_0, storm: [1] }}\n"
+        hosts = (f"hosts:\n  - {{ name: h0_1_0, storm_quanta: {STORM_QUANTA}, "
+                 f"storm_interval: {STORM_INTERVAL_US}us }}\n")
+    else:
+        # A switch trigger instead: from STORM_US, an incast (h0_1_1, behind
+        # t0_1 too, and h2_0_0) joins f5 into h0_1_0, so t0_1's port to it
+        # is congested (not paused) and t0_1 pauses a0_0 itself.
+        f += "".join(D.flow(f"inc{i}", h, "h0_1_0", D.UNLIMITED, STORM_US)
+                     for i, h in enumerate(("h0_1_1", "h2_0_0", "h1_1_0")))
+        hosts = ""
     D.out = out
     return with_dcfit(D.CFG, out, "dcfit-fattree.yaml", "switch-lossless.yaml", dcfit, dur_ms, tag,
                       hosts + "flows:\n" + f + "events:\n" + e)
 
 
-def run(fabric, out, tag, dcfit, dur_ms):
+def run(fabric, out, tag, dcfit, dur_ms, trigger="host"):
     d = os.path.join(out, tag)
-    p = subprocess.run([fabric, "--fabric", fabric_file(out, tag, dcfit, dur_ms), "--out", d],
+    p = subprocess.run([fabric, "--fabric", fabric_file(out, tag, dcfit, dur_ms, trigger), "--out", d],
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"{tag}: pfcfabric failed:\n{p.stdout}{p.stderr}")
@@ -76,12 +88,13 @@ def run(fabric, out, tag, dcfit, dur_ms):
             "holds": [e for e in ev if e["kind"] in ("host_lossy", "rate_limit")],
             "notices": [e for e in ev if e["kind"].startswith("notice")],
             "tput": sum(after) / len(after) if after else 0.0,
-            "lossless_drops": r["lossless_drops"], "break_drops": r["dcfit_break_drops"]}
+            "lossless_drops": r["lossless_drops"], "break_drops": r["dcfit_break_drops"],
+            "rate_limit_drops": r["dcfit_rate_limit_drops"]}
 
 
-def run_both(fabric, out, dur_ms):
+def run_both(fabric, out, dur_ms, trigger="host"):
     with ThreadPoolExecutor(2) as ex:
-        return list(ex.map(lambda c: run(fabric, out, c[0], c[1], dur_ms), CASES))
+        return list(ex.map(lambda c: run(fabric, out, c[0], c[1], dur_ms, trigger), CASES))
 
 
 def plot(recs, png):

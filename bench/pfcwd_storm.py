@@ -46,6 +46,9 @@ TEMPLATE = os.path.join(SRC, "configs/fabric/switch-lossless.yaml")
 DETECT_US = [200, 500, 1000]
 RESTORE_US = [1000, 5000]
 DETECT_TARGET_US = 1000
+# pfc_watchdog.detect_time's default (storm_watchdog.h): its runs leave
+# detect_time out of the config, so they measure the default itself.
+DEFAULT_DETECT_US = 500
 HOST_BPS, CORE_BPS, DELAY_NS = 10e9, 40e9, 1000
 VICTIMS = ["f_v1", "f_v2"]
 VICTIM_OFFERED_GBPS = 4.0
@@ -187,8 +190,9 @@ def watchdogs(quick):
     wds = [{"tag": "off", "action": "off", "cfg": None}]
     for action in ("drop", "forward"):
         for d, r in pairs:
+            dt = "" if d == DEFAULT_DETECT_US else f"detect_time: {d}us, "
             wds.append({"tag": f"{action}-d{d}-r{r}", "action": action, "detect_us": d, "restore_us": r,
-                        "cfg": f"enabled: true, detect_time: {d}us, restore_time: {r}us, action: {action}"})
+                        "cfg": f"enabled: true, {dt}restore_time: {r}us, action: {action}"})
     return wds
 
 
@@ -242,6 +246,8 @@ def summarize(recs):
         "runs": len(recs),
         "detect_us_max": max((r["detect_meas_us"] or 1e9) for r in wd),
         "detect_over_config_us_max": max((r["detect_meas_us"] or 1e9) - r["detect_us"] for r in wd),
+        "detect_us_max_default": max(((r["detect_meas_us"] or 1e9) for r in wd if r["detect_us"] == DEFAULT_DETECT_US),
+                                     default=0.0),
         "restore_us_max": max((r["restore_meas_us"] or 1e9) for r in wd),
         "restore_over_config_us_max": max((r["restore_meas_us"] or 1e9) - r["restore_us"] for r in wd),
         "missed": sum(1 for r in wd if r["storms"] != 1 or r["restores"] != 1),
@@ -284,7 +290,8 @@ def main():
           f"{s['victim_gbps_without']:.2f} Gb/s of {VICTIM_OFFERED_GBPS}; lossless drops {s['lossless_drops']}")
     with_all = (s["victim_gbps_with"]["drop"] + s["victim_gbps_with"]["forward"]) / 2
     print(f"RESULT runs={s['runs']} detect_us_max={s['detect_us_max']:.1f} detect_target_us={DETECT_TARGET_US} "
-          f"detect_late_us_max={s['detect_over_config_us_max']:.1f} restore_us_max={s['restore_us_max']:.1f} "
+          f"detect_late_us_max={s['detect_over_config_us_max']:.1f} "
+          f"detect_us_max_default={s['detect_us_max_default']:.1f} restore_us_max={s['restore_us_max']:.1f} "
           f"restore_late_us_max={s['restore_over_config_us_max']:.1f} false_alarms={s['false_alarms']} "
           f"victim_gbps_with={with_all:.2f} victim_gbps_without={s['victim_gbps_without']:.2f}")
 

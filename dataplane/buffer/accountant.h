@@ -165,6 +165,12 @@ class IngressBatch {
     return AdmitSlow(prio, bytes, why);
   }
   void Flush();
+  // Lossless priorities of this port treated as lossy for the burst: no
+  // headroom (nobody is paused to make it enough), so a packet past the
+  // XOFF point is refused as kDcfitHostLossy (DCFIT's host hold,
+  // stages/dcfit_stage.h). The fast path never charges headroom, so only
+  // the exact rule looks at it.
+  void set_no_headroom(uint8_t prios) { no_headroom_ = prios; }
 
  private:
   bool AdmitSlow(int prio, uint32_t bytes, DropReason* why);
@@ -187,6 +193,7 @@ class IngressBatch {
   std::array<int64_t, kNumPrio> hr_add_{};  // of which into headroom
   int64_t shared_used_ = 0;                 // local view of the pool
   uint8_t loaded_ = 0;                      // prios whose snapshot is taken
+  uint8_t no_headroom_ = 0;                 // set_no_headroom
   bool pool_loaded_ = false;
 };
 

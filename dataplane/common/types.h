@@ -50,6 +50,9 @@ enum class DropReason : uint8_t {
                       // drop) from a lossless queue its peer keeps paused
   kDcfitRateLimit,    // a heavy hitter over its rate limit at a DCFIT initial trigger
                       // (dcfit.trigger_handling, dcfit/trigger_handler.h)
+  kDcfitHostLossy,    // from a DCFIT trigger host, beyond its priority group's XOFF
+                      // point while trigger handling holds the port lossy: no XOFF
+                      // goes to the host, so overflow is dropped, not paused
   kCount
 };
 
@@ -95,6 +98,8 @@ constexpr std::string_view DropReasonName(DropReason r) {
       return "pfcwd_storm";
     case DropReason::kDcfitRateLimit:
       return "dcfit_rate_limit";
+    case DropReason::kDcfitHostLossy:
+      return "dcfit_host_lossy";
     case DropReason::kCount:
       break;
   }

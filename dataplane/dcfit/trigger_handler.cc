@@ -63,6 +63,8 @@ void TriggerHandler::Learn(PortId in, const CheckMsg& m, uint64_t now) {
   Route* slot = &routes_[0];
   for (Route& r : routes_) {
     if (r.valid && SameRouteKey(r.trig, m)) {
+      // A longer way (round the loop) does not replace a fresh shorter one.
+      if (m.hops > r.hops && now - r.seen_ns <= kRouteStaleNs) return;
       slot = &r;
       break;
     }
@@ -74,7 +76,7 @@ void TriggerHandler::Learn(PortId in, const CheckMsg& m, uint64_t now) {
   key.tri_port = m.tri_port;
   key.prio = m.prio;
   key.flags = m.flags & kTriggerHost;
-  *slot = Route{key, in, now, true};
+  *slot = Route{key, in, m.hops, now, true};
 }
 
 int TriggerHandler::RouteTo(const CheckMsg& m) const {

@@ -6,8 +6,13 @@
 //  * Telling the trigger. The declaring switch is usually another switch.
 //    Every switch remembers, for each initial trigger whose own messages
 //    (initiator = S_tri, not a middle switch's, which go round the loop) it
-//    received, the port they came in on (Learn: the last such port): that
-//    port leads back along the pause chain toward S_tri. The declaring
+//    received, the port they came in on with the fewest hops (Learn; a
+//    newer one on equal hops, or any once the route is kRouteStaleNs old):
+//    that port leads back along the pause chain toward S_tri. Not simply
+//    the last: the trigger's own messages also go round the loop it feeds
+//    and come back to the loop's switches from the loop's side, and a
+//    route learnt from those sends the notice round the loop (the fabric's
+//    switch-trigger case, tests/fabric/dcfit_trigger_test.py, showed it). The declaring
 //    switch sends a trigger notice (a checking message with kNotice,
 //    message.h, in a standalone checking packet) out of that port; each
 //    switch on the way does the same until the notice reaches S_tri. A
@@ -15,10 +20,12 @@
 //    crossed kMaxNoticeHops switches is dropped too (a guard against a
 //    route that points round in a circle).
 //  * At S_tri, port P_tri, for hold_ns:
-//      - a host trigger (kTriggerHost): the port stops honouring the
-//        host's pause and so stops being lossless towards it (the paper:
-//        "prevent the NIC from generating pause frames and disable lossless
-//        mode at the switch port"); ignore_mask() says which priorities;
+//      - a host trigger (kTriggerHost): the port is lossy for the held
+//        priority (the paper: "prevent the NIC from generating pause frames
+//        and disable lossless mode at the switch port"): it ignores the
+//        host's pause, sends it none, and drops what would need headroom
+//        (the glue, stages/dcfit_stage.h); ignore_mask() says which
+//        priorities;
 //      - a switch trigger: the glue names the heavy hitters feeding the
 //        congested egress (heavy_hitter.h) and rate-limits them.
 //    A trigger already held ignores further notices until its hold ends
@@ -79,6 +86,9 @@ class TriggerHandler {
  public:
   static constexpr int kRoutes = 64;  // triggers remembered (oldest replaced)
   static constexpr uint8_t kMaxNoticeHops = 16;
+  // A route not confirmed for this long gives way to a longer one (the
+  // trigger's XOFF refreshes confirm it every half pause: 1.7 ms at 10G).
+  static constexpr uint64_t kRouteStaleNs = 10'000'000;
 
   bool Configure(const TriggerConfig& cfg, std::string* err);
   const TriggerConfig& config() const { return cfg_; }
@@ -98,7 +108,7 @@ class TriggerHandler {
   // Holds that ended by now.
   void Tick(uint64_t now, std::vector<Action>* out);
 
-  // Priorities whose pause received on p must be ignored (host holds).
+  // Priorities p holds lossy (host holds): its pause ignored, none sent.
   uint8_t ignore_mask(PortId p) const { return p < cfg_.num_ports ? ignore_[p] : 0; }
   // Priorities of p under a rate-limit hold.
   uint8_t limit_mask(PortId p) const { return p < cfg_.num_ports ? limit_[p] : 0; }
@@ -109,6 +119,7 @@ class TriggerHandler {
   struct Route {
     CheckMsg trig;  // tri_sw, tri_port, prio, kTriggerHost
     PortId port = 0;
+    uint8_t hops = 0;  // of the message the route was learnt from
     uint64_t seen_ns = 0;
     bool valid = false;
   };

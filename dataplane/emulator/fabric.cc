@@ -446,9 +446,12 @@ uint64_t Fabric::LosslessDrops() const {
           if (!s.sw->cfg.tag_map.IsLossless(q)) continue;
           for (int r = 0; r < kNumDropReasons; r++) {
             // A routing loop's own victims, DCFIT's and the storm watchdog's
-            // chosen ones (reported apart).
+            // chosen ones (reported apart; trigger handling takes lossless
+            // service from a held host's port and a limited heavy hitter).
             if (r == static_cast<int>(DropReason::kTtlExpired) ||
                 r == static_cast<int>(DropReason::kDcfitBreak) ||
+                r == static_cast<int>(DropReason::kDcfitHostLossy) ||
+                r == static_cast<int>(DropReason::kDcfitRateLimit) ||
                 r == static_cast<int>(DropReason::kPfcwdStorm))
               continue;
             n += w->prio[p][q].drops[r].Get();
@@ -539,6 +542,8 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   // Virtual clock: with each loop and its detection time (dcfit_report.h).
   r["dcfit_events"] = dcfit_.events();
   r["dcfit_break_drops"] = DropsOf(DropReason::kDcfitBreak);
+  r["dcfit_host_lossy_drops"] = DropsOf(DropReason::kDcfitHostLossy);
+  r["dcfit_rate_limit_drops"] = DropsOf(DropReason::kDcfitRateLimit);
   // Pause-storm watchdog events of every switch (switch/pfcwd_state.h),
   // in emulated time.
   json wd = json::array();

@@ -21,7 +21,8 @@
 //    dcfit/trigger_handler.h): on a deadlock it declares, and on a trigger
 //    notice received, the handler's actions: notices sent on (standalone
 //    checking packets), a trigger host's port whose pause egress ignores
-//    (DcfitIgnoredPause, the mask the watchdog's `forward` uses too), a
+//    (DcfitHostHold, the mask the watchdog's `forward` uses too; the
+//    port also sends it no XOFF and drops its overflow), a
 //    trigger switch's heavy hitters (dcfit/heavy_hitter.h) fed by the
 //    packets into its congested egress ports and then rate-limited
 //    (DcfitPolice); each an event like the detector's.
@@ -56,9 +57,12 @@ inline uint16_t DcfitGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts,
   return d && d->hh_any ? DcfitPolice(w, out, eprio, pkts, n, undo) : n;
 }
 
-// Priorities whose pause received on `port` egress ignores: a trigger
-// host's port under a hold (dcfit.trigger_handling).
-inline uint8_t DcfitIgnoredPause(const WorkerCtx& w, PortId port) {
+// Priorities a trigger host's port holds lossy (dcfit.trigger_handling,
+// DCFIT §4: "disable lossless mode at the switch port"): egress ignores the
+// host's pause on them (worker.cc), the PFC generator sends the host no
+// XOFF for them (pfc_stage.cc), and ingress drops what would need headroom
+// (DropReason::kDcfitHostLossy, ingress.cc).
+inline uint8_t DcfitHostHold(const WorkerCtx& w, PortId port) {
   const SwitchDcfit* d = w.sw->dcfit.get();
   return d ? d->trig.ignore_mask(port) : 0;
 }

@@ -141,6 +141,9 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   const uint8_t lossy = t.tag_map.lossy_prio;
 
   IngressBatch admit(sw.buffer, in);
+  // A DCFIT trigger host's port under a hold is lossy for the held
+  // priorities: what would need headroom is dropped instead.
+  admit.set_no_headroom(DcfitHostHold(w, in));
   ReleaseBatch undo(sw.buffer);
   Groups groups;
   uint64_t rx_bytes = 0;

@@ -54,9 +54,12 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   // idle port so skips the threshold arithmetic, and, when no priority is OFF
   // or announced, the rest (the generator has nothing to send).
   const uint8_t off = os.pfc_gen.off_mask();
+  // A DCFIT trigger host's port under a hold does not pause the host on the
+  // held priorities: seen as empty, so an XOFF in force becomes XON.
+  const uint8_t held = DcfitHostHold(w, port);
   for (uint32_t m = ll; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const uint64_t occ = sw.buffer.occupancy(port, q);
+    const uint64_t occ = (held >> q & 1) ? 0 : sw.buffer.occupancy(port, q);
     if (occ == 0 && !((off >> q) & 1)) continue;
     os.pfc_gen.Observe(q, occ, sw.buffer.XoffThreshold(port, q), sw.buffer.XonThreshold(port, q));
   }

@@ -90,7 +90,7 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns) {
   // The watchdog first: its drop empties a storming queue before egress
   // looks, its forward unmasks the storming priority's pause; DCFIT's
   // trigger handling unmasks a trigger host's pause the same way.
-  const uint8_t ignore = PfcwdRound(w, p, ready_ns) | DcfitIgnoredPause(w, p);
+  const uint8_t ignore = PfcwdRound(w, p, ready_ns) | DcfitHostHold(w, p);
   const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns) & ~ignore;
   const uint16_t sent = EgressPort(w, p, static_cast<uint8_t>(paused), ready_ns);
   PfcPublish(w, p);

@@ -8,6 +8,11 @@ least twice); with trigger_handling it is declared once, by a0_0, whose
 notice reaches t0_1 (the trigger switch, one hop away), whose port to the
 host stops honouring its pause for the hold time, and the loop flows keep
 moving after. Counters and events agree; no lossless drop.
+Then the same place with a switch trigger (an incast into h0_1_0 instead
+of the storm, 6 ms): baseline, the deadlock comes back; handled, it is
+declared once, the notice reaches t0_1 (the trigger itself), which
+rate-limits the heavy hitters into h0_1_0 for the hold time, and it does
+not come back; lossless drops only as dcfit_rate_limit.
 
   dcfit_trigger_test.py BUILD_DIR SOURCE_DIR
 """
@@ -66,4 +71,28 @@ with tempfile.TemporaryDirectory(prefix="fabric-dcfit-trig-") as tmp:
     check("baseline: the loop flows lose most of their rate", base["tput"] < 0.5, f"{base['tput']:.3f}")
     for rec in (base, handled):
         check(f"{rec['tag']}: no lossless drop", rec["lossless_drops"] == 0, str(rec["lossless_drops"]))
+
+    # A switch trigger: t0_1 congested by the incast pauses a0_0 itself.
+    os.makedirs(os.path.join(tmp, "switch"))
+    base, handled = F.run_both(fabric, os.path.join(tmp, "switch"), 6, trigger="switch")
+    check("switch: baseline: the deadlock comes back (>= 2 declared)", base["deadlocks"] >= 2, str(base["deadlocks"]))
+    dl = [e for e in handled["events"] if e["kind"] == "deadlock"]
+    check("switch: handled: declared once, by a0_0, trigger a switch",
+          len(dl) == 1 and dl[0]["switch"] == "a0_0" and not dl[0]["trigger_host"], str(dl))
+    check("switch: handled: one notice, a0_0 to t0_1 directly (not round the loop)",
+          [(e["kind"], e["switch"], e["port"]) for e in handled["notices"]] == [("notice_sent", "a0_0", "t0_1")],
+          str(handled["notices"]))
+    hold = handled["holds"]
+    check("switch: handled: one rate limit, at t0_1 on its port from a0_0 (P_tri)",
+          len(hold) == 1 and hold[0]["kind"] == "rate_limit" and hold[0]["switch"] == "t0_1" and
+          hold[0]["port"] == "a0_0", str(hold))
+    if hold:
+        hh = hold[0]["hitters"]
+        check("switch: handled: >= 2 heavy hitters, all into the congested host",
+              len(hh) >= 2 and len({h["flow"].split(">")[1] for h in hh}) == 1, str(hh))
+        check("switch: handled: held for hold_time (50 ms)", hold[0]["until_ns"] - hold[0]["t_ns"] == 50_000_000)
+    check("switch: handled: the limit dropped (dcfit_rate_limit)", handled["rate_limit_drops"] > 0)
+    check("switch: baseline: no rate limit", base["rate_limit_drops"] == 0 and base["holds"] == [])
+    for rec in (base, handled):
+        check(f"switch: {rec['tag']}: no other lossless drop", rec["lossless_drops"] == 0, str(rec["lossless_drops"]))
 finish()

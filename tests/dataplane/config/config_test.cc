@@ -142,7 +142,7 @@ TEST_F(ConfigTest, DcfitTriggerHandling) {
              "dcfit.trigger_handling: expected recovery: break");
 }
 
-// The pfc_watchdog section: defaults (off, 1 ms, 10 ms, drop), every field,
+// The pfc_watchdog section: defaults (off, 500 us, 10 ms, drop), every field,
 // per-port overrides over the section's values, and errors naming file,
 // line and field.
 TEST_F(ConfigTest, PfcWatchdogSection) {
@@ -152,7 +152,7 @@ TEST_F(ConfigTest, PfcWatchdogSection) {
   for (PortId p : {0, 1}) {
     const StormConfig& s = PfcWatchdogFor(c, p);
     EXPECT_FALSE(s.enabled);
-    EXPECT_EQ(s.detect_ns, 1'000'000u);
+    EXPECT_EQ(s.detect_ns, 500'000u);
     EXPECT_EQ(s.restore_ns, 10'000'000u);
     EXPECT_EQ(s.action, StormAction::kDrop);
   }

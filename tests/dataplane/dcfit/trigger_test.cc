@@ -190,6 +190,25 @@ TEST(TriggerHandler, SwitchTriggerDeclaredHereStartsARateLimit) {
   EXPECT_EQ(h.next_expiry(), 500 + kHold);
 }
 
+// The trigger's own messages reach a loop switch directly (few hops) and
+// again round the loop (more): the way back is the shorter one, until it
+// goes stale.
+TEST(TriggerHandler, TheShortestWayBackWinsOverTheLoop) {
+  TriggerHandler h = Make(9);
+  CheckMsg direct = Trig(1, 6, false), round = direct;
+  direct.hops = 1;
+  round.hops = 5;
+  h.Learn(2, direct, 10);
+  h.Learn(3, round, 20);
+  EXPECT_EQ(h.RouteTo(direct), 2) << "the loop's copy came last but is longer";
+  h.Learn(4, direct, 30);
+  EXPECT_EQ(h.RouteTo(direct), 4) << "equal hops: the newest";
+  h.Learn(3, round, 30 + TriggerHandler::kRouteStaleNs);
+  EXPECT_EQ(h.RouteTo(direct), 4) << "not stale yet";
+  h.Learn(3, round, 31 + TriggerHandler::kRouteStaleNs);
+  EXPECT_EQ(h.RouteTo(direct), 3) << "stale: any way is better than none";
+}
+
 TEST(TriggerHandler, RouteTableStaysBoundedAndForgetsTheOldest) {
   TriggerHandler h = Make(9);
   for (int i = 0; i < TriggerHandler::kRoutes + 1; i++)

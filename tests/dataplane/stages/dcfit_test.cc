@@ -6,11 +6,17 @@
 // the XOFF that the pause causes); a corrupted one is counted and ignored;
 // and a loop closed through the peer's frames is found, confirmed by the
 // temporal pass and, with recovery: break, broken by discarding the looped
-// queue (virtual clock throughout).
+// queue (virtual clock throughout). A switch trigger's notice rate-limits
+// exactly the heavy hitters into its congested egress, to their share of
+// dcfit.rate_limit, for hold_time (§4).
+#include <array>
+#include <set>
 #include <string>
 
+#include "dataplane/dcfit/heavy_hitter.h"
 #include "dataplane/dcfit/message.h"
 #include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/stages/worker.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
 namespace pfc::stagetest {
@@ -259,6 +265,220 @@ TEST_F(DcfitTest, BreakDiscardsTheLoopedQueueOnce) {
   Ingress(3, {PeerPfc(3, 0, nullptr)}, kT0 + 70);
   EXPECT_EQ(Egress(3, kT0 + 80), 0);
   EXPECT_EQ(Snapshot(*sw_)["dcfit_deadlocks"], 1u);
+}
+
+// Source port of a frame Frame() built (10.0.<in_port>.2, untagged IPv4).
+int SrcPortOf(const std::vector<uint8_t>& f) { return f.size() > 28 ? f[28] : -1; }
+
+// n lossless packets from the host on `in` to the host on `to`.
+Frames Flow(int in, uint16_t n, int to = 3) {
+  Frames f;
+  for (uint16_t i = 0; i < n; i++)
+    f.push_back(Frame({.in_port = in, .dst_ip = Ip(10, 0, to, 2), .dscp = 24, .seq = i}));
+  return f;
+}
+
+// The one PFC frame sent on `port` since the last look: its quanta for kPrio.
+int QuantaSent(const Frames& f) {
+  PauseRequest r;
+  dcfit::CheckMsg m;
+  EXPECT_EQ(f.size(), 1u);
+  if (f.size() != 1) return -1;
+  Decode(f[0], &r, &m);
+  EXPECT_EQ(r.class_enable & (1u << kPrio), 1u << kPrio);
+  return r.quanta[kPrio];
+}
+
+// Switch trigger (§4): p0 and p1 congest p3 (which nobody pauses), so this
+// switch is the initial trigger of the episodes its XOFFs start; the notice
+// for {7, p0} names the heavy hitters the sketch saw into p3 and limits
+// each to half of dcfit.rate_limit (two of them) for hold_time.
+TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
+  constexpr uint64_t kHold = 5'000'000;         // hold_time: 5ms
+  constexpr uint64_t kShareBps = 16'000'000;    // rate_limit 32M, two hitters
+  constexpr uint64_t kBurst = 16 * 1024;        // the limiter's bucket depth
+  constexpr uint64_t kLen = 60;                 // bytes a packet (Frame())
+  constexpr uint64_t kStep = 100'000;           // a round every 100us
+  constexpr int kSteps = 50;                    // the whole hold, less one step
+  constexpr uint16_t kA = 12, kB = 12, kC = 1;  // offered a step: A, B >> share
+  Start(BaseYaml(kBuffer,
+                 "dcfit: { enabled: true, switch_id: 7, recovery: break, trigger_handling: "
+                 "true, hold_time: 5ms, rate_limit: 32M }\n"));
+  // 4 KiB each into (p0, 3) and (p1, 3): over the 2 KiB XOFF point.
+  Ingress(0, Flow(0, 32), kT0);
+  Ingress(1, Flow(1, 32), kT0);
+  for (PortId p : {0, 1}) {
+    EXPECT_EQ(Egress(p, kT0 + 10), 0);
+    PauseRequest r;
+    dcfit::CheckMsg m;
+    ASSERT_EQ(OneFrame(p, &r, &m), dcfit::MsgStatus::kOk);
+    EXPECT_EQ(m, TriggerMsg(7, static_cast<uint8_t>(p), 1, 0))
+        << "a switch trigger (no kTriggerHost; Seq per port): p3 is not paused";
+  }
+  EXPECT_EQ(Snapshot(*sw_)["dcfit_episodes"], 2u);
+  EXPECT_EQ(sw_->dcfit->hh_watch[kPrio], PortMask{1} << 3) << "the congested egress is watched";
+  // While we pause p0 and p1, what arrives for p3 feeds the sketch: A and B
+  // 16 packets each, C (from p2) 2: 2/34 of the bytes, under the 1/8 a heavy
+  // hitter needs (1 / (2 * kMaxLimited)).
+  Ingress(0, Flow(0, 16), kT0 + 20);
+  Ingress(1, Flow(1, 16), kT0 + 20);
+  Ingress(2, Flow(2, 2), kT0 + 20);
+  EXPECT_EQ(sw_->dcfit->sketch.total_bytes(), 34 * kLen);
+  // The notice for {S_tri 7, P_tri p0} arrives from the declaring switch 9.
+  const uint64_t tn = kT0 + 30;
+  dcfit::CheckMsg notice = TriggerMsg(7, 0, 1, 2);
+  notice.gen_sw = 9;
+  notice.gen_port = 1;
+  notice.seq = 4;
+  notice.flags = dcfit::kNotice;
+  Ingress(3, {PeerCheck(3, notice)}, tn);
+  Counters c = Snapshot(*sw_);
+  EXPECT_EQ(c["p3.dcfit_notice_rx"], 1u);
+  EXPECT_EQ(c["dcfit_trigger_holds"], 1u);
+  uint64_t total = 0;
+  auto ev = sw_->dcfit->log.Snapshot(&total);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].act.kind, dcfit::ActionKind::kRateLimit);
+  EXPECT_EQ(ev[0].act.port, 0);
+  EXPECT_EQ(ev[0].act.until_ns, tn + kHold);
+  EXPECT_EQ(ev[0].limit_ports, PortMask{1} << 3);
+  EXPECT_EQ(ev[0].limit_bps, kShareBps) << "an equal share of dcfit.rate_limit";
+  ASSERT_EQ(ev[0].n_hitters, 2);
+  std::set<std::string> named;
+  for (int i = 0; i < ev[0].n_hitters; i++) {
+    named.insert(dcfit::FlowKeyText(ev[0].hitters[i].key));
+    EXPECT_EQ(ev[0].hitters[i].bytes, 16 * kLen);
+    EXPECT_EQ(ev[0].hitters[i].error, 0u);
+  }
+  EXPECT_EQ(named, (std::set<std::string>{"10.0.0.2>10.0.3.2", "10.0.1.2>10.0.3.2"}));
+
+  // The hold: every 100us each of A and B offers 12 packets (720 B, 3.6x
+  // its 200 B share), C one; p3 sends all it has. A limiter's bucket starts
+  // full (kBurst) at tn and gains kShareBps after, and each flow always
+  // offers more than it holds, so by the last step a flow has passed
+  // floor((kBurst + share * elapsed) / kLen) packets: rate out = share to
+  // within kBurst / elapsed (the burst) and one packet.
+  std::array<uint64_t, 3> out{};  // from p0, p1, p2 in the hold
+  const std::array<uint64_t, 3> backlog{48, 48, 2};
+  for (int k = 0; k < kSteps; k++) {
+    const uint64_t t = tn + static_cast<uint64_t>(k) * kStep;
+    Ingress(0, Flow(0, kA), t);
+    Ingress(1, Flow(1, kB), t);
+    Ingress(2, Flow(2, kC), t);
+    while (Egress(3, t + 1) > 0) {
+    }
+    for (const auto& f : TakeTx(3)) {
+      const int s = SrcPortOf(f);
+      ASSERT_TRUE(s >= 0 && s <= 2);
+      out[static_cast<size_t>(s)]++;
+    }
+    Egress(0, t + 2);  // the XON after the backlog drains
+    Egress(1, t + 2);
+    TakeTx(0);
+    TakeTx(1);
+  }
+  const uint64_t elapsed = (kSteps - 1) * kStep;
+  const uint64_t allowed = kBurst + kShareBps * elapsed / 8'000'000'000;
+  for (int s : {0, 1}) {
+    const uint64_t passed = out[static_cast<size_t>(s)] - backlog[static_cast<size_t>(s)];
+    EXPECT_LE(passed * kLen, allowed) << "flow from p" << s;
+    EXPECT_GT(passed * kLen + kLen, allowed) << "flow from p" << s;
+    EXPECT_EQ(passed, allowed / kLen);
+  }
+  EXPECT_EQ(out[2], backlog[2] + kSteps * kC) << "C is no heavy hitter: untouched";
+  const uint64_t dropped = kSteps * kA - (out[0] - backlog[0]);
+  c = Snapshot(*sw_);
+  EXPECT_EQ(c["p0.q3.drop.dcfit_rate_limit"], dropped);
+  EXPECT_EQ(c["p1.q3.drop.dcfit_rate_limit"], dropped);
+  for (const auto& [name, v] : c)
+    if (name.find(".drop.") != std::string::npos &&
+        name.find("dcfit_rate_limit") == std::string::npos)
+      EXPECT_EQ(v, 0u) << name << ": the limit drops only what it names";
+  EXPECT_EQ(Occ(0, kPrio) + Occ(1, kPrio) + Occ(2, kPrio), 0u) << "drops release their buffer";
+
+  // The hold ends hold_time after the notice, not before.
+  uint64_t ready = 0;
+  WorkerRound(w_, tn + kHold - 1, &ready);
+  EXPECT_EQ(sw_->dcfit->limit_ports[kPrio], PortMask{1} << 3);
+  WorkerRound(w_, tn + kHold, &ready);
+  EXPECT_EQ(sw_->dcfit->limit_ports[kPrio], 0u);
+  EXPECT_TRUE(sw_->dcfit->limiters.empty());
+  ev = sw_->dcfit->log.Snapshot(&total);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[1].act.kind, dcfit::ActionKind::kRateLimitEnd);
+  EXPECT_EQ(ev[1].act.at_ns, tn + kHold);
+  EXPECT_EQ(Snapshot(*sw_)["dcfit_trigger_ends"], 1u);
+  // After it, A passes whole again.
+  Ingress(0, Flow(0, kA), tn + kHold + 10);
+  EXPECT_EQ(Egress(3, tn + kHold + 20), kA);
+  EXPECT_EQ(TakeTx(3).size(), kA);
+  EXPECT_EQ(Snapshot(*sw_)["p0.q3.drop.dcfit_rate_limit"], dropped);
+}
+
+// Host trigger (§4: "disable lossless mode at the switch port"): while the
+// hold lasts, the port of the trigger host (p3) ignores its pause, sends it
+// no XOFF (an XOFF in force becomes XON) and drops what would need the
+// headroom (dcfit_host_lossy); after hold_time it is lossless again.
+TEST_F(DcfitTest, HostHoldMakesThePortLossy) {
+  constexpr uint64_t kHold = 1'000'000;  // hold_time: 1ms
+  Start(BaseYaml(kBuffer,
+                 "dcfit: { enabled: true, switch_id: 7, recovery: break, trigger_handling: "
+                 "true, hold_time: 1ms }\n"));
+  // The host on p3 sends 4 KiB towards p0 (not drained): over the 2 KiB
+  // XOFF point of (p3, 3), so p3 pauses the host.
+  Ingress(3, Flow(3, 32, 0), kT0);
+  EXPECT_EQ(Egress(3, kT0 + 10), 0);
+  EXPECT_EQ(QuantaSent(TakeTx(3)), 0xffff);
+  // The notice for {S_tri 7, P_tri p3, host} from the declaring switch 9.
+  dcfit::CheckMsg notice = TriggerMsg(7, 3, 1, 2);
+  notice.gen_sw = 9;
+  notice.gen_port = 1;
+  notice.flags = dcfit::kNotice | dcfit::kTriggerHost;
+  const uint64_t tn = kT0 + 20;
+  Ingress(0, {PeerCheck(0, notice)}, tn);
+  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 1u << kPrio);
+  uint64_t total = 0;
+  ASSERT_EQ(sw_->dcfit->log.Snapshot(&total).size(), 1u);
+  EXPECT_EQ(sw_->dcfit->log.Snapshot(&total)[0].act.kind, dcfit::ActionKind::kHostLossy);
+  // The XOFF in force is lifted at once: the host may send again.
+  EXPECT_EQ(Egress(3, tn + 10), 0);
+  EXPECT_EQ(QuantaSent(TakeTx(3)), 0);
+  // (p3, 3) holds 4 KiB, past XOFF: all 32 more are dropped, no XOFF.
+  Ingress(3, Flow(3, 32, 0), tn + 20);
+  EXPECT_EQ(Egress(3, tn + 30), 0);
+  EXPECT_TRUE(TakeTx(3).empty()) << "no pause towards a held host";
+  EXPECT_EQ(Snapshot(*sw_)["p3.q3.drop.dcfit_host_lossy"], 32u);
+  EXPECT_EQ(Occ(3, kPrio), 4096u);
+  // Drained, then 32 again: 16 x 128-byte cells fill to the XOFF point
+  // (2 KiB, no reserve), the 16 past it are dropped, not paused.
+  EXPECT_EQ(Egress(0, tn + 40), 32);
+  EXPECT_EQ(TakeTx(0).size(), 32u);
+  Ingress(3, Flow(3, 32, 0), tn + 50);
+  EXPECT_EQ(Occ(3, kPrio), 2048u);
+  EXPECT_EQ(Egress(3, tn + 60), 0);
+  EXPECT_TRUE(TakeTx(3).empty());
+  EXPECT_EQ(Egress(0, tn + 70), 16);
+  EXPECT_EQ(TakeTx(0).size(), 16u);
+  Counters c = Snapshot(*sw_);
+  EXPECT_EQ(c["p3.q3.drop.dcfit_host_lossy"], 48u);
+  EXPECT_EQ(c["p3.q3.drop.lossless_headroom_exceeded"], 0u);
+  EXPECT_EQ(c["p3.q3.pfc_xoff_tx"], 1u) << "only the XOFF before the hold";
+  // The hold ends at hold_time: lossless again (headroom, XOFF, no drop).
+  uint64_t ready = 0;
+  WorkerRound(w_, tn + kHold - 1, &ready);
+  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 1u << kPrio);
+  WorkerRound(w_, tn + kHold, &ready);
+  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 0u);
+  EXPECT_EQ(Snapshot(*sw_)["dcfit_trigger_ends"], 1u);
+  Ingress(3, Flow(3, 32, 0), tn + kHold + 10);
+  EXPECT_EQ(Occ(3, kPrio), 4096u);
+  EXPECT_EQ(Egress(3, tn + kHold + 20), 0);
+  EXPECT_EQ(QuantaSent(TakeTx(3)), 0xffff);
+  EXPECT_EQ(Egress(0, tn + kHold + 30), 32);
+  EXPECT_EQ(TakeTx(0).size(), 32u);
+  EXPECT_EQ(Egress(3, tn + kHold + 40), 0);
+  EXPECT_EQ(QuantaSent(TakeTx(3)), 0);
+  EXPECT_EQ(Snapshot(*sw_)["p3.q3.drop.dcfit_host_lossy"], 48u);
 }
 
 }  // namespace
