@@ -85,15 +85,18 @@ PYEOF
 
 # measure SOCKET PID THREAD: after WARMUP, counts opackets of ports 0-3
 # (DPDK's own telemetry, /ethdev/stats: the same counter for every app) and
-# the CPU time of the forwarding thread (the one whose name starts with
-# THREAD) until that thread has run MIN_CPU seconds (or MAX_WALL passed).
-# Prints "wall_mpps cpu_mpps core_share". CPU time is schedstat's run time
-# (ns; /proc/PID/task/TID/stat has the same in 10 ms ticks).
+# the CPU time of the forwarding threads (those whose names start with
+# THREAD: FWD_THREADS of them, default 1) until they have run MIN_CPU
+# seconds together (or MAX_WALL passed). Prints "wall_mpps cpu_mpps
+# core_share" (cpu_mpps: packets per CPU-second of all of them). CPU time is
+# schedstat's run time (ns; /proc/PID/task/TID/stat has the same in 10 ms
+# ticks).
 measure() {
-  "$PY" - "$1" "$2" "$3" "$WARMUP" "$MIN_CPU" "$MAX_WALL" "$PORT_PREFIX" <<'PYEOF'
+  "$PY" - "$1" "$2" "$3" "$WARMUP" "$MIN_CPU" "$MAX_WALL" "$PORT_PREFIX" "${FWD_THREADS:-1}" <<'PYEOF'
 import json, os, socket, sys, time
 sock, pid, thread = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 warmup, min_cpu, max_wall, prefix = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
+nthreads = int(sys.argv[8])
 deadline = time.monotonic() + 20
 while not os.path.exists(sock):
     if time.monotonic() > deadline or not os.path.exists(f'/proc/{pid}'):
@@ -111,12 +114,12 @@ for p in range(4):
         sys.exit(f'port {p} is {name}, expected {prefix}{p}')
 tids = [t for t in os.listdir(f'/proc/{pid}/task')
         if open(f'/proc/{pid}/task/{t}/comm').read().startswith(thread)]
-if len(tids) != 1:
-    sys.exit(f'expected one {thread}* thread in {pid}, found {len(tids)}')
-stat = f'/proc/{pid}/task/{tids[0]}/schedstat'
+if len(tids) != nthreads:
+    sys.exit(f'expected {nthreads} {thread}* thread(s) in {pid}, found {len(tids)}')
+stats = [f'/proc/{pid}/task/{t}/schedstat' for t in tids]
 def sample():
     pk = sum(q(f'/ethdev/stats,{p}')['opackets'] for p in range(4))
-    return time.monotonic_ns(), int(open(stat).read().split()[0]), pk
+    return time.monotonic_ns(), sum(int(open(f).read().split()[0]) for f in stats), pk
 time.sleep(warmup)
 t0, c0, p0 = sample()
 while True:

@@ -122,7 +122,8 @@ uint64_t BufferAccountant::AdmitLimit(PortId p, int prio) const {
   return XoffThreshold(p, prio) + (c.lossless ? c.headroom : 0);
 }
 
-void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr) {
+void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr,
+                              int64_t* pool_delta) {
   if (delta == 0) return;
   const PgConfig& c = cfg_.pg[p][prio];
   Pg& g = pg(p, prio);
@@ -161,7 +162,9 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
   // s is the word we replaced: the pool moves by exactly this PG's change.
   const int64_t dshared = static_cast<int64_t>(SharedPart(nocc - nhr, c.reserved)) -
                           static_cast<int64_t>(SharedPart(Occ(s) - Hr(s), c.reserved));
-  if (dshared != 0)
+  if (pool_delta != nullptr)
+    *pool_delta += dshared;
+  else if (dshared != 0)
     shared_used_.fetch_add(static_cast<uint64_t>(dshared), std::memory_order_relaxed);
   if (underflow) underflows_.fetch_add(1, std::memory_order_relaxed);
   if (delta > 0) {
@@ -279,15 +282,17 @@ bool IngressBatch::AdmitExact(int prio, uint32_t bytes, DropReason* why) {
 
 void IngressBatch::Flush() {
   Sync();
+  int64_t pool = 0;
   for (uint32_t m = loaded_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     // Publish the split decided here: only this port's owner charges the PG
     // and releases only shrink its headroom use, so it stays <= headroom.
-    if (delta_[q]) acct_.Update(port_, q, delta_[q], hr_add_[q]);
+    if (delta_[q]) acct_.Update(port_, q, delta_[q], hr_add_[q], &pool);
     delta_[q] = 0;
     hr_add_[q] = 0;
     limit_[q] = 0;
   }
+  acct_.PublishPool(pool);
   loaded_ = 0;
   pool_loaded_ = false;
 }
@@ -301,10 +306,13 @@ void ReleaseBatch::AddNew(unsigned key, uint32_t bytes) {
 }
 
 void ReleaseBatch::Flush() {
+  int64_t pool = 0;
   for (int i = 0; i < n_; ++i) {
-    acct_.Apply(static_cast<PortId>(key_[i] / kNumPrio), key_[i] % kNumPrio, -bytes_[i]);
+    acct_.Update(static_cast<PortId>(key_[i] / kNumPrio), key_[i] % kNumPrio, -bytes_[i], -1,
+                 &pool);
     slot_[key_[i]] = kNone;
   }
+  acct_.PublishPool(pool);
   n_ = 0;
 }
 

@@ -105,10 +105,11 @@ class BufferAccountant {
   // Atomic update of one PG by delta bytes, keeping shared_used and the
   // watermarks exact under concurrency. Used by the batches below; never
   // refuses (admission is the batch's decision).
-  void Apply(PortId p, int prio, int64_t delta) { Update(p, prio, delta, -1); }
+  void Apply(PortId p, int prio, int64_t delta) { Update(p, prio, delta, -1, nullptr); }
 
  private:
   friend class IngressBatch;
+  friend class ReleaseBatch;
   struct alignas(64) Pg {
     std::atomic<uint64_t> state{0};  // low 32: occupancy, high 32: bytes in headroom
     std::atomic<uint64_t> wmark{0};
@@ -123,7 +124,15 @@ class BufferAccountant {
   uint64_t SharedCap(PortId p, int prio, uint64_t own_shared, uint64_t free) const;
   // to_hr >= 0: the caller (IngressBatch) already decided how many of the
   // charged bytes go to headroom; -1: split against the current thresholds.
-  void Update(PortId p, int prio, int64_t delta, int64_t to_hr);
+  // pool_delta: nullptr, the shared pool moves now; else the move is added
+  // to *pool_delta and the caller publishes the batch's sum with one atomic
+  // add (PublishPool). Workers share that word: one add per batch, not one
+  // per PG, keeps it from bouncing between their caches at every update.
+  void Update(PortId p, int prio, int64_t delta, int64_t to_hr, int64_t* pool_delta);
+  void PublishPool(int64_t pool_delta) {
+    if (pool_delta != 0)
+      shared_used_.fetch_add(static_cast<uint64_t>(pool_delta), std::memory_order_relaxed);
+  }
   uint64_t FreeOf(int64_t used) const {
     const uint64_t u = used < 0 ? 0 : static_cast<uint64_t>(used);
     return u >= shared_size_ ? 0 : shared_size_ - u;
@@ -133,8 +142,12 @@ class BufferAccountant {
   std::unique_ptr<Pg[]> pgs_;
   std::array<uint32_t, kMaxPorts * kNumPrio> alpha_fp_{};  // alpha x 2^16; 0 = static limit
   uint64_t shared_size_ = 0;
-  std::atomic<uint64_t> shared_used_{0};  // signed sum, see shared_used()
+  // The one word every worker writes (charges and releases that move the
+  // shared pool), on a cache line of its own: the read-mostly fields above
+  // must not bounce between the workers' caches with it.
+  alignas(64) std::atomic<uint64_t> shared_used_{0};  // signed sum, see shared_used()
   std::atomic<uint64_t> underflows_{0};
+  char pad_[64 - 2 * sizeof(std::atomic<uint64_t>)] = {};
 };
 
 // Admission for one rx burst of ONE ingress port. Decisions see the packets

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Do pfcswitch's workers slow each other? The closed loop of
+# bench/switch_vs_testpmd.sh (four self-looped net_ring ports, static L2,
+# 128 frames circulating, tags rewritten, buffers charged and released) run
+# with `switch.workers: 1` and `switch.workers: 2`, alternating, RUNS times
+# each; the rate is packets per CPU-second of ALL worker threads together,
+# medians over the runs. On a 2-core machine the two workers share the cores
+# with the main lcore and this script, so wall-clock scaling cannot show:
+# per CPU-second can (it is what a larger machine would turn into
+# near-linear scaling, if the workers share nothing on the hot path).
+#
+# What crosses workers: ports are owned round robin (p0, p2 and the seed
+# port by worker 0, p1 and p3 by worker 1). In this loop a frame received on
+# pK leaves on pK, so no packet crosses; what the two workers still share is
+# what the switch shares between them (egress rings made for several
+# producers, the shared buffer's occupancy, the rule snapshot).
+#
+# Lcores: workers 1: main lcore on CPU 0, the worker on CPU 1. workers 2:
+# main lcore and worker 1 on CPU 0, worker 2 on CPU 1 (the main lcore sleeps
+# in the telemetry loop).
+#
+# Prints per-run lines, the medians, and as its LAST line:
+#   RESULT w1_mpps=<x> w2_mpps=<y> ratio=<y/x>
+#
+# Usage: bench/workers_scaling.sh [BUILD_DIR] (default build)
+#   env: RUNS=3 WARMUP=1 (s) MIN_CPU=1.0 (s of worker CPU time per
+#        measurement) MAX_WALL=15 HUGE=0|1 (1: hugepages, needs free 2 MB
+#        pages; the script says which it used)
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+die() { echo "workers_scaling: $*" >&2; exit 1; }
+# shellcheck source=bench/fwd_common.sh
+source "$SRC/bench/fwd_common.sh" "${1:-build}"
+
+WORK=$(mktemp -d /tmp/workers_scaling.XXXXXX)
+cleanup() {
+  stop_app
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fwd_ports ring
+for w in 1 2; do
+  sed "s/^  workers: 1$/  workers: $w/" "$CONFIG" > "$WORK/w$w.yaml"
+  grep -q "^  workers: $w$" "$WORK/w$w.yaml" || die "could not set workers: $w in a copy of $CONFIG"
+done
+
+# run_workers W TAG: pfcswitch with W workers, measured over all W worker
+# threads (they are named rte-worker-N); fails on any drop.
+run_workers() {
+  local w=$1 tag=$2 prefix=ws_$$_$2 lcores
+  if [[ $w == 1 ]]; then lcores=0@0,1@1; else lcores=0@0,1@0,2@1; fi
+  local stats=$WORK/switch_$tag.json
+  FWD_THREADS=$w run_app pfcswitch "$tag" rte-worker "$prefix" \
+    "$PFCSWITCH" --lcores "$lcores" --no-pci "${MEM[@]}" --file-prefix "$prefix" \
+    --log-level=lib.eal:error "${VDEVS[@]}" "${SEED_VDEV[@]}" -- --config "$WORK/w$w.yaml" \
+    --stats-json "$stats"
+  rm -rf "/var/run/dpdk/$prefix"
+  "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["drops_total"]==0 else "pfcswitch dropped %d packets" % d["drops_total"])' \
+    "$stats" || die "run $tag: drops (see $WORK/pfcswitch_$tag.log)"
+}
+
+echo "workers_scaling: $RUNS alternating runs per worker count; memory: ${MEM[*]}"
+W1=() W2=()
+for run in $(seq "$RUNS"); do
+  for w in 1 2; do
+    run_workers "$w" "w${w}_$run"
+    read -r wall cpu share <<< "$R"
+    echo "run $run workers $w: wall $wall Mpps, $cpu Mpps per worker CPU-second (worker CPU share $share)"
+    if [[ $w == 1 ]]; then W1+=("$cpu"); else W2+=("$cpu"); fi
+  done
+done
+m1=$(median "${W1[@]}")
+m2=$(median "${W2[@]}")
+echo "median per worker CPU-second: workers 1 $m1 Mpps, workers 2 $m2 Mpps"
+echo "RESULT w1_mpps=$m1 w2_mpps=$m2 ratio=$(ratio "$m2" "$m1")"
