@@ -118,15 +118,20 @@ if len(tids) != nthreads:
     sys.exit(f'expected {nthreads} {thread}* thread(s) in {pid}, found {len(tids)}')
 stats = [f'/proc/{pid}/task/{t}/schedstat' for t in tids]
 def sample():
-    pk = sum(q(f'/ethdev/stats,{p}')['opackets'] for p in range(4))
-    return time.monotonic_ns(), sum(int(open(f).read().split()[0]) for f in stats), pk
+    ports = [q(f'/ethdev/stats,{p}')['opackets'] for p in range(4)]
+    cpus = [int(open(f).read().split()[0]) for f in stats]
+    return time.monotonic_ns(), sum(cpus), sum(ports), ports, cpus
 time.sleep(warmup)
-t0, c0, p0 = sample()
+t0, c0, p0, ports0, cpus0 = sample()
 while True:
     time.sleep(0.5)
-    t1, c1, p1 = sample()
+    t1, c1, p1, ports1, cpus1 = sample()
     if c1 - c0 >= min_cpu * 1e9 or t1 - t0 >= max_wall * 1e9:
         break
+# Per port and per thread, for finding which of several threads is slow.
+print('  ports Mpps (wall): ' + ' '.join(f'{(b - a) / (t1 - t0) * 1e3:.2f}' for a, b in zip(ports0, ports1)) +
+      '; threads CPU share: ' + ' '.join(f'{(b - a) / (t1 - t0):.3f}' for a, b in zip(cpus0, cpus1)),
+      file=sys.stderr)
 if p1 == p0:
     sys.exit('no packets forwarded during the measurement')
 print(f'{(p1 - p0) / (t1 - t0) * 1e3:.3f} {(p1 - p0) / max(c1 - c0, 1) * 1e3:.3f} {(c1 - c0) / (t1 - t0):.3f}')

@@ -37,7 +37,7 @@ source "$SRC/bench/fwd_common.sh" "${1:-build}"
 WORK=$(mktemp -d /tmp/workers_scaling.XXXXXX)
 cleanup() {
   stop_app
-  rm -rf "$WORK"
+  [[ -n ${KEEP:-} ]] || rm -rf "$WORK"
 }
 trap cleanup EXIT
 

@@ -90,6 +90,7 @@ bool BufferAccountant::Configure(const BufferConfig& cfg, std::string* err) {
   cfg_ = cfg;
   alpha_fp_ = alpha_fp;
   shared_size_ = cfg.total_bytes - carved;
+  pool_slack_ = std::min<uint64_t>(uint64_t{64} << 10, shared_size_ / 64);
   pgs_ = std::make_unique<Pg[]>(static_cast<size_t>(cfg.num_ports) * kNumPrio);
   shared_used_.store(0, std::memory_order_relaxed);
   underflows_.store(0, std::memory_order_relaxed);
@@ -127,7 +128,6 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
   if (delta == 0) return;
   const PgConfig& c = cfg_.pg[p][prio];
   Pg& g = pg(p, prio);
-  const int64_t used = static_cast<int64_t>(shared_used_.load(std::memory_order_relaxed));
   uint64_t s = g.state.load(std::memory_order_relaxed);
   uint64_t ns, nocc, nhr;
   bool underflow;
@@ -139,6 +139,9 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
       uint64_t to_hr = hint_hr > 0 ? static_cast<uint64_t>(hint_hr) : 0;
       if (c.lossless && hint_hr < 0) {
         // Charge: reserved, then shared up to the XOFF point, then headroom.
+        // Only this split reads the pool word (batches pass their split):
+        // a load of a line other workers write is a miss.
+        const int64_t used = static_cast<int64_t>(shared_used_.load(std::memory_order_relaxed));
         const uint64_t own = SharedPart(normal, c.reserved);
         const uint64_t xoff_normal = c.reserved + SharedCap(p, prio, own, FreeOf(used));
         const uint64_t room = xoff_normal > normal ? xoff_normal - normal : 0;
@@ -173,7 +176,8 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
   }
 }
 
-IngressBatch::IngressBatch(BufferAccountant& acct, PortId port) : acct_(acct), port_(port) {}
+IngressBatch::IngressBatch(BufferAccountant& acct, PortId port, PoolSlack* slack)
+    : acct_(acct), slack_(slack), port_(port) {}
 
 void IngressBatch::Sync() {
   for (uint32_t m = loaded_; m; m &= m - 1) {
@@ -219,7 +223,8 @@ uint64_t IngressBatch::ComputeLimit(int prio) const {
 bool IngressBatch::AdmitSlow(int prio, uint32_t bytes, DropReason* why) {
   const uint8_t bit = static_cast<uint8_t>(1u << prio);
   if (!pool_loaded_) {
-    shared_used_ = static_cast<int64_t>(acct_.shared_used_.load(std::memory_order_relaxed));
+    shared_used_ = static_cast<int64_t>(acct_.shared_used_.load(std::memory_order_relaxed)) +
+                   (slack_ ? slack_->pending() : 0);
     pool_loaded_ = true;
   }
   if (!(loaded_ & bit)) {
@@ -292,7 +297,10 @@ void IngressBatch::Flush() {
     hr_add_[q] = 0;
     limit_[q] = 0;
   }
-  acct_.PublishPool(pool);
+  if (slack_)
+    slack_->Add(acct_, pool);
+  else
+    acct_.PublishPool(pool);
   loaded_ = 0;
   pool_loaded_ = false;
 }
@@ -312,7 +320,10 @@ void ReleaseBatch::Flush() {
                  &pool);
     slot_[key_[i]] = kNone;
   }
-  acct_.PublishPool(pool);
+  if (slack_)
+    slack_->Add(acct_, pool);
+  else
+    acct_.PublishPool(pool);
   n_ = 0;
 }
 

@@ -21,7 +21,10 @@
 // Threading: occupancy counters are atomics. The ingress-port owner charges,
 // and whichever worker transmits the packet releases; both batch per burst
 // (IngressBatch / ReleaseBatch) so a burst costs a few atomic ops, not one
-// per packet. Each PG keeps (occupancy, bytes in headroom) in ONE 64-bit word
+// per packet. The one word all workers write, the shared pool's use, is
+// moved through a per-worker PoolSlack (below): a worker publishes its
+// accumulated change only when it exceeds pool_slack() bytes either way
+// or when the worker has a round with nothing to do. Each PG keeps (occupancy, bytes in headroom) in ONE 64-bit word
 // updated by compare-and-swap, and shared_used moves by exactly the change of
 // that PG's shared part, so the pool returns to exactly 0 when all packets
 // are released, whatever the interleaving. The configuration is written once
@@ -83,6 +86,9 @@ class BufferAccountant {
     return v < 0 ? 0 : static_cast<uint64_t>(v);
   }
   uint64_t shared_size() const { return shared_size_; }
+  // The most a worker's PoolSlack holds back from shared_used():
+  // min(64 KiB, shared pool / 64).
+  uint64_t pool_slack() const { return pool_slack_; }
   uint64_t shared_free() const { return shared_size_ - std::min(shared_used(), shared_size_); }
   // Current thresholds (dynamic ones move with the free shared pool).
   // XoffThreshold: occupancy above which to pause (lossy PGs: AdmitLimit).
@@ -110,6 +116,7 @@ class BufferAccountant {
  private:
   friend class IngressBatch;
   friend class ReleaseBatch;
+  friend class PoolSlack;
   struct alignas(64) Pg {
     std::atomic<uint64_t> state{0};  // low 32: occupancy, high 32: bytes in headroom
     std::atomic<uint64_t> wmark{0};
@@ -142,12 +149,41 @@ class BufferAccountant {
   std::unique_ptr<Pg[]> pgs_;
   std::array<uint32_t, kMaxPorts * kNumPrio> alpha_fp_{};  // alpha x 2^16; 0 = static limit
   uint64_t shared_size_ = 0;
+  uint64_t pool_slack_ = 0;
   // The one word every worker writes (charges and releases that move the
   // shared pool), on a cache line of its own: the read-mostly fields above
   // must not bounce between the workers' caches with it.
   alignas(64) std::atomic<uint64_t> shared_used_{0};  // signed sum, see shared_used()
   std::atomic<uint64_t> underflows_{0};
   char pad_[64 - 2 * sizeof(std::atomic<uint64_t>)] = {};
+};
+
+// A worker's unpublished change of the shared pool's use (one per worker
+// and switch, owned by that worker). With two workers on different cores,
+// one atomic add per batch on the pool word cost a cache-line transfer
+// (hundreds of ns) per batch and turned every reader's next load into a
+// miss: the word now moves only when a worker's change passes the slack.
+// What other workers see of the pool so lags by at most pool_slack() per
+// worker, the same order as the bursts they already admit concurrently
+// (each decides on a view taken at its burst's start); the worker's own
+// view (IngressBatch) includes its pending change and is exact for it.
+// Publish() on an idle round (stages/worker.cc) brings shared_used() back
+// to its exact value, 0 once everything is released.
+class PoolSlack {
+ public:
+  void Add(BufferAccountant& acct, int64_t delta) {
+    pending_ += delta;
+    const int64_t lim = static_cast<int64_t>(acct.pool_slack_);
+    if (pending_ > lim || pending_ < -lim) Publish(acct);
+  }
+  void Publish(BufferAccountant& acct) {
+    acct.PublishPool(pending_);
+    pending_ = 0;
+  }
+  int64_t pending() const { return pending_; }
+
+ private:
+  int64_t pending_ = 0;
 };
 
 // Admission for one rx burst of ONE ingress port. Decisions see the packets
@@ -166,7 +202,8 @@ class BufferAccountant {
 // random sequences): the fast path only says yes where the exact rule would.
 class IngressBatch {
  public:
-  IngressBatch(BufferAccountant& acct, PortId port);
+  // slack: the worker's PoolSlack (nullptr: publish the pool at Flush).
+  IngressBatch(BufferAccountant& acct, PortId port, PoolSlack* slack = nullptr);
   ~IngressBatch() { Flush(); }
   // True: charged. False: *why is kLossyBufferFull or kLosslessHeadroom.
   bool Admit(int prio, uint32_t bytes, DropReason* why) {
@@ -196,6 +233,7 @@ class IngressBatch {
   uint64_t ComputeLimit(int prio) const;
 
   BufferAccountant& acct_;
+  PoolSlack* slack_;
   PortId port_;
   uint64_t spent_ = 0;                      // fast-path bytes since the last Sync
   std::array<uint64_t, kNumPrio> limit_{};  // budgets on spent_ (0: none)
@@ -213,7 +251,8 @@ class IngressBatch {
 // Releases for one tx burst (packets from any ingress PG).
 class ReleaseBatch {
  public:
-  explicit ReleaseBatch(BufferAccountant& acct) : acct_(acct) {
+  explicit ReleaseBatch(BufferAccountant& acct, PoolSlack* slack = nullptr)
+      : acct_(acct), slack_(slack) {
     std::memset(slot_, kNone, sizeof slot_);
   }
   ~ReleaseBatch() { Flush(); }
@@ -232,6 +271,7 @@ class ReleaseBatch {
   static constexpr uint8_t kNone = 0xff;
   void AddNew(unsigned key, uint32_t bytes);
   BufferAccountant& acct_;
+  PoolSlack* slack_;
   // The PGs touched since the last flush: key_[i] = in_port * 8 + prio with
   // bytes_[i] to release, and slot_[key] = i (kNone: not yet), so an Add is
   // one indexed load whatever the order packets come in. More than

@@ -98,7 +98,7 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];
   SwitchDcfit* dc = sw.dcfit.get();
-  ReleaseBatch rel(sw.buffer);
+  ReleaseBatch rel(sw.buffer, &w.pool_slack);
   uint32_t n = 0;
   auto discard = [&](rte_mbuf* m) {
     const PktMeta* meta = sw.Meta(m);
@@ -125,7 +125,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
   if (NothingQueued(pr)) return 0;
-  ReleaseBatch rel(sw.buffer);
+  ReleaseBatch rel(sw.buffer, &w.pool_slack);
   const uint64_t before = w.st->port[port].tx_packets.Get();
 
   // 1. Control frames (ARP, ICMP replies) go before any data.

@@ -140,11 +140,11 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   PortCounters& pc = w.st->port[in];
   const uint8_t lossy = t.tag_map.lossy_prio;
 
-  IngressBatch admit(sw.buffer, in);
+  IngressBatch admit(sw.buffer, in, &w.pool_slack);
   // A DCFIT trigger host's port under a hold is lossy for the held
   // priorities: what would need headroom is dropped instead.
   admit.set_no_headroom(DcfitHostHold(w, in));
-  ReleaseBatch undo(sw.buffer);
+  ReleaseBatch undo(sw.buffer, &w.pool_slack);
   Groups groups;
   uint64_t rx_bytes = 0;
   // Per-burst accumulators, flushed once (style guide: counters).

@@ -79,6 +79,9 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
       if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
     }
   }
+  // Nothing moved this round: what the batches held back of the pool is
+  // published, so an idle switch shows its exact occupancy.
+  if (work == 0 && w.pool_slack.pending() != 0) w.pool_slack.Publish(sw.buffer);
   return work;
 }
 
@@ -159,6 +162,7 @@ int WorkerMain(void* arg) {
     rte_rcu_qsbr_thread_online(dp.qsbr, wk.id);
     for (WorkerCtx& w : wk.slots) w.st->idle_sleeps.Add(1);
   }
+  for (WorkerCtx& w : wk.slots) w.pool_slack.Publish(w.sw->buffer);
   rte_rcu_qsbr_thread_offline(dp.qsbr, wk.id);
   rte_rcu_qsbr_thread_unregister(dp.qsbr, wk.id);
   return 0;

@@ -14,7 +14,9 @@
 
 namespace pfc {
 
-struct WorkerCtx {
+// Cache-line aligned: a worker writes its context every round (clock,
+// snapshot, pool slack); nothing of another worker may share those lines.
+struct alignas(64) WorkerCtx {
   Switch* sw = nullptr;
   unsigned id = 0;            // worker index (RCU thread id, stats slot)
   WorkerStats* st = nullptr;  // sw->stats[id]
@@ -24,6 +26,9 @@ struct WorkerCtx {
   // reads comes from here, never from sw->cfg.
   const Tables* t = nullptr;
   uint64_t now_ns = 0;  // clock of the current poll round
+  // This worker's unpublished change of sw's shared pool (accountant.h);
+  // published by the batches past the slack and by an idle round.
+  PoolSlack pool_slack;
   // ARP requests for unresolved next hops: at most one per address per
   // kArpRetryNs, so a burst to an unknown host does not become an ARP storm.
   static constexpr uint64_t kArpRetryNs = 100'000'000;

@@ -477,7 +477,7 @@ class SpscRing {
   alignas(64) std::atomic<uint64_t> tail_{0};
 };
 
-void ConcurrentRun(int pairs) {
+void ConcurrentRun(int pairs, bool slacks = false) {
   constexpr int kPorts = 4;
   constexpr int kPacketsPerThread = 300000;
   constexpr uint32_t kHeadroom = 3000;
@@ -511,10 +511,11 @@ void ConcurrentRun(int pairs) {
       static constexpr int kPrios[] = {0, 1, 3, 4};  // few PGs: more collisions
       Pkt burst[kMaxBurst];
       uint64_t ok = 0, bad = 0;
+      PoolSlack slack;  // this thread's, as a worker's
       for (int sent = 0; sent < kPacketsPerThread;) {
         // This thread owns ports k, k + pairs, ...
         const PortId port = static_cast<PortId>(k + pairs * (rng() % (kPorts / pairs)));
-        IngressBatch b(a, port);
+        IngressBatch b(a, port, slacks ? &slack : nullptr);
         int n = 0;
         for (int i = 0; i < 8; ++i, ++sent) {
           const int prio = kPrios[rng() % 4];
@@ -537,6 +538,7 @@ void ConcurrentRun(int pairs) {
         if (n < 8)
           while (rings[k]->size() > 8) std::this_thread::yield();
       }
+      slack.Publish(a);
       admitted += ok;
       dropped += bad;
       done[k].store(true);
@@ -544,8 +546,9 @@ void ConcurrentRun(int pairs) {
     threads.emplace_back([&, k] {
       uint64_t n = 0;
       Pkt p;
+      PoolSlack slack;
       for (;;) {
-        ReleaseBatch r(a);
+        ReleaseBatch r(a, slacks ? &slack : nullptr);
         int got = 0;
         while (got < 4 && rings[k]->Pop(&p)) {
           r.Add(p.port, p.prio, p.bytes);
@@ -562,6 +565,7 @@ void ConcurrentRun(int pairs) {
           }
         }
       }
+      slack.Publish(a);
       released += n;
     });
   }
@@ -638,6 +642,73 @@ TEST(BufferAccountantConcurrent, ApplyLosesNoUpdate) {
 
 TEST(BufferAccountantConcurrent, OneChargerOneReleaserEndsAtZero) { ConcurrentRun(1); }
 TEST(BufferAccountantConcurrent, TwoChargersTwoReleasersEndAtZero) { ConcurrentRun(2); }
+TEST(BufferAccountantConcurrent, WorkersWithPoolSlacksEndAtZero) { ConcurrentRun(2, true); }
+
+// A worker's PoolSlack holds its pool changes back from the shared word
+// until they pass pool_slack(), while its own batches decide on a view
+// that includes them: the same admissions as publishing every batch.
+TEST(PoolSlack, HoldsBackUpToTheSlackAndDecidesAsIfPublished) {
+  BufferConfig c = OnePort(64 * 6400);  // shared pool 409,600 B: slack 6,400
+  c.pg[0][0].static_limit = 0;          // dynamic, alpha 1
+  BufferAccountant with, without;
+  std::string err;
+  ASSERT_TRUE(with.Configure(c, &err)) << err;
+  ASSERT_TRUE(without.Configure(c, &err)) << err;
+  ASSERT_EQ(with.pool_slack(), 6400u);
+  PoolSlack slack;
+  {
+    IngressBatch b(with, 0, &slack);
+    DropReason why;
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(b.Admit(0, 1000, &why));
+  }
+  EXPECT_EQ(with.shared_used(), 0u);  // 5,000 held back
+  EXPECT_EQ(slack.pending(), 5000);
+  EXPECT_EQ(with.occupancy(0, 0), 5000u);  // the PG itself is exact
+  {
+    IngressBatch b(with, 0, &slack);
+    DropReason why;
+    ASSERT_TRUE(b.Admit(0, 2000, &why));
+  }
+  EXPECT_EQ(with.shared_used(), 7000u);  // past the slack: published
+  EXPECT_EQ(slack.pending(), 0);
+  // Burst after burst, admissions are those of the accountant that
+  // publishes every batch, up to the dynamic limit (half the pool).
+  EXPECT_EQ(AdmitN(without, 0, 0, 7, 1000), 7);
+  for (int burst = 0; burst < 60; ++burst) {
+    int ok_with = 0;
+    {
+      IngressBatch b(with, 0, &slack);
+      DropReason why;
+      for (int i = 0; i < 8; ++i) ok_with += b.Admit(0, 700, &why);
+    }
+    EXPECT_EQ(ok_with, AdmitN(without, 0, 0, 8, 700)) << "burst " << burst;
+  }
+  EXPECT_EQ(with.occupancy(0, 0), without.occupancy(0, 0));
+  {
+    IngressBatch b(with, 0, &slack);
+    DropReason why;
+    EXPECT_FALSE(b.Admit(0, 700, &why));  // the limit was reached
+  }
+  // Released through the slack: held back until published, then exact 0.
+  const uint32_t held = static_cast<uint32_t>(with.occupancy(0, 0));
+  {
+    ReleaseBatch r(with, &slack);
+    r.Add(0, 0, held);
+  }
+  EXPECT_EQ(with.occupancy(0, 0), 0u);
+  EXPECT_EQ(with.shared_used(), 0u);  // past the slack: published at once
+  {
+    IngressBatch b(with, 0, &slack);
+    DropReason why;
+    ASSERT_TRUE(b.Admit(0, 3000, &why));
+  }
+  {
+    ReleaseBatch r(with, &slack);
+    r.Add(0, 0, 3000);
+  }
+  EXPECT_EQ(slack.pending(), 0);
+  EXPECT_EQ(with.shared_used(), 0u);
+}
 
 }  // namespace
 }  // namespace pfc
