@@ -24,8 +24,8 @@
 // per packet. The one word all workers write, the shared pool's use, is
 // moved through a per-worker PoolSlack (below): a worker publishes its
 // accumulated change only when it exceeds pool_slack() bytes either way
-// or when the worker has a round with nothing to do. Each PG keeps (occupancy, bytes in headroom) in ONE 64-bit word
-// updated by compare-and-swap, and shared_used moves by exactly the change of
+// or when the worker has a round with nothing to do. Each PG keeps (occupancy, bytes in headroom)
+// in ONE 64-bit word updated by compare-and-swap, and shared_used moves by exactly the change of
 // that PG's shared part, so the pool returns to exactly 0 when all packets
 // are released, whatever the interleaving. The configuration is written once
 // (Configure) before workers start; readers (telemetry, PFC generator) may
