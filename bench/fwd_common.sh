@@ -30,7 +30,9 @@ fi
 #  ring: four self-looped net_ring ports (what is sent on port N comes back
 #    on port N), static-L2 config. 128 frames in seed.pcap (32 per port, dst
 #    MAC = the host the L2 table puts on that port), read once by the fifth
-#    port net_pcap0, and the same frames as "PORT HEX" lines in seed.hex.
+#    port net_pcap0, and the same frames as "PORT HEX" lines in seed.hex;
+#    SEED_ORDER=interleaved (default: the ports' frames alternate in the
+#    file) or block (32 of port 0 first, then port 1, ...), see below.
 #  pcap: four net_pcap ports replaying seedN.pcap forever (infinite_rx=1,
 #    tx dropped): 64 frames per port from host N to the switch's port-N MAC,
 #    addressed to 10.<10+(N+1)%4>.k.1 (routed out of port N+1); L3 config.
@@ -49,9 +51,9 @@ fwd_ports() {
     SEED_VDEV=()
     PORT_PREFIX=net_pcap
   fi
-  "$PY" - "$WORK" "$mode" <<'PYEOF'
+  "$PY" - "$WORK" "$mode" "${SEED_ORDER:-interleaved}" <<'PYEOF'
 import struct, sys
-work, mode = sys.argv[1], sys.argv[2]
+work, mode, order = sys.argv[1], sys.argv[2], sys.argv[3]
 def csum(b):
     s = sum(struct.unpack('!10H', b))
     while s >> 16:
@@ -72,7 +74,18 @@ def write(path, frames):
         for fr in frames:
             f.write(struct.pack('<IIII', 0, 0, len(fr), len(fr)) + fr)
 if mode == 'ring':
-    seeds = [(p, frame([2, 0, 0, 0, p, 2], p, k, [10, 1, p, 2 + k])) for p in range(4) for k in range(32)]
+    # The seed port allocates one mbuf per frame, in file order, from
+    # consecutive pool memory, and a frame keeps its mbuf for the whole run.
+    # interleaved (p0, p1, p2, p3, p0, ...) scatters each port's mbufs as a
+    # NIC's rx would; block (32 of p0, then 32 of p1, ...) gives each port
+    # one contiguous 76 KB run, and with ports on two workers the cores'
+    # prefetchers, running past the end of one port's run into the next
+    # (another worker's), halved the two-worker rate (README, workers row).
+    if order not in ('interleaved', 'block'):
+        sys.exit(f'SEED_ORDER={order}: expected interleaved or block')
+    pk = [(p, k) for k in range(32) for p in range(4)] if order == 'interleaved' else \
+         [(p, k) for p in range(4) for k in range(32)]
+    seeds = [(p, frame([2, 0, 0, 0, p, 2], p, k, [10, 1, p, 2 + k])) for p, k in pk]
     write(f'{work}/seed.pcap', [fr for _, fr in seeds])
     with open(f'{work}/seed.hex', 'w') as f:
         f.writelines(f'{p} {fr.hex()}\n' for p, fr in seeds)

@@ -20,8 +20,13 @@
 # main lcore and worker 1 on CPU 0, worker 2 on CPU 1 (the main lcore sleeps
 # in the telemetry loop).
 #
+# Each run also measures the machine's own reference for two workers: two
+# separate one-worker processes at once (run_pair below); pair_ratio says
+# how far this machine scales at all, w2_vs_pair what sharing inside one
+# process costs beyond that.
+#
 # Prints per-run lines, the medians, and as its LAST line:
-#   RESULT w1_mpps=<x> w2_mpps=<y> ratio=<y/x>
+#   RESULT w1_mpps=<x> w2_mpps=<y> ratio=<y/x> pair_mpps=<p> pair_ratio=<p/x> w2_vs_pair=<y/p>
 #
 # Usage: bench/workers_scaling.sh [BUILD_DIR] (default build)
 #   env: RUNS=3 WARMUP=1 (s) MIN_CPU=1.0 (s of worker CPU time per
@@ -62,8 +67,42 @@ run_workers() {
     "$stats" || die "run $tag: drops (see $WORK/pfcswitch_$tag.log)"
 }
 
+# run_pair TAG: the hardware's own reference for two workers: two separate
+# one-worker pfcswitch processes at once (each with the workers: 1 config
+# on its own four ports, main lcore and worker on one CPU each: 0 and 1),
+# measured together. They share nothing but the machine, so what two
+# workers in one process lose beyond this is sharing inside the process.
+# R = "wall_mpps cpu_mpps share" summed over both.
+run_pair() {
+  local tag=$1 i pids=() mpids=() rs=()
+  for i in 0 1; do
+    "$PFCSWITCH" --lcores "0@$i,1@$i" --no-pci "${MEM[@]}" --file-prefix "ws_$$_${tag}_$i" \
+      --log-level=lib.eal:error "${VDEVS[@]}" "${SEED_VDEV[@]}" -- --config "$WORK/w1.yaml" \
+      --stats-json "$WORK/switch_${tag}_$i.json" > "$WORK/pfcswitch_${tag}_$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in 0 1; do
+    measure "/var/run/dpdk/ws_$$_${tag}_$i/dpdk_telemetry.v2" "${pids[$i]}" rte-worker \
+      > "$WORK/measure_${tag}_$i" &
+    mpids+=($!)
+  done
+  local ok=1
+  wait "${mpids[0]}" || ok=0
+  wait "${mpids[1]}" || ok=0
+  for i in 0 1; do
+    APP_PID=${pids[$i]} stop_app
+    rm -rf "/var/run/dpdk/ws_$$_${tag}_$i"
+    rs+=("$(cat "$WORK/measure_${tag}_$i")")
+    "$PY" -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["drops_total"] != 0)' \
+      "$WORK/switch_${tag}_$i.json" || die "run $tag: process $i dropped packets"
+  done
+  [[ $ok == 1 ]] || die "run $tag: a measurement failed (see $WORK/pfcswitch_${tag}_*.log)"
+  R=$(awk -v a="${rs[0]}" -v b="${rs[1]}" 'BEGIN {split(a, x); split(b, y);
+    printf "%.3f %.3f %.3f", x[1] + y[1], (x[1] + y[1]) / (x[3] + y[3]), x[3] + y[3]}')
+}
+
 echo "workers_scaling: $RUNS alternating runs per worker count; memory: ${MEM[*]}"
-W1=() W2=()
+W1=() W2=() P2=()
 for run in $(seq "$RUNS"); do
   for w in 1 2; do
     run_workers "$w" "w${w}_$run"
@@ -71,8 +110,13 @@ for run in $(seq "$RUNS"); do
     echo "run $run workers $w: wall $wall Mpps, $cpu Mpps per worker CPU-second (worker CPU share $share)"
     if [[ $w == 1 ]]; then W1+=("$cpu"); else W2+=("$cpu"); fi
   done
+  run_pair "pair_$run"
+  read -r wall cpu share <<< "$R"
+  echo "run $run two processes: wall $wall Mpps, $cpu Mpps per worker CPU-second (worker CPU share $share)"
+  P2+=("$cpu")
 done
 m1=$(median "${W1[@]}")
 m2=$(median "${W2[@]}")
-echo "median per worker CPU-second: workers 1 $m1 Mpps, workers 2 $m2 Mpps"
-echo "RESULT w1_mpps=$m1 w2_mpps=$m2 ratio=$(ratio "$m2" "$m1")"
+mp=$(median "${P2[@]}")
+echo "median per worker CPU-second: workers 1 $m1 Mpps, workers 2 $m2 Mpps, two processes $mp Mpps"
+echo "RESULT w1_mpps=$m1 w2_mpps=$m2 ratio=$(ratio "$m2" "$m1") pair_mpps=$mp pair_ratio=$(ratio "$mp" "$m1") w2_vs_pair=$(ratio "$m2" "$mp")"

@@ -153,9 +153,9 @@ class BufferAccountant {
   // The one word every worker writes (charges and releases that move the
   // shared pool), on a cache line of its own: the read-mostly fields above
   // must not bounce between the workers' caches with it.
-  alignas(64) std::atomic<uint64_t> shared_used_{0};  // signed sum, see shared_used()
+  alignas(kWorkerAlign) std::atomic<uint64_t> shared_used_{0};  // signed sum, see shared_used()
   std::atomic<uint64_t> underflows_{0};
-  char pad_[64 - 2 * sizeof(std::atomic<uint64_t>)] = {};
+  char pad_[kWorkerAlign - 2 * sizeof(std::atomic<uint64_t>)] = {};
 };
 
 // A worker's unpublished change of the shared pool's use (one per worker

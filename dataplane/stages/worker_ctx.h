@@ -14,9 +14,9 @@
 
 namespace pfc {
 
-// Cache-line aligned: a worker writes its context every round (clock,
+// kWorkerAlign-aligned: a worker writes its context every round (clock,
 // snapshot, pool slack); nothing of another worker may share those lines.
-struct alignas(64) WorkerCtx {
+struct alignas(kWorkerAlign) WorkerCtx {
   Switch* sw = nullptr;
   unsigned id = 0;            // worker index (RCU thread id, stats slot)
   WorkerStats* st = nullptr;  // sw->stats[id]

@@ -23,9 +23,9 @@ struct TxStash {
   int head = 0, n = 0;
 };
 
-// Cache-line aligned: ports of different workers have their own states
+// kWorkerAlign-aligned: ports of different workers have their own states
 // side by side on the heap, and a shared line would bounce between cores.
-struct alignas(64) PortOwnerState {
+struct alignas(kWorkerAlign) PortOwnerState {
   EgressScheduler sched;
   // Data packets the device refused, by egress priority: a priority paused
   // since keeps its refused packets until it resumes, the others still go.

@@ -101,7 +101,7 @@ struct PortCounters {
   PFC_PORT_COUNTERS(PFC_DECLARE_COUNTER)
 };
 
-struct alignas(64) WorkerStats {
+struct alignas(kWorkerAlign) WorkerStats {
   PortCounters port[kMaxPorts];
   PrioCounters prio[kMaxPorts][kNumPrio];
   PFC_WORKER_COUNTERS(PFC_DECLARE_NAMED_COUNTER)
