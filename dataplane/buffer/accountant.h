@@ -169,9 +169,18 @@ class BufferAccountant {
 // view (IngressBatch) includes its pending change and is exact for it.
 // Publish() on an idle round (stages/worker.cc) brings shared_used() back
 // to its exact value, 0 once everything is released.
+//
+// A switch served by one worker has nobody to bounce the word with: its
+// worker turns the slack off (set_enabled(false), stages/worker.cc), so the
+// pool word and the PFC generator's thresholds stay exact there.
 class PoolSlack {
  public:
+  void set_enabled(bool on) { enabled_ = on; }
   void Add(BufferAccountant& acct, int64_t delta) {
+    if (!enabled_) {
+      acct.PublishPool(delta);
+      return;
+    }
     pending_ += delta;
     const int64_t lim = static_cast<int64_t>(acct.pool_slack_);
     if (pending_ > lim || pending_ < -lim) Publish(acct);
@@ -184,6 +193,7 @@ class PoolSlack {
 
  private:
   int64_t pending_ = 0;
+  bool enabled_ = true;
 };
 
 // Admission for one rx burst of ONE ingress port. Decisions see the packets

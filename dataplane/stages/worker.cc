@@ -123,9 +123,12 @@ WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
   w.sw = &sw;
   w.id = id;
   w.st = sw.stats[id].get();
+  bool shared = false;  // does another worker serve ports of sw?
   for (PortId p = 0; p < sw.ports.size(); p++) {
     if (sw.ports[p].owner == id) w.ports.push_back(p);
+    if (sw.ports[p].owner != id) shared = true;
   }
+  w.pool_slack.set_enabled(shared);
   return w;
 }
 
