@@ -73,11 +73,6 @@ void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     rd.Fail(n["trigger_handling"], "dcfit.trigger_handling",
             "recovery: break with trigger handling (a deadlock is broken, then its trigger "
             "handled)");
-  // The causality state is written by enqueue (ingress worker) and dequeue
-  // (egress worker): one writer only when one worker runs the whole switch.
-  if (c->workers != 1)
-    rd.Fail(n["enabled"], "dcfit.enabled",
-            "switch.workers: 1 with DCFIT on (its per-switch state has a single writer)");
   if (c->tag_map.lossless_mask == 0)
     rd.Fail(n["enabled"], "dcfit.enabled", "a lossless priority in qos.lossless to watch");
 }

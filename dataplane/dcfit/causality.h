@@ -18,10 +18,21 @@
 // i.e. no priority rewrite between ingress and egress (true without Tagger's
 // rules, the setting DCFIT targets; a rewrite's chain is not followed).
 //
-// Pure and single-threaded: one writer per switch (the fabric pins whole
-// switches to workers). Only lossless priorities are tracked; calls for other
-// priorities are no-ops, and queries on them return empty sets.
+// Threads. Everything but the counts has one writer at a time (the switch's
+// DCFIT lock when several workers serve it: switch/dcfit_state.h). The
+// counts are written per packet burst, so with several workers
+// (Configure(..., shards > 1)) each worker adds its enqueues and subtracts
+// its dequeues in a shard of its own (no shared line, no atomic RMW on the
+// packet path), and a query sums the shards: a packet enqueued by one worker
+// and sent by another leaves +1 in one shard and -1 in the other. A query
+// then costs a pass over the ports instead of one load (queries come with
+// PFC events, not packets), a sum read while workers run may be off by what
+// is in flight at that instant, and unbalanced dequeues are not counted. With
+// one shard (one worker: the default, and every fabric switch) the bitmaps are
+// kept incrementally, as above. Only lossless priorities are tracked; calls
+// for other priorities are no-ops, and queries on them return empty sets.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -52,17 +63,23 @@ struct CausalityMemory {
 
 class Causality {
  public:
-  // num_ports 1..64; lossless_mask: the priorities tracked (at least one).
-  bool Configure(int num_ports, uint8_t lossless_mask, std::string* err);
+  // num_ports 1..64; lossless_mask: the priorities tracked (at least one);
+  // shards: the workers that move packets of this switch (1..kMaxShards),
+  // each calling with its own shard index.
+  static constexpr unsigned kMaxShards = 64;
+  bool Configure(int num_ports, uint8_t lossless_mask, std::string* err, unsigned shards = 1);
   int num_ports() const { return n_; }
+  unsigned shards() const { return shards_; }
   bool tracked(int prio) const { return prio >= 0 && prio < kNumPrio && lidx_[prio] >= 0; }
 
   // A packet from `in` was queued at (out, prio) / left it (sent or dropped
   // after queueing). Unbalanced dequeues are counted, never wrap.
-  // n packets at once (a burst's group: same in, out and priority).
-  void OnEnqueue(PortId in, PortId out, int prio, uint32_t n = 1) {
+  // n packets at once (a burst's group: same in, out and priority); shard:
+  // the calling worker's (0 with one shard).
+  void OnEnqueue(PortId in, PortId out, int prio, uint32_t n = 1, unsigned shard = 0) {
     if (n == 0 || !Valid(in, out, prio)) return;
     const int l = lidx_[prio];
+    if (shards_ > 1) return ShardAdd(shard, Cnt(l, out, in), n);
     uint32_t& c = counts_[Cnt(l, out, in)];
     const uint32_t before = c;
     c += n;
@@ -73,9 +90,10 @@ class Causality {
   }
   // n packets at once (the egress stage passes runs of one ingress port):
   // the same as n single calls.
-  void OnDequeue(PortId in, PortId out, int prio, uint32_t n = 1) {
+  void OnDequeue(PortId in, PortId out, int prio, uint32_t n = 1, unsigned shard = 0) {
     if (n == 0 || !Valid(in, out, prio)) return;
     const int l = lidx_[prio];
+    if (shards_ > 1) return ShardAdd(shard, Cnt(l, out, in), 0u - n);
     uint32_t& c = counts_[Cnt(l, out, in)];
     if (c < n) {  // unbalanced: each missing packet is counted, nothing wraps
       underflows_ += n - c;
@@ -89,16 +107,20 @@ class Causality {
     }
   }
   uint32_t queued(PortId in, PortId out, int prio) const {
-    return Valid(in, out, prio) ? counts_[Cnt(lidx_[prio], out, in)] : 0;
+    if (!Valid(in, out, prio)) return 0;
+    const size_t i = Cnt(lidx_[prio], out, in);
+    return shards_ > 1 ? ShardSum(i) : counts_[i];
   }
   uint64_t dequeue_underflows() const { return underflows_; }
   // ξ_out: ingress ports with packets queued to (out, prio).
   PortMask Xi(PortId out, int prio) const {
-    return Port(out, prio) ? xi_[Row(lidx_[prio], out)] : 0;
+    if (!Port(out, prio)) return 0;
+    return shards_ > 1 ? ShardXi(lidx_[prio], out) : xi_[Row(lidx_[prio], out)];
   }
   // Egress ports holding packets that came in on (in, prio).
   PortMask WaitsOn(PortId in, int prio) const {
-    return Port(in, prio) ? waits_[Row(lidx_[prio], in)] : 0;
+    if (!Port(in, prio)) return 0;
+    return shards_ > 1 ? ShardWaitsOn(lidx_[prio], in) : waits_[Row(lidx_[prio], in)];
   }
   // δ_out: ports in ξ_out that currently pause their upstream.
   PortMask Delta(PortId out, int prio) const { return Xi(out, prio) & pausing_up(prio); }
@@ -140,6 +162,15 @@ class Causality {
   bool Valid(PortId in, PortId out, int prio) const { return in < n_ && Port(out, prio); }
   size_t Row(int l, PortId p) const { return static_cast<size_t>(l) * n_ + p; }
   size_t Cnt(int l, PortId out, PortId in) const { return Row(l, out) * n_ + in; }
+  // Shard s's count i: written by its worker only, read by any (relaxed).
+  void ShardAdd(unsigned s, size_t i, uint32_t delta) {
+    std::atomic_ref<uint32_t> c(shard_counts_[shard_base_ + s * shard_stride_ + i]);
+    c.store(c.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  }
+  // Net packets queued over all shards; a sum caught mid-flight below 0 is 0.
+  uint32_t ShardSum(size_t i) const;
+  PortMask ShardXi(int l, PortId out) const;
+  PortMask ShardWaitsOn(int l, PortId in) const;
 
   int n_ = 0;
   int8_t lidx_[kNumPrio] = {-1, -1, -1, -1, -1, -1, -1, -1};  // prio -> lossless index
@@ -149,6 +180,11 @@ class Causality {
   std::vector<PortMask> pausing_up_, paused_, resumed_;       // [l]
   std::vector<MsgSlot> stored_, sent_;                        // [l][port]
   uint64_t underflows_ = 0;
+  unsigned shards_ = 1;
+  size_t shard_stride_ = 0;  // counts a shard, padded to whole 128-byte pairs of lines
+  size_t shard_base_ = 0;    // where shard 0 starts (128-byte aligned)
+  // [shard][l][out][in], wrapping: mutable only for atomic_ref's sake.
+  mutable std::vector<uint32_t> shard_counts_;
 };
 
 }  // namespace pfc::dcfit

@@ -85,7 +85,7 @@ const char* FailReasonName(FailReason r) {
 }
 
 bool Detector::Configure(const DetectorConfig& cfg, std::string* err) {
-  if (!c_.Configure(cfg.num_ports, cfg.lossless_mask, err)) return false;
+  if (!c_.Configure(cfg.num_ports, cfg.lossless_mask, err, cfg.shards)) return false;
   if (cfg.temporal_timeout_ns == 0) {
     *err = "dcfit: temporal_timeout_ns = 0, expected > 0";
     return false;

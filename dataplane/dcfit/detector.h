@@ -77,6 +77,9 @@ struct DetectorConfig {
   uint8_t lossless_mask = 0;
   // A temporal pass that has not come back after this long has failed.
   uint64_t temporal_timeout_ns = 1'000'000;
+  // Workers that move the switch's packets, each with a shard of the
+  // causality counts (causality.h).
+  unsigned shards = 1;
 };
 
 struct OutMsg {

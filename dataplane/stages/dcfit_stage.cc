@@ -49,7 +49,27 @@ void RecomputeLimits(SwitchDcfit& d) {
   for (const DcfitLimiter& l : d.limiters) d.limit_ports[l.prio] |= l.ports;
   bool any = false;
   for (int q = 0; q < kNumPrio; q++) any |= (d.hh_watch[q] | d.limit_ports[q]) != 0;
-  d.hh_any = any;
+  d.hh_any.store(any, std::memory_order_relaxed);
+}
+
+// What the packet path reads of the trigger handler, after it acted.
+void SyncHostHold(SwitchDcfit& d) {
+  for (int p = 0; p < d.det.config().num_ports; p++)
+    d.host_hold[p].store(d.trig.ignore_mask(static_cast<PortId>(p)), std::memory_order_relaxed);
+}
+
+// The detector's view of port p (ours) as paused by its peer, mirrored into
+// w for the lock-free expiry check of DcfitRound.
+void SyncPaused(WorkerCtx& w, SwitchDcfit& d, PortId p) {
+  const dcfit::Causality& c = d.det.causality();
+  uint8_t bits = 0;
+  for (uint32_t m = d.det.config().lossless_mask; m; m &= m - 1) {
+    const int q = std::countr_zero(m);
+    if (c.paused(q) >> p & 1) bits |= static_cast<uint8_t>(1u << q);
+  }
+  w.dcfit_paused[p] = bits;
+  const PortMask bit = PortMask{1} << p;
+  w.dcfit_paused_ports = bits ? (w.dcfit_paused_ports | bit) : (w.dcfit_paused_ports & ~bit);
 }
 
 // A switch trigger's hold starts: the heavy hitters the sketch saw into the
@@ -61,8 +81,13 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
   if (ports == 0) ports = c.WaitsOn(a.port, q) & ~c.paused(q);
   r->limit_ports = ports;
   if (ports == 0) return;
-  const PortId first = static_cast<PortId>(std::countr_zero(ports));
-  const uint64_t line = w.sw->ports[first].owner_state->pause_bps;
+  // The slowest of the congested ports sets the rate: a share of it does
+  // not congest any of them.
+  uint64_t line = 0;
+  for (PortMask m = ports; m; m &= m - 1) {
+    const uint64_t bps = w.sw->ports[std::countr_zero(m)].owner_state->pause_bps;
+    if (line == 0 || (bps != 0 && bps < line)) line = bps;
+  }
   // A heavy hitter sends at least a fair share of what 2 * kMaxLimited
   // flows would each send. Together they get the configured rate, in equal
   // shares, so that they no longer congest the port.
@@ -129,6 +154,7 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
     LogEvent(*w.sw, r);
   }
   d.acts.clear();
+  SyncHostHold(d);
 }
 
 // Cold: events are rare next to packets.
@@ -164,7 +190,9 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
   }
   DcfitEventRecord r;
   r.ev = e;
-  if (e.kind == EventKind::kDeadlock && d.recovery_break) {
+  // A deadlock is declared when our message comes back on in_port, i.e. by
+  // the worker that received it there: the owner of in_port's queue.
+  if (e.kind == EventKind::kDeadlock && d.recovery_break && w.sw->ports[e.in_port].owner == w.id) {
     // The queue waiting on the loop's paused link: in_port is where our
     // message came back, i.e. the port the next switch of the loop pauses.
     r.broke = true;
@@ -198,6 +226,7 @@ void Flush(WorkerCtx& w, SwitchDcfit& d, int skip_port = -1, int skip_prio = -1)
 
 bool DcfitBeforePfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, CheckMsg* msg) {
   SwitchDcfit& d = *w.sw->dcfit;
+  DcfitGuard g(d);
   const uint8_t ll = d.det.config().lossless_mask;
   uint8_t& told = d.told_off[port];
   for (uint32_t m = req.class_enable & ll; m; m &= m - 1) {
@@ -229,6 +258,7 @@ bool DcfitBeforePfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, CheckM
 void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
                       const PauseRequest& req) {
   SwitchDcfit& d = *w.sw->dcfit;
+  DcfitGuard g(d);
   PortCounters& pc = w.st->port[in];
   CheckMsg msg;
   bool has = false;
@@ -268,35 +298,44 @@ void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
       d.det.OnPfcReceived(in, q, xoff ? dcfit::RxKind::kXoff : dcfit::RxKind::kXon,
                           has && xoff && msg.prio == q ? &msg : nullptr, w.now_ns, &d.out);
     }
+    SyncPaused(w, d, in);
   }
   Flush(w, d);
 }
 
 void DcfitRound(WorkerCtx& w) {
   SwitchDcfit& d = *w.sw->dcfit;
-  dcfit::Causality& c = d.det.causality();
   const uint8_t ll = d.det.config().lossless_mask;
-  PortMask any = 0;
-  for (uint32_t m = ll; m; m &= m - 1) any |= c.paused(std::countr_zero(m));
   // A peer's pause that ran out without XON is a resume too (§3.2: the
-  // RESUME tag is set, the stored message dropped).
-  for (PortMask pm = any; pm; pm &= pm - 1) {
+  // RESUME tag is set, the stored message dropped). Each worker watches the
+  // ports it owns (their pause timers are its own), without the lock until
+  // one expires.
+  for (PortMask pm = w.dcfit_paused_ports; pm; pm &= pm - 1) {
     const PortId p = static_cast<PortId>(std::countr_zero(pm));
     const uint8_t live = w.sw->ports[p].owner_state->pause.PausedMask(w.now_ns);
-    for (uint32_t m = ll; m; m &= m - 1) {
+    const uint8_t gone = w.dcfit_paused[p] & ~live & ll;
+    if (gone == 0) continue;
+    DcfitGuard g(d);
+    for (uint32_t m = gone; m; m &= m - 1) {
       const int q = std::countr_zero(m);
-      if (!(c.paused(q) >> p & 1) || (live >> q & 1)) continue;
       d.paused_since[p][q] = 0;
       d.det.OnPfcReceived(p, q, dcfit::RxKind::kXon, nullptr, w.now_ns, &d.out);
     }
+    SyncPaused(w, d, p);
+    Flush(w, d);
   }
+  // The rest is the switch's, done by one worker. Shared, it looks once a
+  // tick (so a trigger hold may end up to a tick late), not every round.
+  if (!w.dcfit_lead || (d.shared && w.now_ns < d.next_tick_ns)) return;
+  DcfitGuard g(d);
+  const dcfit::Causality& c = d.det.causality();
   if (d.trigger_handling) {
     const uint64_t x = d.trig.next_expiry();
     if (x != 0 && w.now_ns >= x) {
       d.trig.Tick(w.now_ns, &d.acts);
       ApplyActions(w, d);
     }
-    if (d.hh_any) {
+    if (d.hh_any.load(std::memory_order_relaxed)) {
       // The sketch watches a priority only while we pause an upstream on it.
       for (int q = 0; q < kNumPrio; q++)
         if (d.hh_watch[q] && c.pausing_up(q) == 0) d.hh_watch[q] = 0;
@@ -313,6 +352,7 @@ void DcfitRound(WorkerCtx& w) {
 uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                      ReleaseBatch& undo) {
   SwitchDcfit& d = *w.sw->dcfit;
+  DcfitGuard g(d);
   const PortMask bit = PortMask{1} << out;
   const bool watch = d.hh_watch[eprio] & bit;
   const bool limit = d.limit_ports[eprio] & bit;

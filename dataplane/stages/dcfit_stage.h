@@ -26,9 +26,12 @@
 //    trigger switch's heavy hitters (dcfit/heavy_hitter.h) fed by the
 //    packets into its congested egress ports and then rate-limited
 //    (DcfitPolice); each an event like the detector's.
-// Everything runs on the one worker that runs the switch (dcfit_state.h).
-// With DCFIT off (Switch::dcfit == nullptr) every hook is one pointer test.
+// With several workers on the switch, every hook but the per-burst counts
+// and the atomics the packet path reads runs under the switch's DCFIT lock
+// (switch/dcfit_state.h says who writes what). With DCFIT off
+// (Switch::dcfit == nullptr) every hook is one pointer test.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -39,9 +42,22 @@ namespace pfc {
 
 class ReleaseBatch;
 
-// n packets from `in` were queued at (out, eprio).
-inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32_t n) {
-  if (SwitchDcfit* d = w.sw->dcfit.get()) d->det.causality().OnEnqueue(in, out, eprio, n);
+// DCFIT follows a packet only while its priority stays the same: one that
+// a rewrite moved to another priority (Tagger's rules) is outside its
+// causality, which is per priority (DCFIT §3 has no rewrite). Counting it
+// at (in, eprio) would invent a dependency of (in, eprio)'s buffer on this
+// queue, i.e. possibly a false loop; leaving it out can only miss a loop
+// that crosses priorities, which Tagger's rules exist to rule out.
+inline bool DcfitTracks(const PktMeta& m, int eprio) { return m.in_prio == eprio; }
+
+// The first n packets of pkts, from `in`, were queued at (out, eprio).
+inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
+                          uint32_t n) {
+  SwitchDcfit* d = w.sw->dcfit.get();
+  if (d == nullptr) return;
+  uint32_t same = 0;
+  for (uint32_t i = 0; i < n; i++) same += DcfitTracks(*w.sw->Meta(pkts[i]), eprio);
+  d->det.causality().OnEnqueue(in, out, eprio, same, w.dcfit_shard);
 }
 
 // Before n packets from one ingress burst are queued at (out, eprio): while
@@ -54,7 +70,8 @@ uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint1
 inline uint16_t DcfitGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                            ReleaseBatch& undo) {
   const SwitchDcfit* d = w.sw->dcfit.get();
-  return d && d->hh_any ? DcfitPolice(w, out, eprio, pkts, n, undo) : n;
+  return d && d->hh_any.load(std::memory_order_relaxed) ? DcfitPolice(w, out, eprio, pkts, n, undo)
+                                                        : n;
 }
 
 // Priorities a trigger host's port holds lossy (dcfit.trigger_handling,
@@ -64,7 +81,7 @@ inline uint16_t DcfitGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts,
 // (DropReason::kDcfitHostLossy, ingress.cc).
 inline uint8_t DcfitHostHold(const WorkerCtx& w, PortId port) {
   const SwitchDcfit* d = w.sw->dcfit.get();
-  return d ? d->trig.ignore_mask(port) : 0;
+  return d ? d->host_hold[port].load(std::memory_order_relaxed) : 0;
 }
 
 // The generator is about to send `req` on `port`: tells the detector of

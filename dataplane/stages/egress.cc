@@ -34,16 +34,16 @@ void DataSent(WorkerCtx& w, PortId port, int q, rte_mbuf* const* pkts, uint16_t 
   for (uint16_t i = 0; i < n; i++) {
     const PktMeta* meta = sw.Meta(pkts[i]);
     rel.Add(meta->in_port, meta->in_prio, meta->charged);
-    if (dc) {
+    if (dc && DcfitTracks(*meta, q)) {
       if (meta->in_port != run_in) {
-        dc->det.causality().OnDequeue(run_in, port, q, run_n);
+        dc->det.causality().OnDequeue(run_in, port, q, run_n, w.dcfit_shard);
         run_in = meta->in_port;
         run_n = 0;
       }
       run_n++;
     }
   }
-  if (dc) dc->det.causality().OnDequeue(run_in, port, q, run_n);
+  if (dc) dc->det.causality().OnDequeue(run_in, port, q, run_n, w.dcfit_shard);
   w.st->prio[port][q].tx_packets.Add(n);
   w.st->prio[port][q].tx_bytes.Add(bytes);
   PortCounters& pc = w.st->port[port];
@@ -104,7 +104,8 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
     const PktMeta* meta = sw.Meta(m);
     rel.Add(meta->in_port, meta->in_prio, meta->charged);
     // Leaving the queue, as far as DCFIT's causality counts go.
-    if (dc) dc->det.causality().OnDequeue(meta->in_port, port, prio);
+    if (dc && DcfitTracks(*meta, prio))
+      dc->det.causality().OnDequeue(meta->in_port, port, prio, 1, w.dcfit_shard);
     w.st->prio[meta->in_port][meta->in_prio].drops[static_cast<int>(why)].Add(1);
     rte_pktmbuf_free(m);
     ++n;

@@ -296,7 +296,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                reinterpret_cast<void**>(groups.pkts[g]), groups.n[g], nullptr);
-    DcfitEnqueued(w, in, out, eprio, done);
+    DcfitEnqueued(w, in, out, eprio, groups.pkts[g], done);
     for (unsigned k = done; k < groups.n[g]; k++) {
       rte_mbuf* m = groups.pkts[g][k];
       const PktMeta* meta = sw.Meta(m);

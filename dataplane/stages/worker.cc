@@ -129,6 +129,8 @@ WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
     if (sw.ports[p].owner != id) shared = true;
   }
   w.pool_slack.set_enabled(shared);
+  w.dcfit_shard = shared ? id : 0;
+  w.dcfit_lead = !sw.ports.empty() && sw.ports[0].owner == id;
   return w;
 }
 

@@ -29,6 +29,16 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // This worker's unpublished change of sw's shared pool (accountant.h);
   // published by the batches past the slack and by an idle round.
   PoolSlack pool_slack;
+  // DCFIT (stages/dcfit_stage.h), when the switch runs it: this worker's
+  // shard of the causality counts (0 unless several workers serve the
+  // switch); whether it runs the switch's detector ticks (the owner of port
+  // 0, one worker a switch); and, per port it owns, the lossless priorities
+  // the detector holds paused by the peer, and the ports with any, so a
+  // pause that expires without XON is noticed without the lock.
+  unsigned dcfit_shard = 0;
+  bool dcfit_lead = false;
+  PortMask dcfit_paused_ports = 0;
+  std::array<uint8_t, kMaxPorts> dcfit_paused{};
   // ARP requests for unresolved next hops: at most one per address per
   // kArpRetryNs, so a burst to an unknown host does not become an ARP storm.
   static constexpr uint64_t kArpRetryNs = 100'000'000;

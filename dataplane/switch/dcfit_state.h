@@ -4,15 +4,28 @@
 // causality structure) and what the glue (stages/dcfit_stage.h) keeps beside
 // it.
 //
-// Threads: everything but `log` has a single writer, the one worker that
-// runs the whole switch (config requires switch.workers: 1 with DCFIT on,
-// and the fabric pins each switch to one worker), since enqueue (ingress)
-// and dequeue (egress) both update the causality counts. `log` is the one
-// thing other threads read (telemetry, the fabric's results): events are
-// rare (a few per deadlock), so a mutex there costs nothing on the packet
-// path, which never takes it.
+// Threads. With one worker serving the switch (the default, and every
+// fabric switch) that worker is the only writer of everything here. With
+// several (switch.workers > 1, `shared`):
+//  * the causality counts are sharded per worker (causality.h), so the
+//    per-burst enqueue / dequeue updates take no lock;
+//  * everything else the hooks touch (the detector, the trigger handler,
+//    the sketch and limiters, told_off, paused_since, out, acts) is changed
+//    only under `lock`, taken by hooks that come with PFC frames, ticks and
+//    trigger handling, never by plain forwarding;
+//  * what the packet path reads of it is mirrored into atomics written under
+//    the lock: hh_any, and host_hold (the trigger handler's ignore masks);
+//  * a deadlock is declared by the worker that received the message on the
+//    loop port, which is that port's owner, so recovery's discard of the
+//    port's queue happens on the worker that owns the queue.
+// `log` is the one thing other threads read (telemetry, the fabric's
+// results): events are rare (a few per deadlock), so a mutex there costs
+// nothing on the packet path, which never takes it.
 #pragma once
+#include <rte_pause.h>
+
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -95,7 +108,33 @@ struct SwitchDcfit {
   std::vector<DcfitLimiter> limiters;
   std::array<PortMask, kNumPrio> limit_ports{};
   // One test per ingress group: some port watched or limited.
-  bool hh_any = false;
+  std::atomic<bool> hh_any{false};
+
+  // Several workers serve the switch: the hooks take `lock` (above).
+  bool shared = false;
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;
+  // Per port, the priorities the trigger handler makes it ignore pause on
+  // (trig.ignore_mask), for the packet path of any worker.
+  std::array<std::atomic<uint8_t>, kMaxPorts> host_hold{};
+};
+
+// Holds the switch's DCFIT lock for a scope when several workers serve it;
+// nothing at all with one. The holders are short and rare (PFC frames,
+// ticks), so a spin is enough.
+class DcfitGuard {
+ public:
+  explicit DcfitGuard(SwitchDcfit& d) : d_(d.shared ? &d : nullptr) {
+    if (d_)
+      while (d_->lock.test_and_set(std::memory_order_acquire)) rte_pause();
+  }
+  ~DcfitGuard() {
+    if (d_) d_->lock.clear(std::memory_order_release);
+  }
+  DcfitGuard(const DcfitGuard&) = delete;
+  DcfitGuard& operator=(const DcfitGuard&) = delete;
+
+ private:
+  SwitchDcfit* d_;
 };
 
 }  // namespace pfc

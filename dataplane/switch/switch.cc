@@ -176,6 +176,10 @@ bool ConfigureDcfit(const SwitchConfig& cfg, unsigned index, Switch* sw, std::st
   dc.num_ports = static_cast<int>(cfg.ports.size());
   dc.lossless_mask = cfg.tag_map.lossless_mask;
   dc.temporal_timeout_ns = cfg.dcfit.check_timeout_ns;
+  // Ports on several workers: a shard of the causality counts per worker
+  // (indexed by worker id), and the hooks under the lock (dcfit_state.h).
+  for (const PortRuntime& pr : sw->ports) d->shared |= pr.owner != sw->ports[0].owner;
+  dc.shards = d->shared ? sw->dp.workers : 1;
   if (!d->det.Configure(dc, err)) return false;
   d->recovery_break = cfg.dcfit.recovery_break;
   dcfit::TriggerConfig tc;

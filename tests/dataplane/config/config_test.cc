@@ -104,8 +104,8 @@ TEST_F(ConfigTest, DcfitSection) {
   EXPECT_HAS(Load(kPorts + qos + "dcfit: { check_timeout: 20s }\n"), "dcfit.check_timeout");
   EXPECT_HAS(Load(kPorts + qos + "dcfit: { switch_id: 70000 }\n"), "dcfit.switch_id");
   EXPECT_HAS(Load(kPorts + qos + "dcfit: { enable: true }\n"), "dcfit");
-  EXPECT_HAS(Load(kPorts + qos + "switch: { workers: 2 }\ndcfit: { enabled: true }\n"),
-             "dcfit.enabled: expected switch.workers: 1");
+  // Several workers share the switch's DCFIT state (sharded counts, a lock).
+  EXPECT_TRUE(Load(kPorts + qos + "switch: { workers: 2 }\ndcfit: { enabled: true }\n").empty());
   EXPECT_HAS(Load(kPorts + "dcfit: { enabled: true }\n"),
              "dcfit.enabled: expected a lossless priority");
 }

@@ -96,6 +96,12 @@ class DcfitTest : public StageTest {
     return f.empty() ? dcfit::MsgStatus::kNone : Decode(f[0], r, m);
   }
 
+  // A deadlock closed (Close) with recovery: break: the looped queue is
+  // discarded once, the upstream released.
+  void ExpectBreakOnce();
+  // A peer's pause on p3 runs out without XON (one worker or two).
+  void ExpectExpiryOnOwner(bool two);
+
   // Returns the episode's message as p0's XOFF carried it.
   dcfit::CheckMsg Close(bool* second_pass_sent) {
     Ingress(3, {PeerPfc(3, 0xffff, nullptr)}, kT0);
@@ -147,6 +153,26 @@ TEST_F(DcfitTest, CausalityFollowsPackets) {
   EXPECT_EQ(Causal(*sw_).Xi(3, 0), 0u);
   EXPECT_EQ(Egress(3, kT0 + 30), 1);
   EXPECT_EQ(TakeTx(3).size(), 1u);
+}
+
+// A packet whose priority a rewrite changed (tag 24 -> 26 from p0 to p1:
+// priority 3 -> 4, BaseYaml) is outside the causality, which is per
+// priority; one that keeps its priority (tag 26) is followed as usual.
+TEST_F(DcfitTest, RewrittenPriorityIsNotFollowed) {
+  Start(Yaml("detect"));
+  Ingress(0,
+          {Frame({.in_port = 0, .dst_ip = Ip(10, 0, 1, 2), .dscp = 24, .seq = 1}),
+           Frame({.in_port = 0, .dst_ip = Ip(10, 0, 1, 2), .dscp = 26, .seq = 2})},
+          kT0);
+  EXPECT_EQ(QueueDepth(1, 4), 2u) << "both queued at priority 4";
+  EXPECT_EQ(Causal(*sw_).queued(0, 1, 4), 1u) << "only the one that came in on 4";
+  EXPECT_EQ(Causal(*sw_).queued(0, 1, kPrio), 0u);
+  EXPECT_EQ(Causal(*sw_).WaitsOn(0, kPrio), 0u);
+  EXPECT_EQ(Causal(*sw_).WaitsOn(0, 4), PortMask{1} << 1);
+  EXPECT_EQ(Egress(1, kT0 + 10), 2);
+  EXPECT_EQ(TakeTx(1).size(), 2u);
+  EXPECT_EQ(Causal(*sw_).Xi(1, 4), 0u);
+  EXPECT_EQ(Causal(*sw_).dequeue_underflows(), 0u) << "enqueue and dequeue skip the same packet";
 }
 
 TEST_F(DcfitTest, XoffCarriesTheTriggersMessage) {
@@ -239,8 +265,17 @@ TEST_F(DcfitTest, DeadlockDetectedAndReportedOnly) {
   EXPECT_EQ(TakeTx(0).size(), 1u);  // XON
 }
 
-TEST_F(DcfitTest, BreakDiscardsTheLoopedQueueOnce) {
-  Start(Yaml("break"));
+// The same switch served by two workers: p0 and p2 on worker 0, p1 and p3
+// on worker 1 (switch.cc: port i on worker i % workers), so every packet
+// from p0 to p3 is enqueued by one worker and sent (or discarded) by the
+// other, and the PFC hooks of p0 and p3 run on different workers.
+std::string TwoWorkers(std::string yaml) {
+  const size_t at = yaml.find("workers: 1");
+  EXPECT_NE(at, std::string::npos);
+  return yaml.replace(at, 10, "workers: 2");
+}
+
+void DcfitTest::ExpectBreakOnce() {
   bool second = false;
   Close(&second);
   EXPECT_TRUE(second);
@@ -266,6 +301,57 @@ TEST_F(DcfitTest, BreakDiscardsTheLoopedQueueOnce) {
   EXPECT_EQ(Egress(3, kT0 + 80), 0);
   EXPECT_EQ(Snapshot(*sw_)["dcfit_deadlocks"], 1u);
 }
+
+TEST_F(DcfitTest, BreakDiscardsTheLoopedQueueOnce) {
+  Start(Yaml("break"));
+  ExpectBreakOnce();
+}
+
+TEST_F(DcfitTest, TwoWorkersDetectAndBreakTheSame) {
+  Start(TwoWorkers(Yaml("break")));
+  ASSERT_EQ(sw_->ports[0].owner, 0u);
+  ASSERT_EQ(sw_->ports[3].owner, 1u);
+  EXPECT_TRUE(sw_->dcfit->shared);
+  EXPECT_EQ(Causal(*sw_).shards(), 2u);
+  ExpectBreakOnce();
+}
+
+TEST_F(DcfitTest, TwoWorkersCausalityFollowsPackets) {
+  Start(TwoWorkers(Yaml("detect")));
+  Ingress(0, ToP3(8), kT0);  // worker 0 enqueues
+  EXPECT_EQ(Causal(*sw_).queued(0, 3, kPrio), 8u);
+  EXPECT_EQ(Causal(*sw_).Xi(3, kPrio), PortMask{1} << 0);
+  EXPECT_EQ(Causal(*sw_).WaitsOn(0, kPrio), PortMask{1} << 3);
+  EXPECT_EQ(Egress(3, kT0 + 10), 8) << "worker 1 sends";
+  EXPECT_EQ(TakeTx(3).size(), 8u);
+  EXPECT_EQ(Causal(*sw_).queued(0, 3, kPrio), 0u);
+  EXPECT_EQ(Causal(*sw_).Xi(3, kPrio), 0u) << "the bit clears with the last packet";
+  EXPECT_EQ(Causal(*sw_).WaitsOn(0, kPrio), 0u);
+}
+
+// A peer's pause that runs out without XON is a resume (§3.2), noticed by
+// the worker that owns the port (its pause timer), with one worker or two.
+void DcfitTest::ExpectExpiryOnOwner(bool two) {
+  Start(two ? TwoWorkers(Yaml("detect")) : Yaml("detect"));
+  // 100 quanta at 10G: 5.12 us.
+  Ingress(3, {PeerPfc(3, 100, nullptr)}, kT0);
+  EXPECT_EQ(Causal(*sw_).paused(kPrio), PortMask{1} << 3);
+  EXPECT_FALSE(Causal(*sw_).resume_tag(3, kPrio));
+  uint64_t ready = 0;
+  WorkerRound(Owner(3), kT0 + 5'000, &ready);
+  EXPECT_EQ(Causal(*sw_).paused(kPrio), PortMask{1} << 3) << "not yet";
+  if (two) {
+    WorkerRound(w_, kT0 + 6'000, &ready);
+    EXPECT_EQ(Causal(*sw_).paused(kPrio), PortMask{1} << 3) << "p3 is not worker 0's";
+  }
+  WorkerRound(Owner(3), kT0 + 6'000, &ready);
+  EXPECT_EQ(Causal(*sw_).paused(kPrio), 0u);
+  EXPECT_TRUE(Causal(*sw_).resume_tag(3, kPrio));
+  EXPECT_EQ(sw_->dcfit->paused_since[3][kPrio], 0u);
+}
+
+TEST_F(DcfitTest, PauseExpiryIsAResume) { ExpectExpiryOnOwner(false); }
+TEST_F(DcfitTest, TwoWorkersPauseExpiryIsAResumeOnTheOwner) { ExpectExpiryOnOwner(true); }
 
 // Source port of a frame Frame() built (10.0.<in_port>.2, untagged IPv4).
 int SrcPortOf(const std::vector<uint8_t>& f) { return f.size() > 28 ? f[28] : -1; }
@@ -390,10 +476,12 @@ TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
   c = Snapshot(*sw_);
   EXPECT_EQ(c["p0.q3.drop.dcfit_rate_limit"], dropped);
   EXPECT_EQ(c["p1.q3.drop.dcfit_rate_limit"], dropped);
-  for (const auto& [name, v] : c)
+  for (const auto& [name, v] : c) {
     if (name.find(".drop.") != std::string::npos &&
-        name.find("dcfit_rate_limit") == std::string::npos)
+        name.find("dcfit_rate_limit") == std::string::npos) {
       EXPECT_EQ(v, 0u) << name << ": the limit drops only what it names";
+    }
+  }
   EXPECT_EQ(Occ(0, kPrio) + Occ(1, kPrio) + Occ(2, kPrio), 0u) << "drops release their buffer";
 
   // The hold ends hold_time after the notice, not before.

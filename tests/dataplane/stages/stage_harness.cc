@@ -175,6 +175,8 @@ void StageTest::Start(const std::string& yaml) {
   running_ = cfg;
   pool_ = dp_->pool;
   w_ = MakeWorkerCtx(*sw_, 0);
+  others_.clear();
+  for (unsigned i = 1; i < dp_->workers; i++) others_.push_back(MakeWorkerCtx(*sw_, i));
   ASSERT_EQ(rte_mempool_avail_count(pool_), pool_->size);
 }
 
@@ -213,6 +215,7 @@ void StageTest::TearDown() {
   // What the worker held back of the pool it publishes on its next idle
   // round (stages/worker.cc); the harness calls the stages, not the round.
   w_.pool_slack.Publish(sw_->buffer);
+  for (WorkerCtx& o : others_) o.pool_slack.Publish(sw_->buffer);
   EXPECT_EQ(sw_->buffer.shared_used(), 0u);
   EXPECT_EQ(sw_->buffer.release_underflows(), 0u);
   EXPECT_EQ(rte_mempool_avail_count(pool_), pool_->size) << "mbufs leaked";
@@ -247,16 +250,23 @@ void StageTest::Ingress(PortId in, const std::vector<std::vector<uint8_t>>& fram
     pkts[i] = Mbuf(frames[i]);
     ASSERT_NE(pkts[i], nullptr);
   }
-  w_.now_ns = now_ns;
-  w_.t = sw_->CurrentTables();
-  IngressBurst(w_, in, pkts, static_cast<uint16_t>(frames.size()));
+  WorkerCtx& w = Owner(in);
+  w.now_ns = now_ns;
+  w.t = sw_->CurrentTables();
+  IngressBurst(w, in, pkts, static_cast<uint16_t>(frames.size()));
 }
 
 uint16_t StageTest::Egress(PortId port, uint64_t now_ns) {
-  w_.now_ns = now_ns;
-  w_.t = sw_->CurrentTables();
+  WorkerCtx& w = Owner(port);
+  w.now_ns = now_ns;
+  w.t = sw_->CurrentTables();
   uint64_t ready = 0;
-  return EgressRound(w_, port, &ready);
+  return EgressRound(w, port, &ready);
+}
+
+WorkerCtx& StageTest::Owner(PortId port) {
+  const unsigned o = sw_->ports[port].owner;
+  return o == 0 ? w_ : others_.at(o - 1);
 }
 
 void StageTest::Receive(PortId port, const std::vector<std::vector<uint8_t>>& frames) {

@@ -100,9 +100,14 @@ class StageTest : public ::testing::Test {
   // `skip` are not compared (the caller checks them some other way).
   void ExpectCounters(const Counters& expected, const std::set<std::string>& skip = {}) const;
 
+  // The worker context that owns `port` (w_ unless switch.workers > 1);
+  // Ingress and Egress run as that worker.
+  WorkerCtx& Owner(PortId port);
+
   std::unique_ptr<Dataplane> dp_;
   std::unique_ptr<Switch> sw_;
-  WorkerCtx w_;
+  WorkerCtx w_;                    // worker 0
+  std::vector<WorkerCtx> others_;  // workers 1.. (switch.workers > 1)
   rte_mempool* pool_ = nullptr;
   std::string yaml_path_;
   SwitchConfig running_;  // what Reload applies updates on top of
