@@ -297,10 +297,7 @@ void IngressBatch::Flush() {
     hr_add_[q] = 0;
     limit_[q] = 0;
   }
-  if (slack_)
-    slack_->Add(acct_, pool);
-  else
-    acct_.PublishPool(pool);
+  PoolSlack::AddOrPublish(slack_, acct_, pool);
   loaded_ = 0;
   pool_loaded_ = false;
 }
@@ -320,10 +317,7 @@ void ReleaseBatch::Flush() {
                  &pool);
     slot_[key_[i]] = kNone;
   }
-  if (slack_)
-    slack_->Add(acct_, pool);
-  else
-    acct_.PublishPool(pool);
+  PoolSlack::AddOrPublish(slack_, acct_, pool);
   n_ = 0;
 }
 

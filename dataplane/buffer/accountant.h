@@ -190,6 +190,14 @@ class PoolSlack {
     pending_ = 0;
   }
   int64_t pending() const { return pending_; }
+  // A batch's pool change: through the worker's slack when it has one
+  // (nullptr: none), else to the shared word at once.
+  static void AddOrPublish(PoolSlack* slack, BufferAccountant& acct, int64_t delta) {
+    if (slack)
+      slack->Add(acct, delta);
+    else
+      acct.PublishPool(delta);
+  }
 
  private:
   int64_t pending_ = 0;

@@ -59,8 +59,9 @@
 // and events. Its vectors keep their capacity, so a reused Output does not
 // allocate in steady state.
 //
-// Single-threaded: one writer per switch, like the Causality it owns; the
-// glue calls Causality's OnEnqueue / OnDequeue as packets move.
+// One caller at a time (the glue holds the switch's DCFIT lock when several
+// workers serve it); the glue calls Causality's OnEnqueue / OnDequeue, which
+// take no lock, as packets move (causality.h).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -15,7 +15,8 @@
 // FlowKeyOf names a frame's flow by its IPv4 source and destination (what
 // the fabric's flows and RoCEv2 queue pairs between two hosts share).
 //
-// Pure and single-threaded: the worker that runs the switch owns both.
+// Pure and single-threaded: the glue calls them under the switch's DCFIT
+// lock when several workers serve it (switch/dcfit_state.h).
 #pragma once
 #include <array>
 #include <cstddef>
