@@ -14,8 +14,8 @@ bool Causality::Configure(int num_ports, uint8_t lossless_mask, std::string* err
     *err = "dcfit: no lossless priority (lossless_mask = 0): nothing to track";
     return false;
   }
-  if (shards < 1 || shards > kMaxShards) {
-    *err = "dcfit: shards = " + std::to_string(shards) + ", expected 1.." +
+  if (shards > kMaxShards) {
+    *err = "dcfit: shards = " + std::to_string(shards) + ", expected 0 (FIFO positions) or 1.." +
            std::to_string(kMaxShards) + " (one a worker)";
     return false;
   }
@@ -25,22 +25,23 @@ bool Causality::Configure(int num_ports, uint8_t lossless_mask, std::string* err
     lidx_[p] = (lossless_mask >> p & 1) ? static_cast<int8_t>(l++) : -1;
   const size_t rows = static_cast<size_t>(l) * n_;
   shards_ = shards;
-  if (shards_ > 1) {
-    // The shards' counts replace the single-writer counts and bitmaps.
+  enq_.clear();
+  deq_.clear();
+  last_.clear();
+  shard_counts_.clear();
+  shard_stride_ = shard_base_ = 0;
+  if (fifo()) {
+    enq_.assign(rows, 0);
+    deq_.assign(rows, 0);
+    last_.assign(rows * n_, 0);
+  } else {
     constexpr size_t kPad = kWorkerAlign / sizeof(uint32_t);
     shard_stride_ = (rows * n_ + kPad - 1) / kPad * kPad;
     // Shard 0 starts on a 128-byte boundary, so no two shards share a line.
     shard_counts_.assign(shard_stride_ * shards_ + kPad, 0);
     const auto addr = reinterpret_cast<uintptr_t>(shard_counts_.data());
     shard_base_ = (kWorkerAlign - addr % kWorkerAlign) % kWorkerAlign / sizeof(uint32_t);
-    counts_.clear();
-  } else {
-    shard_stride_ = shard_base_ = 0;
-    shard_counts_.clear();
-    counts_.assign(rows * n_, 0);
   }
-  xi_.assign(rows, 0);
-  waits_.assign(rows, 0);
   pausing_up_.assign(l, 0);
   paused_.assign(l, 0);
   resumed_.assign(l, 0);
@@ -71,26 +72,12 @@ uint32_t Causality::ShardSum(size_t i) const {
   return static_cast<int32_t>(sum) > 0 ? sum : 0;
 }
 
-PortMask Causality::ShardXi(int l, PortId out) const {
-  PortMask m = 0;
-  for (PortId in = 0; in < n_; in++)
-    if (ShardSum(Cnt(l, out, in)) != 0) m |= Bit(in);
-  return m;
-}
-
-PortMask Causality::ShardWaitsOn(int l, PortId in) const {
-  PortMask m = 0;
-  for (PortId out = 0; out < n_; out++)
-    if (ShardSum(Cnt(l, out, in)) != 0) m |= Bit(out);
-  return m;
-}
-
 CausalityMemory Causality::Memory() const {
   CausalityMemory m;
-  m.bitmaps = (xi_.size() + waits_.size()) * sizeof(PortMask);
   m.port_bits = (pausing_up_.size() + paused_.size() + resumed_.size()) * sizeof(PortMask);
   m.messages = (stored_.size() + sent_.size()) * sizeof(MsgSlot);
-  m.counts = (counts_.size() + shard_counts_.size()) * sizeof(uint32_t);
+  m.counts = (enq_.size() + deq_.size() + last_.size()) * sizeof(uint64_t) +
+             shard_counts_.size() * sizeof(uint32_t);
   return m;
 }
 

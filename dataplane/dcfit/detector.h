@@ -78,9 +78,10 @@ struct DetectorConfig {
   uint8_t lossless_mask = 0;
   // A temporal pass that has not come back after this long has failed.
   uint64_t temporal_timeout_ns = 1'000'000;
-  // Workers that move the switch's packets, each with a shard of the
-  // causality counts (causality.h).
-  unsigned shards = 1;
+  // The causality mapping's form (causality.h): 0, FIFO positions (one
+  // worker moves the switch's packets); else the workers, each with a shard
+  // of the counts.
+  unsigned shards = 0;
 };
 
 struct OutMsg {

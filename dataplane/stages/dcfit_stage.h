@@ -51,13 +51,40 @@ class ReleaseBatch;
 inline bool DcfitTracks(const PktMeta& m, int eprio) { return m.in_prio == eprio; }
 
 // The first n packets of pkts, from `in`, were queued at (out, eprio).
+// FIFO positions: the place of the last one that counts (the last one,
+// unless a rewrite moved some packets into a lossless priority: Tables);
+// counts: how many count (shards, several workers).
 inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
                           uint32_t n) {
   SwitchDcfit* d = w.sw->dcfit.get();
   if (d == nullptr) return;
-  uint32_t same = 0;
-  for (uint32_t i = 0; i < n; i++) same += DcfitTracks(*w.sw->Meta(pkts[i]), eprio);
-  d->det.causality().OnEnqueue(in, out, eprio, same, w.dcfit_shard);
+  dcfit::Causality& c = d->det.causality();
+  const Switch& sw = *w.sw;
+  if (c.fifo()) {
+    uint32_t k = n;
+    if (w.t->moves_into_lossless)
+      while (k > 0 && !DcfitTracks(*sw.Meta(pkts[k - 1]), eprio)) --k;
+    c.OnQueued(in, out, eprio, n, k);
+    return;
+  }
+  uint32_t same = n;
+  if (w.t->moves_into_lossless) {
+    same = 0;
+    for (uint32_t i = 0; i < n; i++) same += DcfitTracks(*sw.Meta(pkts[i]), eprio);
+  }
+  c.OnEnqueue(in, out, eprio, same, w.dcfit_shard);
+}
+
+// n packets left (out, q) from its head, sent or discarded. FIFO: one add;
+// counts: per run of one ingress port, only those that came in on q.
+void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, rte_mbuf* const* pkts,
+                     uint16_t n);
+inline void DcfitLeft(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, rte_mbuf* const* pkts,
+                      uint16_t n) {
+  if (d.det.causality().fifo())
+    d.det.causality().OnLeft(out, q, n);
+  else
+    DcfitLeftCounts(w, d, out, q, pkts, n);
 }
 
 // Before n packets from one ingress burst are queued at (out, eprio): while

@@ -27,23 +27,11 @@ void DataSent(WorkerCtx& w, PortId port, int q, rte_mbuf* const* pkts, uint16_t 
   if (n == 0) return;
   Switch& sw = *w.sw;
   SwitchDcfit* dc = sw.dcfit.get();
-  // DCFIT's counts move per run of one ingress port (ingress enqueues a
-  // burst's packets for one queue together, so runs are long).
-  PortId run_in = sw.Meta(pkts[0])->in_port;
-  uint32_t run_n = 0;
   for (uint16_t i = 0; i < n; i++) {
     const PktMeta* meta = sw.Meta(pkts[i]);
     rel.Add(meta->in_port, meta->in_prio, meta->charged);
-    if (dc && DcfitTracks(*meta, q)) {
-      if (meta->in_port != run_in) {
-        dc->det.causality().OnDequeue(run_in, port, q, run_n, w.dcfit_shard);
-        run_in = meta->in_port;
-        run_n = 0;
-      }
-      run_n++;
-    }
   }
-  if (dc) dc->det.causality().OnDequeue(run_in, port, q, run_n, w.dcfit_shard);
+  if (dc) DcfitLeft(w, *dc, port, q, pkts, n);
   w.st->prio[port][q].tx_packets.Add(n);
   w.st->prio[port][q].tx_bytes.Add(bytes);
   PortCounters& pc = w.st->port[port];
@@ -100,24 +88,30 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
   SwitchDcfit* dc = sw.dcfit.get();
   ReleaseBatch rel(sw.buffer, &w.pool_slack);
   uint32_t n = 0;
-  auto discard = [&](rte_mbuf* m) {
-    const PktMeta* meta = sw.Meta(m);
-    rel.Add(meta->in_port, meta->in_prio, meta->charged);
-    // Leaving the queue, as far as DCFIT's causality counts go.
-    if (dc && DcfitTracks(*meta, prio))
-      dc->det.causality().OnDequeue(meta->in_port, port, prio, 1, w.dcfit_shard);
-    w.st->prio[meta->in_port][meta->in_prio].drops[static_cast<int>(why)].Add(1);
-    rte_pktmbuf_free(m);
-    ++n;
+  // Leaving the queue from its head, as far as DCFIT's mapping goes.
+  auto discard = [&](rte_mbuf** pkts, unsigned k) {
+    if (dc) DcfitLeft(w, *dc, port, prio, pkts, static_cast<uint16_t>(k));
+    for (unsigned i = 0; i < k; i++) {
+      const PktMeta* meta = sw.Meta(pkts[i]);
+      rel.Add(meta->in_port, meta->in_prio, meta->charged);
+      w.st->prio[meta->in_port][meta->in_prio].drops[static_cast<int>(why)].Add(1);
+      rte_pktmbuf_free(pkts[i]);
+    }
+    n += k;
   };
-  TxStash& s = pr.owner_state->data_stash[prio];
-  for (; s.n > 0; --s.n, s.head = (s.head + 1) % TxStash::kCap) discard(s.pkts[s.head]);
   rte_mbuf* pkts[kMaxBurst];
+  TxStash& s = pr.owner_state->data_stash[prio];
+  while (s.n > 0) {
+    const int k = std::min(s.n, kMaxBurst);
+    for (int i = 0; i < k; i++) pkts[i] = s.pkts[(s.head + i) % TxStash::kCap];
+    s.head = (s.head + k) % TxStash::kCap;
+    s.n -= k;
+    discard(pkts, static_cast<unsigned>(k));
+  }
   unsigned got;
   while ((got = rte_ring_dequeue_burst(pr.egress[prio], reinterpret_cast<void**>(pkts), kMaxBurst,
-                                       nullptr)) > 0) {
-    for (unsigned i = 0; i < got; i++) discard(pkts[i]);
-  }
+                                       nullptr)) > 0)
+    discard(pkts, got);
   return n;
 }
 

@@ -177,9 +177,10 @@ bool ConfigureDcfit(const SwitchConfig& cfg, unsigned index, Switch* sw, std::st
   dc.lossless_mask = cfg.tag_map.lossless_mask;
   dc.temporal_timeout_ns = cfg.dcfit.check_timeout_ns;
   // Ports on several workers: a shard of the causality counts per worker
-  // (indexed by worker id), and the hooks under the lock (dcfit_state.h).
+  // (indexed by worker id), and the hooks under the lock (dcfit_state.h);
+  // one worker: FIFO positions (causality.h).
   for (const PortRuntime& pr : sw->ports) d->shared |= pr.owner != sw->ports[0].owner;
-  dc.shards = d->shared ? sw->dp.workers : 1;
+  dc.shards = d->shared ? sw->dp.workers : 0;
   if (!d->det.Configure(dc, err)) return false;
   d->recovery_break = cfg.dcfit.recovery_break;
   dcfit::TriggerConfig tc;

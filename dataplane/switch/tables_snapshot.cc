@@ -5,6 +5,26 @@
 
 namespace pfc {
 
+namespace {
+
+// Whether rewriting `tags` to new_tag queues some packet at a lossless
+// priority other than its own.
+bool Moves(TagMask tags, uint8_t new_tag, const TagMap& tm) {
+  const uint8_t to = tm.prio_of[new_tag & 63];
+  if (!tm.IsLossless(to)) return false;
+  for (int tag = 0; tag < kNumTags; tag++)
+    if ((tags >> tag & 1) && tm.prio_of[tag] != to) return true;
+  return false;
+}
+
+bool MovesIntoLossless(const RewriteConfig& rw, const TagMap& tm) {
+  for (const RewriteRule& r : rw.rules)
+    if (Moves(r.tags, r.new_tag, tm)) return true;
+  return !rw.unmatched_keeps_tag && Moves(kAnyTag, rw.default_tag, tm);
+}
+
+}  // namespace
+
 std::unique_ptr<Tables> Tables::Build(const SwitchConfig& cfg, uint64_t generation,
                                       std::string* err) {
   auto t = std::make_unique<Tables>();
@@ -19,6 +39,7 @@ std::unique_ptr<Tables> Tables::Build(const SwitchConfig& cfg, uint64_t generati
   t->l2.Reserve(cfg.l2_table.size());
   for (const L2Entry& e : cfg.l2_table) t->l2.Insert(e.mac.data(), e.port);
   t->rule_count = cfg.rewrite.rules.size();
+  t->moves_into_lossless = MovesIntoLossless(cfg.rewrite, cfg.tag_map);
   t->l3 = cfg.mode == SwitchConfig::Mode::kL3;
   t->verify_ip_checksum = cfg.verify_ip_checksum;
   t->hairpin_drop = cfg.hairpin_drop;

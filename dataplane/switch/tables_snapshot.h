@@ -32,6 +32,10 @@ struct Tables {
   StaticNeighbors neighbors;  // configured; learnt ones are in Switch::neighbors
   StaticL2Table l2;           // static MAC -> port (switch.mode l2)
   size_t rule_count = 0;
+  // Some rewrite (a rule, or the unmatched default) can queue a packet at a
+  // lossless priority other than the one it came in on: DCFIT then looks at
+  // each packet it counts (dcfit_stage.h DcfitTracks); else all are counted.
+  bool moves_into_lossless = false;
 
   // Scalar settings of the packet path (config.h has their meaning).
   bool l3 = true;                   // switch.mode

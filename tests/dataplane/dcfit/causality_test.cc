@@ -10,15 +10,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <deque>
 #include <random>
 #include <thread>
+#include <utility>
 
 namespace pfc::dcfit {
 namespace {
 
 constexpr int kP = 3;
 
-Causality Make(int ports, uint8_t mask = 1 << kP, unsigned shards = 1) {
+Causality Make(int ports, uint8_t mask = 1 << kP, unsigned shards = 0) {
   Causality c;
   std::string err;
   EXPECT_TRUE(c.Configure(ports, mask, &err, shards)) << err;
@@ -43,12 +45,13 @@ void ExpectMapping(const Causality& c, int ports, Ref ref, int step) {
 
 TEST(DcfitCausality, Fig1TrafficMapping) {
   // Fig. 1: E4 holds f1 from I1; E5 holds packets from I2 and I3, which
-  // pause their upstream: a message arriving on E5 goes to I2 and I3.
-  Causality c = Make(6);
-  c.OnEnqueue(1, 4, kP);
-  c.OnEnqueue(2, 5, kP);
-  c.OnEnqueue(3, 5, kP);
-  c.OnEnqueue(3, 5, kP);
+  // pause their upstream: a message arriving on E5 goes to I2 and I3. FIFO
+  // positions (one worker, the default form).
+  Causality c = Make(6, 1 << kP, 0);
+  EXPECT_TRUE(c.fifo());
+  c.OnQueued(1, 4, kP, 1, 1);
+  c.OnQueued(2, 5, kP, 1, 1);
+  c.OnQueued(3, 5, kP, 2, 2);
   c.SetPausingUp(2, kP, true);
   c.SetPausingUp(3, kP, true);
   EXPECT_EQ(c.Xi(4, kP), 0b000010u);
@@ -56,32 +59,87 @@ TEST(DcfitCausality, Fig1TrafficMapping) {
   EXPECT_EQ(c.Delta(5, kP), 0b001100u);
   EXPECT_EQ(c.Delta(4, kP), 0u);
   EXPECT_EQ(c.WaitsOn(3, kP), 0b100000u);
-  EXPECT_EQ(c.queued(3, 5, kP), 2u);
-  // The bit clears only with the last packet from I3.
-  c.OnDequeue(3, 5, kP);
-  EXPECT_EQ(c.Xi(5, kP), 0b001100u);
-  c.OnDequeue(3, 5, kP);
-  EXPECT_EQ(c.Xi(5, kP), 0b000100u);
+  EXPECT_TRUE(c.Waiting(3, 5, kP));
+  // E5 sends from its head: I2's packet, then I3's two. The bit of I3
+  // clears only with its last packet.
+  c.OnLeft(5, kP, 1);
+  EXPECT_EQ(c.Xi(5, kP), 0b001000u);
+  c.OnLeft(5, kP, 1);
+  EXPECT_EQ(c.Xi(5, kP), 0b001000u);
+  c.OnLeft(5, kP, 1);
+  EXPECT_EQ(c.Xi(5, kP), 0u);
   EXPECT_EQ(c.WaitsOn(3, kP), 0u);
-  c.OnDequeue(3, 5, kP);  // unbalanced: counted, nothing wraps
-  EXPECT_EQ(c.dequeue_underflows(), 1u);
-  EXPECT_EQ(c.queued(3, 5, kP), 0u);
-  c.OnEnqueue(3, 5, kP, 2);
-  c.OnDequeue(3, 5, kP, 5);  // a run longer than what is queued: 3 missing
-  EXPECT_EQ(c.dequeue_underflows(), 4u);
-  EXPECT_EQ(c.queued(3, 5, kP), 0u);
-  EXPECT_EQ(c.Xi(5, kP), 0b000100u);
+  EXPECT_EQ(c.dequeue_underflows(), 0u);
+  c.OnLeft(5, kP, 2);  // more than was queued: counted, nothing wraps
+  EXPECT_EQ(c.dequeue_underflows(), 2u);
+  c.OnQueued(3, 5, kP, 1, 1);
+  EXPECT_EQ(c.Xi(5, kP), 0b001000u) << "a new packet is behind the head again";
+  // A group whose last counted packet is not its last one (a rewrite moved
+  // the packets after it into this priority: they are not I2's to count).
+  c.OnQueued(2, 5, kP, 3, 1);
+  EXPECT_EQ(c.Xi(5, kP), 0b001100u);
+  c.OnLeft(5, kP, 2);
+  EXPECT_EQ(c.Xi(5, kP), 0u) << "I2's counted packet left; the two behind it do not count";
+  c.OnQueued(2, 5, kP, 2, 0);
+  EXPECT_EQ(c.Xi(5, kP), 0u) << "a group with nothing to count";
+  c.OnLeft(5, kP, 4);
+  EXPECT_EQ(c.dequeue_underflows(), 2u);
   // Lossy priorities and out-of-range ports are not tracked.
-  c.OnEnqueue(1, 4, 0);
-  c.OnEnqueue(6, 4, kP);
-  c.OnEnqueue(1, 64, kP);
+  c.OnQueued(1, 4, 0, 1, 1);
+  c.OnQueued(6, 4, kP, 1, 1);
+  c.OnQueued(1, 64, kP, 1, 1);
   EXPECT_EQ(c.Xi(4, 0), 0u);
   EXPECT_EQ(c.Xi(4, kP), 0b000010u);
-  EXPECT_EQ(c.stored(1, 0), nullptr);
+  // OnEnqueue adds as OnQueued does; OnDequeue cannot, and is counted.
+  c.OnEnqueue(0, 4, kP, 2);
+  EXPECT_EQ(c.Xi(4, kP), 0b000011u);
+  c.OnDequeue(0, 4, kP);
+  EXPECT_EQ(c.dequeue_underflows(), 3u);
 }
 
+// FIFO positions against a model of the queues: random groups (some with
+// packets that do not count, as a rewrite's), random sends from the heads.
+TEST(DcfitCausality, FifoMatchesQueuesUnderRandomTraffic) {
+  constexpr int kN = 16;
+  Causality c = Make(kN, 0b00011000, 0);
+  std::mt19937 rng(5);
+  // q[p - 3][out]: (in, counts) of every queued packet, head first.
+  std::vector<std::vector<std::deque<std::pair<PortId, bool>>>> q(
+      2, std::vector<std::deque<std::pair<PortId, bool>>>(kN));
+  for (int step = 0; step < 50000; ++step) {
+    const PortId in = rng() % kN, out = rng() % kN;
+    const int prio = 3 + static_cast<int>(rng() % 2);
+    auto& fifo = q[prio - 3][out];
+    if (rng() % 2 || fifo.empty()) {
+      const uint32_t n = 1 + rng() % 8;
+      uint32_t k = 0;
+      for (uint32_t i = 1; i <= n; i++) {
+        const bool counts = rng() % 4 != 0;
+        if (counts) k = i;
+        fifo.emplace_back(in, counts);
+      }
+      c.OnQueued(in, out, prio, n, k);
+    } else {
+      const uint32_t m = 1 + static_cast<uint32_t>(rng() % fifo.size());
+      for (uint32_t i = 0; i < m; i++) fifo.pop_front();
+      c.OnLeft(out, prio, m);
+    }
+    if (step % 499 == 0) {
+      const auto at = [&](int p, PortId o, PortId i) {
+        for (const auto& [from, counts] : q[p - 3][o])
+          if (from == i && counts) return true;
+        return false;
+      };
+      ExpectMapping(c, kN, at, step);
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_EQ(c.dequeue_underflows(), 0u);
+}
+
+// Counts (one shard: what each worker's shard does).
 TEST(DcfitCausality, MatchesAReferenceUnderRandomTraffic) {
-  Causality c = Make(64, 0b00011000);
+  Causality c = Make(64, 0b00011000, 1);
   std::mt19937 rng(7);
   std::vector<std::vector<std::vector<int>>> ref(
       2, std::vector<std::vector<int>>(64, std::vector<int>(64)));
@@ -229,28 +287,29 @@ TEST(DcfitCausality, ConfigureErrorsNameTheField) {
   EXPECT_FALSE(c.Configure(65, 1, &err));
   EXPECT_FALSE(c.Configure(4, 0, &err));
   EXPECT_NE(err.find("lossless_mask = 0"), std::string::npos) << err;
-  EXPECT_FALSE(c.Configure(4, 1, &err, 0));
-  EXPECT_NE(err.find("shards = 0, expected 1..64"), std::string::npos) << err;
   EXPECT_FALSE(c.Configure(4, 1, &err, 65));
+  EXPECT_NE(err.find("shards = 65, expected 0 (FIFO positions) or 1..64"), std::string::npos)
+      << err;
 }
 
 // The memory of a 64-port switch per lossless priority. The paper's ~1 KB
 // is the traffic mapping (64 x 64 bits) plus the per-port messages; here the
-// mapping is kept in both directions (so both queries are one load) and the
-// per-(in, out) packet counts that make clearing exact come on top.
+// mapping is exact (a bit clears with the last packet of its pair): FIFO
+// positions, one 8-byte position per (in, out) and two per queue.
 TEST(DcfitCausality, MemoryFor64Ports) {
   const Causality one = Make(64);
   const CausalityMemory m = one.Memory();
-  EXPECT_EQ(m.bitmaps, 2u * 64 * 8);  // 1 KiB: xi and WaitsOn
-  EXPECT_EQ(m.port_bits, 3u * 8);     // pausing-up, paused, RESUME
-  EXPECT_EQ(m.counts, 64u * 64 * 4);  // 16 KiB of uint32 counts
+  EXPECT_EQ(m.port_bits, 3u * 8);                // pausing-up, paused, RESUME
+  EXPECT_EQ(m.counts, (64u * 64 + 2 * 64) * 8);  // 33 KiB of positions
   EXPECT_EQ(m.messages, 2u * 64 * sizeof(MsgSlot));
   std::printf(
-      "RESULT dcfit_memory_64ports_per_prio bitmaps=%zu port_bits=%zu messages=%zu "
-      "counts=%zu total=%zu (paper-comparable without counts: %zu bytes)\n",
-      m.bitmaps, m.port_bits, m.messages, m.counts, m.total(), m.total() - m.counts);
+      "RESULT dcfit_memory_64ports_per_prio port_bits=%zu messages=%zu positions=%zu total=%zu "
+      "(paper-comparable, with a 64 x 64 bit mapping instead of positions: %zu bytes)\n",
+      m.port_bits, m.messages, m.counts, m.total(), m.total() - m.counts + 64 * 8);
   const Causality two = Make(64, 0b00011000);
   EXPECT_EQ(two.Memory().total(), 2 * m.total());
+  // Several workers: a shard of 4-byte counts each.
+  EXPECT_GE(Make(64, 1 << kP, 2).Memory().counts, 2u * 64 * 64 * 4);
 }
 
 }  // namespace
