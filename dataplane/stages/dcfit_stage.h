@@ -3,7 +3,7 @@
 // dataplane/dcfit/detector.h) what the stages do, and carries out what it
 // asks for:
 //  * enqueue / dequeue of packets at (out port, egress priority), with their
-//    ingress port: the causality counts (ingress.cc, egress.cc, and the
+//    ingress port: the causality mapping (ingress.cc, egress.cc, and the
 //    recovery's discards here);
 //  * XOFF / XON the PFC generator sends (pfc_stage.cc): the detector learns
 //    we pause our upstream, and the XOFF and every refresh carry the
