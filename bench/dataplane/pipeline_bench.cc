@@ -370,7 +370,7 @@ void BM_HostsOnly(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(moved) / 1e6, benchmark::Counter::kIsRate);
 }
 
-BENCHMARK(BM_Pipeline)->Arg(64)->Arg(256)->MinTime(2.0)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_Pipeline)->Arg(1)->Arg(64)->Arg(256)->MinTime(2.0)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_HostsOnly)->Arg(64)->MinTime(1.0);
 BENCHMARK(BM_PipelineL2)->Arg(64)->MinTime(2.0);
 // The curve points of bench/table_scale.sh: each dimension alone.

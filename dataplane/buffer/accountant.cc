@@ -315,7 +315,7 @@ void ReleaseBatch::Flush() {
   for (int i = 0; i < n_; ++i) {
     acct_.Update(static_cast<PortId>(key_[i] / kNumPrio), key_[i] % kNumPrio, -bytes_[i], -1,
                  &pool);
-    slot_[key_[i]] = kNone;
+    slot_[key_[i]] = SlotTable::kNone;
   }
   PoolSlack::AddOrPublish(slack_, acct_, pool);
   n_ = 0;

@@ -266,18 +266,33 @@ class IngressBatch {
   bool pool_loaded_ = false;
 };
 
+// A (port, priority) -> small index table (kMaxPorts x 8 bytes), all
+// kNone between uses: a batch that groups packets by (port, priority) fills
+// entries and puts back the ones it used, so a burst does not clear the
+// whole table. A worker keeps one per call site (WorkerCtx); at most one
+// live batch may use a table.
+struct SlotTable {
+  static constexpr uint8_t kNone = 0xff;
+  uint8_t s[kMaxPorts * kNumPrio];
+  explicit SlotTable(bool clear = true) {
+    if (clear) std::memset(s, kNone, sizeof s);
+  }
+};
+
 // Releases for one tx burst (packets from any ingress PG).
 class ReleaseBatch {
  public:
-  explicit ReleaseBatch(BufferAccountant& acct, PoolSlack* slack = nullptr)
-      : acct_(acct), slack_(slack) {
-    std::memset(slot_, kNone, sizeof slot_);
-  }
+  // slots: a table the caller keeps (see SlotTable), or nullptr for one of
+  // the batch's own, cleared here (fine for rare paths, 512 bytes a burst
+  // on hot ones).
+  explicit ReleaseBatch(BufferAccountant& acct, PoolSlack* slack = nullptr,
+                        SlotTable* slots = nullptr)
+      : acct_(acct), slack_(slack), own_(slots == nullptr), slot_(slots ? slots->s : own_.s) {}
   ~ReleaseBatch() { Flush(); }
   void Add(PortId in_port, int in_prio, uint32_t bytes) {
     const unsigned key = in_port * kNumPrio + static_cast<unsigned>(in_prio);
     const uint8_t s = slot_[key];
-    if (s != kNone) {
+    if (s != SlotTable::kNone) {
       bytes_[s] += bytes;
       return;
     }
@@ -286,7 +301,6 @@ class ReleaseBatch {
   void Flush();
 
  private:
-  static constexpr uint8_t kNone = 0xff;
   void AddNew(unsigned key, uint32_t bytes);
   BufferAccountant& acct_;
   PoolSlack* slack_;
@@ -294,7 +308,8 @@ class ReleaseBatch {
   // bytes_[i] to release, and slot_[key] = i (kNone: not yet), so an Add is
   // one indexed load whatever the order packets come in. More than
   // kMaxBurst distinct PGs between flushes flush early.
-  uint8_t slot_[kMaxPorts * kNumPrio];
+  SlotTable own_;  // cleared only when the caller gives no table
+  uint8_t* slot_;
   uint16_t key_[kMaxBurst];
   int64_t bytes_[kMaxBurst];
   int n_ = 0;

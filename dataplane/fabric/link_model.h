@@ -36,7 +36,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+
+#include "dataplane/fabric/fifo.h"
 
 namespace pfc::fabric {
 
@@ -134,7 +135,7 @@ class LinkModel {
   }
 
   LinkParams p_;
-  std::deque<Queued> data_, control_;
+  Fifo<Queued> data_, control_;
   uint64_t wire_free_ns_ = 0;       // end of the last started frame
   uint64_t backlog_ns_ = 0;         // wire time of queued data frames
   std::atomic<uint32_t> epoch_{0};  // bumped by the owner on link down
@@ -177,8 +178,8 @@ void LinkModel::SetUp(bool up, uint64_t now_ns, Drop&& drop) {
   if (up == up_) return;
   up_ = up;
   if (!up) {
-    for (const Queued& q : control_) drop(q.handle);
-    for (const Queued& q : data_) drop(q.handle);
+    for (size_t i = 0; i < control_.size(); i++) drop(control_.at(i).handle);
+    for (size_t i = 0; i < data_.size(); i++) drop(data_.at(i).handle);
     c_.dropped_down += control_.size() + data_.size();
     control_.clear();
     data_.clear();

@@ -120,7 +120,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
   if (NothingQueued(pr)) return 0;
-  ReleaseBatch rel(sw.buffer, &w.pool_slack);
+  ReleaseBatch rel(sw.buffer, &w.pool_slack, &w.egress_rel_slots);
   const uint64_t before = w.st->port[port].tx_packets.Get();
 
   // 1. Control frames (ARP, ICMP replies) go before any data.

@@ -92,15 +92,20 @@ inline void SetMeta(PktMeta* meta, PortId in, uint8_t prio, uint32_t charge) {
 // is one ring enqueue. Group g's packets are pkts[g][0, n[g]); slot[key] is
 // the group of key = out * 8 + prio (kNone: none yet). Rows are a power of
 // two apart, so finding a packet's place costs a shift, not a multiply.
+// The slot table is the worker's (WorkerCtx::ingress_group_slots), all
+// kNone between bursts: the destructor puts back the entries it used.
 struct Groups {
-  static constexpr uint8_t kNone = 0xff;
-  uint8_t slot[kMaxPorts * kNumPrio];
+  static constexpr uint8_t kNone = SlotTable::kNone;
+  uint8_t* slot;
   uint16_t n[kMaxBurst];
   uint16_t key[kMaxBurst];
   int count = 0;
   rte_mbuf* pkts[kMaxBurst][kMaxBurst];
 
-  Groups() { std::memset(slot, kNone, sizeof slot); }
+  explicit Groups(SlotTable& t) : slot(t.s) {}
+  ~Groups() {
+    for (int g = 0; g < count; g++) slot[key[g]] = kNone;
+  }
   void Add(uint16_t k, rte_mbuf* m) {
     uint8_t g = slot[k];
     if (g == kNone) {
@@ -144,8 +149,8 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   // A DCFIT trigger host's port under a hold is lossy for the held
   // priorities: what would need headroom is dropped instead.
   admit.set_no_headroom(DcfitHostHold(w, in));
-  ReleaseBatch undo(sw.buffer, &w.pool_slack);
-  Groups groups;
+  ReleaseBatch undo(sw.buffer, &w.pool_slack, &w.ingress_undo_slots);
+  Groups groups(w.ingress_group_slots);
   uint64_t rx_bytes = 0;
   // Per-burst accumulators, flushed once (style guide: counters).
   uint32_t prio_rx[kNumPrio] = {}, prio_rx_bytes[kNumPrio] = {};

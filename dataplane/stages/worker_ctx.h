@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dataplane/buffer/accountant.h"
 #include "dataplane/switch/switch.h"
 
 namespace pfc {
@@ -29,6 +30,10 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // This worker's unpublished change of sw's shared pool (accountant.h);
   // published by the batches past the slack and by an idle round.
   PoolSlack pool_slack;
+  // (port, priority) slot tables the burst loops keep between bursts
+  // (SlotTable): EgressPort's release batch, the ingress burst's undo batch
+  // and its grouping by (out port, egress priority). One user each.
+  SlotTable egress_rel_slots, ingress_undo_slots, ingress_group_slots;
   // DCFIT (stages/dcfit_stage.h), when the switch runs it: this worker's
   // shard of the causality counts (0 unless several workers serve the
   // switch); whether it runs the switch's detector ticks (the owner of port

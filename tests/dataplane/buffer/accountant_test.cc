@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <thread>
@@ -24,6 +25,16 @@ BufferConfig OnePort(uint64_t total) {
   c.total_bytes = total;
   c.num_ports = 1;
   for (auto& pg : c.pg[0]) pg.static_limit = 1;  // tiny static limits; tests override
+  return c;
+}
+
+// 64 lossy PGs (8 ports x 8 priorities) of 10,000 bytes each.
+BufferConfig EightLossyPorts() {
+  BufferConfig c;
+  c.total_bytes = 1 << 20;
+  c.num_ports = 8;
+  for (int p = 0; p < 8; ++p)
+    for (int q = 0; q < kNumPrio; ++q) c.pg[p][q].static_limit = 10000;
   return c;
 }
 
@@ -287,14 +298,9 @@ TEST(BufferAccountant, BatchPublishesOnFlushOnly) {
 }
 
 TEST(BufferAccountant, ReleaseBatchSpillsWhenManyGroups) {
-  BufferConfig c;
-  c.total_bytes = 1 << 20;
-  c.num_ports = 8;
-  for (int p = 0; p < 8; ++p)
-    for (int q = 0; q < kNumPrio; ++q) c.pg[p][q].static_limit = 10000;
   BufferAccountant a;
   std::string err;
-  ASSERT_TRUE(a.Configure(c, &err)) << err;
+  ASSERT_TRUE(a.Configure(EightLossyPorts(), &err)) << err;
   for (int p = 0; p < 8; ++p)
     for (int q = 0; q < kNumPrio; ++q) AdmitN(a, static_cast<PortId>(p), q, 3, 100);
   EXPECT_EQ(a.shared_used(), 64u * 300);
@@ -307,6 +313,41 @@ TEST(BufferAccountant, ReleaseBatchSpillsWhenManyGroups) {
   for (int p = 0; p < 8; ++p)
     for (int q = 0; q < kNumPrio; ++q) EXPECT_EQ(a.occupancy(static_cast<PortId>(p), q), 0u);
   EXPECT_EQ(a.shared_used(), 0u);
+  EXPECT_EQ(a.release_underflows(), 0u);
+}
+
+// A table the caller keeps between batches (the burst loops' SlotTable):
+// every batch finds it all kNone, including one that flushed early for
+// holding more PGs than kMaxBurst, and releases the same as with its own.
+TEST(BufferAccountant, ReleaseBatchLeavesAKeptSlotTableClear) {
+  BufferAccountant a;
+  std::string err;
+  ASSERT_TRUE(a.Configure(EightLossyPorts(), &err)) << err;
+  SlotTable kept;
+  const SlotTable clear;
+  for (int round = 0; round < 3; ++round) {
+    for (int p = 0; p < 8; ++p)
+      for (int q = 0; q < kNumPrio; ++q) AdmitN(a, static_cast<PortId>(p), q, 2, 100);
+    {
+      ReleaseBatch r(a, nullptr, &kept);
+      // Round 0: 64 distinct PGs (an early flush); then a few.
+      const int ports = round == 0 ? 8 : 1;
+      for (int k = 0; k < 2; ++k)
+        for (int p = 0; p < ports; ++p)
+          for (int q = 0; q < kNumPrio; ++q) r.Add(static_cast<PortId>(p), q, 100);
+    }
+    EXPECT_EQ(std::memcmp(kept.s, clear.s, sizeof kept.s), 0) << "round " << round;
+    for (int p = 0; p < 8; ++p) {
+      ReleaseBatch r(a);  // the rest, through a batch's own table
+      for (int q = 0; q < kNumPrio; ++q) {
+        const uint64_t left = a.occupancy(static_cast<PortId>(p), q);
+        if (left != 0) r.Add(static_cast<PortId>(p), q, static_cast<uint32_t>(left));
+      }
+    }
+    for (int p = 0; p < 8; ++p)
+      for (int q = 0; q < kNumPrio; ++q) EXPECT_EQ(a.occupancy(static_cast<PortId>(p), q), 0u);
+    EXPECT_EQ(a.shared_used(), 0u);
+  }
   EXPECT_EQ(a.release_underflows(), 0u);
 }
 

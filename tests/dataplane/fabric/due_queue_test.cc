@@ -34,8 +34,8 @@ TEST(DueQueue, LaterAndCancelledTimesMoveOrRemoveTheEntry) {
   q.Set(0, 10);
   q.Set(0, 30);  // moved later, in place
   q.Set(1, 20);
-  q.Set(1, DueQueue::kNever);  // cancelled: out of the heap
-  EXPECT_EQ(q.heap_size(), 1u);
+  q.Set(1, DueQueue::kNever);  // cancelled: not due any more
+  EXPECT_EQ(q.size(), 1u);
   EXPECT_EQ(q.Next(), 30u);
   std::vector<uint32_t> ids;
   q.TakeDue(25, &ids);
@@ -43,7 +43,7 @@ TEST(DueQueue, LaterAndCancelledTimesMoveOrRemoveTheEntry) {
   q.TakeDue(30, &ids);
   EXPECT_EQ(ids, (std::vector<uint32_t>{0}));
   EXPECT_EQ(q.Next(), DueQueue::kNever);
-  EXPECT_EQ(q.heap_size(), 0u);
+  EXPECT_EQ(q.size(), 0u);
 }
 
 // Against a plain array scanned linearly (what the driver did before), on a
@@ -85,10 +85,10 @@ TEST(DueQueue, MatchesALinearScan) {
         ASSERT_EQ(got, want);
       }
     }
-    // Each entity due is in the heap once, however often it was lowered.
-    ASSERT_EQ(q.heap_size(),
-              static_cast<size_t>(std::count_if(ref.begin(), ref.end(),
-                                                [](uint64_t d) { return d != DueQueue::kNever; })));
+    // Each entity due counts once, however often it was lowered.
+    ASSERT_EQ(q.size(), static_cast<size_t>(std::count_if(ref.begin(), ref.end(), [](uint64_t d) {
+                return d != DueQueue::kNever;
+              })));
   }
 }
 
