@@ -16,8 +16,10 @@ namespace pfc {
 
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns);
 // Nothing to send: no control frame, nothing the device refused, every
-// egress queue empty (EgressPort returns 0 at once, changing nothing).
-bool NothingQueued(const PortRuntime& pr);
+// egress queue empty (EgressPort returns 0 at once, changing nothing). A
+// worker that serves the whole switch skips the rings while the port's
+// queued_hint says nothing was queued since they were last seen empty.
+bool NothingQueued(const WorkerCtx& w, const PortRuntime& pr);
 // Discards everything egress queue (port, prio) holds (refused packets and
 // the ring), counting each as a drop for `why` by its ingress port and
 // priority and releasing its buffer charge; returns how many. Run by the

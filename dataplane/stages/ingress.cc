@@ -122,6 +122,7 @@ static_assert(kMaxBurst <= Groups::kNone, "group numbers fit in a byte");
 }  // namespace
 
 bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
+  if (w.solo) w.sw->ports[port].owner_state->queued_hint = true;
   if (rte_ring_enqueue(w.sw->ports[port].control, m) != 0) {
     w.st->prio[port][w.t->tag_map.lossy_prio]
         .drops[static_cast<int>(DropReason::kEgressQueueFull)]
@@ -298,6 +299,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     const PortId out = groups.key[g] / kNumPrio;
     const int eprio = groups.key[g] % kNumPrio;
     groups.n[g] = DcfitGroup(w, out, eprio, groups.pkts[g], groups.n[g], undo);
+    if (w.solo) sw.ports[out].owner_state->queued_hint = true;
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                reinterpret_cast<void**>(groups.pkts[g]), groups.n[g], nullptr);

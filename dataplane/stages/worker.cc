@@ -47,7 +47,7 @@ bool PortQuiet(const WorkerCtx& w, PortId p) {
   for (uint32_t m = w.t->tag_map.lossless_mask; m; m &= m - 1) {
     if (sw.buffer.occupancy(p, __builtin_ctz(m)) != 0) return false;
   }
-  return NothingQueued(pr);
+  return NothingQueued(w, pr);
 }
 
 unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_clock) {
@@ -129,6 +129,7 @@ WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
     if (sw.ports[p].owner != id) shared = true;
   }
   w.pool_slack.set_enabled(shared);
+  w.solo = !shared;
   w.dcfit_shard = shared ? id : 0;
   w.dcfit_lead = !sw.ports.empty() && sw.ports[0].owner == id;
   return w;

@@ -30,6 +30,10 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // This worker's unpublished change of sw's shared pool (accountant.h);
   // published by the batches past the slack and by an idle round.
   PoolSlack pool_slack;
+  // This worker serves every port of sw: whatever queues to a port's rings
+  // runs on the port's owner, so owner-only state can track it (the ports'
+  // queued_hint).
+  bool solo = false;
   // (port, priority) slot tables the burst loops keep between bursts
   // (SlotTable): EgressPort's release batch, the ingress burst's undo batch
   // and its grouping by (out port, egress priority). One user each.

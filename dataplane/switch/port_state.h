@@ -30,7 +30,15 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // Data packets the device refused, by egress priority: a priority paused
   // since keeps its refused packets until it resumes, the others still go.
   TxStash data_stash[kNumPrio];
-  TxStash ctrl_stash;      // control frames the device refused
+  TxStash ctrl_stash;  // control frames the device refused
+  // The stashes holding packets: bit q for data_stash[q], kCtrlStashBit for
+  // ctrl_stash (kept by stages/egress.cc), so "anything refused?" is one load.
+  static constexpr uint16_t kCtrlStashBit = 1u << kNumPrio;
+  uint16_t stash_mask = 0;
+  // The port's rings may hold packets (see WorkerCtx::solo): set by whoever
+  // queues to them, cleared when NothingQueued sees them all empty. Written
+  // only when one worker serves the whole switch, so only by the owner.
+  bool queued_hint = true;
   PauseTimer pause;        // pause requests received on this port
   PfcGenerator pfc_gen;    // XOFF/XON we send on this port
   uint64_t pause_bps = 0;  // rate for quanta: the shaper's when shaped
