@@ -17,12 +17,18 @@
 #  * pipeline: bench/dataplane/pipeline_bench BM_Pipeline/64 (L3: LPM,
 #    neighbour, tags, buffers, rewrite, queues; four ring ports, closed loop),
 #    instructions inside WorkerRound per packet transmitted, as
-#    bench/cost_table.sh counts them.
+#    bench/cost_table.sh counts them: full bursts (128 packets a round).
+#  * the same pipeline at the emulator's kind of load, BM_Pipeline/1: one
+#    packet in flight per port, 4 packets a round. On the exact virtual clock
+#    a switch sees a frame whenever one lands (under one a round here), so
+#    a hop pays a round's fixed cost as a lightly loaded standalone switch
+#    does: this ratio is what the emulation itself adds.
 #   bench/fabric_cost.sh [BUILD_DIR] [TORS]   (default build, 4 ToRs = 6 switches)
 #   env: DURATION=1ms (virtual time of the fabric run)  PFCFABRIC_ARGS (extra pfcfabric options)
 #        QUANTUM=0 (fabric.quantum: the virtual clock's step; 0 = exact)
 #        KEEP=1 (keep the work directory: callgrind files, the fabric run)
 # Last line: RESULT emu_instr_per_hop=<n> pipeline_instr_per_pkt=<n> emu_over_pipeline=<ratio>
+#   pipeline_light_instr_per_pkt=<n> emu_over_light_pipeline=<ratio>
 set -euo pipefail
 . "$(dirname "$0")/fabric_leafspine.sh"
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,8 +52,8 @@ leafspine_switch "$TMP/switch.yaml"
 
 # callgrind's per-function totals (inclusive, from the toggle-collected part).
 # (awk reads to the end: an early exit would fail callgrind_annotate with SIGPIPE.)
-incl() { callgrind_annotate --inclusive=yes "$1" | awk -v f="$2" 'index($0, f) && !n++ { gsub(",", "", $1); print $1 }'; }
-total() { callgrind_annotate "$1" | awk '/PROGRAM TOTALS/ && !n++ { gsub(",", "", $1); print $1 }'; }
+incl() { callgrind_annotate --auto=no --inclusive=yes "$1" | awk -v f="$2" 'index($0, f) && !n++ { gsub(",", "", $1); print $1 }'; }
+total() { callgrind_annotate --auto=no "$1" | awk '/PROGRAM TOTALS/ && !n++ { gsub(",", "", $1); print $1 }'; }
 
 echo "fabric_cost: callgrind on pfcfabric (leafspine:$T:2:2, $DURATION virtual) ..."
 # shellcheck disable=SC2086
@@ -56,25 +62,36 @@ valgrind --tool=callgrind --toggle-collect='pfc::emu::Fabric::RunVirtual*' \
   --out "$TMP/out" ${PFCFABRIC_ARGS:-} > "$TMP/emu.log" 2>&1 || { tail "$TMP/emu.log"; die "pfcfabric failed"; }
 emu_total=$(total "$TMP/cg.emu")
 emu_sw=$(incl "$TMP/cg.emu" "pfc::WorkerRound(")
-echo "fabric_cost: callgrind on pipeline_bench BM_Pipeline/64 ..."
-valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --callgrind-out-file="$TMP/cg.pipe" \
-  "$B/bench/dataplane/pipeline_bench" --benchmark_filter='^BM_Pipeline/64/' --benchmark_format=json \
-  --benchmark_out="$TMP/bm.json" -- --no-huge -m 512 --no-shconf --no-pci -l 0 --no-telemetry \
-  --log-level='*:warning' --file-prefix=fcost$$ > "$TMP/pipe.log" 2>&1 || { tail "$TMP/pipe.log"; die "pipeline_bench failed"; }
+# pipe TAG INFLIGHT: callgrind over pipeline_bench BM_Pipeline/INFLIGHT.
+pipe() {
+  echo "fabric_cost: callgrind on pipeline_bench BM_Pipeline/$2 ..."
+  valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --callgrind-out-file="$TMP/cg.$1" \
+    "$B/bench/dataplane/pipeline_bench" --benchmark_filter="^BM_Pipeline/$2/" --benchmark_format=json \
+    --benchmark_out="$TMP/bm.$1.json" -- --no-huge -m 512 --no-shconf --no-pci -l 0 --no-telemetry \
+    --log-level='*:warning' --file-prefix=fcost$$ > "$TMP/$1.log" 2>&1 || { tail "$TMP/$1.log"; die "pipeline_bench failed"; }
+}
+pipe pipe 64
+pipe light 1
 pipe_total=$(total "$TMP/cg.pipe")
+light_total=$(total "$TMP/cg.light")
 hops=$("$PY" -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 print(sum(q["tx_packets"] for s in r["switches"].values() for p in s["ports"] for q in p["prio"]))' "$TMP/out/results.json")
-pkts=$("$PY" -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["benchmarks"][-1]["tx_total"]))' "$TMP/bm.json")
+txs() { "$PY" -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["benchmarks"][-1]["tx_total"]))' "$1"; }
+pkts=$(txs "$TMP/bm.pipe.json")
+light_pkts=$(txs "$TMP/bm.light.json")
 echo "emulator, instructions per switch-hop by part:"
 "$PY" "$SRC/bench/fabric_cost_split.py" "$TMP/cg.emu" "$hops"
-echo "pipeline_bench, instructions per packet by part:"
+echo "pipeline_bench (full bursts), instructions per packet by part:"
 "$PY" "$SRC/bench/fabric_cost_split.py" "$TMP/cg.pipe" "$pkts"
+echo "pipeline_bench (one packet per port a round), instructions per packet by part:"
+"$PY" "$SRC/bench/fabric_cost_split.py" "$TMP/cg.light" "$light_pkts"
 
-"$PY" - "$TMP/out" "$TMP/bm.json" "$emu_total" "${emu_sw:-0}" "$pipe_total" "$hops" "$pkts" <<'PY'
+"$PY" - "$TMP/out" "$TMP/bm.pipe.json" "$emu_total" "${emu_sw:-0}" "$pipe_total" "$hops" "$pkts" \
+  "$light_total" "$light_pkts" <<'PY'
 import json, sys
 out, bm = sys.argv[1], sys.argv[2]
-emu_total, emu_sw, pipe_total, hops, pkts = map(int, sys.argv[3:8])
+emu_total, emu_sw, pipe_total, hops, pkts, light_total, light_pkts = map(int, sys.argv[3:10])
 r = json.load(open(out + "/results.json"))
 rounds = r["switch_rounds"]
 b = json.load(open(bm))["benchmarks"][-1]
@@ -83,6 +100,9 @@ print(f"emulator: {len(r['switches'])} switches, {len(r['hosts'])} hosts, {hops}
       f"({hops / max(rounds, 1):.2f} hops a round), lossless drops {r['lossless_drops']}")
 print(f"  instructions per switch-hop: {emu:.0f} in all, of which switch rounds {emu_sw / hops:.0f}, "
       f"links, hosts, driver and recorder {(emu_total - emu_sw) / hops:.0f}")
+light = light_total / light_pkts
 print(f"pipeline: {pkts} packets, {b['pkts_per_round']:.1f} a round: {pipe:.0f} instructions per packet")
-print(f"RESULT emu_instr_per_hop={emu:.0f} pipeline_instr_per_pkt={pipe:.0f} emu_over_pipeline={emu / pipe:.2f}")
+print(f"pipeline, one packet per port a round: {light_pkts} packets: {light:.0f} instructions per packet")
+print(f"RESULT emu_instr_per_hop={emu:.0f} pipeline_instr_per_pkt={pipe:.0f} emu_over_pipeline={emu / pipe:.2f} "
+      f"pipeline_light_instr_per_pkt={light:.0f} emu_over_light_pipeline={emu / light:.2f}")
 PY

@@ -13,7 +13,8 @@ compiled into) goes to a part by the function's name. A shared helper that
 names no part (rte_pktmbuf_free, memset, a checksum) is split over its
 callers in proportion to what each call edge cost, and goes to the callers'
 parts; so every instruction lands in one part. Works on a build without
-debug info (names only)."""
+debug info (names only) or with it (a function's entries per source file
+are summed)."""
 import collections
 import re
 import subprocess
@@ -69,12 +70,15 @@ def part_of(fn):
     return None
 
 
-LINE = re.compile(r"^\s*([\d,]+)\s+\([^)]*\)\s+([<*>])?\s*(\S.*?)(?:\s+\((\d+)x\))?\s+\[[^\]]*\]\s*$")
+# cost (share) mark name [(calls x)] [object]; with debug info the object can
+# be missing and the call count carries thousands separators.
+LINE = re.compile(
+    r"^\s*([\d,]+)\s+\([^)]*\)\s+([<*>])?\s*(\S.*?)(?:\s+\(([\d,]+)x\))?(?:\s+\[[^\]]*\])?\s*$")
 
 
 def parse_tree(path):
     """{fn: (self, [(caller, edge_cost)])} from callgrind_annotate --tree=caller."""
-    out = subprocess.run(["callgrind_annotate", "--tree=caller", "--threshold=100", path],
+    out = subprocess.run(["callgrind_annotate", "--tree=caller", "--threshold=100", "--auto=no", path],
                          check=True, capture_output=True, text=True).stdout
     funcs = {}
     callers = []
@@ -87,11 +91,14 @@ def parse_tree(path):
             continue
         cost = int(m.group(1).replace(",", ""))
         mark, fn = m.group(2), m.group(3)
-        fn = re.sub(r"^[^:]*:", "", fn, count=1) if fn.startswith(("???:", "./", "/")) else fn
+        fn = re.sub(r"^[^:]*:", "", fn, count=1) if fn.startswith(("???:", ".", "/")) else fn
         if mark == "<":
             callers.append((fn, cost))
         elif mark == "*":
-            funcs[fn] = (cost, callers)
+            # With debug info a function comes once per source file its code
+            # was inlined from: the entries add up.
+            c0, k0 = funcs.get(fn, (0, []))
+            funcs[fn] = (c0 + cost, k0 + callers)
             callers = []
     return funcs
 

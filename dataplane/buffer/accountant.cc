@@ -303,14 +303,14 @@ void IngressBatch::Flush() {
 }
 
 void ReleaseBatch::AddNew(unsigned key, uint32_t bytes) {
-  if (n_ == kMaxBurst) Flush();
+  if (n_ == kMaxBurst) FlushEntries();
   slot_[key] = static_cast<uint8_t>(n_);
   key_[n_] = static_cast<uint16_t>(key);
   bytes_[n_] = bytes;
   ++n_;
 }
 
-void ReleaseBatch::Flush() {
+void ReleaseBatch::FlushEntries() {
   int64_t pool = 0;
   for (int i = 0; i < n_; ++i) {
     acct_.Update(static_cast<PortId>(key_[i] / kNumPrio), key_[i] % kNumPrio, -bytes_[i], -1,

@@ -298,10 +298,14 @@ class ReleaseBatch {
     }
     AddNew(key, bytes);
   }
-  void Flush();
+  // Inline for the common empty case (an ingress burst's undo batch).
+  void Flush() {
+    if (n_ != 0) FlushEntries();
+  }
 
  private:
   void AddNew(unsigned key, uint32_t bytes);
+  void FlushEntries();
   BufferAccountant& acct_;
   PoolSlack* slack_;
   // The PGs touched since the last flush: key_[i] = in_port * 8 + prio with
