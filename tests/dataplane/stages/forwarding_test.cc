@@ -295,6 +295,28 @@ TEST_F(StageTest, UnknownDestinationsAreDroppedNeverFlooded) {
                   {"p2.tx_bytes", 120}});
 }
 
+// A switch served by one worker skips an idle port's rings while nothing
+// was queued to it since they were seen empty (PortOwnerState::queued_hint).
+// Every way of queueing must say so: a data packet and an ARP request, each
+// to a port whose rings were just seen empty, leave at its next egress.
+TEST_F(StageTest, WhatIsQueuedToAnIdlePortLeaves) {
+  Start(BaseYaml());
+  ASSERT_TRUE(w_.solo);
+  for (PortId p = 0; p < kPorts; p++) EXPECT_EQ(Egress(p, kT0), 0) << "p" << p;
+  // An unknown neighbour on p3: the packet is dropped, an ARP request is
+  // queued to p3's control ring.
+  Ingress(0, {Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 77), .dscp = 26, .seq = 1})}, kT0 + 10);
+  EXPECT_EQ(Egress(3, kT0 + 20), 1);
+  const Frames req = TakeTx(3);
+  ASSERT_EQ(req.size(), 1u);
+  EXPECT_EQ(EtherTypeOf(req[0]), 0x0806);
+  // Seen empty again, then a data packet to p2's directly attached host.
+  EXPECT_EQ(Egress(2, kT0 + 30), 0);
+  Ingress(1, {Frame({.in_port = 1, .dst_ip = Ip(10, 0, 2, 2), .dscp = 26, .seq = 2})}, kT0 + 40);
+  EXPECT_EQ(Egress(2, kT0 + 50), 1);
+  EXPECT_EQ(TakeTx(2).size(), 1u);
+}
+
 TEST_F(StageTest, LearnsNeighbourFromArpThenForwards) {
   Start(BaseYaml());
   const uint32_t host = Ip(10, 0, 3, 77);
