@@ -78,8 +78,8 @@ LINE = re.compile(
 
 def parse_tree(path):
     """{fn: (self, [(caller, edge_cost)])} from callgrind_annotate --tree=caller."""
-    out = subprocess.run(["callgrind_annotate", "--tree=caller", "--threshold=100", "--auto=no", path],
-                         check=True, capture_output=True, text=True).stdout
+    cmd = ["callgrind_annotate", "--tree=caller", "--threshold=100", "--auto=no", path]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     funcs = {}
     callers = []
     for line in out.splitlines():

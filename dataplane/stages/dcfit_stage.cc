@@ -22,7 +22,7 @@ using dcfit::EventKind;
 void SendStandalone(WorkerCtx& w, PortId port, const CheckMsg& msg) {
   PortRuntime& pr = w.sw->ports[port];
   PortCounters& pc = w.st->port[port];
-  if (w.solo) pr.owner_state->queued_hint = true;
+  MarkQueued(w, port);
   rte_mbuf* m = rte_pktmbuf_alloc(w.sw->dp.pool);
   uint8_t* f = m ? reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen)) : nullptr;
   if (f == nullptr || dcfit::BuildCheckingPacket(pr.mac, msg, f, kPfcFrameLen) == 0 ||

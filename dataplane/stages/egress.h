@@ -20,6 +20,11 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
 // worker that serves the whole switch skips the rings while the port's
 // queued_hint says nothing was queued since they were last seen empty.
 bool NothingQueued(const WorkerCtx& w, const PortRuntime& pr);
+// Whoever queues to one of port's rings (egress or control) says so first,
+// for NothingQueued. Only a worker serving the whole switch keeps the hint.
+inline void MarkQueued(WorkerCtx& w, PortId port) {
+  if (w.solo) w.sw->ports[port].owner_state->queued_hint = true;
+}
 // Discards everything egress queue (port, prio) holds (refused packets and
 // the ring), counting each as a drop for `why` by its ingress port and
 // priority and releasing its buffer charge; returns how many. Run by the

@@ -12,6 +12,7 @@
 #include "dataplane/net/parser.h"
 #include "dataplane/net/vlan_edit.h"
 #include "dataplane/stages/dcfit_stage.h"
+#include "dataplane/stages/egress.h"
 #include "dataplane/stages/local.h"
 #include "dataplane/stages/pfc_stage.h"
 
@@ -122,7 +123,7 @@ static_assert(kMaxBurst <= Groups::kNone, "group numbers fit in a byte");
 }  // namespace
 
 bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
-  if (w.solo) w.sw->ports[port].owner_state->queued_hint = true;
+  MarkQueued(w, port);
   if (rte_ring_enqueue(w.sw->ports[port].control, m) != 0) {
     w.st->prio[port][w.t->tag_map.lossy_prio]
         .drops[static_cast<int>(DropReason::kEgressQueueFull)]
@@ -299,7 +300,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     const PortId out = groups.key[g] / kNumPrio;
     const int eprio = groups.key[g] % kNumPrio;
     groups.n[g] = DcfitGroup(w, out, eprio, groups.pkts[g], groups.n[g], undo);
-    if (w.solo) sw.ports[out].owner_state->queued_hint = true;
+    MarkQueued(w, out);
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                reinterpret_cast<void**>(groups.pkts[g]), groups.n[g], nullptr);

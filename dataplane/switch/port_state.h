@@ -36,8 +36,9 @@ struct alignas(kWorkerAlign) PortOwnerState {
   static constexpr uint16_t kCtrlStashBit = 1u << kNumPrio;
   uint16_t stash_mask = 0;
   // The port's rings may hold packets (see WorkerCtx::solo): set by whoever
-  // queues to them, cleared when NothingQueued sees them all empty. Written
-  // only when one worker serves the whole switch, so only by the owner.
+  // queues to them (stages/egress.h MarkQueued), cleared when NothingQueued
+  // sees them all empty or EgressPort drained them. Written only when one
+  // worker serves the whole switch, so only by the owner.
   bool queued_hint = true;
   PauseTimer pause;        // pause requests received on this port
   PfcGenerator pfc_gen;    // XOFF/XON we send on this port
