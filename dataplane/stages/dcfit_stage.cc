@@ -350,16 +350,15 @@ void DcfitRound(WorkerCtx& w) {
   if (!d.out.msgs.empty() || !d.out.events.empty()) Flush(w, d);
 }
 
-void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, rte_mbuf* const* pkts,
+void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktMeta* metas,
                      uint16_t n) {
   if (n == 0) return;
-  const Switch& sw = *w.sw;
   dcfit::Causality& c = d.det.causality();
   // Ingress queues a burst's packets for one queue together: runs are long.
-  PortId run_in = sw.Meta(pkts[0])->in_port;
+  PortId run_in = metas[0].in_port;
   uint32_t run_n = 0;
   for (uint16_t i = 0; i < n; i++) {
-    const PktMeta& meta = *sw.Meta(pkts[i]);
+    const PktMeta& meta = metas[i];
     if (meta.in_port != run_in) {
       c.OnDequeue(run_in, out, q, run_n, w.dcfit_shard);
       run_in = meta.in_port;

@@ -50,41 +50,48 @@ class ReleaseBatch;
 // that crosses priorities, which Tagger's rules exist to rule out.
 inline bool DcfitTracks(const PktMeta& m, int eprio) { return m.in_prio == eprio; }
 
-// The first n packets of pkts, from `in`, were queued at (out, eprio).
-// FIFO positions: the place of the last one that counts (the last one,
-// unless a rewrite moved some packets into a lossless priority: Tables);
-// counts: how many count (shards, several workers).
-inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
+// Which of a group's packets DCFIT follows at (out, eprio), bit i for
+// pkts[i], read BEFORE they are queued: once in the ring they are the
+// port owner's, which may send and free them at once (another worker).
+// Zero without DCFIT, where DcfitEnqueued does nothing.
+static_assert(kMaxBurst <= 32, "a group's packets fit a 32-bit mask");
+inline uint32_t DcfitTracked(const WorkerCtx& w, int eprio, rte_mbuf* const* pkts, uint16_t n) {
+  if (w.sw->dcfit == nullptr) return 0;
+  if (!w.t->moves_into_lossless) return n >= 32 ? ~0u : (1u << n) - 1;
+  uint32_t mask = 0;
+  for (uint16_t i = 0; i < n; i++) mask |= uint32_t{DcfitTracks(*w.sw->Meta(pkts[i]), eprio)} << i;
+  return mask;
+}
+
+// The first n packets of a group, from `in`, were queued at (out, eprio);
+// `tracked` is DcfitTracked of the group. FIFO positions: the place of the
+// last one that counts (the last one, unless a rewrite moved some packets
+// into a lossless priority: Tables); counts: how many count (shards,
+// several workers).
+inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32_t tracked,
                           uint32_t n) {
   SwitchDcfit* d = w.sw->dcfit.get();
   if (d == nullptr) return;
   dcfit::Causality& c = d->det.causality();
-  const Switch& sw = *w.sw;
+  const uint32_t queued = tracked & (n >= 32 ? ~0u : (1u << n) - 1);
   if (c.fifo()) {
-    uint32_t k = n;
-    if (w.t->moves_into_lossless)
-      while (k > 0 && !DcfitTracks(*sw.Meta(pkts[k - 1]), eprio)) --k;
-    c.OnQueued(in, out, eprio, n, k);
+    c.OnQueued(in, out, eprio, n, queued ? 32 - static_cast<uint32_t>(__builtin_clz(queued)) : 0);
     return;
   }
-  uint32_t same = n;
-  if (w.t->moves_into_lossless) {
-    same = 0;
-    for (uint32_t i = 0; i < n; i++) same += DcfitTracks(*sw.Meta(pkts[i]), eprio);
-  }
-  c.OnEnqueue(in, out, eprio, same, w.dcfit_shard);
+  c.OnEnqueue(in, out, eprio, static_cast<uint32_t>(__builtin_popcount(queued)), w.dcfit_shard);
 }
 
-// n packets left (out, q) from its head, sent or discarded. FIFO: one add;
-// counts: per run of one ingress port, only those that came in on q.
-void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, rte_mbuf* const* pkts,
+// n packets left (out, q) from its head, sent or discarded; `metas` is
+// their metadata as read before they went (egress.cc: TakeMetas). FIFO: one
+// add; counts: per run of one ingress port, only those that came in on q.
+void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktMeta* metas,
                      uint16_t n);
-inline void DcfitLeft(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, rte_mbuf* const* pkts,
+inline void DcfitLeft(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktMeta* metas,
                       uint16_t n) {
   if (d.det.causality().fifo())
     d.det.causality().OnLeft(out, q, n);
   else
-    DcfitLeftCounts(w, d, out, q, pkts, n);
+    DcfitLeftCounts(w, d, out, q, metas, n);
 }
 
 // Before n packets from one ingress burst are queued at (out, eprio): while

@@ -23,19 +23,32 @@ uint64_t BytesOf(rte_mbuf* const* pkts, uint16_t n) {
   return bytes;
 }
 
+// What the accounting after a tx burst needs of its packets, read BEFORE the
+// burst: a packet the device took is no longer ours to read. Most virtual
+// devices (af_packet, pcap, vhost, memif) copy and free it inside the burst,
+// a ring hands it to whoever polls the other end; with several workers a
+// freed mbuf can be reallocated, and its metadata rewritten, at once.
+// Returns the packets' bytes.
+uint64_t TakeMetas(const Switch& sw, rte_mbuf* const* pkts, uint16_t n, PktMeta* metas) {
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < n; i++) {
+    bytes += rte_pktmbuf_pkt_len(pkts[i]);
+    metas[i] = *sw.Meta(pkts[i]);
+  }
+  return bytes;
+}
+
 // Accounting for n data packets (`bytes` in all, the caller summed them
-// already) of egress priority q that the device took: their buffer is
-// released, DCFIT's causality counts move, counters.
-void DataSent(WorkerCtx& w, PortId port, int q, rte_mbuf* const* pkts, uint16_t n, uint64_t bytes,
+// already) of egress priority q that the device took, from their metadata
+// as TakeMetas read it: their buffer is released, DCFIT's causality counts
+// move, counters.
+void DataSent(WorkerCtx& w, PortId port, int q, const PktMeta* metas, uint16_t n, uint64_t bytes,
               ReleaseBatch& rel) {
   if (n == 0) return;
   Switch& sw = *w.sw;
   SwitchDcfit* dc = sw.dcfit.get();
-  for (uint16_t i = 0; i < n; i++) {
-    const PktMeta* meta = sw.Meta(pkts[i]);
-    rel.Add(meta->in_port, meta->in_prio, meta->charged);
-  }
-  if (dc) DcfitLeft(w, *dc, port, q, pkts, n);
+  for (uint16_t i = 0; i < n; i++) rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
+  if (dc) DcfitLeft(w, *dc, port, q, metas, n);
   w.st->prio[port][q].tx_packets.Add(n);
   w.st->prio[port][q].tx_bytes.Add(bytes);
   PortCounters& pc = w.st->port[port];
@@ -57,11 +70,15 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, int q, ReleaseBatch& rel)
     rte_mbuf* burst[kMaxBurst];
     const int k = std::min(s.n, kMaxBurst);
     for (int i = 0; i < k; i++) burst[i] = s.pkts[(s.head + i) % TxStash::kCap];
+    PktMeta metas[kMaxBurst];
+    const uint64_t all = q >= 0 ? TakeMetas(sw, burst, static_cast<uint16_t>(k), metas)
+                                : BytesOf(burst, static_cast<uint16_t>(k));
     const uint16_t sent =
         PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, q < 0);
-    const uint64_t bytes = BytesOf(burst, sent);
+    // What the device refused is still ours to read.
+    const uint64_t bytes = all - BytesOf(burst + sent, static_cast<uint16_t>(k - sent));
     if (q >= 0) {
-      DataSent(w, port, q, burst, sent, bytes, rel);
+      DataSent(w, port, q, metas, sent, bytes, rel);
     } else {
       w.st->port[port].tx_packets.Add(sent);
       w.st->port[port].tx_bytes.Add(bytes);
@@ -108,11 +125,12 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
   uint32_t n = 0;
   // Leaving the queue from its head, as far as DCFIT's mapping goes.
   auto discard = [&](rte_mbuf** pkts, unsigned k) {
-    if (dc) DcfitLeft(w, *dc, port, prio, pkts, static_cast<uint16_t>(k));
+    PktMeta metas[kMaxBurst];
+    TakeMetas(sw, pkts, static_cast<uint16_t>(k), metas);
+    if (dc) DcfitLeft(w, *dc, port, prio, metas, static_cast<uint16_t>(k));
     for (unsigned i = 0; i < k; i++) {
-      const PktMeta* meta = sw.Meta(pkts[i]);
-      rel.Add(meta->in_port, meta->in_prio, meta->charged);
-      w.st->prio[meta->in_port][meta->in_prio].drops[static_cast<int>(why)].Add(1);
+      rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
+      w.st->prio[metas[i].in_port][metas[i].in_prio].drops[static_cast<int>(why)].Add(1);
       rte_pktmbuf_free(pkts[i]);
     }
     n += k;
@@ -170,6 +188,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   for (int q = 0; q < kNumPrio; q++)
     if (!rte_ring_empty(pr.egress[q])) nonempty |= 1u << q;
   rte_mbuf* pkts[kMaxBurst];
+  PktMeta metas[kMaxBurst];  // pkts' metadata, read before the tx burst
   struct Run {
     uint8_t q;
     uint16_t from, n;
@@ -194,7 +213,8 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
     if (got == 0) break;
     if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q]))
       nonempty &= static_cast<uint8_t>(~(1u << q));
-    const uint32_t bytes = static_cast<uint32_t>(BytesOf(pkts + n, static_cast<uint16_t>(got)));
+    const uint32_t bytes =
+        static_cast<uint32_t>(TakeMetas(sw, pkts + n, static_cast<uint16_t>(got), metas + n));
     // The emulated link also carries FCS, preamble and inter-frame gap: 24
     // bytes a frame, as pause quanta (wire bit times) assume.
     os.sched.Sent(q, bytes + kWireOverhead * got, w.now_ns);
@@ -210,9 +230,11 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   for (int r = 0; r < nruns; r++) {
     const Run& run = runs[r];
     const uint16_t ok = sent > run.from ? std::min<uint16_t>(sent - run.from, run.n) : 0;
-    // The run's own sum, unless the device refused part of it (rare).
-    const uint64_t ok_bytes = ok == run.n ? run.bytes : BytesOf(pkts + run.from, ok);
-    DataSent(w, port, run.q, pkts + run.from, ok, ok_bytes, rel);
+    // The run's own sum, less what the device refused (rare; still ours).
+    const uint64_t ok_bytes =
+        ok == run.n ? run.bytes
+                    : run.bytes - BytesOf(pkts + run.from + ok, static_cast<uint16_t>(run.n - ok));
+    DataSent(w, port, run.q, metas + run.from, ok, ok_bytes, rel);
     if (ok < run.n) Stash(os, run.q, pkts + run.from + ok, run.n - ok);
   }
   return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);

@@ -300,11 +300,12 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     const PortId out = groups.key[g] / kNumPrio;
     const int eprio = groups.key[g] % kNumPrio;
     groups.n[g] = DcfitGroup(w, out, eprio, groups.pkts[g], groups.n[g], undo);
+    const uint32_t tracked = DcfitTracked(w, eprio, groups.pkts[g], groups.n[g]);
     MarkQueued(w, out);
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                reinterpret_cast<void**>(groups.pkts[g]), groups.n[g], nullptr);
-    DcfitEnqueued(w, in, out, eprio, groups.pkts[g], done);
+    DcfitEnqueued(w, in, out, eprio, tracked, done);
     for (unsigned k = done; k < groups.n[g]; k++) {
       rte_mbuf* m = groups.pkts[g][k];
       const PktMeta* meta = sw.Meta(m);

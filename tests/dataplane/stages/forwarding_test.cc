@@ -3,6 +3,9 @@
 // MAC rewrite, Tagger's DSCP rewrite with egress queueing by the NEW tag's
 // priority while the buffer charge stays on the ingress priority (Tagger
 // Fig. 8b), the lossy fallback, and drops that must never become floods.
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -33,6 +36,27 @@ std::vector<uint8_t> Routed(std::vector<uint8_t> f, int out, const std::array<ui
 }
 
 using Frames = std::vector<std::vector<uint8_t>>;
+
+// 32 frames from p2 to 10.9.0.<i> (out p1), tags 24 (q3) and 26 (q4)
+// alternating, UDP source port i.
+Frames AlternatingBurst() {
+  Frames in;
+  for (uint16_t i = 0; i < 32; i++)
+    in.push_back(Frame({.in_port = 2,
+                        .dst_ip = Ip(10, 9, 0, static_cast<uint8_t>(i)),
+                        .dscp = static_cast<uint8_t>(i % 2 ? 26 : 24),
+                        .seq = i}));
+  return in;
+}
+
+// The counters once all of AlternatingBurst() has left p1.
+Counters AlternatingBurstSent() {
+  return {{"p2.rx_packets", 32},       {"p2.rx_bytes", 32 * 60},    {"p2.rx_bursts", 1},
+          {"p2.q3.rx_packets", 16},    {"p2.q3.rx_bytes", 16 * 60}, {"p2.q4.rx_packets", 16},
+          {"p2.q4.rx_bytes", 16 * 60}, {"p1.tx_packets", 32},       {"p1.tx_bytes", 32 * 60},
+          {"p1.q3.tx_packets", 16},    {"p1.q3.tx_bytes", 16 * 60}, {"p1.q4.tx_packets", 16},
+          {"p1.q4.tx_bytes", 16 * 60}};
+}
 
 TEST_F(StageTest, RoutesWithTtlDecrementAndMacRewrite) {
   Start(BaseYaml());
@@ -82,13 +106,7 @@ TEST_F(StageTest, DeviceRefusalIsStashedPerPriorityInOrder) {
     rte_mbuf* m = Mbuf(Frame({.in_port = 2, .dst_ip = Ip(10, 9, 9, 9), .seq = 60000}));
     ASSERT_EQ(rte_ring_enqueue(Wire(1).tx, m), 0);
   }
-  Frames in;
-  for (uint16_t i = 0; i < 32; i++)
-    in.push_back(Frame({.in_port = 2,
-                        .dst_ip = Ip(10, 9, 0, static_cast<uint8_t>(i)),
-                        .dscp = static_cast<uint8_t>(i % 2 ? 26 : 24),
-                        .seq = i}));
-  Ingress(2, in, kT0);
+  Ingress(2, AlternatingBurst(), kT0);
   EXPECT_EQ(Egress(1, kT0 + 1000), 5);
   Frames out;
   for (const auto& f : TakeTx(1))
@@ -111,19 +129,50 @@ TEST_F(StageTest, DeviceRefusalIsStashedPerPriorityInOrder) {
   }
   EXPECT_EQ(Occ(2, 3), 0u);
   EXPECT_EQ(Occ(2, 4), 0u);
-  ExpectCounters({{"p2.rx_packets", 32},
-                  {"p2.rx_bytes", 32 * 60},
-                  {"p2.rx_bursts", 1},
-                  {"p2.q3.rx_packets", 16},
-                  {"p2.q3.rx_bytes", 16 * 60},
-                  {"p2.q4.rx_packets", 16},
-                  {"p2.q4.rx_bytes", 16 * 60},
-                  {"p1.tx_packets", 32},
-                  {"p1.tx_bytes", 32 * 60},
-                  {"p1.q3.tx_packets", 16},
-                  {"p1.q3.tx_bytes", 16 * 60},
-                  {"p1.q4.tx_packets", 16},
-                  {"p1.q4.tx_bytes", 16 * 60}});
+  ExpectCounters(AlternatingBurstSent());
+}
+
+// A device that reuses what it took: as af_packet, pcap, vhost or memif
+// free a packet inside the tx burst and another worker may allocate it at
+// once, this one overwrites the metadata of every packet it takes (a tx
+// callback, run before the ring takes them) with a charge on p3/q7. The
+// switch must account for what it sent from what it read before the burst.
+struct ReusingDevice {
+  Switch* sw;
+  rte_ring* wire_tx;
+  static uint16_t Take(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, void* arg) {
+    auto* d = static_cast<ReusingDevice*>(arg);
+    const unsigned takes = std::min<unsigned>(n, rte_ring_free_count(d->wire_tx));
+    for (unsigned i = 0; i < takes; i++)
+      *d->sw->Meta(pkts[i]) = PktMeta{.in_port = 3, .in_prio = 7, .flags = 0, .charged = 5 * kCell};
+    return n;
+  }
+};
+
+TEST_F(StageTest, WhatTheDeviceTookIsNotReadAgain) {
+  Start(BaseYaml());
+  // 5 free slots on p1's wire: the first egress sends 5 and stashes 27,
+  // the second sends the stash.
+  const unsigned free_slots = rte_ring_free_count(Wire(1).tx);
+  for (unsigned i = 0; i < free_slots - 5; i++)
+    ASSERT_EQ(rte_ring_enqueue(Wire(1).tx, Mbuf(Frame({.in_port = 2, .seq = 60000}))), 0);
+  ReusingDevice dev{sw_.get(), Wire(1).tx};
+  const rte_eth_rxtx_callback* cb =
+      rte_eth_add_tx_callback(Wire(1).dpdk_port, 0, &ReusingDevice::Take, &dev);
+  ASSERT_NE(cb, nullptr);
+  Ingress(2, AlternatingBurst(), kT0);
+  EXPECT_EQ(Egress(1, kT0 + 1000), 5);
+  EXPECT_EQ(Occ(2, 3) + Occ(2, 4), 27 * kCell);
+  EXPECT_EQ(TakeTx(1).size(), free_slots);
+  EXPECT_EQ(Egress(1, kT0 + 2000), 27);
+  // Single-threaded: nobody can be inside the callback now.
+  EXPECT_EQ(rte_eth_remove_tx_callback(Wire(1).dpdk_port, 0, cb), 0);
+  rte_free(const_cast<rte_eth_rxtx_callback*>(cb));
+  EXPECT_EQ(TakeTx(1).size(), 27u);
+  EXPECT_EQ(Occ(2, 3), 0u);
+  EXPECT_EQ(Occ(2, 4), 0u);
+  EXPECT_EQ(Occ(3, 7), 0u);
+  ExpectCounters(AlternatingBurstSent());
 }
 
 TEST_F(StageTest, RewriteQueuesByNewTagButChargesIngressPriority) {
