@@ -15,6 +15,8 @@
 namespace pfc {
 
 // Uses the round's snapshot w.t (set by WorkerRound before the first burst).
+// Takes the n mbufs; `pkts` itself is used as scratch (its contents after
+// the call mean nothing).
 void IngressBurst(WorkerCtx& w, PortId in_port, rte_mbuf** pkts, uint16_t n);
 
 // Queues a frame the switch made on the packet path (ARP reply or request,
