@@ -380,11 +380,12 @@ uint64_t Fabric::RunVirtual() {
     while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
       ApplyEvent(ev[next_event_++], now_);
     // Run what is due now, switches by index then hosts, in passes until
-    // nothing is (a round with work runs again at the same time: more may be
-    // due now). Nothing run in a pass makes another entity due at this very
-    // time (a frame lands after its wire time, which is > 0; events come
-    // before the passes), so taking a pass's set up front runs the same
-    // rounds in the same order as scanning every entity in turn.
+    // nothing is (a round with work runs again at the same time when it may
+    // have left something due now: RoundLeftWork). Nothing run in a pass
+    // makes another entity due at this very time (a frame lands after its
+    // wire time, which is > 0; events come before the passes), so taking a
+    // pass's set up front runs the same rounds in the same order as scanning
+    // every entity in turn.
     for (due_.TakeDue(now_, &run); !run.empty(); due_.TakeDue(now_, &run)) {
       for (const uint32_t id : run) {
         due_.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
@@ -393,7 +394,7 @@ uint64_t Fabric::RunVirtual() {
           const unsigned work = WorkerRound(switches_[id].ctx, now_, &ready);
           rounds_++;
           if (switches_[id].sw->dcfit) dcfit_.Take(dcfit_sws_, plan_, id, true);
-          if (work != 0)
+          if (work != 0 && RoundLeftWork(switches_[id].ctx))
             due_.Lower(id, now_);
           else if (ready != 0)
             due_.Lower(id, std::max(ready, now_ + 1));

@@ -225,6 +225,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   // With one worker for the switch nobody queued meanwhile: every ring seen
   // empty or drained above is empty now, and the next round need not look.
   if (w.solo && nonempty == 0 && nc < kMaxBurst) os.queued_hint = false;
+  if (budget_pkts <= 0 || nc == kMaxBurst) w.burst_full = true;
   if (n == 0) return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
   const uint16_t sent = PortTx(pr.io, pkts, n, w.now_ns, false);
   for (int r = 0; r < nruns; r++) {

@@ -54,12 +54,14 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
   Switch& sw = *w.sw;
   w.now_ns = now_ns;
   w.t = sw.CurrentTables();
+  w.burst_full = false;
   unsigned work = 0;
   for (PortId p : w.ports) {
     if (NothingToReceive(sw.ports[p].io, w.now_ns)) continue;
     rte_mbuf* pkts[kMaxBurst];
     const uint16_t n = PortRx(sw.ports[p].io, pkts, w.t->burst, w.now_ns);
     if (n == 0) continue;
+    if (n == w.t->burst) w.burst_full = true;
     IngressBurst(w, p, pkts, n);
     work += n;
     // A long burst (or a stalled round) must not date later events, such
@@ -108,6 +110,16 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns) {
     if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
   }
   return sent;
+}
+
+bool RoundLeftWork(const WorkerCtx& w) {
+  const Switch& sw = *w.sw;
+  if (w.burst_full || sw.dcfit) return true;
+  for (PortId p : w.ports) {
+    const PortOwnerState& os = *sw.ports[p].owner_state;
+    if (!os.pfc_gen.quiet() || os.wd_active != 0) return true;
+  }
+  return false;
 }
 
 unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns) {

@@ -34,6 +34,10 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // runs on the port's owner, so owner-only state can track it (the ports'
   // queued_hint).
   bool solo = false;
+  // The current round stopped short of something due now: an rx burst came
+  // back full, or an egress took a whole burst (data or control frames).
+  // Set by the stages, cleared when a round starts; see RoundLeftWork.
+  bool burst_full = false;
   // (port, priority) slot tables the burst loops keep between bursts
   // (SlotTable): EgressPort's release batch, the ingress burst's undo batch
   // and its grouping by (out port, egress priority). One user each.

@@ -396,5 +396,73 @@ TEST_F(StageTest, PausedNewTagQueueBacksUpIntoIngressPriority) {
                   {"p1.q4.tx_bytes", 32 * 60}});
 }
 
+// RoundLeftWork, which lets the fabric's virtual clock skip the re-run of a
+// round at the same instant: 24 lossless frames from p0 to p1 put p0's PG 4
+// over XOFF; p0's egress round (its generator) runs before p1's, whose
+// transmit releases the PG. The XON is due at that same instant, so the
+// round must say so although no burst was full; a round at the same time
+// then sends it.
+TEST_F(StageTest, ReleaseLaterInTheRoundLeavesTheXonDueNow) {
+  Start(BaseYaml(kSmallLossless));
+  Frames lossless;
+  for (uint16_t i = 0; i < 24; i++)
+    lossless.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 26, .seq = i}));
+  Receive(0, lossless);
+  uint64_t ready = 0;
+  EXPECT_EQ(WorkerRound(w_, kT0, &ready), 48u);
+  EXPECT_FALSE(w_.burst_full);
+  EXPECT_TRUE(RoundLeftWork(w_));
+  Frames w0 = TakeTx(0);
+  ASSERT_EQ(w0.size(), 1u);
+  EXPECT_EQ(AsPfc(w0[0], 0).quanta[4], 0xffff);
+  EXPECT_EQ(TakeTx(1).size(), 24u);
+  EXPECT_EQ(Occ(0, 4), 0u);
+
+  EXPECT_EQ(WorkerRound(w_, kT0, &ready), 0u);
+  w0 = TakeTx(0);
+  ASSERT_EQ(w0.size(), 1u);
+  const PauseRequest xon = AsPfc(w0[0], 0);
+  EXPECT_EQ(xon.class_enable, 1u << 4);
+  EXPECT_EQ(xon.quanta[4], 0);
+  EXPECT_FALSE(RoundLeftWork(w_)) << "XON announced: the generator is quiet";
+}
+
+// A round that forwarded what it got, with no burst full and every
+// generator quiet, leaves nothing for the same instant; a full rx burst
+// (more may have arrived) or an egress that used its whole budget (more may
+// be queued) does.
+TEST_F(StageTest, RoundLeftWorkOnlyWhenABurstWasFull) {
+  Start(BaseYaml());
+  uint64_t ready = 0;
+  auto to = [](int in, uint32_t dst, uint16_t seq) {
+    return Frame({.in_port = in, .dst_ip = dst, .dscp = 10, .seq = seq});
+  };
+  Receive(2, {to(2, Ip(10, 9, 0, 1), 0)});
+  EXPECT_EQ(WorkerRound(w_, kT0, &ready), 2u);
+  EXPECT_FALSE(RoundLeftWork(w_));
+  EXPECT_EQ(TakeTx(1).size(), 1u);
+
+  // rx full, egress not: 33 from p2, half to p1, half to p0.
+  Frames rx_full;
+  for (uint16_t i = 0; i <= kMaxBurst; i++)
+    rx_full.push_back(to(2, i % 2 ? Ip(10, 9, 0, 1) : Ip(10, 0, 0, 2), i));
+  Receive(2, rx_full);
+  EXPECT_EQ(WorkerRound(w_, kT0 + 1000, &ready), 2u * kMaxBurst);
+  EXPECT_TRUE(RoundLeftWork(w_));
+  EXPECT_EQ(WorkerRound(w_, kT0 + 1000, &ready), 2u);  // the one left
+  EXPECT_FALSE(RoundLeftWork(w_));
+  EXPECT_EQ(TakeTx(0).size() + TakeTx(1).size(), kMaxBurst + 1u);
+
+  // egress full, rx not: 16 from p2 and 16 from p3, all to p1.
+  for (int in : {2, 3}) {
+    Frames half;
+    for (uint16_t i = 0; i < kMaxBurst / 2; i++) half.push_back(to(in, Ip(10, 9, 0, 1), i));
+    Receive(static_cast<PortId>(in), half);
+  }
+  EXPECT_EQ(WorkerRound(w_, kT0 + 2000, &ready), 2u * kMaxBurst);
+  EXPECT_TRUE(RoundLeftWork(w_));
+  EXPECT_EQ(TakeTx(1).size(), static_cast<size_t>(kMaxBurst));
+}
+
 }  // namespace
 }  // namespace pfc::stagetest
