@@ -394,7 +394,9 @@ uint64_t Fabric::RunVirtual() {
           const unsigned work = WorkerRound(switches_[id].ctx, now_, &ready);
           rounds_++;
           if (switches_[id].sw->dcfit) dcfit_.Take(dcfit_sws_, plan_, id, true);
-          if (work != 0 && RoundLeftWork(switches_[id].ctx))
+          // A deadline already reached (none is, as the stages report them)
+          // would also be due now.
+          if (work != 0 && (RoundLeftWork(switches_[id].ctx) || (ready != 0 && ready <= now_)))
             due_.Lower(id, now_);
           else if (ready != 0)
             due_.Lower(id, std::max(ready, now_ + 1));
