@@ -55,9 +55,11 @@ inline bool DcfitTracks(const PktMeta& m, int eprio) { return m.in_prio == eprio
 // port owner's, which may send and free them at once (another worker).
 // Zero without DCFIT, where DcfitEnqueued does nothing.
 static_assert(kMaxBurst <= 32, "a group's packets fit a 32-bit mask");
+// The mask of a group's first n packets.
+inline uint32_t FirstN(uint32_t n) { return n >= 32 ? ~0u : (1u << n) - 1; }
 inline uint32_t DcfitTracked(const WorkerCtx& w, int eprio, rte_mbuf* const* pkts, uint16_t n) {
   if (w.sw->dcfit == nullptr) return 0;
-  if (!w.t->moves_into_lossless) return n >= 32 ? ~0u : (1u << n) - 1;
+  if (!w.t->moves_into_lossless) return FirstN(n);
   uint32_t mask = 0;
   for (uint16_t i = 0; i < n; i++) mask |= uint32_t{DcfitTracks(*w.sw->Meta(pkts[i]), eprio)} << i;
   return mask;
@@ -73,7 +75,7 @@ inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32
   SwitchDcfit* d = w.sw->dcfit.get();
   if (d == nullptr) return;
   dcfit::Causality& c = d->det.causality();
-  const uint32_t queued = tracked & (n >= 32 ? ~0u : (1u << n) - 1);
+  const uint32_t queued = tracked & FirstN(n);
   if (c.fifo()) {
     c.OnQueued(in, out, eprio, n, queued ? 32 - static_cast<uint32_t>(__builtin_clz(queued)) : 0);
     return;
