@@ -47,6 +47,12 @@ struct Host {
   uint32_t node = 0;
   std::unique_ptr<fabric::HostModel> model;
   EmuPort* nic = nullptr;
+  // An mbuf the host took from the pool for a frame the model then did
+  // not have: most rounds end that way, and keeping the buffer for the
+  // next frame saves an allocation and a free each time (about 60
+  // instructions a switch-hop, bench/fabric_cost.sh). Back to the pool when
+  // a run ends (ReleaseSpares), so pool_in_use counts frames only.
+  rte_mbuf* spare = nullptr;
   // Receives what landed by now, sends what it may; returns the next time
   // something is due for it (0 = nothing).
   uint64_t Round(rte_mempool* pool, uint64_t now_ns);
@@ -88,6 +94,8 @@ class Fabric {
   void ApplyEvent(const fabric::EventSpec& e, uint64_t now);
   void SetLink(uint32_t a, uint32_t b, bool up);
   void Sample(uint64_t now);
+  // The hosts' spare mbufs back to the pool (the end of a run).
+  void ReleaseSpares();
 
   struct SwitchRun {
     std::unique_ptr<Switch> sw;

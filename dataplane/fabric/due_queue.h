@@ -50,6 +50,7 @@ class DueQueue {
   // Due at t (kNever: not due), whatever it was.
   void Set(uint32_t id, uint64_t t) {
     uint32_t i = leaves_ + id;
+    if (tree_[i] == t) return;  // the minima above already hold
     count_ += (t != kNever) - (tree_[i] != kNever);
     tree_[i] = t;
     for (i >>= 1; i != 0; i >>= 1) {
@@ -64,26 +65,36 @@ class DueQueue {
   // times become kNever (the caller sets the next ones after running them).
   void TakeDue(uint64_t now, std::vector<uint32_t>* ids) {
     ids->clear();
-    if (tree_[1] <= now) Take(1, now, ids);
+    if (tree_[1] > now) return;
+    // Depth first, left to right, only into subtrees due by now (a due
+    // node has a due child), with no recursion: down to the leftmost due
+    // leaf, take it, then up while the right sibling is not due, fixing
+    // each minimum on the way (a node is fixed once its right subtree is).
+    uint32_t i = 1;
+    for (;;) {
+      while (i < leaves_) {
+        i *= 2;
+        if (tree_[i] > now) i++;
+      }
+      ids->push_back(i - leaves_);
+      tree_[i] = kNever;
+      count_--;
+      for (;;) {
+        if (i == 1) return;
+        if (!(i & 1) && tree_[i + 1] <= now) {
+          i++;
+          break;
+        }
+        i >>= 1;
+        tree_[i] = Min(tree_[2 * i], tree_[2 * i + 1]);
+      }
+    }
   }
   // Entities due.
   size_t size() const { return count_; }
 
  private:
   static uint64_t Min(uint64_t a, uint64_t b) { return a < b ? a : b; }
-  // Node i is due by now: takes its due leaves, left to right.
-  void Take(uint32_t i, uint64_t now, std::vector<uint32_t>* ids) {
-    if (i >= leaves_) {
-      ids->push_back(i - leaves_);
-      tree_[i] = kNever;
-      count_--;
-      return;
-    }
-    if (tree_[2 * i] <= now) Take(2 * i, now, ids);
-    if (tree_[2 * i + 1] <= now) Take(2 * i + 1, now, ids);
-    tree_[i] = Min(tree_[2 * i], tree_[2 * i + 1]);
-  }
-
   uint32_t leaves_ = 1;         // a power of two >= the entities
   std::vector<uint64_t> tree_;  // [1] the root, [leaves_ + id] entity id
   size_t count_ = 0;            // leaves not kNever

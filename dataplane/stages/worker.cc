@@ -74,10 +74,9 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
     if (!PortQuiet(w, p)) {
       work += EgressRound(w, p, ready_ns);
     } else if (sw.ports[p].io.kind == PortIo::Kind::kEmu) {
-      // The link's part of EgressRound; with nothing to send on it, Poll
-      // would return just the next frame on its way to us.
-      EmuPort* e = sw.ports[p].io.emu;
-      const uint64_t d = e->TxQuiet() ? e->NextArrivalNs() : e->Poll(w.now_ns);
+      // The link's part of EgressRound (with nothing to send on it, Poll
+      // returns just the next frame on its way to us).
+      const uint64_t d = sw.ports[p].io.emu->Poll(w.now_ns);
       if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
     }
   }

@@ -49,6 +49,7 @@ uint16_t EmuPort::Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
 }
 
 void EmuPort::Pump(uint64_t now_ns) {
+  if (link_.queued() == 0) return;  // after most Tx calls: the frame already started
   link_.Pump(now_ns, [&](const fabric::WireFrame& f) {
     rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
     if (on_wire) on_wire(m, f.arrive_ns - link_.params().delay_ns - link_.WireNs(f.len), f.control);
@@ -90,7 +91,7 @@ uint16_t EmuPort::Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control)
   return k;
 }
 
-uint64_t EmuPort::Poll(uint64_t now_ns) {
+uint64_t EmuPort::PollBusy(uint64_t now_ns) {
   ApplyRequest(now_ns);
   Pump(now_ns);
   uint64_t t = 0;

@@ -51,8 +51,10 @@ class EmuPort {
   uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control);
   // Starts frames due on our wire and returns the earliest time something
   // changes for this end (a frame to start, one to receive, the FIFO
-  // accepting again after a refusal), or 0 for nothing.
-  uint64_t Poll(uint64_t now_ns);
+  // accepting again after a refusal), or 0 for nothing. Inline for the
+  // common case, a quiet transmit side (a frame sent this round is already
+  // on the wire): then only the next arrival can change anything.
+  uint64_t Poll(uint64_t now_ns) { return TxQuiet() ? NextArrivalNs() : PollBusy(now_ns); }
   // Link down: queued frames are freed (counted), frames on the wire are
   // dropped by the receiver. Applies to our direction; the fabric asks both
   // ends. Any thread may ask; the owner applies it at its next Tx or Poll
@@ -87,6 +89,7 @@ class EmuPort {
   std::function<void(const rte_mbuf*, uint64_t start_ns, bool control)> on_wire;
 
  private:
+  uint64_t PollBusy(uint64_t now_ns);
   void Pump(uint64_t now_ns);
   void ApplyRequest(uint64_t now_ns);
 
