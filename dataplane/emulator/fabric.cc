@@ -37,7 +37,7 @@ uint64_t Host::Round(rte_mempool* pool, uint64_t now_ns) {
     // half the bulk call's instructions there.
     if (n == 1)
       rte_pktmbuf_free(pkts[0]);
-    else
+    else if (n != 0)
       rte_pktmbuf_free_bulk(pkts, n);
     if (n < kMaxBurst) break;
   }

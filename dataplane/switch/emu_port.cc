@@ -28,7 +28,7 @@ bool EmuPort::Init(std::string* err) {
   return true;
 }
 
-uint16_t EmuPort::Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+uint16_t EmuPort::RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   uint16_t k = 0;
   while (k < n) {
     const fabric::WireFrame* head = rx_->Front();
