@@ -89,6 +89,12 @@ struct SwitchConfig {
   enum class Mode { kL3, kL2 } mode = Mode::kL3;
   unsigned workers = 1;
   uint32_t idle_sleep_us = 50;
+  // Receive interrupts on ports whose driver has them (net_vhost): a worker
+  // whose every port has them, serving switches no other worker serves,
+  // sleeps until a packet or its next deadline, at most
+  // interrupt_sleep_ms, instead of waking every idle_sleep_us.
+  bool rx_interrupts = true;
+  uint32_t interrupt_sleep_ms = 10;
   uint16_t burst = kMaxBurst;
   bool verify_ip_checksum = true;
   // Drop packets that would leave by their ingress port. Tagger rules made

@@ -11,7 +11,8 @@ namespace pfc::cfgsec {
 void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;  // every field has a documented default
   rd.CheckKeys(n, "switch",
-               {"mode", "workers", "idle_sleep_us", "burst", "verify_ip_checksum", "hairpin"});
+               {"mode", "workers", "idle_sleep_us", "rx_interrupts", "interrupt_sleep_ms", "burst",
+                "verify_ip_checksum", "hairpin"});
   if (n["hairpin"]) {
     std::string h = rd.Str(n["hairpin"], "switch.hairpin");
     if (h == "drop")
@@ -31,6 +32,9 @@ void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (n["workers"]) c->workers = rd.Int(n["workers"], "switch.workers", 1, 16);
   if (n["idle_sleep_us"])
     c->idle_sleep_us = rd.Int(n["idle_sleep_us"], "switch.idle_sleep_us", 0, 100000);
+  if (n["rx_interrupts"]) c->rx_interrupts = rd.Bool(n["rx_interrupts"], "switch.rx_interrupts");
+  if (n["interrupt_sleep_ms"])
+    c->interrupt_sleep_ms = rd.Int(n["interrupt_sleep_ms"], "switch.interrupt_sleep_ms", 1, 1000);
   if (n["burst"]) c->burst = rd.Int(n["burst"], "switch.burst", 1, kMaxBurst);
   if (n["verify_ip_checksum"])
     c->verify_ip_checksum = rd.Bool(n["verify_ip_checksum"], "switch.verify_ip_checksum");

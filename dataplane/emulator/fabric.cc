@@ -168,6 +168,7 @@ std::unique_ptr<Fabric> Fabric::Create(const fabric::FabricSpec& spec,
       CreateDataplane(virt ? 1 : std::max(1u, workers), mbufs, static_cast<uint16_t>(room), err);
   if (!f->dp_) return nullptr;
   f->dp_->idle_sleep_us = configs.empty() ? 0 : configs[0].idle_sleep_us;
+  if (!configs.empty()) f->dp_->interrupt_sleep_ms = configs[0].interrupt_sleep_ms;
 
   uint32_t n_hosts = 0;
   for (const fabric::HostPlan& hp : plan.hosts) n_hosts += spec.hosts[hp.node].device.empty();

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/stages/worker.h"
 
+#include <rte_epoll.h>
+#include <rte_log.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
 #include <ctime>
+#include <vector>
 
 #include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/egress.h"
@@ -146,6 +149,82 @@ WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
   return w;
 }
 
+namespace {
+
+// One round of every switch the worker serves; *ready_ns is lowered to the
+// earliest deadline they report (0: none). Returns packets moved.
+unsigned RoundAll(Worker& wk, uint64_t* ready_ns) {
+  unsigned work = 0;
+  for (WorkerCtx& w : wk.slots) {
+    uint64_t r = 0;
+    work += WorkerRound(w, &r);
+    if (r && (*ready_ns == 0 || r < *ready_ns)) *ready_ns = r;
+    w.st->loops.Add(1);
+  }
+  return work;
+}
+
+// Receive interrupts for the idle back-off. A worker whose every port has
+// them (net_vhost: the guest kicks a queue that asked for it) and whose
+// switches no other worker serves has nothing to wake for but a packet or
+// one of its own deadlines: it can sleep until then instead of waking every
+// idle_sleep_us to look. A worker sharing a switch is not used so: another
+// worker's ingress fills its egress rings without a kick.
+struct RxIntrWait {
+  std::vector<uint16_t> ports;  // DPDK ports registered in this thread's epoll set
+  bool usable = false;
+
+  // In the worker's own thread: the epoll set is per thread.
+  void Setup(const Worker& wk) {
+    bool all = true;
+    for (const WorkerCtx& w : wk.slots) {
+      all = all && w.solo;
+      for (PortId p : w.ports) {
+        const PortIo& io = w.sw->ports[p].io;
+        if (io.kind != PortIo::Kind::kEthdev || !io.rx_intr ||
+            rte_eth_dev_rx_intr_ctl_q(io.dpdk_port, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD,
+                                      nullptr) != 0) {
+          all = false;
+          continue;
+        }
+        ports.push_back(io.dpdk_port);
+      }
+    }
+    usable = all && !ports.empty();
+    if (usable)
+      RTE_LOG(INFO, USER1,
+              "pfcswitch: worker %u sleeps until a packet on its %zu ports or a deadline\n", wk.id,
+              ports.size());
+  }
+
+  // Sleeps until a packet arrives, the next deadline or interrupt_sleep_ms.
+  // Returns the packets a last look found (then it did not sleep).
+  unsigned Sleep(Worker& wk) {
+    Dataplane& dp = *wk.dp;
+    uint64_t ready_ns = 0;
+    for (uint16_t pid : ports) rte_eth_dev_rx_intr_enable(pid, 0);
+    // A packet queued before its port asked for kicks sent none: look once
+    // more with the kicks on.
+    const unsigned work = RoundAll(wk, &ready_ns);
+    const uint64_t now = dp.NowNs();
+    // 0: a deadline within 1 ms (epoll's unit), left to the timed sleep.
+    uint64_t ms = dp.interrupt_sleep_ms;
+    if (ready_ns != 0)
+      ms = ready_ns > now ? std::min<uint64_t>(ms, (ready_ns - now) / 1'000'000) : 0;
+    if (work == 0 && ms > 0) {
+      rte_rcu_qsbr_thread_offline(dp.qsbr, wk.id);
+      rte_epoll_event ev[8];
+      rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 8, static_cast<int>(ms));
+      rte_rcu_qsbr_thread_online(dp.qsbr, wk.id);
+      for (WorkerCtx& w : wk.slots) w.st->intr_sleeps.Add(1);
+    }
+    for (uint16_t pid : ports) rte_eth_dev_rx_intr_disable(pid, 0);
+    return work;
+  }
+};
+
+}  // namespace
+
 int WorkerMain(void* arg) {
   Worker& wk = *static_cast<Worker*>(arg);
   Dataplane& dp = *wk.dp;
@@ -153,24 +232,26 @@ int WorkerMain(void* arg) {
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   rte_rcu_qsbr_thread_register(dp.qsbr, wk.id);
   rte_rcu_qsbr_thread_online(dp.qsbr, wk.id);
+  RxIntrWait intr;
+  if (dp.idle_sleep_us != 0) intr.Setup(wk);
   unsigned idle = 0;
   while (!dp.stop.load(std::memory_order_relaxed)) {
     uint64_t ready_ns = 0;
-    unsigned work = 0;
-    for (WorkerCtx& w : wk.slots) {
-      uint64_t r = 0;
-      work += WorkerRound(w, &r);
-      if (r && (ready_ns == 0 || r < ready_ns)) ready_ns = r;
-      w.st->loops.Add(1);
-    }
+    const unsigned work = RoundAll(wk, &ready_ns);
     rte_rcu_qsbr_quiescent(dp.qsbr, wk.id);
     if (work) {
       idle = 0;
       continue;
     }
     if (dp.idle_sleep_us == 0 || ++idle < kIdleRoundsBeforeSleep) continue;
-    uint64_t sleep_ns = uint64_t{dp.idle_sleep_us} * 1000;
     const uint64_t now = dp.NowNs();
+    // Interrupts when nothing is due within a millisecond (epoll's unit);
+    // else the timed sleep below keeps the deadline.
+    if (intr.usable && (ready_ns == 0 || (ready_ns > now && ready_ns - now >= 1'000'000))) {
+      if (intr.Sleep(wk) != 0) idle = 0;
+      continue;
+    }
+    uint64_t sleep_ns = uint64_t{dp.idle_sleep_us} * 1000;
     if (ready_ns > now) sleep_ns = std::min(sleep_ns, ready_ns - now);
     // Offline while asleep so a table swap does not wait for us.
     rte_rcu_qsbr_thread_offline(dp.qsbr, wk.id);

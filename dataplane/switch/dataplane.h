@@ -36,6 +36,9 @@ class Dataplane {
   rte_rcu_qsbr* qsbr = nullptr;
   unsigned workers = 1;         // worker lcores registered with qsbr
   uint32_t idle_sleep_us = 50;  // the workers' idle back-off
+  // The longest idle sleep of a worker woken by receive interrupts
+  // (stages/worker.cc); SwitchConfig::interrupt_sleep_ms.
+  uint32_t interrupt_sleep_ms = 10;
   std::atomic<bool> stop{false};
   uint64_t tsc_hz = 0;
   uint64_t ns_mult = 0;  // ns per TSC cycle, 32.32 fixed point

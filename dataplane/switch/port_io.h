@@ -21,6 +21,7 @@ struct PortIo {
   enum class Kind : uint8_t { kEthdev, kEmu };
   Kind kind = Kind::kEthdev;
   uint16_t dpdk_port = 0;  // kEthdev
+  bool rx_intr = false;    // kEthdev configured with receive interrupts
   EmuPort* emu = nullptr;  // kEmu (owned by the fabric)
 };
 

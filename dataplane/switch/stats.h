@@ -76,6 +76,7 @@ class Counter {
 // Per worker, for the switch: X(field, exported name), summed over workers.
 #define PFC_WORKER_COUNTERS(X)                                                       \
   X(loops, "worker_loops") X(idle_sleeps, "idle_sleeps")                             \
+  X(intr_sleeps, "intr_sleeps") /* idle sleeps woken by receive interrupts */       \
   /* DCFIT events of this switch (stages/dcfit_stage.h): */                          \
   X(dcfit_episodes, "dcfit_episodes")   /* initial trigger / middle initiator */     \
   X(dcfit_loops, "dcfit_loops_found")   /* causality loop, temporal pass started */  \

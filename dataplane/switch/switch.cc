@@ -53,12 +53,23 @@ void AdjustedDesc(uint16_t pid, uint16_t* nrx, uint16_t* ntx) {
 }
 
 // Configures and starts DPDK port `pid` (found by CreateSwitch) for pc.
-bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool, PortRuntime* pr,
-               std::string* err) {
+// Drivers whose receive interrupts the workers use (stages/worker.cc):
+// net_vhost's is the guest's kick, which a guest sends only while the
+// switch asks for it (rte_eth_dev_rx_intr_enable). Others stay polled.
+bool WantsRxInterrupts(uint16_t pid) {
+  rte_eth_dev_info info;
+  return rte_eth_dev_info_get(pid, &info) == 0 && info.driver_name != nullptr &&
+         std::strcmp(info.driver_name, "net_vhost") == 0;
+}
+
+bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool,
+               bool rx_interrupts, PortRuntime* pr, std::string* err) {
   const std::string f = "ports[" + std::to_string(idx) + "].device '" + pc.device + "'";
   pr->io.kind = PortIo::Kind::kEthdev;
   pr->io.dpdk_port = pid;
   rte_eth_conf conf{};
+  pr->io.rx_intr = rx_interrupts && WantsRxInterrupts(pid);
+  conf.intr_conf.rxq = pr->io.rx_intr ? 1 : 0;
   if (int rc = rte_eth_dev_configure(pid, 1, 1, &conf); rc != 0) {
     *err = f + ": rte_eth_dev_configure failed: " + rte_strerror(-rc);
     return false;
@@ -245,7 +256,7 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
       pr.io.kind = PortIo::Kind::kEmu;
       pr.io.emu = emus[i];
       std::memcpy(pr.mac.data(), pc.mac.data(), 6);
-    } else if (!SetupPort(pc, i, pids[i], dp.pool, &pr, err)) {
+    } else if (!SetupPort(pc, i, pids[i], dp.pool, cfg.rx_interrupts, &pr, err)) {
       return nullptr;
     }
     for (int q = 0; q < kNumPrio; q++) {
@@ -293,6 +304,7 @@ bool CreateStandalone(const SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
     return false;
   }
   (*dp)->idle_sleep_us = cfg.idle_sleep_us;
+  (*dp)->interrupt_sleep_ms = cfg.interrupt_sleep_ms;
   // The plan mirrors DPDK's object layout; say so if a DPDK build differs.
   rte_mempool_objsz objsz;
   rte_mempool_calc_obj_size(sizeof(rte_mbuf) + plan.data_room, 0, &objsz);
