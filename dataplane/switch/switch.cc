@@ -52,7 +52,6 @@ void AdjustedDesc(uint16_t pid, uint16_t* nrx, uint16_t* ntx) {
   rte_eth_dev_adjust_nb_rx_tx_desc(pid, nrx, ntx);
 }
 
-// Configures and starts DPDK port `pid` (found by CreateSwitch) for pc.
 // Drivers whose receive interrupts the workers use (stages/worker.cc):
 // net_vhost's is the guest's kick, which a guest sends only while the
 // switch asks for it (rte_eth_dev_rx_intr_enable). Others stay polled.
@@ -62,6 +61,7 @@ bool WantsRxInterrupts(uint16_t pid) {
          std::strcmp(info.driver_name, "net_vhost") == 0;
 }
 
+// Configures and starts DPDK port `pid` (found by CreateSwitch) for pc.
 bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool,
                bool rx_interrupts, PortRuntime* pr, std::string* err) {
   const std::string f = "ports[" + std::to_string(idx) + "].device '" + pc.device + "'";

@@ -78,6 +78,20 @@ TEST_F(ConfigTest, GoodConfigLoads) {
   EXPECT_EQ(c.ports.size(), 2u);
 }
 
+// switch.rx_interrupts and interrupt_sleep_ms: defaults, values, range errors.
+TEST_F(ConfigTest, RxInterruptSettings) {
+  SwitchConfig c;
+  ASSERT_EQ(Load(kPorts, &c), "");
+  EXPECT_TRUE(c.rx_interrupts);  // the default: vhost ports wake an idle worker
+  EXPECT_EQ(c.interrupt_sleep_ms, 10u);
+  ASSERT_EQ(Load(kPorts + "switch: { rx_interrupts: false, interrupt_sleep_ms: 250 }\n", &c), "");
+  EXPECT_FALSE(c.rx_interrupts);
+  EXPECT_EQ(c.interrupt_sleep_ms, 250u);
+  EXPECT_HAS(Load(kPorts + "switch: { interrupt_sleep_ms: 0 }\n"), "switch.interrupt_sleep_ms");
+  EXPECT_HAS(Load(kPorts + "switch: { interrupt_sleep_ms: 5000 }\n"), "switch.interrupt_sleep_ms");
+  EXPECT_HAS(Load(kPorts + "switch: { rx_interrupts: sometimes }\n"), "switch.rx_interrupts");
+}
+
 // The dcfit section: defaults, every field, and errors naming file, line
 // and field (DCFIT needs one worker and a lossless priority).
 TEST_F(ConfigTest, DcfitSection) {
