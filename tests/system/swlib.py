@@ -205,10 +205,10 @@ class Switch:
                 raise RuntimeError("pfcswitch did not stop on SIGINT within 20 s")
         with open(self.log) as f:
             self.out = f.read()
-        for line in self.out.splitlines():
-            if line.startswith("pfcswitch: stats "):
-                return json.loads(line[len("pfcswitch: stats "):])
-        raise RuntimeError("no final stats in output:\n" + self.out[-3000:])
+        final = final_stats(self.out)
+        if final is None:
+            raise RuntimeError("no final stats in output:\n" + self.out[-3000:])
+        return final
 
     def __exit__(self, *a):
         if self.proc and self.proc.poll() is None:
@@ -225,6 +225,15 @@ class Switch:
 
     def wait_idle(self, timeout=20, rx_at_least=None):
         return wait_idle(lambda *a: self.ctl(*a).stdout, timeout, rx_at_least)
+
+
+def final_stats(out):
+    """The counters pfcswitch prints as it exits (`pfcswitch: stats {...}`),
+    or None when its output has none."""
+    for line in out.splitlines():
+        if line.startswith("pfcswitch: stats "):
+            return json.loads(line[len("pfcswitch: stats "):])
+    return None
 
 
 def wait_idle(ctl, timeout=20, rx_at_least=None):

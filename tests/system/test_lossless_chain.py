@@ -134,8 +134,11 @@ class Chain:
             proc.send_signal(2)
             proc.wait(20)
             log.seek(0)
-            line = [l for l in log.read().splitlines() if l.startswith("pfcswitch: stats ")][0]
-            stats.append(json.loads(line[len("pfcswitch: stats "):]))
+            out = log.read()
+            final = swlib.final_stats(out)
+            if final is None:
+                raise RuntimeError("no final stats in output:\n" + out[-3000:])
+            stats.append(final)
         return stats
 
     def down(self):

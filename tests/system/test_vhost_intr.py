@@ -50,8 +50,9 @@ def eal(prefix, lcores, vdev, mem):
             "--lcores", lcores, "--log-level=lib.eal:error", "--vdev", vdev]
 
 
-def info():
-    return json.loads(swlib.sh([swlib.PFCCTL, "--file-prefix", PREFIX, "info"]).stdout)
+def ctl(what):
+    """pfcctl info or stats of the switch, as JSON."""
+    return json.loads(swlib.sh([swlib.PFCCTL, "--file-prefix", PREFIX, what]).stdout)
 
 
 def guest(tag, sock, mac, extra, stdin=None):
@@ -84,15 +85,15 @@ try:
     time.sleep(1.0)  # both guests attached and quiet
 
     # Idle: one wake a second, not one every 20 us.
-    a = info()
+    a = ctl("info")
     time.sleep(2.0)
-    b = info()
+    b = ctl("info")
     loops = b["worker_loops"] - a["worker_loops"]
     r.check(loops < 200, f"idle for 2 s: {loops} worker rounds (timed 20 us sleeps would be > 20,000)")
     r.check(b["intr_sleeps"] > a["intr_sleeps"], "idle sleeps are interrupt sleeps")
 
     # Frames one by one: each kick ends a sleep.
-    a = info()
+    a = ctl("info")
     for _ in range(N):
         tx.stdin.write("start tx_first 1\n")
         tx.stdin.write("stop\n")
@@ -100,13 +101,13 @@ try:
         time.sleep(0.1)
 
     def routed():
-        st = json.loads(swlib.sh([swlib.PFCCTL, "--file-prefix", PREFIX, "stats"]).stdout)
+        st = ctl("stats")
         return swlib.port(st, "p1")["tx_packets"] >= N
     wait_until(routed, 10, f"the switch to route {N} frames to p1")
-    b = info()
+    b = ctl("info")
     wakes = b["intr_sleeps"] - a["intr_sleeps"]
     r.check(wakes >= N, f"{N} frames 0.1 s apart ended {wakes} interrupt sleeps (>= {N}: woken by each kick)")
-    st = json.loads(swlib.sh([swlib.PFCCTL, "--file-prefix", PREFIX, "stats"]).stdout)
+    st = ctl("stats")
     r.eq((swlib.port(st, "p0")["rx_packets"], swlib.port(st, "p1")["tx_packets"]), (N, N),
          "p0 received and p1 sent every frame")
     r.eq(sum(n for p in st["ports"] for q in p["prio"] for n in q["drops"].values()), 0, "no drops")
@@ -119,10 +120,10 @@ try:
     r.check(got and f"RX-packets: {N} " in got[-1], f"the receiver got {N} frames: {got[-1:]}")
     sw.send_signal(signal.SIGINT)
     sw.wait(20)
-    final = [line for line in open(sw_log).read().splitlines() if line.startswith("pfcswitch: stats ")]
-    r.check(bool(final), "pfcswitch exits with its final stats")
-    if final:
-        r.eq(json.loads(final[0][len("pfcswitch: stats "):])["pool_in_use"], 0, "all mbufs returned")
+    final = swlib.final_stats(open(sw_log).read())
+    r.check(final is not None, "pfcswitch exits with its final stats")
+    if final is not None:
+        r.eq(final["pool_in_use"], 0, "all mbufs returned")
 finally:
     for p in procs:
         if p.poll() is None:
