@@ -8,7 +8,10 @@
 #   ovs        Open vSwitch-DPDK (Debian's openvswitch-switch-dpdk) natively on this host,
 #              dpdkvhostuser ports on the same sockets (tools/rocev2-vm/host-ovs.sh: DSCP rewrite
 #              and TTL decrement by OpenFlow rules, layer-2 forwarding);
-#   bridge     a Linux bridge inside the guest between veths (the hosts move to veths for it).
+#   bridge     a Linux bridge inside the guest between veths (the hosts move to veths for it);
+#   testpmd    dpdk-testpmd io forwarding on the same sockets, busy-polling a core: the I/O
+#              floor, the bandwidth any host switch could at best give the guest (not in FWDS by
+#              default; FWDS="bridge pfcswitch ovs testpmd" adds it).
 # They take turns for ROUNDS rounds (every other round in reverse order) so that drifting load
 # on the host hits them alike; each
 # metric is the median over the rounds:
@@ -17,7 +20,7 @@
 #   send_lat_e  the same with -e (sleep on completion events), for reference
 # All traffic uses tclass 96 (DSCP 24). Ratios are pfcswitch / other; the last line is
 #   RESULT write_bw_vs_ovs=<x> write_bw_vs_bridge=<y> send_lat_vs_ovs=<z>
-# (send_lat_vs_ovs < 1 means pfcswitch is faster). Exit 0 iff every run succeeded; 1 when some
+# (send_lat_vs_ovs < 1 means pfcswitch is faster); the plot is OUT/perftest_compare.png. Exit 0 iff every run succeeded; 1 when some
 # failed (RESULT then comes from the runs that completed).
 # Environment: ROUNDS (3), ITERS (300), OVS_MAXSLEEP (OVS pmd-maxsleep in us, 50; 0 = busy
 # polling), IDLE_SLEEP_US (pfcswitch's switch.idle_sleep_us, 100; rocev2.yaml has 20),
@@ -52,6 +55,10 @@ if [ "${1:-}" != "--in-guest" ]; then
     "$HERE/perftest_compare.sh" --in-guest
   rc=$?
   [ -f "$OUT/compare.log" ] && cat "$OUT/compare.log"
+  if [ -s "$OUT/samples.txt" ]; then
+    /usr/bin/python3 "$HERE/perftest_compare_plot.py" "$OUT/samples.txt" "$OUT/perftest_compare.png" &&
+      echo "perftest_compare: plot $OUT/perftest_compare.png"
+  fi
   echo "perftest_compare: guest exit $rc after $(( $(date +%s) - T0 )) s; artifacts in $OUT"
   # A run that failed (soft-RoCE under TCG now and then ends a run with "Failed status 9",
   # through the in-guest bridge too) is counted in compare.log's header and makes the exit
@@ -125,7 +132,9 @@ print(f"perftest through three switches, median of {rounds} rounds, -n {iters}, 
       f" pfcswitch idle_sleep_us {os.environ.get('IDLE_SLEEP_US', '?')},"
       f" OVS pmd-maxsleep {os.environ.get('OVS_MAXSLEEP', '50')} us")
 print(f"{'forwarder':<10} {'write_bw Gb/s':>14} {'send_lat us':>12} {'send_lat -e us':>15}   all samples")
-for f in ("bridge", "ovs", "pfcswitch"):
+for f in ("bridge", "ovs", "pfcswitch", "testpmd"):
+    if not any(k[0] == f for k in vals) and f == "testpmd":
+        continue
     cells = [med.get((f, m)) for m in ("write_bw", "send_lat", "send_lat_e")]
     txt = [f"{c:.4g}" if c is not None else "n/a" for c in cells]
     raw = "; ".join(f"{m}=" + ",".join(f"{x:g}" for x in vals.get((f, m), []))
@@ -139,6 +148,9 @@ g = lambda f, m: med.get((f, m))
 print(f"send_lat_vs_bridge={ratio(g('pfcswitch', 'send_lat'), g('bridge', 'send_lat'))}"
       f" send_lat_e_vs_ovs={ratio(g('pfcswitch', 'send_lat_e'), g('ovs', 'send_lat_e'))}"
       f" send_lat_e_vs_bridge={ratio(g('pfcswitch', 'send_lat_e'), g('bridge', 'send_lat_e'))}")
+if ("testpmd", "write_bw") in med:
+    print(f"io_floor: write_bw_testpmd_vs_bridge={ratio(g('testpmd', 'write_bw'), g('bridge', 'write_bw'))}"
+          f" write_bw_vs_testpmd={ratio(g('pfcswitch', 'write_bw'), g('testpmd', 'write_bw'))}")
 print(f"RESULT write_bw_vs_ovs={ratio(g('pfcswitch', 'write_bw'), g('ovs', 'write_bw'))}"
       f" write_bw_vs_bridge={ratio(g('pfcswitch', 'write_bw'), g('bridge', 'write_bw'))}"
       f" send_lat_vs_ovs={ratio(g('pfcswitch', 'send_lat'), g('ovs', 'send_lat'))}")

@@ -235,10 +235,20 @@ int WorkerMain(void* arg) {
   RxIntrWait intr;
   if (dp.idle_sleep_us != 0) intr.Setup(wk);
   unsigned idle = 0;
+  // Whether the round after the last sleep found packets. If so, traffic is
+  // streaming: the next sleep is a timed one, which finds the next packets
+  // without the guest kicking for each (a kick is a trip through the
+  // hypervisor); once a timed sleep ends with nothing, interrupts again.
+  // NAPI defers re-enabling a NIC's interrupt for the same reason.
+  bool streaming = false, after_sleep = false;
   while (!dp.stop.load(std::memory_order_relaxed)) {
     uint64_t ready_ns = 0;
     const unsigned work = RoundAll(wk, &ready_ns);
     rte_rcu_qsbr_quiescent(dp.qsbr, wk.id);
+    if (after_sleep) {
+      streaming = work != 0;
+      after_sleep = false;
+    }
     if (work) {
       idle = 0;
       continue;
@@ -247,8 +257,14 @@ int WorkerMain(void* arg) {
     const uint64_t now = dp.NowNs();
     // Interrupts when nothing is due within a millisecond (epoll's unit);
     // else the timed sleep below keeps the deadline.
-    if (intr.usable && (ready_ns == 0 || (ready_ns > now && ready_ns - now >= 1'000'000))) {
-      if (intr.Sleep(wk) != 0) idle = 0;
+    if (intr.usable && !streaming &&
+        (ready_ns == 0 || (ready_ns > now && ready_ns - now >= 1'000'000))) {
+      if (intr.Sleep(wk) != 0) {
+        idle = 0;
+        streaming = true;
+      } else {
+        after_sleep = true;
+      }
       continue;
     }
     uint64_t sleep_ns = uint64_t{dp.idle_sleep_us} * 1000;
@@ -259,6 +275,7 @@ int WorkerMain(void* arg) {
     nanosleep(&ts, nullptr);
     rte_rcu_qsbr_thread_online(dp.qsbr, wk.id);
     for (WorkerCtx& w : wk.slots) w.st->idle_sleeps.Add(1);
+    after_sleep = true;
   }
   for (WorkerCtx& w : wk.slots) w.pool_slack.Publish(w.sw->buffer);
   rte_rcu_qsbr_thread_offline(dp.qsbr, wk.id);

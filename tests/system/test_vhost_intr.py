@@ -13,6 +13,9 @@ Checked:
  * frames sent one by one, 0.1 s apart, each wake the worker (an interrupt
    sleep ends per frame, where without the kick the worker would sleep on
    for up to 1 s), are routed p0 -> p1 and all reach the receiver;
+ * after each such wake the worker takes one timed sleep before it sleeps
+   on interrupts again (a stream's next packets are found without a kick),
+   and only one: idle again, it is back on interrupts;
  * no drops, the mbuf pool ends empty."""
 import json
 import os
@@ -107,6 +110,8 @@ try:
     b = ctl("info")
     wakes = b["intr_sleeps"] - a["intr_sleeps"]
     r.check(wakes >= N, f"{N} frames 0.1 s apart ended {wakes} interrupt sleeps (>= {N}: woken by each kick)")
+    timed = b["idle_sleeps"] - a["idle_sleeps"]
+    r.check(N <= timed <= 3 * N, f"{N} wakes were followed by {timed} timed sleeps (one each, then interrupts)")
     st = ctl("stats")
     r.eq((swlib.port(st, "p0")["rx_packets"], swlib.port(st, "p1")["tx_packets"]), (N, N),
          "p0 received and p1 sent every frame")

@@ -423,6 +423,12 @@ rv_fwd_start() {
         ip link set swB master br0 && ip link set br0 up' || return 1
       rv_use_plan l2 ;;
     testpmd)
+      if [ "$RV_NET" = vhost ]; then  # on the host (host-agent.sh), the I/O floor
+        rv_host hv_testpmd_start > "$RV_OUT/host.testpmd.start.txt" ||
+          { rv_log "testpmd did not start on the host:"; sed 's/^/    /' "$RV_OUT/host.testpmd.start.txt"; return 1; }
+        rv_sw_wait testpmd && rv_use_plan l2
+        return
+      fi
       RV_FWD_SEQ=$((RV_FWD_SEQ + 1))
       RV_FWD_LOG="$RV_OUT/testpmd.$RV_FWD_SEQ.log"
       # Without a terminal testpmd stops at EOF on stdin unless it prints statistics periodically.
@@ -480,6 +486,7 @@ rv_fwd_stop() {
   case $RV_FWD in
     bridge) ip netns exec sw ip link del br0 || rc=1 ;;
     testpmd)
+      [ "$RV_NET" = vhost ] && { rv_host hv_testpmd_stop || rc=1; RV_FWD="" RV_FWD_PID=""; return $rc; }
       _rv_stop_pid testpmd "$RV_FWD_PID" "$RV_FWD_LOG" || rc=1
       grep -A8 'Accumulated forward statistics' "$RV_FWD_LOG" | grep -E 'RX-packets|TX-packets' | tr -s ' ' | head -n 2 ;;
     pfcswitch) rv_sw_stop main || rc=1 ;;

@@ -16,14 +16,15 @@
 # one switch at a time: launching a switch on it stops the one that held it, and qemu (the
 # client) reconnects within a second.
 #
-# Owns: every process it started (switches, samplers, Open vSwitch) and the namespace; hv_cleanup
-# stops them all.
+# Owns: every process it started (switches, samplers, testpmd, Open vSwitch) and the namespace;
+# hv_cleanup stops them all.
 
 HV_OUT=${HV_OUT:?} HV_VHU=$HV_OUT/vhu HV_Q=$HV_OUT/hostq
 HV_NS=rvh$$ HV_NS_UP=0
 HV_NICE=${HV_NICE:--10}   # the switch is the packet path: it must not wait behind qemu's vCPUs
 HV_EAL="--no-huge --no-pci --no-shconf -m 256 --log-level=lib.eal:error"
 declare -A HV_PID HV_ARGS HV_PREFIX HV_HOLD HV_SAMPLER
+HV_TP_PID=""
 
 hv_log() { echo "[host $(date +%T)] $*" >> "$HV_OUT/host-agent.log"; }
 
@@ -75,6 +76,7 @@ hv_sw_launch() {
 hv_release() {
   local holder=${HV_HOLD[$1]:-}
   if [ "$holder" = ovs ]; then hv_ovs_stop > /dev/null
+  elif [ "$holder" = testpmd ]; then hv_testpmd_stop > /dev/null
   elif [ -n "$holder" ] && [ -n "${HV_PID[$holder]:-}" ]; then hv_sw_stop "$holder" || return 1; fi
   HV_HOLD[$1]=$2
 }
@@ -92,6 +94,43 @@ hv_sw_stop() {
   hv_log "pfcswitch $id stopped (exit $rc)"
   [ $rc = 0 ] || { echo "pfcswitch $id exited with status $rc; its log ends with:"; tail -n 10 "$HV_OUT/pfcswitch.$id.log"; return 1; }
   [ -s "$HV_OUT/pfcswitch.$id.stats.json" ] || { echo "pfcswitch $id wrote no counters"; return 1; }
+}
+
+# hv_testpmd_start / hv_testpmd_stop : dpdk-testpmd in io mode on vhua and vhub, busy-polling a
+# core: the I/O floor, what a host switch that did no work and never slept would give the guest
+# (bench/perftest_compare.sh's reference for how much of the gap to the in-guest bridge any host
+# switch could close). testpmd 22.11 gives vhost-user backends no checksum offloads either.
+hv_testpmd_start() {
+  local name log=$HV_OUT/testpmd.host.log
+  [ -n "$HV_TP_PID" ] && hv_testpmd_stop > /dev/null
+  for name in vhua vhub; do hv_release $name testpmd || return 1; done
+  # Without a terminal testpmd stops at EOF on stdin unless it prints statistics periodically.
+  # shellcheck disable=SC2086 # word list on purpose
+  nice -n "$HV_NICE" dpdk-testpmd -l 0,1 $HV_EAL --file-prefix "rvh$$_tp" \
+    --vdev "net_vhost0,iface=$HV_VHU/vhua,queues=1" --vdev "net_vhost1,iface=$HV_VHU/vhub,queues=1" -- \
+    --forward-mode=io --nb-cores=1 --total-num-mbufs=8192 --stats-period 3600 < /dev/null > "$log" 2>&1 &
+  HV_TP_PID=$!
+  for _ in $(seq 150); do
+    grep -q 'io packet forwarding' "$log" && { hv_log "testpmd: pid $HV_TP_PID"; echo "testpmd io on vhua, vhub"; return 0; }
+    kill -0 "$HV_TP_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "testpmd did not start; its log ends with:"; tail -n 15 "$log"
+  kill -9 "$HV_TP_PID" 2>/dev/null; wait "$HV_TP_PID" 2>/dev/null
+  HV_TP_PID="" HV_HOLD[vhua]="" HV_HOLD[vhub]=""
+  return 1
+}
+hv_testpmd_stop() {
+  [ -n "$HV_TP_PID" ] || return 0
+  local rc=0
+  kill -INT "$HV_TP_PID" 2>/dev/null
+  for _ in $(seq 100); do kill -0 "$HV_TP_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$HV_TP_PID" 2>/dev/null && { echo "testpmd ignored SIGINT for 10 s"; kill -9 "$HV_TP_PID"; rc=1; }
+  wait "$HV_TP_PID" 2>/dev/null
+  hv_log "testpmd stopped"
+  grep -A8 'Accumulated forward statistics' "$HV_OUT/testpmd.host.log" | grep -E 'RX-packets|TX-packets' | tr -s ' ' | head -n 2
+  HV_TP_PID="" HV_HOLD[vhua]="" HV_HOLD[vhub]=""
+  return $rc
 }
 
 # hv_sw_alive ID : the switch is running; if not, how it ended.
@@ -154,6 +193,7 @@ hv_cleanup() {
   for id in "${!HV_SAMPLER[@]}"; do hv_sample_stop "$id"; done
   for id in "${!HV_PID[@]}"; do [ -n "${HV_PID[$id]}" ] && hv_sw_stop "$id" > /dev/null; done
   declare -F hv_ovs_stop > /dev/null && hv_ovs_stop > /dev/null
+  hv_testpmd_stop > /dev/null
   hv_link_teardown
 }
 
