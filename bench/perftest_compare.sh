@@ -20,20 +20,26 @@
 #   send_lat_e  the same with -e (sleep on completion events), for reference
 # All traffic uses tclass 96 (DSCP 24). Ratios are pfcswitch / other; the last line is
 #   RESULT write_bw_vs_ovs=<x> write_bw_vs_bridge=<y> send_lat_vs_ovs=<z>
-# (send_lat_vs_ovs < 1 means pfcswitch is faster); the plot is OUT/perftest_compare.png. Exit 0 iff every run succeeded; 1 when some
-# failed (RESULT then comes from the runs that completed).
-# Environment: ROUNDS (3), ITERS (300), OVS_MAXSLEEP (OVS pmd-maxsleep in us, 50; 0 = busy
-# polling), IDLE_SLEEP_US (pfcswitch's switch.idle_sleep_us, 100; rocev2.yaml has 20),
+# (send_lat_vs_ovs < 1 means pfcswitch is faster); the plot is OUT/perftest_compare.png.
+# Exit 0 iff every run succeeded; 1 when some failed (RESULT then comes from the runs that
+# completed).
+# Environment: ROUNDS (3), ITERS (300), IDLE_SLEEP_US (pfcswitch's switch.idle_sleep_us, 300;
+# rocev2.yaml has 20), OVS_MAXSLEEP (OVS pmd-maxsleep in us, IDLE_SLEEP_US: the two host switches
+# sleep alike; 0 = busy polling),
 # FWDS (the switches to run, "bridge pfcswitch ovs"), HV_NICE (-10, both host switches),
 # ROCEV2_VM_CACHE, ROCEV2_OUT_DIR.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 FWDS=${FWDS:-bridge pfcswitch ovs}
-# pfcswitch's idle back-off for this bench. Under TCG the guest's vCPUs are the bottleneck and
-# every wake-up of a host switch thread takes CPU from them (nice -10): measured here, 100 us
-# gave pfcswitch 1.8x OVS's write bandwidth where rocev2.yaml's 20 us gave 0.6x (README).
-IDLE_SLEEP_US=${IDLE_SLEEP_US:-100}
+# The host switches' sleep. Under TCG the guest's vCPUs are the bottleneck and every wake-up of a
+# host switch thread (nice -10) takes CPU from them: the longer a switch sleeps while a stream
+# flows, the more bandwidth the guest has, and the longer a request can wait (README, "Attaching
+# VMs"; measured, README: pfcswitch at 100 / 300 / 1,000 us about 0.10 / 0.14 / 0.15 Gb/s and
+# 0.5 / 0.44 / 1.2 ms; OVS at pmd-maxsleep 50 us 3-4 ms, at 300 us 0.45 ms, at 1,000 us 1.1 ms).
+# 300 us is the middle; OVS gets the same by default.
+IDLE_SLEEP_US=${IDLE_SLEEP_US:-300}
+export OVS_MAXSLEEP=${OVS_MAXSLEEP:-$IDLE_SLEEP_US}  # host-ovs.sh reads it
 CFG=${CFG:-$ROOT/tests/rocev2/rocev2.yaml}
 NAN="RESULT write_bw_vs_ovs=nan write_bw_vs_bridge=nan send_lat_vs_ovs=nan"
 
@@ -51,7 +57,7 @@ if [ "${1:-}" != "--in-guest" ]; then
   [ -x "$BUILD/dataplane/ctl/pfcctl" ] && CTL=(--pfcctl "$BUILD/dataplane/ctl/pfcctl")
   "$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$BUILD/dataplane/app/pfcswitch" "${CTL[@]}" \
     --config "$OUT/switch.yaml" -q -t 1200 -b 300 -o "$OUT" -- env ROUNDS="${ROUNDS:-3}" ITERS="${ITERS:-300}" \
-    FWDS="$FWDS" CFG=/rocev2-out/switch.yaml IDLE_SLEEP_US="$IDLE_SLEEP_US" OVS_MAXSLEEP="${OVS_MAXSLEEP:-50}" \
+    FWDS="$FWDS" CFG=/rocev2-out/switch.yaml IDLE_SLEEP_US="$IDLE_SLEEP_US" OVS_MAXSLEEP="$OVS_MAXSLEEP" \
     "$HERE/perftest_compare.sh" --in-guest
   rc=$?
   [ -f "$OUT/compare.log" ] && cat "$OUT/compare.log"
@@ -130,7 +136,7 @@ med = {k: statistics.median(v) for k, v in vals.items()}
 print(f"perftest through three switches, median of {rounds} rounds, -n {iters}, tclass 96;"
       f" pfcswitch and OVS-DPDK native over vhost-user, bridge in the guest ({fails} failed runs);"
       f" pfcswitch idle_sleep_us {os.environ.get('IDLE_SLEEP_US', '?')},"
-      f" OVS pmd-maxsleep {os.environ.get('OVS_MAXSLEEP', '50')} us")
+      f" OVS pmd-maxsleep {os.environ.get('OVS_MAXSLEEP', '?')} us")
 print(f"{'forwarder':<10} {'write_bw Gb/s':>14} {'send_lat us':>12} {'send_lat -e us':>15}   all samples")
 for f in ("bridge", "ovs", "pfcswitch", "testpmd"):
     if not any(k[0] == f for k in vals) and f == "testpmd":

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <vector>
 
+#include "dataplane/sched/idle_policy.h"
 #include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
@@ -235,18 +236,14 @@ int WorkerMain(void* arg) {
   RxIntrWait intr;
   if (dp.idle_sleep_us != 0) intr.Setup(wk);
   unsigned idle = 0;
-  // Whether the round after the last sleep found packets. If so, traffic is
-  // streaming: the next sleep is a timed one, which finds the next packets
-  // without the guest kicking for each (a kick is a trip through the
-  // hypervisor); once a timed sleep ends with nothing, interrupts again.
-  // NAPI defers re-enabling a NIC's interrupt for the same reason.
-  bool streaming = false, after_sleep = false;
+  IdlePolicy policy;  // when intr.usable
+  bool after_sleep = false;
   while (!dp.stop.load(std::memory_order_relaxed)) {
     uint64_t ready_ns = 0;
     const unsigned work = RoundAll(wk, &ready_ns);
     rte_rcu_qsbr_quiescent(dp.qsbr, wk.id);
     if (after_sleep) {
-      streaming = work != 0;
+      policy.AfterSleep(work);
       after_sleep = false;
     }
     if (work) {
@@ -257,11 +254,12 @@ int WorkerMain(void* arg) {
     const uint64_t now = dp.NowNs();
     // Interrupts when nothing is due within a millisecond (epoll's unit);
     // else the timed sleep below keeps the deadline.
-    if (intr.usable && !streaming &&
+    if (intr.usable && !policy.timed() &&
         (ready_ns == 0 || (ready_ns > now && ready_ns - now >= 1'000'000))) {
-      if (intr.Sleep(wk) != 0) {
+      const unsigned found = intr.Sleep(wk);
+      if (found) {
         idle = 0;
-        streaming = true;
+        policy.AfterSleep(found);
       } else {
         after_sleep = true;
       }
