@@ -27,6 +27,8 @@ done
 [ -x "$HV_PFCSWITCH" ] && [ -f "$CFG" ] && [ -n "$OUT" ] && [ $# -gt 0 ] ||
   { sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
+# The sockets' paths go into DPDK device arguments, where a comma starts the next argument.
+case $OUT in *,*) echo "rocev2-vhost: the output directory may not contain a comma: $OUT"; exit 2 ;; esac
 export HV_OUT=$OUT HV_PFCSWITCH HV_PFCCTL
 rm -rf "$OUT/hostq" "$OUT/vhu" "$OUT/host-agent.log"
 mkdir -p "$OUT/hostq" "$OUT/vhu"

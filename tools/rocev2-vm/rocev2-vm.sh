@@ -90,6 +90,8 @@ done
 # what any switch can take; frames leave the guest complete, as the switches need them anyway.
 NOOFF=csum=off,guest_csum=off,host_tso4=off,host_tso6=off,host_ecn=off,host_ufo=off
 NOOFF+=,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off
+# ROCEV2_VM_NIC_OPTS appends options to every vhost-user NIC (",opt=val,..."), for experiments.
+NOOFF+=${ROCEV2_VM_NIC_OPTS:-}
 VHU=()
 i=0
 for n in "${NICS[@]}"; do
