@@ -9,9 +9,9 @@
 #              dpdkvhostuser ports on the same sockets (tools/rocev2-vm/host-ovs.sh: DSCP rewrite
 #              and TTL decrement by OpenFlow rules, layer-2 forwarding);
 #   bridge     a Linux bridge inside the guest between veths (the hosts move to veths for it);
-#   testpmd    dpdk-testpmd io forwarding on the same sockets, busy-polling a core: the I/O
-#              floor, the bandwidth any host switch could at best give the guest (not in FWDS by
-#              default; FWDS="bridge pfcswitch ovs testpmd" adds it).
+#   testpmd    dpdk-testpmd io forwarding on the same sockets: the I/O floor, forwarding with no
+#              switching work; it busy-polls a core, which under TCG takes CPU from the guest
+#              (not in FWDS by default; FWDS="bridge pfcswitch ovs testpmd" adds it).
 # They take turns for ROUNDS rounds (every other round in reverse order) so that drifting load
 # on the host hits them alike; each
 # metric is the median over the rounds:
@@ -35,7 +35,7 @@ FWDS=${FWDS:-bridge pfcswitch ovs}
 # The host switches' sleep. Under TCG the guest's vCPUs are the bottleneck and every wake-up of a
 # host switch thread (nice -10) takes CPU from them: the longer a switch sleeps while a stream
 # flows, the more bandwidth the guest has, and the longer a request can wait (README, "Attaching
-# VMs"; measured, README: pfcswitch at 100 / 300 / 1,000 us about 0.10 / 0.14 / 0.15 Gb/s and
+# VMs"; measured, README: pfcswitch at 100 / 300 / 1,000 us about 0.10 / 0.14 / 0.14-0.16 Gb/s and
 # 0.5 / 0.44 / 1.2 ms; OVS at pmd-maxsleep 50 us 3-4 ms, at 300 us 0.45 ms, at 1,000 us 1.1 ms).
 # 300 us is the middle; OVS gets the same by default.
 IDLE_SLEEP_US=${IDLE_SLEEP_US:-300}
