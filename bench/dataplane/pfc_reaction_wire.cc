@@ -196,7 +196,7 @@ rte_mbuf* PfcMbuf(uint8_t class_enable, uint16_t quanta) {
 bool Put(int port, rte_mbuf* m) { return m && rte_ring_enqueue(g.rx[port], m) == 0; }
 
 void Round() {
-  uint64_t ready = 0;
+  Deadline ready = kNever;
   g.round_tsc = rte_rdtsc();
   WorkerRound(g.w, &ready);
   for (rte_ring* r : g.tx) {

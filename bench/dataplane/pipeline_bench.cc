@@ -295,7 +295,7 @@ void RunPipeline(benchmark::State& state, bool l2, unsigned inflight, const Scal
   const uint64_t kPreempted = rte_get_tsc_hz() / 20000;  // 50 us
   uint64_t sw_cycles = 0, host_cycles = 0;
   for (auto _ : state) {
-    uint64_t ready = 0;
+    Deadline ready = kNever;
     const uint64_t t0 = rte_rdtsc();
     benchmark::DoNotOptimize(WorkerRound(env->w, &ready));
     rte_rcu_qsbr_quiescent(rt.dp.qsbr, 0);

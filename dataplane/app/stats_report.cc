@@ -3,7 +3,7 @@
 
 #include <rte_ethdev.h>
 
-#include "dataplane/switch/emu_port.h"
+#include "dataplane/emulator/port/emu_port.h"
 
 namespace pfc {
 namespace {
@@ -52,8 +52,8 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
   if (pr.io.kind == PortIo::Kind::kEmu) {
     // The emulated link: frames lost to a link going down (a failed cable
     // loses what it carries) and the wire's utilisation.
-    const EmuPortCounters& ec = pr.io.emu->counters();
-    const fabric::LinkCounters& lc = pr.io.emu->link().counters();
+    const emu::EmuPortCounters& ec = pr.io.emu->counters();
+    const emu::LinkCounters& lc = pr.io.emu->link().counters();
     j["link_up"] = pr.io.emu->link().up() ? 1u : 0u;
     j["link_tx_frames"] = lc.frames;
     j["link_busy_ns"] = lc.busy_ns;

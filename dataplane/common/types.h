@@ -26,91 +26,109 @@ inline constexpr PortMask kAnyPort = ~PortMask{0};
 using TagMask = uint64_t;  // bit t = tag t; ~0 = any tag
 inline constexpr TagMask kAnyTag = ~TagMask{0};
 
-// Why a packet was dropped. Append only (counter names are part of the
-// telemetry interface); kCount must stay last.
-enum class DropReason : uint8_t {
-  kRunt,              // shorter than an Ethernet header
-  kTruncated,         // a header claims more bytes than the frame holds
-  kBadIpHeader,       // IPv4 version != 4 or IHL < 5
-  kBadIpChecksum,     // IPv4 header checksum mismatch
-  kTtlExpired,        // TTL <= 1 on a routed packet
-  kNoRoute,           // no route for the destination (never flooded)
-  kNeighborMiss,      // route found but next-hop MAC unknown (never flooded)
-  kNotForUs,          // L3 mode: destination MAC is neither ours nor broadcast
-  kUnknownL2Dst,      // L2 mode: destination MAC not in the static table
-  kUnsupported,       // ethertype the switch does not forward (e.g. IPv6 in L3 mode)
-  kLossyBufferFull,   // lossy priority above its ingress buffer limit
-  kLosslessHeadroom,  // lossless priority exhausted its headroom (should never happen)
-  kEgressQueueFull,   // software egress queue had no room (a device that
-                      // refuses packets back-pressures instead: they wait)
-  kPfcMalformed,      // MAC control frame with wrong opcode/length/destination
-  kHairpin,           // would leave by its ingress port (switch.hairpin: drop)
-  kVlanUnsupported,   // 802.1ad S-tag (0x88a8, 0x9100) or a second 802.1Q tag (QinQ):
-                      // the switch remarks the PCP of exactly one C-tag
-  kArpUnsupported,    // ARP the switch cannot answer or learn from: hardware type
-                      // other than Ethernet (e.g. 6, IEEE 802), not IPv4, or an
-                      // opcode other than request/reply
-  kDcfitBreak,        // discarded by DCFIT recovery to break a declared deadlock
-                      // (dcfit.recovery: break), from the looped lossless queue
-  kPfcwdStorm,        // discarded by the pause-storm watchdog (pfc_watchdog.action:
-                      // drop) from a lossless queue its peer keeps paused
-  kDcfitRateLimit,    // a heavy hitter over its rate limit at a DCFIT initial trigger
-                      // (dcfit.trigger_handling, dcfit/trigger_handler.h)
-  kDcfitHostLossy,    // from a DCFIT trigger host, beyond its priority group's XOFF
-                      // point while trigger handling holds the port lossy: no XOFF
-                      // goes to the host, so overflow is dropped, not paused
-  kCount
+// What kind of drop a reason is: what a report groups it under, and whether
+// a drop on a lossless priority is lost lossless data (see DropIsLosslessLoss).
+enum class DropClass : uint8_t {
+  kMalformed,          // the frame itself is broken
+  kPolicy,             // the switch does not forward it, by design or config
+  kLossyCongestion,    // a lossy buffer was full: what lossy means
+  kLosslessViolation,  // no room where a lossless switch must have room
+  kRecovery,           // chosen on purpose by DCFIT recovery or the watchdog
 };
 
-constexpr std::string_view DropReasonName(DropReason r) {
-  switch (r) {
-    case DropReason::kRunt:
-      return "runt";
-    case DropReason::kTruncated:
-      return "truncated";
-    case DropReason::kBadIpHeader:
-      return "bad_ip_header";
-    case DropReason::kBadIpChecksum:
-      return "bad_ip_checksum";
-    case DropReason::kTtlExpired:
-      return "ttl_expired";
-    case DropReason::kNoRoute:
-      return "no_route";
-    case DropReason::kNeighborMiss:
-      return "neighbor_miss";
-    case DropReason::kNotForUs:
-      return "not_for_us";
-    case DropReason::kUnknownL2Dst:
-      return "unknown_l2_dst";
-    case DropReason::kUnsupported:
-      return "unsupported";
-    case DropReason::kLossyBufferFull:
-      return "lossy_buffer_full";
-    case DropReason::kLosslessHeadroom:
-      return "lossless_headroom_exceeded";
-    case DropReason::kEgressQueueFull:
-      return "egress_queue_full";
-    case DropReason::kPfcMalformed:
-      return "pfc_malformed";
-    case DropReason::kHairpin:
-      return "hairpin";
-    case DropReason::kVlanUnsupported:
-      return "vlan_unsupported";
-    case DropReason::kArpUnsupported:
-      return "arp_unsupported";
-    case DropReason::kDcfitBreak:
-      return "dcfit_break";
-    case DropReason::kPfcwdStorm:
-      return "pfcwd_storm";
-    case DropReason::kDcfitRateLimit:
-      return "dcfit_rate_limit";
-    case DropReason::kDcfitHostLossy:
-      return "dcfit_host_lossy";
-    case DropReason::kCount:
-      break;
-  }
-  return "?";
-}
+// Why a packet was dropped: one row each, (enumerator, counter name, class,
+// lossless loss). The counter name is part of the telemetry interface and
+// the order is the counters' layout: append only. "Lossless loss" says
+// whether a drop of this reason on a lossless priority counts as lost
+// lossless data (the emulator's lossless_drops and its verdict): not the
+// deliberate recovery drops, and not TTL expiry, a routing loop's own
+// victims, which are reported apart (ttl_expired_drops).
+#define PFC_DROP_REASONS(X)                                                    \
+  /* shorter than an Ethernet header */                                        \
+  X(kRunt, "runt", kMalformed, true)                                           \
+  /* a header claims more bytes than the frame holds */                        \
+  X(kTruncated, "truncated", kMalformed, true)                                 \
+  /* IPv4 version != 4 or IHL < 5 */                                           \
+  X(kBadIpHeader, "bad_ip_header", kMalformed, true)                           \
+  /* IPv4 header checksum mismatch */                                          \
+  X(kBadIpChecksum, "bad_ip_checksum", kMalformed, true)                       \
+  /* TTL <= 1 on a routed packet */                                            \
+  X(kTtlExpired, "ttl_expired", kPolicy, false)                                \
+  /* no route for the destination (never flooded) */                           \
+  X(kNoRoute, "no_route", kPolicy, true)                                       \
+  /* route found but next-hop MAC unknown (never flooded) */                   \
+  X(kNeighborMiss, "neighbor_miss", kPolicy, true)                             \
+  /* L3 mode: destination MAC is neither ours nor broadcast */                 \
+  X(kNotForUs, "not_for_us", kPolicy, true)                                    \
+  /* L2 mode: destination MAC not in the static table */                       \
+  X(kUnknownL2Dst, "unknown_l2_dst", kPolicy, true)                            \
+  /* ethertype the switch does not forward (e.g. IPv6 in L3 mode) */           \
+  X(kUnsupported, "unsupported", kPolicy, true)                                \
+  /* lossy priority above its ingress buffer limit */                          \
+  X(kLossyBufferFull, "lossy_buffer_full", kLossyCongestion, true)             \
+  /* lossless priority exhausted its headroom (should never happen) */         \
+  X(kLosslessHeadroom, "lossless_headroom_exceeded", kLosslessViolation, true) \
+  /* software egress queue had no room (a device that refuses packets */       \
+  /* back-pressures instead: they wait) */                                     \
+  X(kEgressQueueFull, "egress_queue_full", kLosslessViolation, true)           \
+  /* MAC control frame with wrong opcode/length/destination */                 \
+  X(kPfcMalformed, "pfc_malformed", kMalformed, true)                          \
+  /* would leave by its ingress port (switch.hairpin: drop) */                 \
+  X(kHairpin, "hairpin", kPolicy, true)                                        \
+  /* 802.1ad S-tag (0x88a8, 0x9100) or a second 802.1Q tag (QinQ): the */      \
+  /* switch remarks the PCP of exactly one C-tag */                            \
+  X(kVlanUnsupported, "vlan_unsupported", kPolicy, true)                       \
+  /* ARP the switch cannot answer or learn from: hardware type other than */   \
+  /* Ethernet (e.g. 6, IEEE 802), not IPv4, or an opcode other than */         \
+  /* request/reply */                                                          \
+  X(kArpUnsupported, "arp_unsupported", kPolicy, true)                         \
+  /* discarded by DCFIT recovery to break a declared deadlock */               \
+  /* (dcfit.recovery: break), from the looped lossless queue */                \
+  X(kDcfitBreak, "dcfit_break", kRecovery, false)                              \
+  /* discarded by the pause-storm watchdog (pfc_watchdog.action: drop) */      \
+  /* from a lossless queue its peer keeps paused */                            \
+  X(kPfcwdStorm, "pfcwd_storm", kRecovery, false)                              \
+  /* a heavy hitter over its rate limit at a DCFIT initial trigger */          \
+  /* (dcfit.trigger_handling, dcfit/trigger_handler.h) */                      \
+  X(kDcfitRateLimit, "dcfit_rate_limit", kRecovery, false)                     \
+  /* from a DCFIT trigger host, beyond its priority group's XOFF point */      \
+  /* while trigger handling holds the port lossy: no XOFF goes to the */       \
+  /* host, so overflow is dropped, not paused */                               \
+  X(kDcfitHostLossy, "dcfit_host_lossy", kRecovery, false)
+
+enum class DropReason : uint8_t {
+#define PFC_DROP_ENUM(e, name, cls, loss) e,
+  PFC_DROP_REASONS(PFC_DROP_ENUM)
+#undef PFC_DROP_ENUM
+      kCount
+};
 inline constexpr int kNumDropReasons = static_cast<int>(DropReason::kCount);
+
+namespace drop_detail {
+struct DropRow {
+  std::string_view name;
+  DropClass cls;
+  bool lossless_loss;
+};
+inline constexpr DropRow kDropRows[kNumDropReasons + 1] = {
+#define PFC_DROP_ROW(e, name, cls, loss) {name, DropClass::cls, loss},
+    PFC_DROP_REASONS(PFC_DROP_ROW)
+#undef PFC_DROP_ROW
+        {"?", DropClass::kPolicy, false},
+};
+}  // namespace drop_detail
+
+constexpr std::string_view DropReasonName(DropReason r) {
+  return drop_detail::kDropRows[static_cast<int>(r) < kNumDropReasons ? static_cast<int>(r)
+                                                                      : kNumDropReasons]
+      .name;
+}
+constexpr DropClass DropReasonClass(DropReason r) {
+  return drop_detail::kDropRows[static_cast<int>(r)].cls;
+}
+// A drop of this reason on a lossless priority is lost lossless data.
+constexpr bool DropIsLosslessLoss(DropReason r) {
+  return drop_detail::kDropRows[static_cast<int>(r)].lossless_loss;
+}
 
 }  // namespace pfc

@@ -22,10 +22,10 @@
 #include <cstdio>
 #include <thread>
 
-#include "ctrl/fabric/fabric_plan.h"
-#include "ctrl/fabric/fabric_spec.h"
 #include "dataplane/config/eal_needs.h"
-#include "dataplane/emulator/fabric.h"
+#include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/emulator/spec/fabric_plan.h"
+#include "dataplane/emulator/spec/fabric_spec.h"
 #include "dataplane/stages/worker.h"
 
 namespace {
@@ -88,9 +88,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
 
-  pfc::fabric::FabricSpec spec;
+  pfc::emu::FabricSpec spec;
   std::string err;
-  if (!pfc::fabric::LoadFabric(fabric_path, &spec, &err)) {
+  if (!pfc::emu::LoadFabric(fabric_path, &spec, &err)) {
     std::fprintf(stderr, "pfcfabric: fabric error: %s\n", err.c_str());
     return 2;
   }
@@ -107,38 +107,38 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (!here.empty() && !pfc::fabric::PlaceHere(here, &spec, &err)) {
+  if (!here.empty() && !pfc::emu::PlaceHere(here, &spec, &err)) {
     std::fprintf(stderr, "pfcfabric: placement error: %s\n", err.c_str());
     return 2;
   }
-  pfc::fabric::FabricPlan plan = pfc::fabric::MakePlan(spec);
+  pfc::emu::FabricPlan plan = pfc::emu::MakePlan(spec);
   std::vector<pfc::SwitchConfig> configs;
-  if (!pfc::fabric::WriteSwitchConfigs(spec, &plan, &configs, &err)) {
+  if (!pfc::emu::WriteSwitchConfigs(spec, &plan, &configs, &err)) {
     std::fprintf(stderr, "pfcfabric: config error: %s\n", err.c_str());
     return 2;
   }
   // The topology as pfc-tagger reads it, so rules can be made for this very
   // port numbering.
   if (!tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err) ||
-      !pfc::fabric::WriteHostsJson(spec, plan, &err)) {
+      !pfc::emu::WriteHostsJson(spec, plan, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     return 1;
   }
-  const bool virt = spec.clock == pfc::fabric::ClockKind::kVirtual;
+  const bool virt = spec.clock == pfc::emu::ClockKind::kVirtual;
   std::printf(
       "pfcfabric: %zu switches, %zu hosts, %u links, %zu flows, %zu events, %s clock; configs in "
       "%s/switches\n",
       plan.switches.size(), plan.hosts.size(), spec.topo.num_links(), spec.flows.size(),
       spec.events.size(), virt ? "virtual" : "real", spec.out_dir.c_str());
   // A real host is configured by hand (or by a script reading hosts.json).
-  for (const pfc::fabric::HostPlan& h : plan.hosts) {
+  for (const pfc::emu::HostPlan& h : plan.hosts) {
     if (h.device.empty() || !spec.Local(h.node)) continue;
     std::printf("pfcfabric: real host %s on %s: ip %s/%u gateway %s (%s port %s)\n", h.name.c_str(),
-                h.device.c_str(), pfc::fabric::Ipv4String(h.ip).c_str(), h.prefix_len,
-                pfc::fabric::Ipv4String(h.gw_ip).c_str(), plan.sw(h.sw_node)->name.c_str(),
+                h.device.c_str(), pfc::emu::Ipv4String(h.ip).c_str(), h.prefix_len,
+                pfc::emu::Ipv4String(h.gw_ip).c_str(), plan.sw(h.sw_node)->name.c_str(),
                 plan.sw(h.sw_node)->ports[h.sw_port].name.c_str());
   }
-  pfc::fabric::KeepLocal(spec, &plan, &configs);
+  pfc::emu::KeepLocal(spec, &plan, &configs);
   if (check) return 0;
 
   std::vector<std::string> eal = {argv[0]};
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
                {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge", "--no-pci",
                 "--no-shconf", "-m", std::to_string(MemoryMb(configs)), "--file-prefix",
                 "pfcfabric-" + std::to_string(getpid()), "--log-level", "lib.eal:error"});
-    for (const std::string& v : pfc::fabric::VdevArgs(spec)) eal.insert(eal.end(), {"--vdev", v});
+    for (const std::string& v : pfc::emu::VdevArgs(spec)) eal.insert(eal.end(), {"--vdev", v});
   } else {
     for (int i = 1; i < split; i++) eal.emplace_back(argv[i]);
   }

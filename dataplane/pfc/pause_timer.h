@@ -16,14 +16,13 @@
 #include <array>
 #include <cstdint>
 
+#include "dataplane/common/deadline.h"
 #include "dataplane/pfc/pfc_frame.h"
 
 namespace pfc {
 
 class PauseTimer {
  public:
-  static constexpr uint64_t kNever = ~uint64_t{0};
-
   // Pause duration of `quanta` at port_bps, rounded up to whole ns (a pause
   // is never shortened). 0xffff quanta at 10 Gb/s = 3,355,392 ns.
   static uint64_t QuantaToNs(uint16_t quanta, uint64_t port_bps);

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dataplane/common/deadline.h"
 #include "dataplane/pfc/pause_timer.h"
 #include "dataplane/pfc/pfc_frame.h"
 
@@ -47,7 +48,6 @@ struct PgLevel {
 
 class PfcGenerator {
  public:
-  static constexpr uint64_t kNever = ~uint64_t{0};
   static constexpr uint64_t kMinRefreshNs = 1000;  // never refresh more often than 1 us
 
   // Validates and resets. Errors name the field and the accepted range.

@@ -15,15 +15,15 @@ StormWatchdog::Event StormWatchdog::Poll(uint64_t now_ns, const StormObservation
     if (o.paused || now_ns < o.paused_until + cfg.restore_ns) return Event::kNone;
     in_storm_ = false;
     storm_ns_ += now_ns - storm_since_;
-    stall_since_ = kNone;
+    stall_since_ = kNever;
     ++restores_;
     return Event::kRestored;
   }
   if (!o.paused || !o.queued || moved) {
-    stall_since_ = kNone;
+    stall_since_ = kNever;
     return Event::kNone;
   }
-  if (stall_since_ == kNone) stall_since_ = now_ns;
+  if (stall_since_ == kNever) stall_since_ = now_ns;
   if (now_ns - stall_since_ < cfg.detect_ns) return Event::kNone;
   in_storm_ = true;
   storm_since_ = now_ns;
@@ -31,9 +31,9 @@ StormWatchdog::Event StormWatchdog::Poll(uint64_t now_ns, const StormObservation
   return Event::kDetected;
 }
 
-uint64_t StormWatchdog::Deadline(const StormConfig& cfg) const {
+uint64_t StormWatchdog::NextDeadline(const StormConfig& cfg) const {
   if (in_storm_) return paused_until_ + cfg.restore_ns;
-  return stall_since_ == kNone ? kNone : stall_since_ + cfg.detect_ns;
+  return stall_since_ == kNever ? kNever : stall_since_ + cfg.detect_ns;
 }
 
 uint64_t StormWatchdog::StormNs(uint64_t now_ns) const {

@@ -25,6 +25,8 @@
 #pragma once
 #include <cstdint>
 
+#include "dataplane/common/deadline.h"
+
 namespace pfc {
 
 enum class StormAction : uint8_t {
@@ -55,13 +57,12 @@ struct StormObservation {
 class StormWatchdog {
  public:
   enum class Event : uint8_t { kNone, kDetected, kRestored };
-  static constexpr uint64_t kNone = ~uint64_t{0};
 
   // Advances to now_ns with what is observed; returns the transition, if any.
   Event Poll(uint64_t now_ns, const StormObservation& o, const StormConfig& cfg);
 
   bool in_storm() const { return in_storm_; }
-  // Start of the stall under watch (kNone when none; in storm, the stall
+  // Start of the stall under watch (kNever when none; in storm, the stall
   // that led to it), start of the storm (the last one after a restore).
   uint64_t stall_since() const { return stall_since_; }
   uint64_t storm_since() const { return storm_since_; }
@@ -69,14 +70,14 @@ class StormWatchdog {
   uint64_t restores() const { return restores_; }
   // The earliest time a poll can change the state with no new input: the
   // running stall reaching detect_ns, or (in storm) the last pause seen
-  // plus restore_ns; kNone when idle. A worker that sleeps uses it.
-  uint64_t Deadline(const StormConfig& cfg) const;
+  // plus restore_ns; kNever when idle. A worker that sleeps uses it.
+  uint64_t NextDeadline(const StormConfig& cfg) const;
   // Total time spent in storm up to now_ns (the running storm included).
   uint64_t StormNs(uint64_t now_ns) const;
 
  private:
   bool in_storm_ = false;
-  uint64_t stall_since_ = kNone;
+  uint64_t stall_since_ = kNever;
   uint64_t storm_since_ = 0;
   uint64_t last_tx_ = 0;
   uint64_t paused_until_ = 0;  // as last observed

@@ -52,7 +52,7 @@ int EgressScheduler::Pick(uint8_t nonempty_mask, uint8_t paused_mask, uint64_t n
                           uint32_t* byte_budget, uint64_t* ready_ns) {
   const uint8_t eligible = nonempty_mask & static_cast<uint8_t>(~paused_mask);
   if (!eligible) {
-    if (ready_ns) *ready_ns = 0;
+    if (ready_ns) *ready_ns = kNever;
     return -1;
   }
   int64_t budget = 0xffffffff;

@@ -21,6 +21,8 @@
 #include <array>
 #include <cstdint>
 
+#include "dataplane/common/deadline.h"
+
 namespace pfc {
 
 enum class SchedMode : uint8_t { kStrict, kDwrr };
@@ -41,7 +43,7 @@ class EgressScheduler {
 
   void Configure(const SchedConfig& cfg, uint64_t now_ns);
   // Next queue to serve: a priority with its bit set in nonempty_mask and
-  // clear in paused_mask. Returns -1 when nothing is eligible (*ready_ns = 0:
+  // clear in paused_mask. Returns -1 when nothing is eligible (*ready_ns = kNever:
   // no shaper wake-up, wait for new packets or a pause expiry); when the
   // shaper is out of tokens also returns -1 and sets *ready_ns (> now_ns) to
   // the first time it will have some. On success *byte_budget is how many

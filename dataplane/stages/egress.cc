@@ -152,7 +152,7 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
   return n;
 }
 
-uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns) {
+uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* ready_ns) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
@@ -198,10 +198,10 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* re
   uint16_t n = 0;
   while (budget_pkts > 0 && nonempty) {
     uint32_t byte_budget = 0;
-    uint64_t ready = 0;
+    Deadline ready;
     const int q = os.sched.Pick(nonempty, paused_mask, w.now_ns, &byte_budget, &ready);
     if (q < 0) {
-      if (ready && (*ready_ns == 0 || ready < *ready_ns)) *ready_ns = ready;
+      LowerTo(ready_ns, ready);
       break;
     }
     // Without a shaper the budget is large and we move a whole burst; with

@@ -5,8 +5,9 @@
 // device refused last time, then the scheduler picks priority queues (strict
 // or DWRR, paused priorities skipped, shaper tokens permitting) and the
 // packets leave; their ingress buffer charge is released as the device takes
-// them. Returns the number of packets sent; *ready_ns is set when the shaper
-// or a pause holds back queued packets (for the idle back-off).
+// them. Returns the number of packets sent; *ready_ns is lowered to when the
+// shaper lets held-back packets go (for the idle back-off and the virtual
+// clock; common/deadline.h).
 #pragma once
 #include <cstdint>
 
@@ -14,7 +15,7 @@
 
 namespace pfc {
 
-uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, uint64_t* ready_ns);
+uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* ready_ns);
 // Nothing to send: no control frame, nothing the device refused, every
 // egress queue empty (EgressPort returns 0 at once, changing nothing). A
 // worker that serves the whole switch skips the rings while the port's

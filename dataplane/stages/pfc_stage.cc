@@ -125,12 +125,9 @@ void PfcPublish(WorkerCtx& w, PortId port) {
   }
 }
 
-uint64_t PfcNextDeadline(const WorkerCtx& w, PortId port) {
+Deadline PfcNextDeadline(const WorkerCtx& w, PortId port) {
   const PortOwnerState& os = *w.sw->ports[port].owner_state;
-  uint64_t d = os.pause.NextExpiry(w.now_ns);
-  const uint64_t g = os.pfc_gen.NextDeadline(w.now_ns);
-  if (g < d) d = g;
-  return d == PauseTimer::kNever ? 0 : d;
+  return Earliest(os.pause.NextExpiry(w.now_ns), os.pfc_gen.NextDeadline(w.now_ns));
 }
 
 }  // namespace pfc

@@ -23,7 +23,7 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m);
 void PfcGenerate(WorkerCtx& w, PortId port);
 void PfcPublish(WorkerCtx& w, PortId port);
 // Earliest time something PFC-related changes for this port (pause expiry,
-// refresh due); 0 when nothing is pending.
-uint64_t PfcNextDeadline(const WorkerCtx& w, PortId port);
+// refresh due), or kNever.
+Deadline PfcNextDeadline(const WorkerCtx& w, PortId port);
 
 }  // namespace pfc

@@ -49,7 +49,7 @@ void LogEvent(const Switch& sw, const PfcwdEvent& e) {
 
 }  // namespace
 
-uint8_t PfcwdRound(WorkerCtx& w, PortId port, uint64_t* ready_ns) {
+uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
@@ -73,7 +73,7 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port, uint64_t* ready_ns) {
     const StormWatchdog::Event ev = wd.Poll(w.now_ns, o, os.wd_cfg);
     if (ev != StormWatchdog::Event::kNone) dropped += OnEvent(w, port, q, ev);
     const uint8_t bit = static_cast<uint8_t>(1u << q);
-    if (wd.in_storm() || wd.stall_since() != StormWatchdog::kNone)
+    if (wd.in_storm() || wd.stall_since() != kNever)
       os.wd_active |= bit;
     else
       os.wd_active &= static_cast<uint8_t>(~bit);
@@ -87,18 +87,16 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port, uint64_t* ready_ns) {
     // New arrivals of a storming priority go the way of the queue.
     for (uint32_t m = os.wd_storm; m; m &= m - 1)
       dropped += DiscardQueue(w, port, __builtin_ctz(m), DropReason::kPfcwdStorm);
-    if (dropped && (*ready_ns == 0 || *ready_ns > w.now_ns + 1)) *ready_ns = w.now_ns + 1;
+    if (dropped) LowerTo(ready_ns, w.now_ns + 1);
   }
   return os.wd_cfg.action == StormAction::kForward ? os.wd_storm : 0;
 }
 
-uint64_t PfcwdNextDeadline(const WorkerCtx& w, PortId port) {
+Deadline PfcwdNextDeadline(const WorkerCtx& w, PortId port) {
   const PortOwnerState& os = *w.sw->ports[port].owner_state;
-  uint64_t d = 0;
-  for (uint32_t m = os.wd_active; m; m &= m - 1) {
-    const uint64_t t = os.wd[__builtin_ctz(m)].Deadline(os.wd_cfg);
-    if (t != StormWatchdog::kNone && (d == 0 || t < d)) d = t;
-  }
+  Deadline d = kNever;
+  for (uint32_t m = os.wd_active; m; m &= m - 1)
+    LowerTo(&d, os.wd[__builtin_ctz(m)].NextDeadline(os.wd_cfg));
   return d;
 }
 

@@ -21,13 +21,13 @@
 namespace pfc {
 
 // Returns the priorities whose received pause egress must ignore. When it
-// discarded packets, lowers *ready_ns (0: none) to just after now: the
+// discarded packets, lowers *ready_ns to just after now: the
 // buffer it released may let this switch resume an upstream (XON), which
 // the ingress port's PFC generator sends in its own round, perhaps already
 // run this round.
-uint8_t PfcwdRound(WorkerCtx& w, PortId port, uint64_t* ready_ns);
+uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns);
 // When the watchdog must look again even if nothing else happens (a stall
-// reaching detect_time, a quiet peer reaching restore_time); 0: never.
-uint64_t PfcwdNextDeadline(const WorkerCtx& w, PortId port);
+// reaching detect_time, a quiet peer reaching restore_time), or kNever.
+Deadline PfcwdNextDeadline(const WorkerCtx& w, PortId port);
 
 }  // namespace pfc

@@ -9,13 +9,13 @@
 #include <ctime>
 #include <vector>
 
+#include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/sched/idle_policy.h"
 #include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
 #include "dataplane/stages/pfc_stage.h"
 #include "dataplane/stages/pfcwd_stage.h"
-#include "dataplane/switch/emu_port.h"
 
 namespace pfc {
 namespace {
@@ -54,7 +54,7 @@ bool PortQuiet(const WorkerCtx& w, PortId p) {
   return NothingQueued(w, pr);
 }
 
-unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_clock) {
+unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_clock) {
   Switch& sw = *w.sw;
   w.now_ns = now_ns;
   w.t = sw.CurrentTables();
@@ -80,8 +80,7 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
     } else if (sw.ports[p].io.kind == PortIo::Kind::kEmu) {
       // The link's part of EgressRound (with nothing to send on it, Poll
       // returns just the next frame on its way to us).
-      const uint64_t d = sw.ports[p].io.emu->Poll(w.now_ns);
-      if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
+      LowerTo(ready_ns, sw.ports[p].io.emu->Poll(w.now_ns));
     }
   }
   // Nothing moved this round: what the batches held back of the pool is
@@ -92,7 +91,7 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns, bool refresh_c
 
 }  // namespace
 
-uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns) {
+uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
   Switch& sw = *w.sw;
   PfcGenerate(w, p);
   // The watchdog first: its drop empties a storming queue before egress
@@ -102,16 +101,11 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns) {
   const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns) & ~ignore;
   const uint16_t sent = EgressPort(w, p, static_cast<uint8_t>(paused), ready_ns);
   PfcPublish(w, p);
-  uint64_t d = PfcNextDeadline(w, p);
-  if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
-  d = PfcwdNextDeadline(w, p);
-  if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
+  LowerTo(ready_ns, Earliest(PfcNextDeadline(w, p), PfcwdNextDeadline(w, p)));
   // An emulated link: frames to start on our wire, the next arrival, the
   // FIFO accepting again.
-  if (sw.ports[p].io.kind == PortIo::Kind::kEmu) {
-    d = sw.ports[p].io.emu->Poll(w.now_ns);
-    if (d && (*ready_ns == 0 || d < *ready_ns)) *ready_ns = d;
-  }
+  if (sw.ports[p].io.kind == PortIo::Kind::kEmu)
+    LowerTo(ready_ns, sw.ports[p].io.emu->Poll(w.now_ns));
   return sent;
 }
 
@@ -125,11 +119,11 @@ bool RoundLeftWork(const WorkerCtx& w) {
   return false;
 }
 
-unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns) {
+unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns) {
   return Round(w, now_ns, ready_ns, false);
 }
 
-unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns) {
+unsigned WorkerRound(WorkerCtx& w, Deadline* ready_ns) {
   return Round(w, w.sw->dp.NowNs(), ready_ns, true);
 }
 
@@ -153,13 +147,11 @@ WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
 namespace {
 
 // One round of every switch the worker serves; *ready_ns is lowered to the
-// earliest deadline they report (0: none). Returns packets moved.
-unsigned RoundAll(Worker& wk, uint64_t* ready_ns) {
+// earliest deadline they report. Returns packets moved.
+unsigned RoundAll(Worker& wk, Deadline* ready_ns) {
   unsigned work = 0;
   for (WorkerCtx& w : wk.slots) {
-    uint64_t r = 0;
-    work += WorkerRound(w, &r);
-    if (r && (*ready_ns == 0 || r < *ready_ns)) *ready_ns = r;
+    work += WorkerRound(w, ready_ns);
     w.st->loops.Add(1);
   }
   return work;
@@ -202,16 +194,16 @@ struct RxIntrWait {
   // Returns the packets a last look found (then it did not sleep).
   unsigned Sleep(Worker& wk) {
     Dataplane& dp = *wk.dp;
-    uint64_t ready_ns = 0;
+    Deadline ready_ns = kNever;
     for (uint16_t pid : ports) rte_eth_dev_rx_intr_enable(pid, 0);
     // A packet queued before its port asked for kicks sent none: look once
     // more with the kicks on.
     const unsigned work = RoundAll(wk, &ready_ns);
     const uint64_t now = dp.NowNs();
     // 0: a deadline within 1 ms (epoll's unit), left to the timed sleep.
-    uint64_t ms = dp.interrupt_sleep_ms;
-    if (ready_ns != 0)
-      ms = ready_ns > now ? std::min<uint64_t>(ms, (ready_ns - now) / 1'000'000) : 0;
+    const uint64_t ms =
+        ready_ns > now ? std::min<uint64_t>(dp.interrupt_sleep_ms, (ready_ns - now) / 1'000'000)
+                       : 0;
     if (work == 0 && ms > 0) {
       rte_rcu_qsbr_thread_offline(dp.qsbr, wk.id);
       rte_epoll_event ev[8];
@@ -239,7 +231,7 @@ int WorkerMain(void* arg) {
   IdlePolicy policy;  // when intr.usable
   bool after_sleep = false;
   while (!dp.stop.load(std::memory_order_relaxed)) {
-    uint64_t ready_ns = 0;
+    Deadline ready_ns = kNever;
     const unsigned work = RoundAll(wk, &ready_ns);
     rte_rcu_qsbr_quiescent(dp.qsbr, wk.id);
     if (after_sleep) {
@@ -252,10 +244,9 @@ int WorkerMain(void* arg) {
     }
     if (dp.idle_sleep_us == 0 || ++idle < kIdleRoundsBeforeSleep) continue;
     const uint64_t now = dp.NowNs();
-    // Interrupts when nothing is due within a millisecond (epoll's unit);
-    // else the timed sleep below keeps the deadline.
-    if (intr.usable && !policy.timed() &&
-        (ready_ns == 0 || (ready_ns > now && ready_ns - now >= 1'000'000))) {
+    // Interrupts when nothing is due within a millisecond (epoll's unit;
+    // kNever is beyond it); else the timed sleep below keeps the deadline.
+    if (intr.usable && !policy.timed() && ready_ns > now && ready_ns - now >= 1'000'000) {
       const unsigned found = intr.Sleep(wk);
       if (found) {
         idle = 0;

@@ -16,19 +16,21 @@ int WorkerMain(void* arg);
 
 // One poll round of one switch at now_ns (exposed for stage tests,
 // benchmarks and the fabric's virtual-time driver). Returns packets received
-// + sent; *ready_ns as in EgressPort, lowered to the next frame arrival or
-// link slot of an emulated port. The worker loop passes the real clock.
+// + sent. *ready_ns (common/deadline.h; the caller starts it at kNever or at
+// what other rounds reported) is lowered to every deadline the round meets:
+// shaper tokens, pause expiry, PFC refresh, the watchdog, and an emulated
+// port's next frame arrival or link slot. The worker loop passes the real clock.
 // Never inlined (one call a round): callgrind's cost counts
 // (bench/cost_table.sh, fabric_cost.sh) start and stop at it, also under LTO.
-[[gnu::noinline]] unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, uint64_t* ready_ns);
+[[gnu::noinline]] unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns);
 // The egress half of a round for one owned port, in the order a round runs
 // it: PFC generation, egress under the received-pause mask, the published
 // PFC gauges, the port's next deadline (emulated link included). w.now_ns
 // and w.t are the round's. Returns packets sent. (Stage tests call this to
 // run exactly what a worker runs.)
-uint16_t EgressRound(WorkerCtx& w, PortId p, uint64_t* ready_ns);
+uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns);
 // The same on the real clock, re-read after every non-empty rx burst.
-[[gnu::noinline]] unsigned WorkerRound(WorkerCtx& w, uint64_t* ready_ns);
+[[gnu::noinline]] unsigned WorkerRound(WorkerCtx& w, Deadline* ready_ns);
 
 // After a round with work: could another round at the same instant do
 // anything? True when the round stopped short of something due now (a full

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dataplane/buffer/accountant.h"
+#include "dataplane/common/deadline.h"
 #include "dataplane/switch/switch.h"
 
 namespace pfc {

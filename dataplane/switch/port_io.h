@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The seam between the stages and whatever carries a port's frames: a DPDK
 // ethdev (a NIC, a vdev on a veth, a ring) or one end of an emulated fabric
-// link (dataplane/switch/emu_port.h). Stages call PortRx/PortTx once per
+// link (dataplane/emulator/port/emu_port.h). Stages call PortRx/PortTx once per
 // burst; the ethdev case is inline and costs what rte_eth_*_burst costs,
 // the emulated case is one out-of-line call per burst.
 //
@@ -15,23 +15,24 @@
 
 namespace pfc {
 
+namespace emu {
 class EmuPort;
+// Emulated-link halves (dataplane/emulator/port/emu_port.cc).
+uint16_t EmuRx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns);
+uint16_t EmuTx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control);
+}  // namespace emu
 
 struct PortIo {
   enum class Kind : uint8_t { kEthdev, kEmu };
   Kind kind = Kind::kEthdev;
-  uint16_t dpdk_port = 0;  // kEthdev
-  bool rx_intr = false;    // kEthdev configured with receive interrupts
-  EmuPort* emu = nullptr;  // kEmu (owned by the fabric)
+  uint16_t dpdk_port = 0;       // kEthdev
+  bool rx_intr = false;         // kEthdev configured with receive interrupts
+  emu::EmuPort* emu = nullptr;  // kEmu (owned by the fabric)
 };
-
-// Emulated-link halves (emu_port.cc).
-uint16_t EmuRx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns);
-uint16_t EmuTx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control);
 
 inline uint16_t PortRx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   if (io.kind == PortIo::Kind::kEthdev) return rte_eth_rx_burst(io.dpdk_port, 0, pkts, n);
-  return EmuRx(io.emu, pkts, n, now_ns);
+  return emu::EmuRx(io.emu, pkts, n, now_ns);
 }
 
 // Transmits up to n frames; returns how many the port took (the rest stay
@@ -40,7 +41,7 @@ inline uint16_t PortRx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t n
 inline uint16_t PortTx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t now_ns,
                        bool control) {
   if (io.kind == PortIo::Kind::kEthdev) return rte_eth_tx_burst(io.dpdk_port, 0, pkts, n);
-  return EmuTx(io.emu, pkts, n, now_ns, control);
+  return emu::EmuTx(io.emu, pkts, n, now_ns, control);
 }
 
 }  // namespace pfc

@@ -216,7 +216,7 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
   // Find every device (naming each missing one) before allocating anything.
   const size_t nports = cfg.ports.size();
   std::vector<uint16_t> pids(nports);
-  std::vector<EmuPort*> emus(nports, nullptr);
+  std::vector<emu::EmuPort*> emus(nports, nullptr);
   for (size_t i = 0; i < nports; i++) {
     const PortConfig& pc = cfg.ports[i];
     if (emu_port) emus[i] = emu_port(pc.device);

@@ -106,7 +106,7 @@ class Switch {
 // the pool, runs out first; and its egress ring size. Devices for which
 // emu_port returns an EmuPort have no descriptors. After rte_eal_init.
 MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg,
-                            const std::function<EmuPort*(const std::string&)>& emu_port);
+                            const std::function<emu::EmuPort*(const std::string&)>& emu_port);
 
 // Builds a switch over `dp`: its ports (ethdev devices by name; a device
 // for which emu_port returns an EmuPort is an emulated link end instead),
@@ -114,7 +114,7 @@ MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg,
 // owned by that worker (the fabric pins whole switches, so per-switch state
 // has one writer); otherwise port i is owned by worker i mod dp.workers.
 // nullptr with *err naming what failed.
-using EmuPortLookup = std::function<EmuPort*(const std::string& device)>;
+using EmuPortLookup = std::function<emu::EmuPort*(const std::string& device)>;
 std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
                                      const std::string& name, unsigned index, int pin_worker,
                                      const EmuPortLookup& emu_port, std::string* err);

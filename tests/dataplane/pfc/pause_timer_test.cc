@@ -81,12 +81,12 @@ TEST(PauseTimer, AccumulatesSeparatePauses) {
 
 TEST(PauseTimer, NextExpiryIsTheEarliestRunningPause) {
   PauseTimer t;
-  EXPECT_EQ(t.NextExpiry(0), PauseTimer::kNever);
+  EXPECT_EQ(t.NextExpiry(0), kNever);
   t.OnFrame(1 << 0, Q(0, 2000), 0, k10G);  // until 102400
   t.OnFrame(1 << 5, Q(5, 1000), 0, k10G);  // until 51200
   EXPECT_EQ(t.NextExpiry(0), 51'200u);
   EXPECT_EQ(t.NextExpiry(51'200), 102'400u);
-  EXPECT_EQ(t.NextExpiry(102'400), PauseTimer::kNever);
+  EXPECT_EQ(t.NextExpiry(102'400), kNever);
 }
 
 TEST(PauseTimer, PortSpeedScalesTheTime) {

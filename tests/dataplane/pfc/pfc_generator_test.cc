@@ -81,7 +81,7 @@ TEST(PfcGenerator, XoffRefreshXonCycle) {
   g.MarkSent(r, 2'000'000);
   EXPECT_EQ(g.xon_sent(3), 1u);
   EXPECT_FALSE(g.Collect(100'000'000, &r));
-  EXPECT_EQ(g.NextDeadline(100'000'000), PfcGenerator::kNever);
+  EXPECT_EQ(g.NextDeadline(100'000'000), kNever);
   EXPECT_EQ(g.frames_sent(), 3u);
   // The peer was paused from the XOFF to the XON.
   EXPECT_EQ(g.pausing_ns(3, 100'000'000), 2'000'000u - 10);

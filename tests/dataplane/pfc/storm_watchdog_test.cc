@@ -68,7 +68,7 @@ TEST(StormWatchdog, RefreshStormDetectedAfterDetectTime) {
   r.Run(start + 5'000'000, 1'000, kPauseNs / 2);
   EXPECT_EQ(r.detections, 1);
   EXPECT_EQ(r.detected_at, start + 1'000'000) << "first stalled poll + detect_ns, not earlier";
-  EXPECT_EQ(r.wd.Deadline(r.cfg), r.pause.PausedUntil(kPrio) + 10'000'000);
+  EXPECT_EQ(r.wd.NextDeadline(r.cfg), r.pause.PausedUntil(kPrio) + 10'000'000);
   EXPECT_TRUE(r.wd.in_storm());
   EXPECT_EQ(r.wd.storm_since(), start + 1'000'000);
   EXPECT_EQ(r.restores, 0) << "refreshes keep the storm going";
@@ -156,10 +156,10 @@ TEST(StormWatchdog, HysteresisNeedsAFreshDetectTimeAfterRestore) {
 
 TEST(StormWatchdog, OneBreakInTheStallRestartsTheWatch) {
   Rig r;
-  EXPECT_EQ(r.wd.Deadline(r.cfg), StormWatchdog::kNone);
+  EXPECT_EQ(r.wd.NextDeadline(r.cfg), kNever);
   const uint64_t start = r.now;
   r.Run(r.now + 900'000, 1'000, kPauseNs / 2);
-  EXPECT_EQ(r.wd.Deadline(r.cfg), start + 1'000'000);
+  EXPECT_EQ(r.wd.NextDeadline(r.cfg), start + 1'000'000);
   r.tx++;  // one packet got out
   const uint64_t restart = r.now + 1'000;
   r.Run(r.now + 1'500'000, 1'000, kPauseNs / 2);

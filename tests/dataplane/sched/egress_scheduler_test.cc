@@ -56,7 +56,7 @@ TEST(EgressScheduler, StrictServesHighestUnpausedPriority) {
   EXPECT_EQ(s.Pick(0b0000'0001, 0, 0, &budget, &ready), 0);
   // Everything paused or empty: nothing to do, and no shaper wake-up.
   EXPECT_EQ(s.Pick(0b1010'0101, 0b1010'0101, 0, &budget, &ready), -1);
-  EXPECT_EQ(ready, 0u);
+  EXPECT_EQ(ready, kNever);
   EXPECT_EQ(s.Pick(0, 0, 0, &budget, nullptr), -1);
 }
 

@@ -145,7 +145,7 @@ TEST_F(StageTest, XoffLeavesAheadOfQueuedData) {
                               .seq = static_cast<uint16_t>(100 + i)}));
   Receive(0, lossless);
   Receive(1, to_p0);
-  uint64_t ready = 0;
+  Deadline ready = kNever;
   EXPECT_EQ(WorkerRound(w_, &ready), 40u + 8 + 32);  // received + sent (PFC not counted)
   EXPECT_EQ(sw_->buffer.watermark(0, 4), 32 * kCell) << "4 KiB > the 2 KiB XOFF point";
   EXPECT_EQ(sw_->buffer.headroom_watermark(0, 4), 16 * kCell)
@@ -408,7 +408,7 @@ TEST_F(StageTest, ReleaseLaterInTheRoundLeavesTheXonDueNow) {
   for (uint16_t i = 0; i < 24; i++)
     lossless.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 26, .seq = i}));
   Receive(0, lossless);
-  uint64_t ready = 0;
+  Deadline ready = kNever;
   EXPECT_EQ(WorkerRound(w_, kT0, &ready), 48u);
   EXPECT_FALSE(w_.burst_full);
   EXPECT_TRUE(RoundLeftWork(w_));
@@ -433,7 +433,7 @@ TEST_F(StageTest, ReleaseLaterInTheRoundLeavesTheXonDueNow) {
 // be queued) does.
 TEST_F(StageTest, RoundLeftWorkOnlyWhenABurstWasFull) {
   Start(BaseYaml());
-  uint64_t ready = 0;
+  Deadline ready = kNever;
   auto to = [](int in, uint32_t dst, uint16_t seq) {
     return Frame({.in_port = in, .dst_ip = dst, .dscp = 10, .seq = seq});
   };

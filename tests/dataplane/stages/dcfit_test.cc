@@ -360,7 +360,7 @@ void DcfitTest::ExpectExpiryOnOwner(bool two) {
   Ingress(3, {PeerPfc(3, 100, nullptr)}, kT0);
   EXPECT_EQ(Causal(*sw_).paused(kPrio), PortMask{1} << 3);
   EXPECT_FALSE(Causal(*sw_).resume_tag(3, kPrio));
-  uint64_t ready = 0;
+  Deadline ready = kNever;
   WorkerRound(Owner(3), kT0 + 5'000, &ready);
   EXPECT_EQ(Causal(*sw_).paused(kPrio), PortMask{1} << 3) << "not yet";
   if (two) {
@@ -508,7 +508,7 @@ TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
   EXPECT_EQ(Occ(0, kPrio) + Occ(1, kPrio) + Occ(2, kPrio), 0u) << "drops release their buffer";
 
   // The hold ends hold_time after the notice, not before.
-  uint64_t ready = 0;
+  Deadline ready = kNever;
   WorkerRound(w_, tn + kHold - 1, &ready);
   EXPECT_EQ(sw_->dcfit->limit_ports[kPrio], PortMask{1} << 3);
   WorkerRound(w_, tn + kHold, &ready);
@@ -575,7 +575,7 @@ TEST_F(DcfitTest, HostHoldMakesThePortLossy) {
   EXPECT_EQ(c["p3.q3.drop.lossless_headroom_exceeded"], 0u);
   EXPECT_EQ(c["p3.q3.pfc_xoff_tx"], 1u) << "only the XOFF before the hold";
   // The hold ends at hold_time: lossless again (headroom, XOFF, no drop).
-  uint64_t ready = 0;
+  Deadline ready = kNever;
   WorkerRound(w_, tn + kHold - 1, &ready);
   EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 1u << kPrio);
   WorkerRound(w_, tn + kHold, &ready);

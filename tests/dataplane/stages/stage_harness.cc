@@ -260,7 +260,7 @@ uint16_t StageTest::Egress(PortId port, uint64_t now_ns) {
   WorkerCtx& w = Owner(port);
   w.now_ns = now_ns;
   w.t = sw_->CurrentTables();
-  uint64_t ready = 0;
+  Deadline ready = kNever;
   return EgressRound(w, port, &ready);
 }
 

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Behaviour unchanged? Runs the same fabric experiments with two builds (the
+# commit before a change and after it) on the virtual clock and compares
+# every output file byte for byte: flows.csv, ports.csv, hosts.json,
+# topology.json, the pcapng captures, the generated per-switch configs, and
+# results.json less its one wall-clock-dependent key (none: only timing.json
+# holds wall time, and it is left out). Both builds read this tree's configs,
+# so only the binaries differ.
+#   bench/fabric_identical.sh BUILD_BEFORE BUILD_AFTER [OUT_DIR]
+# Cases: Fig. 10 (1-bounce, and with pfc-tagger's rules), Fig. 11 and 12,
+# HotNets loop and CBD, the mixed runs (lossless, storm, lossless with the
+# watchdog) and Fig. 10 with DCFIT (detection only, and break). Ends with
+#   RESULT cases=<n> identical=<n> differ=<n>
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A=$(realpath "$1") B=$(realpath "$2")
+OUT=$(realpath -m "${3:-fabric-identical}")
+SRC=$(pwd)
+FAB=configs/fabric
+for b in "$A" "$B"; do
+  [[ -x $b/dataplane/emulator/pfcfabric && -x $b/ctrl/tagger/pfc-tagger ]] ||
+    { echo "fabric_identical: build $b first (ninja -C $b)" >&2; exit 1; }
+done
+rm -rf "$OUT" && mkdir -p "$OUT/files" "$OUT/A" "$OUT/B"
+
+# Fabric files made here: HotNets cases with their flows, DCFIT overlays.
+printf 'include: %s\nflows:\n  - { name: loop, from: H1, to: H2, dscp: 1, prio: 1, rate: 6G, ttl: 16 }\n' \
+  "$SRC/$FAB/hotnets-loop.yaml" > "$OUT/files/hotnets-loop.yaml"
+{
+  printf 'include: %s\nflows:\n' "$SRC/$FAB/hotnets-cbd.yaml"
+  printf '  - { name: flow1, from: HA, to: HD, dscp: 1, prio: 1 }\n'
+  printf '  - { name: flow2, from: HC, to: HB, dscp: 1, prio: 1 }\n'
+  printf '  - { name: flow3, from: HB3, to: HC3, dscp: 1, prio: 1 }\n'
+} > "$OUT/files/hotnets-cbd.yaml"
+/usr/bin/python3 - "$SRC/$FAB" "$OUT/files" "$SRC/tests/fabric" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[3])
+from dcfit_fabric import fig10_with_dcfit
+for recovery in ("detect", "break"):
+    fig10_with_dcfit(sys.argv[1], sys.argv[2], recovery, 6)
+PY
+
+# name fabric-file [rules-from-case]: the case runs with pfc-tagger's rules
+# computed from the topology the named case wrote (as fabric_common.sh).
+CASES=(
+  "fig10 $FAB/fig10-1bounce.yaml"
+  "fig10-tagger $FAB/fig10-tagger.yaml fig10"
+  "fig11 $FAB/fig11-scenario.yaml"
+  "fig12 $FAB/fig12-scenario.yaml"
+  "hotnets-loop $OUT/files/hotnets-loop.yaml"
+  "hotnets-cbd $OUT/files/hotnets-cbd.yaml"
+  "mixed-lossless $FAB/mixed-lossless.yaml"
+  "mixed-storm $FAB/mixed-storm.yaml"
+  "mixed-lossless-pfcwd $FAB/mixed-lossless-pfcwd.yaml"
+  "dcfit-detect $OUT/files/fabric-fig10-detect.yaml"
+  "dcfit-break $OUT/files/fabric-fig10-break.yaml"
+)
+same=0 differ=0
+for c in "${CASES[@]}"; do
+  read -r name file rules_from <<< "$c"
+  for side in A B; do
+    b=$A; [[ $side == B ]] && b=$B
+    args=()
+    if [[ -n ${rules_from:-} ]]; then
+      # The same path on both sides (the generated switch configs name it),
+      # kept beside the side's outputs afterwards to be compared too.
+      rm -rf "$OUT/rules"
+      "$b/ctrl/tagger/pfc-tagger" tag --topo "$OUT/$side/$rules_from/topology.json" --elp-gen clos \
+        --bounces 1 --algo clos -o "$OUT/rules" > /dev/null
+      args=(--rules "$OUT/rules")
+    fi
+    "$b/dataplane/emulator/pfcfabric" --fabric "$file" --out "$OUT/$side/$name" "${args[@]}" \
+      > "$OUT/$side/$name.log" 2>&1 || { echo "fabric_identical: $name failed with $b" >&2; exit 1; }
+    [[ -z ${rules_from:-} ]] || mv "$OUT/rules" "$OUT/$side/$name/rules"
+  done
+  if diff -r -q -x timing.json "$OUT/A/$name" "$OUT/B/$name" > "$OUT/$name.diff"; then
+    same=$((same + 1)); echo "$name: identical"
+  else
+    differ=$((differ + 1)); echo "$name: DIFFERS"; cat "$OUT/$name.diff"
+  fi
+done
+echo "RESULT cases=${#CASES[@]} identical=$same differ=$differ"

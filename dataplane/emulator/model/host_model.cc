@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/emulator/model/host_model.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "dataplane/common/types.h"
+#include "dataplane/emulator/model/link_model.h"
+#include "dataplane/net/ipv4_edit.h"
+#include "dataplane/pfc/pfc_frame.h"
+
+namespace pfc::emu {
+namespace {
+
+void Put16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v >> 8);
+  p[1] = static_cast<uint8_t>(v);
+}
+void Put32(uint8_t* p, uint32_t v) {
+  Put16(p, static_cast<uint16_t>(v >> 16));
+  Put16(p + 2, static_cast<uint16_t>(v));
+}
+void Put64(uint8_t* p, uint64_t v) {
+  Put32(p, static_cast<uint32_t>(v >> 32));
+  Put32(p + 4, static_cast<uint32_t>(v));
+}
+uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+uint32_t Get32(const uint8_t* p) { return uint32_t{Get16(p)} << 16 | Get16(p + 2); }
+uint64_t Get64(const uint8_t* p) { return uint64_t{Get32(p)} << 32 | Get32(p + 4); }
+
+}  // namespace
+
+HostModel::HostModel(const HostParams& p) : p_(p) { storm_next_ns_ = p.storm_start_ns; }
+
+void HostModel::AddFlow(const FlowSpec& f) {
+  FlowTx t;
+  t.spec = f;
+  t.spec.frame_len = std::clamp<uint32_t>(f.frame_len, kFlowHdrLen, 1514);
+  t.next_ns = f.start_ns;
+  if (t.spec.rate_bps != 0) t.gap_ns = WireTimeNs(t.spec.frame_len, t.spec.rate_bps);
+  tx_.push_back(t);
+}
+
+void HostModel::StartFlow(uint32_t id, uint64_t now_ns) {
+  for (FlowTx& f : tx_) {
+    if (f.spec.id != id) continue;
+    f.spec.start_ns = now_ns;
+    f.spec.stop_ns = kNever;
+    f.next_ns = now_ns;
+  }
+}
+
+void HostModel::StopFlow(uint32_t id, uint64_t now_ns) {
+  for (FlowTx& f : tx_) {
+    if (f.spec.id == id) f.spec.stop_ns = now_ns;
+  }
+}
+
+void HostModel::SetStorm(uint8_t prios, uint64_t now_ns) {
+  p_.storm_prios = prios;
+  p_.storm_start_ns = now_ns;
+  p_.storm_stop_ns = kNever;
+  storm_next_ns_ = now_ns;
+}
+
+uint64_t HostModel::StormInterval() const {
+  if (p_.storm_interval_ns != 0) return p_.storm_interval_ns;
+  const uint64_t t = PauseTimer::QuantaToNs(p_.storm_quanta, p_.link_bps) / 2;
+  return t == 0 ? 1 : t;
+}
+
+bool HostModel::Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const {
+  return !f.done() && now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns && now_ns >= f.next_ns &&
+         !(paused >> f.spec.prio & 1);
+}
+
+uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool* control,
+                              bool data_ok) {
+  *control = false;
+  if (p_.storm_prios != 0 && now_ns >= storm_next_ns_ && now_ns >= p_.storm_start_ns &&
+      now_ns < p_.storm_stop_ns) {
+    PauseRequest req;
+    req.class_enable = p_.storm_prios;
+    for (int i = 0; i < kNumPrio; ++i) {
+      if (p_.storm_prios >> i & 1) req.quanta[i] = p_.storm_quanta;
+    }
+    const size_t n = BuildPfcFrame(p_.mac, req, buf, cap);
+    if (n == 0) return 0;
+    storm_next_ns_ = now_ns + StormInterval();
+    ++c_.pfc_tx;
+    *control = true;
+    return static_cast<uint32_t>(n);
+  }
+  if (!data_ok) return 0;
+  const uint8_t paused = PausedMask(now_ns);
+  for (size_t k = 0; k < tx_.size(); ++k) {
+    FlowTx& f = tx_[(rr_ + k) % tx_.size()];
+    if (!Eligible(f, paused, now_ns)) continue;
+    rr_ = (rr_ + k + 1) % tx_.size();
+    return BuildData(f, now_ns, buf, cap);
+  }
+  return 0;
+}
+
+uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap) {
+  const uint32_t len = f.spec.frame_len;
+  if (cap < len) return 0;
+  std::memset(buf, 0, len);
+  std::memcpy(buf, p_.gw_mac.data(), 6);
+  std::memcpy(buf + 6, p_.mac.data(), 6);
+  Put16(buf + 12, 0x0800);
+  uint8_t* ip = buf + 14;
+  ip[0] = 0x45;
+  ip[1] = static_cast<uint8_t>(f.spec.dscp << 2);
+  Put16(ip + 2, static_cast<uint16_t>(len - 14));
+  Put16(ip + 4, ip_id_++);
+  ip[8] = f.spec.ttl;
+  ip[9] = 17;
+  Put32(ip + 12, p_.ip);
+  Put32(ip + 16, f.spec.dst_ip);
+  const uint16_t csum = Ipv4HeaderChecksum(ip, 20);
+  std::memcpy(ip + 10, &csum, 2);
+  uint8_t* udp = ip + 20;
+  Put16(udp, static_cast<uint16_t>(kFlowUdpPort + (f.spec.id & 0xff)));  // ECMP entropy
+  Put16(udp + 2, kFlowUdpPort);
+  Put16(udp + 4, static_cast<uint16_t>(len - 34));
+  uint8_t* h = udp + 8;
+  Put32(h, kFlowMagic);
+  Put32(h + 4, f.spec.id);
+  Put64(h + 8, f.seq++);
+  Put64(h + 16, now_ns);
+
+  ++f.tx_frames;
+  f.tx_bytes += len;
+  ++c_.tx_frames;
+  c_.tx_bytes += len;
+  // A rate-limited flow is spaced by its wire time at its rate, catching up
+  // at most one slot when asked late (no burst after a pause); an unlimited
+  // one is paced by the link (the glue only asks when the link accepts).
+  if (f.spec.rate_bps != 0) {
+    const uint64_t gap = f.gap_ns;
+    f.next_ns = std::max(f.next_ns, now_ns > gap ? now_ns - gap : 0) + gap;
+  } else {
+    f.next_ns = now_ns;
+  }
+  return len;
+}
+
+bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out) {
+  if (len < kFlowHdrLen || Get16(frame + 12) != 0x0800) return false;
+  const uint8_t* ip = frame + 14;
+  const uint32_t ihl = (ip[0] & 0xfu) * 4;
+  if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || 14 + ihl + 8 + 24 > len) return false;
+  const uint8_t* udp = ip + ihl;
+  if (Get16(udp + 2) != kFlowUdpPort) return false;
+  const uint8_t* h = udp + 8;
+  if (Get32(h) != kFlowMagic) return false;
+  out->flow = Get32(h + 4);
+  out->seq = Get64(h + 8);
+  out->sent_ns = Get64(h + 16);
+  out->dscp = ip[1] >> 2;
+  out->ttl = ip[8];
+  return true;
+}
+
+const FlowRx* HostModel::rx_flow(uint32_t id) const {
+  for (const FlowRx& r : rx_) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
+  ++c_.rx_frames;
+  if (len >= 14 && Get16(frame + 12) == kMacCtlEtherType) {
+    PauseRequest req;
+    if (ParseMacControl(frame, len, &req, &p_.mac) == MacCtlKind::kMalformed) {
+      ++c_.rx_malformed;
+      return;
+    }
+    ++c_.pfc_rx;
+    if (p_.ignore_pause) {
+      ++c_.pfc_ignored;
+      return;
+    }
+    pause_.OnFrame(req, now_ns, p_.link_bps);
+    return;
+  }
+  FlowHeader h;
+  if (!ReadFlowHeader(frame, len, &h)) {
+    ++c_.rx_other;
+    return;
+  }
+  FlowRx* r = nullptr;
+  for (FlowRx& x : rx_) {
+    if (x.id == h.flow) r = &x;
+  }
+  if (r == nullptr) {
+    rx_.push_back(FlowRx{});
+    r = &rx_.back();
+    r->id = h.flow;
+  }
+  ++r->frames;
+  r->bytes += len;
+  r->last_ns = now_ns;
+  if (now_ns >= h.sent_ns) r->sum_delay_ns += now_ns - h.sent_ns;
+  if (h.seq < r->next_seq) {
+    ++r->reordered;
+  } else {
+    r->lost += h.seq - r->next_seq;
+    r->next_seq = h.seq + 1;
+  }
+  const size_t bin = static_cast<size_t>(now_ns / p_.bin_ns);
+  if (bin >= r->bin_bytes.size()) r->bin_bytes.resize(bin + 1, 0);
+  r->bin_bytes[bin] += len;
+}
+
+Deadline HostModel::NextEventNs(uint64_t now_ns) const {
+  uint64_t t = kNever;
+  if (p_.storm_prios != 0 && now_ns < p_.storm_stop_ns) {
+    t = std::max(storm_next_ns_, p_.storm_start_ns);
+  }
+  const uint8_t paused = PausedMask(now_ns);
+  for (const FlowTx& f : tx_) {
+    if (f.done() || f.spec.stop_ns <= now_ns) continue;
+    uint64_t ready = std::max(f.next_ns, f.spec.start_ns);
+    if (paused >> f.spec.prio & 1) ready = std::max(ready, pause_.PausedUntil(f.spec.prio));
+    t = std::min(t, std::max(ready, now_ns));
+  }
+  return t;
+}
+
+}  // namespace pfc::emu

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// An emulated end host with an RDMA-NIC-like transmitter: it sends flows of
+// IPv4/UDP frames tagged with a DSCP and queued in a PFC priority, honours
+// received 802.1Qbb PFC (per-priority pause timers at its link speed, as a
+// ConnectX NIC does), and counts what it receives per flow, with a
+// throughput time series for the fabric's plots.
+//
+// Misbehaviour is one option away, for the experiments that need it:
+//  * ignore_pause: received PFC frames are counted but not honoured;
+//  * storm: the host keeps pausing its switch (an XOFF for the storm's
+//    priorities every `interval`), the NIC-stuck case of SIGCOMM'16 §4.3.
+//
+// Pure code: frames are built into caller buffers and read from caller
+// buffers; time is an argument. Owned by one thread (the worker that runs the
+// host, or the virtual-time driver).
+//
+// Frames carry a small header after UDP so that the receiver can tell flows
+// apart and detect loss and reordering:
+//   magic "PFCF" (4) | flow id (4) | sequence (8) | send time ns (8)
+// all big-endian; the rest of the frame is zero padding.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "dataplane/common/deadline.h"
+#include "dataplane/pfc/pause_timer.h"
+
+namespace pfc::emu {
+
+using Mac = std::array<uint8_t, 6>;
+
+inline constexpr uint16_t kFlowUdpPort = 7471;      // not RoCEv2's 4791: tshark
+                                                    // would expect a BTH
+inline constexpr uint32_t kFlowMagic = 0x50464346;  // "PFCF"
+inline constexpr uint32_t kFlowHdrLen = 14 + 20 + 8 + 24;
+
+struct FlowSpec {
+  uint32_t id = 0;  // unique in the fabric; carried in every frame
+  uint32_t dst_ip = 0;
+  uint8_t dscp = 0;           // the tag
+  uint8_t prio = 0;           // the NIC queue (pause of this priority holds it)
+  uint8_t ttl = 64;           // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
+  uint32_t frame_len = 1000;  // bytes without FCS, >= kFlowHdrLen, <= 1514
+  uint64_t rate_bps = 0;      // 0 = as fast as the link and pause allow
+  uint64_t bytes = 0;         // 0 = unbounded
+  uint64_t start_ns = 0;
+  uint64_t stop_ns = kNever;
+};
+
+struct HostParams {
+  Mac mac{};
+  uint32_t ip = 0;
+  Mac gw_mac{};           // the switch port's MAC (first hop)
+  uint64_t link_bps = 0;  // pause quanta are timed at this rate
+  bool ignore_pause = false;
+  uint8_t storm_prios = 0;  // bit i: keep priority i of the switch paused
+  uint16_t storm_quanta = 0xffff;
+  uint64_t storm_interval_ns = 0;  // 0 = half the pause time, like a refresh
+  uint64_t storm_start_ns = 0;
+  uint64_t storm_stop_ns = kNever;
+  uint64_t bin_ns = 1'000'000;  // throughput time-series bin
+};
+
+struct FlowTx {
+  FlowSpec spec;
+  uint64_t gap_ns = 0;   // rate limiter: wire time of a frame at the flow's rate
+  uint64_t next_ns = 0;  // rate limiter: earliest next frame
+  uint64_t seq = 0;
+  uint64_t tx_frames = 0, tx_bytes = 0;
+  bool done() const { return spec.bytes != 0 && tx_bytes >= spec.bytes; }
+};
+
+struct FlowRx {
+  uint32_t id = 0;
+  uint64_t frames = 0, bytes = 0;
+  uint64_t next_seq = 0;   // expected next sequence number
+  uint64_t lost = 0;       // sequence gaps
+  uint64_t reordered = 0;  // sequence below expected
+  uint64_t last_ns = 0;
+  uint64_t sum_delay_ns = 0;        // one-way delay total, for the mean
+  std::vector<uint64_t> bin_bytes;  // bytes received per bin_ns
+};
+
+struct HostCounters {
+  uint64_t rx_frames = 0, rx_other = 0, rx_malformed = 0;
+  uint64_t pfc_rx = 0, pfc_ignored = 0, pfc_tx = 0;
+  uint64_t tx_frames = 0, tx_bytes = 0;
+};
+
+class HostModel {
+ public:
+  explicit HostModel(const HostParams& p);
+
+  void AddFlow(const FlowSpec& f);
+  // Run-time changes (fabric events).
+  void StartFlow(uint32_t id, uint64_t now_ns);
+  void StopFlow(uint32_t id, uint64_t now_ns);
+  void SetIgnorePause(bool v) { p_.ignore_pause = v; }
+  void SetStorm(uint8_t prios, uint64_t now_ns);
+
+  // The next frame to put on the wire at now_ns, built into buf: a storm
+  // XOFF first (*control = true), then, if data_ok (the link accepts data
+  // now), data of the flows in round robin, skipping paused priorities and
+  // flows limited by rate or not started. Returns the frame length, or 0
+  // when nothing may be sent now.
+  uint32_t NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool* control,
+                     bool data_ok = true);
+  // A frame that arrived at now_ns.
+  void Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns);
+
+  // Earliest time NextFrame() may return something new (a flow's start or
+  // rate slot, a pause expiry, the next storm frame), or kNever.
+  Deadline NextEventNs(uint64_t now_ns) const;
+
+  uint8_t PausedMask(uint64_t now_ns) const {
+    return p_.ignore_pause ? 0 : pause_.PausedMask(now_ns);
+  }
+  const PauseTimer& pause() const { return pause_; }
+  const HostParams& params() const { return p_; }
+  const std::vector<FlowTx>& tx_flows() const { return tx_; }
+  const std::vector<FlowRx>& rx_flows() const { return rx_; }
+  const FlowRx* rx_flow(uint32_t id) const;
+  const HostCounters& counters() const { return c_; }
+
+ private:
+  bool Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const;
+  uint32_t BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap);
+  uint64_t StormInterval() const;
+
+  HostParams p_;
+  PauseTimer pause_;
+  std::vector<FlowTx> tx_;
+  std::vector<FlowRx> rx_;
+  size_t rr_ = 0;  // round-robin position among tx_
+  uint64_t storm_next_ns_ = 0;
+  uint16_t ip_id_ = 0;
+  HostCounters c_;
+};
+
+// Reads the flow header of a frame built by a HostModel (after any switch
+// rewrote DSCP/TTL). False when the frame is not one.
+struct FlowHeader {
+  uint32_t flow = 0;
+  uint64_t seq = 0, sent_ns = 0;
+  uint8_t dscp = 0, ttl = 0;
+};
+bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out);
+
+}  // namespace pfc::emu

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/emulator/model/link_model.h"
+
+namespace pfc::emu {
+
+LinkModel::LinkModel(const LinkParams& p) : p_(p) { memo_ns_ = WireNs(memo_len_); }
+
+uint64_t WireTimeNs(uint32_t len, uint64_t bps) {
+  const unsigned __int128 bits = static_cast<unsigned __int128>(len + kWireOverheadBytes) * 8u;
+  return static_cast<uint64_t>((bits * 1'000'000'000u + bps - 1) / bps);
+}
+
+bool LinkModel::CanSend(uint32_t len, uint64_t now_ns) const {
+  (void)len;
+  if (!up_) return false;
+  // When the new frame would start, relative to now: the FIFO holds at most
+  // fifo_ns of wire time ahead of it (0: only an idle wire accepts).
+  const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
+  return free + backlog_ns_ - now_ns <= p_.fifo_ns;
+}
+
+uint64_t LinkModel::AcceptNs(uint64_t now_ns) const {
+  const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
+  const uint64_t drained = free + backlog_ns_;
+  return drained > now_ns + p_.fifo_ns ? drained - p_.fifo_ns : now_ns;
+}
+
+bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* dropped) {
+  *dropped = false;
+  if (!up_) {
+    ++c_.dropped_down;
+    *dropped = true;
+    return false;
+  }
+  if (!CanSend(len, now_ns)) {
+    ++c_.refused;
+    return false;
+  }
+  const uint64_t wire = WireOf(len);
+  data_.push_back({handle, now_ns, wire, len});
+  backlog_ns_ += wire;
+  return true;
+}
+
+bool LinkModel::SendControl(uintptr_t handle, uint32_t len, uint64_t now_ns) {
+  if (!up_) {
+    ++c_.dropped_down;
+    return false;
+  }
+  control_.push_back({handle, now_ns, WireOf(len), len});
+  return true;
+}
+
+WireFrame LinkModel::Start(const Queued& q, bool control) {
+  const uint64_t start = StartOf(q);
+  const uint64_t wire = q.wire_ns;
+  wire_free_ns_ = start + wire;
+  ++c_.frames;
+  c_.bytes += q.len;
+  c_.busy_ns += wire;
+  if (control) ++c_.control_frames;
+  return WireFrame{q.handle, wire_free_ns_ + p_.delay_ns, q.len, epoch(), control};
+}
+
+Deadline LinkModel::NextStartNs() const {
+  Deadline t = kNever;
+  if (!control_.empty()) t = StartOf(control_.front());
+  if (!data_.empty() && StartOf(data_.front()) < t) t = StartOf(data_.front());
+  return t;
+}
+
+}  // namespace pfc::emu

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// One direction of an emulated wire between two fabric ports: serialisation
+// at the link rate, propagation delay, and administrative up/down. Pure code:
+// frames are opaque handles (the glue stores an rte_mbuf*), time is always an
+// argument, so the model runs on the real clock or on the emulator's virtual
+// one and unit-tests without EAL.
+//
+// The model is a MAC with a short transmit FIFO in front of the wire:
+//  * Send() queues a data frame; it is refused (back-pressure, the frame stays
+//    in the switch's egress queue where pause and scheduling still apply) while
+//    the frames already waiting would keep the wire busy for more than
+//    `fifo_ns`. A device that refuses frames is what the egress stage already
+//    handles for real NICs.
+//  * SendControl() queues a MAC control frame (PFC): it goes out at the next
+//    frame boundary, ahead of every data frame not yet started, as an
+//    802.1Qbb MAC does; it is never refused and never held by pause.
+//  * Pump(now) starts every frame whose start time is <= now. Start times are
+//    computed from the wire's own timeline (max(wire free, frame queued)),
+//    not from when Pump is called, so a late Pump (a busy worker in real
+//    time) does not open gaps on the wire: only the delivery is late.
+//    Each started frame gets its arrival time at the far end
+//    (end of serialisation + propagation) and goes to the caller's sink,
+//    in arrival order; the glue carries it to the receiving worker, which
+//    releases it when its clock reaches the arrival time.
+//  * SetUp(false) drops what is queued and bumps the epoch; frames already on
+//    the wire carry the epoch they left with, and the receiver drops those of
+//    an older epoch (Stale). Everything dropped is counted.
+//
+// Wire time of a frame = (len + 24) x 8 / rate: FCS 4, preamble/SFD 8 and
+// inter-frame gap 12 bytes, as the egress shaper and PFC quanta count them.
+//
+// Thread-safety: a LinkModel is owned by the worker that transmits on the
+// link's source port (Send/SendControl/Pump/SetUp); the receiving side only
+// reads the epoch published with each frame.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "dataplane/common/deadline.h"
+#include "dataplane/emulator/model/fifo.h"
+
+namespace pfc::emu {
+
+inline constexpr uint32_t kWireOverheadBytes = 24;
+
+// Wire time of a frame of len bytes (without FCS) at bps, rounded up: an
+// emulated link, or a rate limiter, is never faster than its rate.
+uint64_t WireTimeNs(uint32_t len, uint64_t bps);
+
+struct LinkParams {
+  uint64_t rate_bps = 0;  // > 0
+  uint64_t delay_ns = 0;  // propagation delay
+  uint64_t fifo_ns = 0;   // transmit FIFO depth in wire time; 0 = one frame
+};
+
+// A frame on the wire, as the receiver sees it.
+struct WireFrame {
+  uintptr_t handle = 0;
+  uint64_t arrive_ns = 0;  // last bit at the far end
+  uint32_t len = 0;
+  uint32_t epoch = 0;
+  bool control = false;
+};
+
+struct LinkCounters {
+  uint64_t frames = 0, bytes = 0;  // started on the wire
+  uint64_t control_frames = 0;
+  uint64_t refused = 0;       // Send() back-pressure (not a drop)
+  uint64_t dropped_down = 0;  // queued or sent while down
+  uint64_t busy_ns = 0;       // wire time used (utilisation)
+};
+
+class LinkModel {
+ public:
+  explicit LinkModel(const LinkParams& p);
+
+  uint64_t WireNs(uint32_t len) const { return WireTimeNs(len, p_.rate_bps); }
+
+  // Data frame queued at now_ns. False when the FIFO is full (nothing
+  // changes, the caller keeps the frame) or the link is down (the frame is
+  // counted dropped and the caller must free it: *dropped = true).
+  bool Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* dropped);
+  // Control frame: always accepted while up; dropped (false) while down.
+  bool SendControl(uintptr_t handle, uint32_t len, uint64_t now_ns);
+  // True when Send() at now_ns would accept a frame of len bytes.
+  bool CanSend(uint32_t len, uint64_t now_ns) const;
+  // Earliest time >= now_ns at which Send() will accept a frame (the FIFO
+  // drains at the wire's pace; later Sends move it further).
+  uint64_t AcceptNs(uint64_t now_ns) const;
+
+  // Starts every queued frame whose wire start is <= now_ns and hands it to
+  // sink(const WireFrame&). Returns the number started.
+  template <typename Sink>
+  size_t Pump(uint64_t now_ns, Sink&& sink);
+
+  // Down: queued frames are handed to drop(handle) and counted; frames on the
+  // wire are dropped by the receiver (epoch). Up: the wire is idle from now.
+  template <typename Drop>
+  void SetUp(bool up, uint64_t now_ns, Drop&& drop);
+  bool up() const { return up_; }
+  uint32_t epoch() const { return epoch_.load(std::memory_order_relaxed); }
+  // Receiver side (any thread): whether a frame must be discarded because the
+  // link went down after it left. The receiver counts what it discards.
+  bool Stale(const WireFrame& f) const { return f.epoch != epoch_.load(std::memory_order_acquire); }
+
+  // Earliest time Pump() has work (a queued frame's start), or kNever.
+  Deadline NextStartNs() const;
+  uint64_t wire_free_ns() const { return wire_free_ns_; }
+  size_t queued() const { return data_.size() + control_.size(); }
+  const LinkParams& params() const { return p_; }
+  const LinkCounters& counters() const { return c_; }
+
+ private:
+  struct Queued {
+    uintptr_t handle;
+    uint64_t queued_ns;
+    uint64_t wire_ns;  // WireNs(len), worked out once at Send
+    uint32_t len;
+  };
+  // Start time of q if it were next on the wire.
+  uint64_t StartOf(const Queued& q) const {
+    return q.queued_ns > wire_free_ns_ ? q.queued_ns : wire_free_ns_;
+  }
+  WireFrame Start(const Queued& q, bool control);
+  // WireNs(len) through a one-entry memo: a link carries mostly one frame
+  // size, and the exact rounding needs a 128-bit division.
+  uint64_t WireOf(uint32_t len) {
+    if (len != memo_len_) {
+      memo_len_ = len;
+      memo_ns_ = WireNs(len);
+    }
+    return memo_ns_;
+  }
+
+  LinkParams p_;
+  Fifo<Queued> data_, control_;
+  uint64_t wire_free_ns_ = 0;       // end of the last started frame
+  uint64_t backlog_ns_ = 0;         // wire time of queued data frames
+  std::atomic<uint32_t> epoch_{0};  // bumped by the owner on link down
+  bool up_ = true;
+  uint32_t memo_len_ = 0;  // WireOf's last length and its wire time
+  uint64_t memo_ns_ = 0;
+  LinkCounters c_;
+};
+
+template <typename Sink>
+size_t LinkModel::Pump(uint64_t now_ns, Sink&& sink) {
+  size_t n = 0;
+  for (;;) {
+    // At each frame boundary a control frame queued by then goes first.
+    const Queued* next = nullptr;
+    bool control = false;
+    if (!control_.empty() && StartOf(control_.front()) <= now_ns &&
+        (data_.empty() || StartOf(control_.front()) <= StartOf(data_.front()))) {
+      next = &control_.front();
+      control = true;
+    } else if (!data_.empty() && StartOf(data_.front()) <= now_ns) {
+      next = &data_.front();
+    }
+    if (next == nullptr) break;
+    const WireFrame f = Start(*next, control);
+    if (control) {
+      control_.pop_front();
+    } else {
+      backlog_ns_ -= data_.front().wire_ns;
+      data_.pop_front();
+    }
+    sink(f);
+    ++n;
+  }
+  return n;
+}
+
+template <typename Drop>
+void LinkModel::SetUp(bool up, uint64_t now_ns, Drop&& drop) {
+  if (up == up_) return;
+  up_ = up;
+  if (!up) {
+    for (size_t i = 0; i < control_.size(); i++) drop(control_.at(i).handle);
+    for (size_t i = 0; i < data_.size(); i++) drop(data_.at(i).handle);
+    c_.dropped_down += control_.size() + data_.size();
+    control_.clear();
+    data_.clear();
+    backlog_ns_ = 0;
+    epoch_.fetch_add(1, std::memory_order_release);
+  } else if (wire_free_ns_ < now_ns) {
+    wire_free_ns_ = now_ns;
+  }
+}
+
+}  // namespace pfc::emu

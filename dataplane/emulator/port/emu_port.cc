@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/emulator/port/emu_port.h"
+
+#include <algorithm>
+
+namespace pfc::emu {
+
+EmuPort::EmuPort(std::string name, const emu::LinkParams& tx) : name_(std::move(name)), link_(tx) {}
+
+EmuPort::~EmuPort() {
+  if (rx_ != nullptr) {
+    for (const emu::WireFrame* f; (f = rx_->Front()) != nullptr; rx_->Pop())
+      rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(f->handle));
+  }
+  link_.SetUp(false, 0, [](uintptr_t h) { rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h)); });
+}
+
+bool EmuPort::Init(std::string* err) {
+  (void)err;  // heap memory: nothing to fail but the process
+  // Room for everything the peer can have on its wire and in its FIFO, in
+  // minimum-size frames, with slack: the ring is never the bottleneck.
+  const emu::LinkParams& p = link_.params();
+  const uint64_t wire_ns = p.delay_ns + p.fifo_ns + 2 * link_.WireNs(1518);
+  const uint64_t frames = wire_ns * (p.rate_bps / 1'000'000) / 1000 / (84 * 8) + 2 * kMaxBurst;
+  rx_ = std::make_unique<emu::SpscRing<emu::WireFrame>>(
+      rte_align64pow2(std::max<uint64_t>(frames, 1024)));
+  return true;
+}
+
+uint16_t EmuPort::RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  uint16_t k = 0;
+  while (k < n) {
+    const emu::WireFrame* head = rx_->Front();
+    if (head == nullptr || head->arrive_ns > now_ns) break;
+    const emu::WireFrame f = *head;  // the slot is the producer's after Pop
+    rx_->Pop();
+    rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
+    // The sender's link decides: a frame that left before it went down is lost.
+    if (peer_ != nullptr && peer_->link_.Stale(f)) {
+      c_.rx_stale++;
+      rte_pktmbuf_free(m);
+      continue;
+    }
+    c_.rx_frames++;
+    pkts[k++] = m;
+  }
+  return k;
+}
+
+void EmuPort::Pump(uint64_t now_ns) {
+  if (link_.queued() == 0) return;  // after most Tx calls: the frame already started
+  link_.Pump(now_ns, [&](const emu::WireFrame& f) {
+    rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
+    if (on_wire) on_wire(m, f.arrive_ns - link_.params().delay_ns - link_.WireNs(f.len), f.control);
+    if (peer_ == nullptr || !peer_->rx_->Push(f)) {
+      c_.ring_full++;
+      rte_pktmbuf_free(m);
+      return;
+    }
+    if (peer_->wake != nullptr) peer_->wake->Lower(peer_->wake_id, f.arrive_ns);
+  });
+}
+
+uint16_t EmuPort::Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) {
+  ApplyRequest(now_ns);
+  uint16_t k = 0;
+  tx_blocked_ = false;
+  for (; k < n; k++) {
+    rte_mbuf* m = pkts[k];
+    const uintptr_t h = reinterpret_cast<uintptr_t>(m);
+    const uint32_t len = rte_pktmbuf_pkt_len(m);
+    if (control) {
+      if (!link_.SendControl(h, len, now_ns)) {
+        c_.tx_down++;
+        rte_pktmbuf_free(m);
+      }
+      continue;
+    }
+    bool dropped = false;
+    if (link_.Send(h, len, now_ns, &dropped)) continue;
+    if (dropped) {
+      c_.tx_down++;
+      rte_pktmbuf_free(m);
+      continue;
+    }
+    tx_blocked_ = true;  // the FIFO is full: the rest stay with the caller
+    break;
+  }
+  Pump(now_ns);
+  return k;
+}
+
+Deadline EmuPort::PollBusy(uint64_t now_ns) {
+  ApplyRequest(now_ns);
+  Pump(now_ns);
+  Deadline t = Earliest(link_.NextStartNs(), NextArrivalNs());
+  // Refused earlier: wake the owner when the FIFO accepts again, once (what
+  // it holds may be paused by then; a pause expiry has its own deadline).
+  if (tx_blocked_) {
+    if (link_.CanSend(1514, now_ns))
+      tx_blocked_ = false;
+    else
+      LowerTo(&t, link_.AcceptNs(now_ns));
+  }
+  return t;
+}
+
+void EmuPort::ApplyRequest(uint64_t now_ns) {
+  // A plain load first: the exchange is a locked instruction, and this runs
+  // on every Tx and Poll.
+  if (want_up_.load(std::memory_order_relaxed) < 0) return;
+  const int8_t want = want_up_.exchange(-1, std::memory_order_acq_rel);
+  if (want < 0) return;
+  link_.SetUp(want == 1, now_ns, [&](uintptr_t h) {
+    c_.tx_down++;
+    rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
+  });
+}
+
+uint16_t EmuRx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  return e->Rx(pkts, n, now_ns);
+}
+uint16_t EmuTx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) {
+  return e->Tx(pkts, n, now_ns, control);
+}
+
+}  // namespace pfc::emu

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// One end of an emulated fabric link, as a port's I/O (port_io.h): what the
+// port transmits goes through its LinkModel (serialisation, propagation,
+// FIFO back-pressure, PFC ahead of data, up/down) and arrives, stamped with
+// its arrival time, in the peer end's receive ring; the peer's owner takes a
+// frame only once its clock has reached that time. A switch port and an
+// emulated host's NIC are both EmuPorts.
+//
+// Threads: the owner of this end (the worker that polls the port, or the
+// virtual-time driver) calls EmuTx/EmuPoll/SetUp; the owner of the peer end
+// calls EmuRx on the peer. The receive ring is single-producer (our owner
+// pumps into it) and single-consumer (the peer's owner).
+//
+// Virtual time: `wake` (if set) is the driver's calendar and `wake_id` the
+// entity (switch or host) that runs this end; delivering a frame to this end
+// lowers that entity's due time to the frame's arrival, so the driver runs
+// it exactly when the frame lands. Unset on the real clock.
+#pragma once
+#include <rte_mbuf.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "dataplane/common/deadline.h"
+#include "dataplane/common/types.h"
+#include "dataplane/emulator/model/due_queue.h"
+#include "dataplane/emulator/model/link_model.h"
+#include "dataplane/emulator/model/spsc_ring.h"
+
+namespace pfc::emu {
+
+struct EmuPortCounters {
+  uint64_t rx_frames = 0;
+  uint64_t rx_stale = 0;   // on the wire when the link went down: dropped
+  uint64_t tx_down = 0;    // sent while the link was down: dropped
+  uint64_t ring_full = 0;  // receive ring overflow (sized so it never is)
+};
+
+class EmuPort {
+ public:
+  // `name` names the port in messages.
+  EmuPort(std::string name, const emu::LinkParams& tx);
+  ~EmuPort();
+  bool Init(std::string* err);
+  // Frames we send arrive at `peer`; call on both ends.
+  void Connect(EmuPort* peer) { peer_ = peer; }
+
+  // Inline for a round with nothing landed (most of a host's rounds).
+  uint16_t Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+    return NothingLanded(now_ns) ? 0 : RxLanded(pkts, n, now_ns);
+  }
+  uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control);
+  // Starts frames due on our wire and returns the earliest time something
+  // changes for this end (a frame to start, one to receive, the FIFO
+  // accepting again after a refusal), or kNever for nothing. Inline for the
+  // common case, a quiet transmit side (a frame sent this round is already
+  // on the wire): then only the next arrival can change anything.
+  Deadline Poll(uint64_t now_ns) { return TxQuiet() ? NextArrivalNs() : PollBusy(now_ns); }
+  // Link down: queued frames are freed (counted), frames on the wire are
+  // dropped by the receiver. Applies to our direction; the fabric asks both
+  // ends. Any thread may ask; the owner applies it at its next Tx or Poll
+  // (the link model has one writer).
+  void RequestUp(bool up) { want_up_.store(up ? 1 : 0, std::memory_order_release); }
+
+  // Receive side: no frame has landed by now_ns, so Rx would return
+  // nothing. Looks at the head of what is on its way (frames arrive in
+  // order).
+  bool NothingLanded(uint64_t now_ns) {
+    const emu::WireFrame* f = rx_->Front();
+    return f == nullptr || f->arrive_ns > now_ns;
+  }
+  // When the next frame on its way to this end lands, or kNever for none.
+  Deadline NextArrivalNs() {
+    const emu::WireFrame* f = rx_->Front();
+    return f == nullptr ? kNever : f->arrive_ns;
+  }
+  // Transmit side: nothing queued on the link, no refused send, no up/down
+  // request. Poll would then start nothing, change nothing and return just
+  // NextArrivalNs(): the owner can skip it (see worker.cc's PortQuiet).
+  bool TxQuiet() const {
+    return link_.queued() == 0 && !tx_blocked_ && want_up_.load(std::memory_order_relaxed) < 0;
+  }
+
+  const std::string& name() const { return name_; }
+  const emu::LinkModel& link() const { return link_; }
+  const EmuPortCounters& counters() const { return c_; }
+  emu::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
+  uint32_t wake_id = 0;           // and what runs this end in it
+  // Called for every frame as it starts on our wire (captures, recorders).
+  std::function<void(const rte_mbuf*, uint64_t start_ns, bool control)> on_wire;
+
+ private:
+  uint16_t RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns);
+  Deadline PollBusy(uint64_t now_ns);
+  void Pump(uint64_t now_ns);
+  void ApplyRequest(uint64_t now_ns);
+
+  std::string name_;
+  emu::LinkModel link_;  // our transmit direction
+  EmuPort* peer_ = nullptr;
+  // Frames on their way to this end, in arrival order: the peer's owner
+  // pushes, our owner pops them as they land.
+  std::unique_ptr<emu::SpscRing<emu::WireFrame>> rx_;
+  bool tx_blocked_ = false;          // the last data Tx was refused
+  std::atomic<int8_t> want_up_{-1};  // -1: no request pending
+  EmuPortCounters c_;
+};
+
+}  // namespace pfc::emu

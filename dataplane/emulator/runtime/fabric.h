@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The lossless-fabric emulator's runtime: many pfcswitch switches (the same
+// Switch and stages as the standalone switch) in one process, their ports
+// joined by emulated links (EmuPort), emulated RDMA hosts on some ports and
+// real DPDK devices (real hosts, links to other servers) on others; a
+// timeline of events; and a recorder of flow rates, pause state and buffer
+// occupancy over time.
+//
+// Two clocks:
+//  * virtual: one thread runs everything. It advances the clock to the next
+//    thing due (a frame landing, a link slot, a pause expiry, a host's next
+//    frame, an event, a sample) and runs exactly the switches and hosts due
+//    then, in a fixed order (switches by index, then hosts, repeated while
+//    one is due again at the same time); nothing reads the wall clock, so a
+//    run is deterministic: same file and seed, same results, byte for byte.
+//    A calendar (fabric/due_queue.h) holds every switch's and host's due
+//    time: a step costs O(log n) in the entities, not a scan of all of them.
+//  * real: switches are pinned to worker lcores (whole switches, so
+//    per-switch state has one writer) and run WorkerMain as pfcswitch does;
+//    the main thread runs the emulated hosts, the events and the recorder.
+//
+// Ownership: the Fabric owns the Dataplane, the switches, the EmuPorts and
+// the hosts; it outlives the workers it hands slots to.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dataplane/emulator/model/host_model.h"
+#include "dataplane/emulator/port/emu_port.h"
+#include "dataplane/emulator/runtime/dcfit_report.h"
+#include "dataplane/emulator/runtime/pcapng_writer.h"
+#include "dataplane/emulator/runtime/recorder.h"
+#include "dataplane/emulator/spec/fabric_plan.h"
+#include "dataplane/emulator/spec/fabric_spec.h"
+#include "dataplane/stages/worker_ctx.h"
+#include "dataplane/switch/switch.h"
+
+namespace pfc::emu {
+
+// An emulated host: the pure model and its NIC (an EmuPort end).
+struct Host {
+  std::string name;
+  uint32_t node = 0;
+  std::unique_ptr<emu::HostModel> model;
+  EmuPort* nic = nullptr;
+  // An mbuf the host took from the pool for a frame the model then did
+  // not have: most rounds end that way, and keeping the buffer for the
+  // next frame saves an allocation and a free each time (about 60
+  // instructions a switch-hop, bench/fabric_cost.sh). Back to the pool when
+  // a run ends (ReleaseSpares), so pool_in_use counts frames only.
+  rte_mbuf* spare = nullptr;
+  // Receives what landed by now, sends what it may; returns the next time
+  // something is due for it, or kNever.
+  Deadline Round(rte_mempool* pool, uint64_t now_ns);
+};
+
+class Fabric {
+ public:
+  // After rte_eal_init. `workers` worker lcores for the real clock (0 for
+  // the virtual clock).
+  static std::unique_ptr<Fabric> Create(const emu::FabricSpec& spec, const emu::FabricPlan& plan,
+                                        const std::vector<SwitchConfig>& configs, unsigned workers,
+                                        std::string* err);
+  ~Fabric();
+
+  // Virtual clock: runs from 0 to the spec's duration. Returns the number
+  // of switch rounds run.
+  uint64_t RunVirtual();
+  // Real clock: runs hosts, events and the recorder on this thread until
+  // `stop` or the duration (0 = until stop); the workers run the switches.
+  void RunReal(const std::atomic<bool>& stop);
+  std::vector<Worker>& workers() { return workers_; }
+
+  // results.json, flows.csv, ports.csv in the spec's out_dir.
+  bool WriteResults(double wall_seconds, std::string* err) const;
+
+  std::vector<Switch*> switches() const;
+  Dataplane& dp() { return *dp_; }
+  uint64_t now_ns() const { return now_; }
+  // Total lossless drops over every switch (a deadlock is a stall, not a loss).
+  uint64_t LosslessDrops() const;
+  // Drops of reason r over every switch, port and priority.
+  uint64_t DropsOf(DropReason r) const;
+
+ private:
+  Fabric(const emu::FabricSpec& spec, const emu::FabricPlan& plan) : spec_(spec), plan_(plan) {}
+  EmuPort* PortOf(uint32_t node, uint16_t port) const;
+  void ApplyEvent(const emu::EventSpec& e, uint64_t now);
+  void SetLink(uint32_t a, uint32_t b, bool up);
+  void Sample(uint64_t now);
+  // The hosts' spare mbufs back to the pool (the end of a run).
+  void ReleaseSpares();
+
+  struct SwitchRun {
+    std::unique_ptr<Switch> sw;
+    WorkerCtx ctx;  // virtual clock: the one context (worker 0)
+  };
+  // Calendar ids: switch i is i, host j is switches_.size() + j.
+  uint32_t HostId(size_t j) const { return static_cast<uint32_t>(switches_.size() + j); }
+
+  const emu::FabricSpec& spec_;
+  const emu::FabricPlan& plan_;
+  std::unique_ptr<Dataplane> dp_;
+  // ports_[node][local port]: the EmuPort of that link end, or null when a
+  // real device carries it.
+  std::vector<std::vector<std::unique_ptr<EmuPort>>> ports_;
+  std::vector<SwitchRun> switches_;
+  std::vector<Host> hosts_;
+  emu::DueQueue due_;  // virtual clock: when each switch and host runs next
+  std::vector<Worker> workers_;
+  Recorder rec_;
+  // Link captures: both directions of a link into one file, so the two
+  // ends (two workers on the real clock) share a lock.
+  struct Capture {
+    std::unique_ptr<PcapngWriter> out;
+    std::mutex mu;
+  };
+  std::vector<std::unique_ptr<Capture>> captures_;
+  size_t next_event_ = 0;
+  uint64_t now_ = 0;
+  uint64_t rounds_ = 0;
+  std::vector<std::string> event_log_;
+  DcfitReport dcfit_;
+  std::vector<const Switch*> dcfit_sws_;  // switches_[i].sw, for dcfit_
+};
+
+}  // namespace pfc::emu

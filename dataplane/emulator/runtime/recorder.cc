@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/emulator/runtime/recorder.h"
+
+#include <fstream>
+
+namespace pfc::emu {
+
+void Recorder::Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact) {
+  sw_ = switches;
+  bin_ns_ = bin_ns;
+  exact_ = exact;
+  next_ns_ = bin_ns;
+  last_ns_ = 0;
+  size_t n = 0;
+  for (const Switch* s : sw_) n += s->ports.size() * kNumPrio;
+  last_tx_.assign(n, 0);
+}
+
+void Recorder::Sample(uint64_t now_ns) {
+  while (next_ns_ <= now_ns) {
+    if (!exact_) next_ns_ += (now_ns - next_ns_) / bin_ns_ * bin_ns_;  // the last boundary
+    const uint64_t t = next_ns_;
+    const uint64_t span = t - last_ns_;
+    last_ns_ = t;
+    size_t flat = 0;
+    for (uint16_t s = 0; s < sw_.size(); ++s) {
+      const Switch& sw = *sw_[s];
+      const uint8_t keep =
+          static_cast<uint8_t>(sw.cfg.tag_map.lossless_mask | 1u << sw.cfg.tag_map.lossy_prio);
+      for (uint16_t p = 0; p < sw.ports.size(); ++p) {
+        const PortOwnerState& os = *sw.ports[p].owner_state;
+        for (uint8_t q = 0; q < kNumPrio; ++q, ++flat) {
+          uint64_t tx = 0, paused = 0, pausing = 0;
+          for (const auto& w : sw.stats) {
+            tx += w->prio[p][q].tx_bytes.Get();
+            paused += w->prio[p][q].paused_now.Get();
+            pausing += w->prio[p][q].pausing_now.Get();
+          }
+          if (exact_) {
+            paused = os.pause.PausedMask(t) >> q & 1;
+            pausing = os.pfc_gen.peer_paused_mask(t) >> q & 1;
+          }
+          const uint64_t delta = tx - last_tx_[flat];
+          last_tx_[flat] = tx;
+          if (!(keep >> q & 1)) continue;
+          rows_.push_back({t, s, p, q, static_cast<uint8_t>(paused != 0),
+                           static_cast<uint8_t>(pausing != 0), sw.buffer.occupancy(p, q), delta,
+                           span});
+        }
+      }
+    }
+    next_ns_ += bin_ns_;
+  }
+}
+
+bool Recorder::WriteCsv(const std::string& path, std::string* err) const {
+  std::ofstream f(path);
+  f << "t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps\n";
+  char line[256];
+  for (const PortSample& r : rows_) {
+    const Switch& sw = *sw_[r.sw];
+    std::snprintf(line, sizeof line, "%.6f,%s,%s,%u,%u,%u,%llu,%.6f\n", r.t_ns / 1e6,
+                  sw.name.c_str(), sw.ports[r.port].name.c_str(), r.prio, r.paused, r.pausing,
+                  static_cast<unsigned long long>(r.buffer_bytes), r.tx_bytes * 8.0 / r.span_ns);
+    f << line;
+  }
+  if (!f) {
+    *err = path + ": cannot write";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pfc::emu

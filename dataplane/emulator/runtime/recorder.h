@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Time series of an emulated fabric, one row per (bin, switch, port,
+// priority) for the lossless priorities and the lossy one: whether the
+// port's egress is paused by its peer, whether it holds its peer paused,
+// ingress buffer occupancy, and bytes transmitted in the bin. Flow rates come
+// from the receiving hosts' own per-flow bins (emu::FlowRx).
+//
+// Written by the thread that runs the fabric's control loop (the virtual
+// driver, or the main thread on the real clock); read when results are
+// written, after the run.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataplane/switch/switch.h"
+
+namespace pfc::emu {
+
+struct PortSample {
+  uint64_t t_ns;
+  uint16_t sw, port;
+  uint8_t prio;
+  uint8_t paused, pausing;
+  uint64_t buffer_bytes;
+  uint64_t tx_bytes;  // since the previous sample
+  uint64_t span_ns;   // since the previous sample (a bin, or more when late)
+};
+
+class Recorder {
+ public:
+  // exact: read pause state from the ports' owner state (single-threaded
+  // virtual clock); otherwise from the published counters.
+  void Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact);
+  uint64_t next_ns() const { return next_ns_; }
+  // Takes the samples due by now: on the virtual clock one per bin boundary
+  // passed (the clock stops at each); on the real clock one, at the last
+  // boundary passed, spanning every bin since the previous sample (a control
+  // loop held up, e.g. by a rules reload, leaves a gap, not copies of now).
+  void Sample(uint64_t now_ns);
+  const std::vector<PortSample>& rows() const { return rows_; }
+  // CSV: t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps
+  bool WriteCsv(const std::string& path, std::string* err) const;
+
+ private:
+  std::vector<Switch*> sw_;
+  uint64_t bin_ns_ = 1'000'000;
+  uint64_t next_ns_ = 0;
+  uint64_t last_ns_ = 0;  // time of the previous sample
+  bool exact_ = true;
+  std::vector<uint64_t> last_tx_;  // per (switch, port, prio), flattened
+  std::vector<PortSample> rows_;
+};
+
+}  // namespace pfc::emu

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/emulator/spec/fabric_plan.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <queue>
+
+namespace pfc::emu {
+namespace fs = std::filesystem;
+using tagger::Topology;
+
+namespace {
+
+constexpr uint32_t kLinkBase = 0x0a800000;  // 10.128.0.0/9, one /30 per link
+
+MacAddr NodeMac(uint32_t node, uint8_t port, uint8_t last) {
+  return {0x02, uint8_t(node >> 8), uint8_t(node), port, 0x00, last};
+}
+
+// splitmix64: a fixed, platform-independent mix for the ECMP choice.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Switch-hop distance from every switch to `dst` (a switch); -1 unreachable.
+std::vector<int> DistTo(const Topology& t, uint32_t dst) {
+  std::vector<int> d(t.num_nodes(), -1);
+  std::queue<uint32_t> q;
+  d[dst] = 0;
+  q.push(dst);
+  while (!q.empty()) {
+    const uint32_t n = q.front();
+    q.pop();
+    for (uint16_t p = 0; p < t.node(n).num_ports; ++p) {
+      const uint32_t m = t.neighbor(t.gport(n, p));
+      if (t.is_switch(m) && d[m] < 0) d[m] = d[n] + 1, q.push(m);
+    }
+  }
+  return d;
+}
+
+std::string MacString(const MacAddr& m) {
+  char b[18];
+  std::snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+  return b;
+}
+
+std::string RateString(uint64_t bps) { return std::to_string(bps); }
+
+}  // namespace
+
+std::string Ipv4String(uint32_t ip) {
+  return std::to_string(ip >> 24) + "." + std::to_string(ip >> 16 & 255) + "." +
+         std::to_string(ip >> 8 & 255) + "." + std::to_string(ip & 255);
+}
+
+void LinkParamsOf(const FabricSpec& spec, uint32_t a, uint32_t b, uint64_t* rate_bps,
+                  uint64_t* delay_ns, std::string* device) {
+  *rate_bps = spec.link_rate_bps;
+  *delay_ns = spec.link_delay_ns;
+  device->clear();
+  for (const LinkOverride& o : spec.overrides) {
+    if (!((o.a == a && o.b == b) || (o.a == b && o.b == a))) continue;
+    if (o.rate_bps) *rate_bps = o.rate_bps;
+    if (o.delay_ns) *delay_ns = *o.delay_ns;
+    const std::string& d = o.a == a ? o.device_a : o.device_b;
+    if (!d.empty()) *device = DeviceName(d);
+  }
+  if (const HostSpec* h = spec.host(b); h && !h->device.empty()) *device = DeviceName(h->device);
+}
+
+std::string DeviceName(const std::string& device) { return device.substr(0, device.find(',')); }
+
+std::vector<std::string> VdevArgs(const FabricSpec& spec) {
+  std::vector<std::string> out;
+  auto add = [&out](const std::string& d) {
+    if (d.find(',') != std::string::npos) out.push_back(d);
+  };
+  for (const LinkOverride& o : spec.overrides) {
+    if (spec.Local(o.a)) add(o.device_a);
+    if (spec.Local(o.b)) add(o.device_b);
+  }
+  for (const HostSpec& h : spec.hosts) {
+    if (spec.Local(h.node)) add(h.device);
+  }
+  return out;
+}
+
+FabricPlan MakePlan(const FabricSpec& spec) {
+  const Topology& t = spec.topo;
+  FabricPlan plan;
+  plan.switch_index.assign(t.num_nodes(), -1);
+  plan.host_index.assign(t.num_nodes(), -1);
+  // Link index of every global port, in the topology's link order.
+  std::vector<uint32_t> link_of(t.num_ports());
+  for (uint32_t i = 0; i < t.link_order().size(); ++i) {
+    const uint32_t g = t.link_order()[i];
+    link_of[g] = link_of[t.peer(g)] = i;
+  }
+  auto end_ip = [&](uint32_t g) {
+    // .1 for the link's first end, .2 for the second; a host is always .2.
+    const uint32_t base = kLinkBase + 4 * link_of[g];
+    const bool first = t.link_order()[link_of[g]] == g;
+    const uint32_t node = t.port_node(g), peer = t.neighbor(g);
+    if (!t.is_switch(node)) return base + 2;
+    if (!t.is_switch(peer)) return base + 1;
+    return base + (first ? 1 : 2);
+  };
+  for (uint32_t n = 0; n < t.num_nodes(); ++n) {
+    if (t.is_switch(n)) {
+      SwitchPlan sp;
+      sp.node = n;
+      sp.name = t.node(n).name;
+      for (uint16_t p = 0; p < t.node(n).num_ports; ++p) {
+        const uint32_t g = t.gport(n, p);
+        PortPlan pp;
+        pp.peer_node = t.neighbor(g);
+        pp.peer_port = uint16_t(t.local(t.peer(g)));
+        pp.name = t.node(pp.peer_node).name;
+        pp.mac = NodeMac(n, uint8_t(p), 0x01);
+        pp.ip = end_ip(g);
+        if (const HostSpec* hs = spec.host(pp.peer_node); hs && hs->ip != 0)
+          pp.ip = hs->gateway, pp.prefix_len = hs->prefix_len;  // a host's own subnet
+        LinkParamsOf(spec, n, pp.peer_node, &pp.rate_bps, &pp.delay_ns, &pp.device);
+        if (pp.device.empty())
+          pp.device = std::string(kEmuDevicePrefix) + sp.name + "/" + std::to_string(p);
+        sp.ports.push_back(pp);
+      }
+      plan.switch_index[n] = int(plan.switches.size());
+      plan.switches.push_back(std::move(sp));
+    } else {
+      HostPlan hp;
+      hp.node = n;
+      hp.name = t.node(n).name;
+      const uint32_t g = t.gport(n, 0);
+      hp.mac = NodeMac(n, 0, 0x02);
+      hp.ip = end_ip(g);
+      hp.gw_ip = end_ip(t.peer(g));
+      if (const HostSpec* hs = spec.host(n); hs && hs->ip != 0)
+        hp.ip = hs->ip, hp.gw_ip = hs->gateway, hp.prefix_len = hs->prefix_len;
+      hp.sw_node = t.neighbor(g);
+      hp.sw_port = uint16_t(t.local(t.peer(g)));
+      hp.gw_mac = NodeMac(hp.sw_node, uint8_t(hp.sw_port), 0x01);
+      uint64_t delay = 0;
+      LinkParamsOf(spec, hp.sw_node, n, &hp.rate_bps, &delay, &hp.device);
+      plan.host_index[n] = int(plan.hosts.size());
+      plan.hosts.push_back(hp);
+    }
+  }
+  // Neighbours: every port's peer, statically (no ARP inside the fabric),
+  // except a real host: its MAC is its NIC's, which the switch learns by ARP.
+  for (SwitchPlan& sp : plan.switches) {
+    for (uint16_t p = 0; p < sp.ports.size(); ++p) {
+      const PortPlan& pp = sp.ports[p];
+      if (const HostSpec* h = spec.host(pp.peer_node); h && !h->device.empty()) continue;
+      const uint32_t g = t.gport(sp.node, p);
+      const MacAddr mac = t.is_switch(pp.peer_node)
+                              ? NodeMac(pp.peer_node, uint8_t(pp.peer_port), 0x01)
+                              : NodeMac(pp.peer_node, 0, 0x02);
+      const HostSpec* hs = spec.host(pp.peer_node);
+      sp.neighbors.push_back({hs && hs->ip != 0 ? hs->ip : end_ip(t.peer(g)), mac, p});
+    }
+  }
+  if (!spec.shortest_routes) return plan;
+  // Routes to every host's /30 from every switch that is not its ToR.
+  for (const HostPlan& hp : plan.hosts) {
+    const std::vector<int> d = DistTo(t, hp.sw_node);
+    for (SwitchPlan& sp : plan.switches) {
+      if (sp.node == hp.sw_node || d[sp.node] < 0) continue;
+      std::vector<uint16_t> next;
+      for (uint16_t p = 0; p < sp.ports.size(); ++p) {
+        const uint32_t m = sp.ports[p].peer_node;
+        if (t.is_switch(m) && d[m] == d[sp.node] - 1) next.push_back(p);
+      }
+      const uint16_t p = next[Mix(spec.seed ^ (uint64_t(sp.node) << 32) ^ hp.node) % next.size()];
+      const uint32_t mask = ~0u << (32 - hp.prefix_len);
+      sp.routes.push_back({hp.ip & mask, hp.prefix_len, p, end_ip(t.peer(t.gport(sp.node, p)))});
+    }
+  }
+  return plan;
+}
+
+void KeepLocal(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* configs) {
+  std::vector<SwitchPlan> sws;
+  std::vector<SwitchConfig> cfgs;
+  plan->switch_index.assign(plan->switch_index.size(), -1);
+  for (size_t i = 0; i < plan->switches.size(); ++i) {
+    if (!spec.Local(plan->switches[i].node)) continue;
+    plan->switch_index[plan->switches[i].node] = int(sws.size());
+    sws.push_back(std::move(plan->switches[i]));
+    cfgs.push_back(std::move((*configs)[i]));
+  }
+  plan->switches = std::move(sws);
+  *configs = std::move(cfgs);
+}
+
+bool WriteHostsJson(const FabricSpec& spec, const FabricPlan& plan, std::string* err) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const HostPlan& h : plan.hosts) {
+    const SwitchPlan& sw = *plan.sw(h.sw_node);
+    hosts.push_back({{"name", h.name},
+                     {"ip", Ipv4String(h.ip) + "/" + std::to_string(h.prefix_len)},
+                     {"gateway", Ipv4String(h.gw_ip)},
+                     {"gateway_mac", MacString(h.gw_mac)},
+                     // An emulated host's MAC; a real host keeps its NIC's.
+                     {"mac", h.device.empty() ? MacString(h.mac) : ""},
+                     {"switch", sw.name},
+                     {"port", sw.ports[h.sw_port].name},
+                     {"device", h.device},
+                     {"rate_bps", h.rate_bps}});
+  }
+  const std::string path = spec.out_dir + "/hosts.json";
+  std::ofstream f(path);
+  f << nlohmann::json{{"hosts", hosts}}.dump(1) << "\n";
+  if (!f) {
+    *err = path + ": cannot write";
+    return false;
+  }
+  return true;
+}
+
+bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* out,
+                        std::string* err) {
+  YAML::Node tmpl;
+  if (!spec.switch_config.empty()) {
+    try {
+      tmpl = YAML::LoadFile(spec.switch_config);
+    } catch (const YAML::Exception& e) {
+      *err = spec.switch_config + ": " + e.what();
+      return false;
+    }
+    if (!tmpl.IsMap()) {
+      *err = spec.switch_config + ": (document): expected a map of pfcswitch config sections";
+      return false;
+    }
+    for (const char* own : {"ports", "routes", "neighbors", "l2_table", "include"}) {
+      if (tmpl[own]) {
+        *err = spec.switch_config + ":" + std::to_string(tmpl[own].Mark().line + 1) + ": " + own +
+               ": expected no such section in a fabric's switch template (the fabric generates it)";
+        return false;
+      }
+    }
+  }
+  // On the real clock a switch reacts when its worker gets to it (many
+  // switches a worker, sharing cores with the hosts): unless the template
+  // says otherwise, its headroom covers that, not a hardware switch's 1 us.
+  const bool own = tmpl.IsMap() && tmpl["pfc"] && tmpl["pfc"]["response_ns"];
+  if (spec.clock == ClockKind::kReal && !own) tmpl["pfc"]["response_ns"] = kRealClockResponseNs;
+  // A virtual clock stepping by a quantum reacts up to a step late, and the
+  // link's FIFO (a step long) is committed: two steps more.
+  if (spec.quantum_ns != 0)
+    tmpl["pfc"]["response_ns"] =
+        (own ? tmpl["pfc"]["response_ns"].as<uint64_t>() : 1000) + 2 * spec.quantum_ns;
+  const fs::path dir = fs::path(spec.out_dir) / "switches";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    *err = dir.string() + ": cannot create: " + ec.message();
+    return false;
+  }
+  out->clear();
+  for (SwitchPlan& sp : plan->switches) {
+    YAML::Emitter y;
+    y << YAML::BeginMap;
+    if (tmpl.IsMap()) {
+      for (const auto& kv : tmpl) {
+        y << YAML::Key << kv.first << YAML::Value;
+        // DCFIT's switch ID defaults to the switch's node in the fabric, so
+        // that every switch has its own (S_gen-ini, S_tri).
+        if (kv.first.Scalar() == "dcfit" && kv.second.IsMap() && !kv.second["switch_id"]) {
+          YAML::Node d = YAML::Clone(kv.second);
+          d["switch_id"] = sp.node;
+          y << d;
+        } else {
+          y << kv.second;
+        }
+      }
+    }
+    if (!spec.rules_dir.empty())
+      y << YAML::Key << "include" << YAML::Value
+        << (fs::path(spec.rules_dir) / (sp.name + ".yaml")).string();
+    y << YAML::Key << "ports" << YAML::Value << YAML::BeginSeq;
+    for (const PortPlan& p : sp.ports) {
+      y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name << YAML::Key
+        << "device" << YAML::Value << p.device << YAML::Key << "mac" << YAML::Value
+        << MacString(p.mac) << YAML::Key << "ipv4" << YAML::Value
+        << Ipv4String(p.ip) + "/" + std::to_string(p.prefix_len) << YAML::Key << "speed"
+        << YAML::Value << RateString(p.rate_bps) << YAML::Key << "cable_m" << YAML::Value
+        << (p.delay_ns + 4) / 5;  // 5 ns/m: headroom covers the delay
+      if (spec.dwrr)
+        y << YAML::Key << "scheduler" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+          << "mode" << YAML::Value << "dwrr" << YAML::EndMap;
+      y << YAML::EndMap;
+    }
+    y << YAML::EndSeq;
+    if (!sp.routes.empty()) {
+      y << YAML::Key << "routes" << YAML::Value << YAML::BeginSeq;
+      for (const RoutePlan& r : sp.routes)
+        y << YAML::Flow << YAML::BeginMap << YAML::Key << "prefix" << YAML::Value
+          << Ipv4String(r.prefix) + "/" + std::to_string(r.len) << YAML::Key << "port"
+          << YAML::Value << sp.ports[r.port].name << YAML::Key << "via" << YAML::Value
+          << Ipv4String(r.via) << YAML::EndMap;
+      y << YAML::EndSeq;
+    }
+    y << YAML::Key << "neighbors" << YAML::Value << YAML::BeginSeq;
+    for (const NeighborPlan& nb : sp.neighbors)
+      y << YAML::Flow << YAML::BeginMap << YAML::Key << "ip" << YAML::Value << Ipv4String(nb.ip)
+        << YAML::Key << "mac" << YAML::Value << MacString(nb.mac) << YAML::Key << "port"
+        << YAML::Value << sp.ports[nb.port].name << YAML::EndMap;
+    y << YAML::EndSeq << YAML::EndMap;
+    sp.config_path = (dir / (sp.name + ".yaml")).string();
+    std::ofstream f(sp.config_path);
+    f << "# Generated by the fabric from " << spec.path
+      << (spec.switch_config.empty() ? "" : " and " + spec.switch_config) << "; do not edit.\n"
+      << y.c_str() << "\n";
+    if (!f) {
+      *err = sp.config_path + ": cannot write";
+      return false;
+    }
+    f.close();
+    SwitchConfig c;
+    if (!LoadConfig(sp.config_path, &c, err)) return false;
+    out->push_back(std::move(c));
+  }
+  return true;
+}
+
+}  // namespace pfc::emu

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// From a validated fabric file to what each switch and host is given: the
+// address plan, port names and link parameters, shortest-path routes with a
+// deterministic ECMP choice, static neighbours, and each switch's complete
+// pfcswitch config (written as a file that the switch's own loader reads,
+// so an emulated switch is configured exactly like a standalone one).
+//
+// Address plan (the topology's link i, in file order, gets 10.128.0.0/9's
+// i-th /30): a switch port is .1 or .2 of its link's /30; a host is .2 and
+// its switch .1. MACs are locally administered: a switch port
+// 02:NN:NN:PP:00:01 (NN = node id, PP = port), a host 02:NN:NN:00:00:02.
+// Port names are the neighbour's name, as pfc-tagger's rules files list them.
+// Ports carried by an emulated link have device "emu:<switch>/<port>".
+//
+// Routes: for each switch and each host, the next hops are the neighbours
+// one switch-hop closer to the host's switch; among several (ECMP) the one
+// picked is fixed by a hash of (seed, switch, host), so a run is repeatable
+// and different switches spread differently. Control thread only.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataplane/config/config.h"
+#include "dataplane/emulator/spec/fabric_spec.h"
+
+namespace pfc::emu {
+
+inline constexpr const char* kEmuDevicePrefix = "emu:";
+// pfc.response_ns of a real-clock fabric's switches when the template does
+// not set it: software switches sharing cores react within a few time slices.
+inline constexpr uint32_t kRealClockResponseNs = 2'000'000;
+
+struct PortPlan {
+  std::string name;    // the neighbour's name
+  std::string device;  // "emu:SW/P" or a real DPDK device
+  uint32_t peer_node = 0;
+  uint16_t peer_port = 0;
+  MacAddr mac{};
+  uint32_t ip = 0;  // host order
+  uint8_t prefix_len = 30;
+  uint64_t rate_bps = 0;
+  uint64_t delay_ns = 0;
+};
+
+struct RoutePlan {
+  uint32_t prefix = 0;
+  uint8_t len = 0;
+  uint16_t port = 0;
+  uint32_t via = 0;
+};
+
+struct NeighborPlan {
+  uint32_t ip = 0;
+  MacAddr mac{};
+  uint16_t port = 0;
+};
+
+struct SwitchPlan {
+  uint32_t node = 0;
+  std::string name;
+  std::vector<PortPlan> ports;
+  std::vector<RoutePlan> routes;
+  std::vector<NeighborPlan> neighbors;
+  std::string config_path;  // the generated pfcswitch config
+};
+
+struct HostPlan {
+  uint32_t node = 0;
+  std::string name;
+  MacAddr mac{};
+  uint32_t ip = 0;
+  uint8_t prefix_len = 30;
+  uint32_t gw_ip = 0;
+  MacAddr gw_mac{};
+  uint32_t sw_node = 0;
+  uint16_t sw_port = 0;
+  uint64_t rate_bps = 0;
+  std::string device;  // a real host: its switch port's DPDK device
+};
+
+struct FabricPlan {
+  std::vector<SwitchPlan> switches;  // in topology node order
+  std::vector<HostPlan> hosts;
+  std::vector<int> switch_index;  // node -> index in switches, -1
+  std::vector<int> host_index;    // node -> index in hosts, -1
+
+  const SwitchPlan* sw(uint32_t node) const {
+    return node < switch_index.size() && switch_index[node] >= 0 ? &switches[switch_index[node]]
+                                                                 : nullptr;
+  }
+  const HostPlan* host(uint32_t node) const {
+    return node < host_index.size() && host_index[node] >= 0 ? &hosts[host_index[node]] : nullptr;
+  }
+};
+
+// Builds the plan (addresses, routes, neighbours). Pure; never fails for a
+// spec LoadFabric accepted.
+FabricPlan MakePlan(const FabricSpec& spec);
+
+// The link's rate and delay after overrides, and the real device that
+// carries it ("" = emulated).
+void LinkParamsOf(const FabricSpec& spec, uint32_t a, uint32_t b, uint64_t* rate_bps,
+                  uint64_t* delay_ns, std::string* device);
+
+// A device as the switch port names it: "net_af_packet0,iface=h1" (vdev
+// arguments after the comma, for EAL) -> "net_af_packet0".
+std::string DeviceName(const std::string& device);
+// Every device of the file written with vdev arguments, as EAL's --vdev
+// takes them (pfcfabric passes them when it chooses the EAL options).
+std::vector<std::string> VdevArgs(const FabricSpec& spec);
+
+// <out_dir>/hosts.json: every host's name, addresses, gateway, switch port
+// and device: how a real host is configured to join the fabric.
+bool WriteHostsJson(const FabricSpec& spec, const FabricPlan& plan, std::string* err);
+
+// Writes <out_dir>/switches/<name>.yaml for every switch (the template
+// config's sections, the generated ports/routes/neighbours, and an include
+// of the switch's Tagger rules file), then loads each with the switch's own
+// loader. Returns false with *err naming the file, line and field.
+bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* out,
+                        std::string* err);
+
+// Placement (FabricSpec::here): keeps only the switches that run here, and
+// their configs (parallel to plan->switches); hosts stay in the plan (their
+// addresses are routed to) but only those of local switches run.
+void KeepLocal(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* configs);
+
+std::string Ipv4String(uint32_t ip);
+
+}  // namespace pfc::emu

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Fabric file loader: one parser per section, each throwing ConfigError with
+// file:line: field: expectation (dataplane/config/yaml_util.h), then checks
+// that span sections (flows between reachable hosts). `include:` pulls in
+// other fabric files (their lists are appended, a map section given twice is
+// an error); a file that includes itself, directly or not, is refused.
+#include "dataplane/emulator/spec/fabric_spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <queue>
+
+#include "ctrl/tagger/topo_gen.h"
+#include "dataplane/config/config.h"
+#include "dataplane/config/yaml_util.h"
+
+namespace pfc::emu {
+namespace fs = std::filesystem;
+using cfg::ConfigError;
+using cfg::Reader;
+using tagger::kNoNode;
+
+namespace {
+
+// A section with the file it came from (includes keep their own file name
+// for messages).
+struct Section {
+  YAML::Node node;
+  std::string file;
+};
+using Sections = std::map<std::string, std::vector<Section>>;
+
+bool IsListSection(const std::string& s) {
+  return s == "hosts" || s == "flows" || s == "events" || s == "captures";
+}
+
+YAML::Node LoadYaml(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(path + ": cannot open file");
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
+  }
+}
+
+std::string Resolve(const std::string& base_file, const std::string& rel) {
+  fs::path p(rel);
+  if (p.is_relative()) p = fs::path(base_file).parent_path() / p;
+  return fs::absolute(p).lexically_normal().string();
+}
+
+void Collect(const std::string& path, std::vector<std::string>* stack, Sections* out) {
+  if (std::find(stack->begin(), stack->end(), path) != stack->end()) {
+    std::string chain;
+    for (const auto& f : *stack) chain += f + " -> ";
+    throw ConfigError(stack->back() + ": include: cycle of includes (" + chain + path + ")");
+  }
+  stack->push_back(path);
+  const Reader rd(path);
+  YAML::Node root = LoadYaml(path);
+  if (!root.IsMap()) rd.Fail(root, "(document)", "a map of sections (fabric, topology, ...)");
+  rd.CheckKeys(root, "",
+               {"fabric", "topology", "links", "switch", "routes", "hosts", "flows", "events",
+                "captures", "include"});
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "include") continue;
+    auto& v = (*out)[key];
+    if (!v.empty() && !IsListSection(key))
+      rd.Fail(kv.second, key, "this section once (it is also in " + v.front().file + ")");
+    v.push_back({kv.second, path});
+  }
+  if (YAML::Node inc = root["include"]) {
+    if (inc.IsScalar()) {
+      Collect(Resolve(path, rd.Str(inc, "include")), stack, out);
+    } else {
+      rd.RequireSeq(inc, "include");
+      for (size_t i = 0; i < inc.size(); ++i)
+        Collect(Resolve(path, rd.Str(inc[i], "include[" + std::to_string(i) + "]")), stack, out);
+    }
+  }
+  stack->pop_back();
+}
+
+uint64_t Duration(const Reader& rd, const YAML::Node& n, const std::string& field) {
+  uint64_t v = 0;
+  if (!n.IsScalar() || !ParseDuration(n.Scalar(), &v))
+    rd.Fail(n, field, "a time >= 0 such as 0, 500ns, 20us, 1.5ms or 2s");
+  return v;
+}
+
+uint32_t Node(const Reader& rd, const FabricSpec& s, const YAML::Node& n, const std::string& field,
+              int kind /* -1 any, 0 switch, 1 host */) {
+  const std::string name = rd.Str(n, field);
+  const uint32_t id = s.topo.Find(name);
+  const char* what = kind == 0 ? "a switch" : kind == 1 ? "a host" : "a switch or host";
+  if (id == kNoNode) rd.Fail(n, field, std::string(what) + " of the topology");
+  if (kind == 0 && !s.topo.is_switch(id)) rd.Fail(n, field, "a switch (this is a host)");
+  if (kind == 1 && s.topo.is_switch(id)) rd.Fail(n, field, "a host (this is a switch)");
+  return id;
+}
+
+// [A, B] naming two nodes joined by a link of the topology.
+std::pair<uint32_t, uint32_t> LinkRef(const Reader& rd, const FabricSpec& s, const YAML::Node& n,
+                                      const std::string& field) {
+  if (!n.IsSequence() || n.size() != 2) rd.Fail(n, field, "a link as [NODE, NODE]");
+  const uint32_t a = Node(rd, s, n[0], field + "[0]", -1);
+  const uint32_t b = Node(rd, s, n[1], field + "[1]", -1);
+  if (s.topo.PortTo(a, b) < 0) rd.Fail(n, field, "two nodes joined by a link of the topology");
+  return {a, b};
+}
+
+uint8_t PrioMask(const Reader& rd, const YAML::Node& n, const std::string& field) {
+  rd.RequireSeq(n, field);
+  uint8_t m = 0;
+  for (size_t i = 0; i < n.size(); ++i)
+    m |= uint8_t(1u << rd.Int(n[i], field + "[" + std::to_string(i) + "]", 0, 7));
+  return m;
+}
+
+void ParseFabric(const Section& sec, FabricSpec* s) {
+  const Reader rd(sec.file);
+  const YAML::Node& n = sec.node;
+  rd.CheckKeys(n, "fabric", {"clock", "seed", "duration", "bin", "out", "quantum"});
+  if (n["clock"]) {
+    const std::string c = rd.Str(n["clock"], "fabric.clock");
+    if (c == "virtual")
+      s->clock = ClockKind::kVirtual;
+    else if (c == "real")
+      s->clock = ClockKind::kReal;
+    else
+      rd.Fail(n["clock"], "fabric.clock", "virtual or real");
+  }
+  if (n["seed"]) s->seed = uint64_t(rd.Int(n["seed"], "fabric.seed", 0, INT64_MAX));
+  if (n["duration"]) s->duration_ns = Duration(rd, n["duration"], "fabric.duration");
+  if (s->clock == ClockKind::kVirtual && s->duration_ns == 0)
+    rd.Fail(n["duration"], "fabric.duration",
+            "a run length > 0 for the virtual clock (e.g. 100ms)");
+  if (n["bin"]) {
+    s->bin_ns = Duration(rd, n["bin"], "fabric.bin");
+    if (s->bin_ns < 1000) rd.Fail(n["bin"], "fabric.bin", "a time-series bin of at least 1us");
+  }
+  if (n["out"]) s->out_dir = Resolve(sec.file, rd.Str(n["out"], "fabric.out"));
+  if (n["quantum"]) {
+    s->quantum_ns = Duration(rd, n["quantum"], "fabric.quantum");
+    if (s->quantum_ns != 0 && s->clock != ClockKind::kVirtual)
+      rd.Fail(n["quantum"], "fabric.quantum", "0 on the real clock (a step of the virtual one)");
+    if (s->quantum_ns > 1'000'000)
+      rd.Fail(n["quantum"], "fabric.quantum", "a step of at most 1ms (0 = exact)");
+  }
+}
+
+void ParseTopology(const Section& sec, FabricSpec* s) {
+  const Reader rd(sec.file);
+  const YAML::Node& n = sec.node;
+  rd.CheckKeys(n, "topology", {"file", "gen", "switches", "hosts", "links"});
+  const int kinds = !!n["file"] + !!n["gen"] + !!n["links"];
+  if (kinds != 1) rd.Fail(n, "topology", "exactly one of file, gen, or switches/hosts/links");
+  std::string err;
+  if (n["file"]) {
+    const std::string p = Resolve(sec.file, rd.Str(n["file"], "topology.file"));
+    if (!tagger::LoadTopology(p, &s->topo, &err))
+      throw ConfigError(sec.file + ": topology.file: " + err);
+  } else if (n["gen"]) {
+    if (!tagger::GenTopoSpec(rd.Str(n["gen"], "topology.gen"), &s->topo, &err))
+      rd.Fail(n["gen"], "topology.gen", err.substr(err.find("expected ") + 9));
+  } else {
+    for (const char* kind : {"switches", "hosts"}) {
+      const YAML::Node l = n[kind];
+      const std::string f = std::string("topology.") + kind;
+      if (!l) continue;
+      rd.RequireSeq(l, f);
+      for (size_t i = 0; i < l.size(); ++i) {
+        // A name, or {name, layer} (the Clos layer pfc-tagger's clos scheme reads).
+        const std::string fi = f + "[" + std::to_string(i) + "]";
+        const bool is_sw = kind[0] == 's';
+        int layer = is_sw ? 1 : 0;
+        // Copy-constructed: assigning a yaml-cpp Node would overwrite the
+        // node it refers to.
+        const YAML::Node nm = l[i].IsMap() ? l[i]["name"] : l[i];
+        if (l[i].IsMap()) {
+          rd.CheckKeys(l[i], fi, {"name", "layer"});
+          if (l[i]["layer"])
+            layer = int(rd.Int(l[i]["layer"], fi + ".layer", is_sw ? 1 : 0, is_sw ? 16 : 0));
+        }
+        const std::string name = rd.Str(nm, fi + (l[i].IsMap() ? ".name" : ""));
+        if (s->topo.Find(name) != kNoNode) rd.Fail(nm, fi, "a node name not used before");
+        s->topo.AddNode(name, is_sw ? tagger::NodeKind::kSwitch : tagger::NodeKind::kHost, layer);
+      }
+    }
+    const YAML::Node l = n["links"];
+    rd.RequireSeq(l, "topology.links");
+    for (size_t i = 0; i < l.size(); ++i) {
+      const std::string f = "topology.links[" + std::to_string(i) + "]";
+      if (!l[i].IsSequence() || l[i].size() != 2) rd.Fail(l[i], f, "[NODE, NODE]");
+      uint32_t ends[2];
+      for (int e = 0; e < 2; ++e) {
+        ends[e] = s->topo.Find(rd.Str(l[i][e], f));
+        if (ends[e] == kNoNode)
+          rd.Fail(l[i][e], f + "[" + std::to_string(e) + "]", "a node listed in switches or hosts");
+      }
+      s->topo.AddLink(ends[0], ends[1]);
+    }
+    if (!s->topo.Finalize(&err)) rd.Fail(l, "topology.links", err);
+  }
+  if (s->topo.has_relays())
+    rd.Fail(n, "topology",
+            "a topology without relay hosts (BCube servers do not forward in the emulator yet)");
+  for (uint32_t h = 0; h < s->topo.num_nodes(); ++h) {
+    if (!s->topo.is_switch(h) && s->topo.node(h).num_ports != 1)
+      rd.Fail(n, "topology",
+              "every host on exactly one link (" + s->topo.node(h).name + " has " +
+                  std::to_string(s->topo.node(h).num_ports) + ")");
+  }
+}
+
+void ParseLinks(const Section& sec, FabricSpec* s) {
+  const Reader rd(sec.file);
+  const YAML::Node& n = sec.node;
+  rd.CheckKeys(n, "links", {"rate", "delay", "fifo", "overrides"});
+  if (n["rate"]) s->link_rate_bps = rd.Rate(n["rate"], "links.rate");
+  if (n["delay"]) s->link_delay_ns = Duration(rd, n["delay"], "links.delay");
+  if (n["fifo"]) s->link_fifo_ns = Duration(rd, n["fifo"], "links.fifo");
+  if (!n["overrides"]) return;
+  rd.RequireSeq(n["overrides"], "links.overrides");
+  for (size_t i = 0; i < n["overrides"].size(); ++i) {
+    const YAML::Node o = n["overrides"][i];
+    const std::string f = "links.overrides[" + std::to_string(i) + "]";
+    rd.CheckKeys(o, f, {"between", "rate", "delay", "devices"});
+    LinkOverride lo;
+    std::tie(lo.a, lo.b) = LinkRef(rd, *s, o["between"], f + ".between");
+    if (o["rate"]) lo.rate_bps = rd.Rate(o["rate"], f + ".rate");
+    if (o["delay"]) lo.delay_ns = Duration(rd, o["delay"], f + ".delay");
+    if (const YAML::Node d = o["devices"]) {
+      rd.RequireMap(d, f + ".devices");
+      for (const auto& kv : d) {
+        const std::string end = kv.first.as<std::string>();
+        const std::string df = f + ".devices." + end;
+        const uint32_t id = s->topo.Find(end);
+        if (id != lo.a && id != lo.b) rd.Fail(kv.first, df, "one of the link's two nodes");
+        if (!s->topo.is_switch(id))
+          rd.Fail(kv.first, df, "a switch end (a host's device goes in hosts[].device)");
+        (id == lo.a ? lo.device_a : lo.device_b) = rd.Str(kv.second, df);
+      }
+    }
+    s->overrides.push_back(lo);
+  }
+}
+
+void ParseSwitch(const Section& sec, FabricSpec* s) {
+  const Reader rd(sec.file);
+  const YAML::Node& n = sec.node;
+  rd.CheckKeys(n, "switch", {"config", "rules", "scheduler"});
+  if (n["scheduler"]) {
+    const std::string m = rd.Str(n["scheduler"], "switch.scheduler");
+    if (m != "strict" && m != "dwrr") rd.Fail(n["scheduler"], "switch.scheduler", "strict or dwrr");
+    s->dwrr = m == "dwrr";
+  }
+  if (n["config"]) {
+    s->switch_config = Resolve(sec.file, rd.Str(n["config"], "switch.config"));
+    if (!fs::is_regular_file(s->switch_config))
+      rd.Fail(n["config"], "switch.config",
+              "a readable pfcswitch config (" + s->switch_config + ")");
+  }
+  if (n["rules"]) {
+    s->rules_dir = Resolve(sec.file, rd.Str(n["rules"], "switch.rules"));
+    if (!fs::is_directory(s->rules_dir))
+      rd.Fail(n["rules"], "switch.rules",
+              "a directory written by pfc-tagger tag (" + s->rules_dir + ")");
+    for (uint32_t sw : s->topo.Switches()) {
+      const fs::path p = fs::path(s->rules_dir) / (s->topo.node(sw).name + ".yaml");
+      if (!fs::is_regular_file(p))
+        rd.Fail(n["rules"], "switch.rules",
+                "a rules file for every switch (missing " + p.string() + ")");
+    }
+  }
+}
+
+// A host's own subnet: `address` a.b.c.d/len and `gateway` (its switch
+// port) in it, overlapping neither the fabric's link plan nor another host.
+void ParseHostAddress(const Reader& rd, const YAML::Node& h, const std::string& f,
+                      const FabricSpec* s, HostSpec* hs) {
+  if (!h["address"] || !h["gateway"])
+    rd.Fail(h, f, "address and gateway together (a host's own subnet)");
+  uint32_t ip = 0, gw = 0;
+  uint8_t len = 0;
+  if (!ParsePrefix(rd.Str(h["address"], f + ".address"), &ip, &len) || len == 0 || len > 30)
+    rd.Fail(h["address"], f + ".address", "a host address with its prefix, a.b.c.d/len, len 1-30");
+  const uint32_t mask = ~0u << (32 - len);
+  if (!ParseIpv4(rd.Str(h["gateway"], f + ".gateway"), &gw) || (gw & mask) != (ip & mask) ||
+      gw == ip)
+    rd.Fail(h["gateway"], f + ".gateway",
+            "another address of the host's subnet " + rd.Str(h["address"], f + ".address"));
+  auto overlap = [&](uint32_t net, uint8_t l) {
+    const uint32_t m = ~0u << (32 - std::min(l, len));
+    return (net & m) == (ip & m);
+  };
+  if (overlap(0x0a800000, 9))
+    rd.Fail(h["address"], f + ".address", "a subnet outside 10.128.0.0/9 (the fabric's links)");
+  for (const HostSpec& o : s->hosts) {
+    if (o.ip != 0 && &o != hs && overlap(o.ip, o.prefix_len))
+      rd.Fail(h["address"], f + ".address",
+              "a subnet of its own (it overlaps " + s->topo.node(o.node).name + "'s)");
+  }
+  hs->ip = ip, hs->gateway = gw, hs->prefix_len = len;
+}
+
+void ParseHost(const Reader& rd, const YAML::Node& h, const std::string& f, FabricSpec* s) {
+  rd.CheckKeys(h, f,
+               {"name", "device", "ignore_pause", "storm", "storm_quanta", "storm_interval",
+                "address", "gateway"});
+  HostSpec& hs = s->hosts[Node(rd, *s, h["name"], f + ".name", 1)];
+  if (h["device"]) hs.device = rd.Str(h["device"], f + ".device");
+  if (h["address"] || h["gateway"]) ParseHostAddress(rd, h, f, s, &hs);
+  if (h["ignore_pause"]) hs.ignore_pause = rd.Bool(h["ignore_pause"], f + ".ignore_pause");
+  if (h["storm"]) hs.storm_prios = PrioMask(rd, h["storm"], f + ".storm");
+  if (h["storm_quanta"])
+    hs.storm_quanta =
+        static_cast<uint16_t>(rd.Int(h["storm_quanta"], f + ".storm_quanta", 1, 65535));
+  if (h["storm_interval"]) {
+    hs.storm_interval_ns = Duration(rd, h["storm_interval"], f + ".storm_interval");
+    if (hs.storm_interval_ns == 0) rd.Fail(h["storm_interval"], f + ".storm_interval", "> 0");
+  }
+  if (!hs.device.empty() && (hs.ignore_pause || hs.storm_prios))
+    rd.Fail(h, f, "either a real host (device) or an emulated host's options, not both");
+}
+
+// Hosts reachable from `from` through switches (hosts do not forward).
+std::vector<bool> Reachable(const tagger::Topology& t, uint32_t from) {
+  std::vector<bool> seen(t.num_nodes(), false);
+  std::queue<uint32_t> q;
+  q.push(from);
+  seen[from] = true;
+  while (!q.empty()) {
+    const uint32_t n = q.front();
+    q.pop();
+    if (n != from && !t.is_switch(n)) continue;
+    for (uint16_t p = 0; p < t.node(n).num_ports; ++p) {
+      const uint32_t m = t.neighbor(t.gport(n, p));
+      if (!seen[m]) seen[m] = true, q.push(m);
+    }
+  }
+  return seen;
+}
+
+void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
+  rd.CheckKeys(
+      n, f,
+      {"name", "from", "to", "dscp", "prio", "rate", "frame", "bytes", "ttl", "start", "stop"});
+  FlowSpecFile fl;
+  fl.name = rd.Str(n["name"], f + ".name");
+  for (const auto& o : s->flows)
+    if (o.name == fl.name) rd.Fail(n["name"], f + ".name", "a unique flow name");
+  fl.from = Node(rd, *s, n["from"], f + ".from", 1);
+  fl.to = Node(rd, *s, n["to"], f + ".to", 1);
+  if (fl.from == fl.to) rd.Fail(n["to"], f + ".to", "a host other than the sender");
+  if (!s->hosts[fl.from].device.empty())
+    rd.Fail(n["from"], f + ".from",
+            "an emulated host (this one is a real host on " + s->hosts[fl.from].device + ")");
+  if (n["dscp"]) fl.dscp = uint8_t(rd.Int(n["dscp"], f + ".dscp", 0, 63));
+  if (n["prio"]) fl.prio = uint8_t(rd.Int(n["prio"], f + ".prio", 0, 7));
+  if (n["rate"]) fl.rate_bps = rd.Rate(n["rate"], f + ".rate");
+  if (n["frame"]) fl.frame_len = uint32_t(rd.Int(n["frame"], f + ".frame", 66, 1514));
+  if (n["bytes"]) fl.bytes = rd.Bytes(n["bytes"], f + ".bytes", 1, uint64_t{1} << 50);
+  if (n["ttl"]) fl.ttl = uint8_t(rd.Int(n["ttl"], f + ".ttl", 1, 255));
+  if (n["start"]) fl.start_ns = Duration(rd, n["start"], f + ".start");
+  if (n["stop"]) fl.stop_ns = Duration(rd, n["stop"], f + ".stop");
+  if (fl.stop_ns <= fl.start_ns) rd.Fail(n["stop"], f + ".stop", "a time after start");
+  if (!Reachable(s->topo, fl.from)[fl.to])
+    rd.Fail(n["to"], f + ".to",
+            "a host joined to " + s->topo.node(fl.from).name + " through switches (unreachable)");
+  s->flows.push_back(fl);
+}
+
+void ParseEvent(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
+  rd.RequireMap(n, f);
+  EventSpec e;
+  e.line = n.Mark().line + 1;
+  e.at_ns = Duration(rd, n["at"], f + ".at");
+  if (n["link"]) {
+    rd.CheckKeys(n, f, {"at", "link", "state"});
+    e.kind = EventSpec::Kind::kLink;
+    std::tie(e.a, e.b) = LinkRef(rd, *s, n["link"], f + ".link");
+    const std::string st = n["state"] ? rd.Str(n["state"], f + ".state") : "";
+    if (st != "up" && st != "down") rd.Fail(n["state"], f + ".state", "up or down");
+    e.up = st == "up";
+  } else if (n["route"]) {
+    rd.CheckKeys(n, f, {"at", "route"});
+    const YAML::Node r = n["route"];
+    rd.CheckKeys(r, f + ".route", {"switch", "to", "via"});
+    e.kind = EventSpec::Kind::kRoute;
+    e.a = Node(rd, *s, r["switch"], f + ".route.switch", 0);
+    const std::string to = rd.Str(r["to"], f + ".route.to");
+    e.b = s->topo.Find(to);
+    if (e.b == kNoNode ? !ParsePrefix(to, &e.prefix, &e.prefix_len) : s->topo.is_switch(e.b))
+      rd.Fail(r["to"], f + ".route.to", "a host of the topology or a prefix a.b.c.d/len");
+    e.c = Node(rd, *s, r["via"], f + ".route.via", -1);
+    if (s->topo.PortTo(e.a, e.c) < 0)
+      rd.Fail(r["via"], f + ".route.via", "a neighbour of " + s->topo.node(e.a).name);
+  } else if (n["flow"]) {
+    rd.CheckKeys(n, f, {"at", "flow", "action"});
+    e.kind = EventSpec::Kind::kFlow;
+    const std::string name = rd.Str(n["flow"], f + ".flow");
+    auto it =
+        std::find_if(s->flows.begin(), s->flows.end(), [&](auto& x) { return x.name == name; });
+    if (it == s->flows.end()) rd.Fail(n["flow"], f + ".flow", "a flow named in flows");
+    e.flow = size_t(it - s->flows.begin());
+    const std::string act = n["action"] ? rd.Str(n["action"], f + ".action") : "";
+    if (act != "start" && act != "stop") rd.Fail(n["action"], f + ".action", "start or stop");
+    e.up = act == "start";
+  } else if (n["host"]) {
+    rd.CheckKeys(n, f, {"at", "host", "ignore_pause", "storm"});
+    e.kind = EventSpec::Kind::kHost;
+    e.a = Node(rd, *s, n["host"], f + ".host", 1);
+    if (!s->hosts[e.a].device.empty()) rd.Fail(n["host"], f + ".host", "an emulated host");
+    if (n["ignore_pause"]) e.ignore_pause = rd.Bool(n["ignore_pause"], f + ".ignore_pause");
+    if (n["storm"]) e.storm_prios = PrioMask(rd, n["storm"], f + ".storm");
+    if (!e.ignore_pause && !e.storm_prios) rd.Fail(n, f, "ignore_pause or storm to change");
+  } else if (n["rules"]) {
+    rd.CheckKeys(n, f, {"at", "rules"});
+    const YAML::Node r = n["rules"];
+    rd.CheckKeys(r, f + ".rules", {"switch", "file"});
+    e.kind = EventSpec::Kind::kRules;
+    e.a = Node(rd, *s, r["switch"], f + ".rules.switch", 0);
+    e.file = Resolve(rd.file(), rd.Str(r["file"], f + ".rules.file"));
+    if (!fs::is_regular_file(e.file))
+      rd.Fail(r["file"], f + ".rules.file", "a readable rules file (" + e.file + ")");
+  } else {
+    rd.Fail(n, f, "one of link, route, flow, host, rules");
+  }
+  s->events.push_back(e);
+}
+
+void ParseCapture(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
+  rd.CheckKeys(n, f, {"link", "file"});
+  CaptureSpec c;
+  std::tie(c.a, c.b) = LinkRef(rd, *s, n["link"], f + ".link");
+  c.file = rd.Str(n["file"], f + ".file");
+  s->captures.push_back(c);
+}
+
+// Runs parse(reader, item, "section[i]", spec) over every item of every
+// occurrence of a list section.
+template <typename F>
+void EachItem(const Sections& secs, const char* name, FabricSpec* s, F parse) {
+  auto it = secs.find(name);
+  if (it == secs.end()) return;
+  size_t idx = 0;
+  for (const Section& sec : it->second) {
+    const Reader rd(sec.file);
+    rd.RequireSeq(sec.node, name);
+    for (size_t i = 0; i < sec.node.size(); ++i, ++idx)
+      parse(rd, sec.node[i], std::string(name) + "[" + std::to_string(idx) + "]", s);
+  }
+}
+
+}  // namespace
+
+const HostSpec* FabricSpec::host(uint32_t node) const {
+  return node < hosts.size() && !topo.is_switch(node) ? &hosts[node] : nullptr;
+}
+
+bool FabricSpec::Local(uint32_t node) const {
+  if (here.empty()) return true;
+  if (topo.is_switch(node)) return here[node];
+  return here[topo.neighbor(topo.gport(node, 0))];  // a host runs with its switch
+}
+
+bool PlaceHere(const std::vector<std::string>& switches, FabricSpec* s, std::string* err) {
+  auto fail = [&](const std::string& why) {
+    *err = why;
+    s->here.clear();  // a refused placement changes nothing
+    return false;
+  };
+  const tagger::Topology& t = s->topo;
+  std::vector<bool> here(t.num_nodes(), false);
+  for (const std::string& name : switches) {
+    const uint32_t n = t.Find(name);
+    if (n == kNoNode || !t.is_switch(n)) {
+      return fail("--here: expected switches of the topology (got '" + name + "')");
+    }
+    here[n] = true;
+  }
+  s->here = here;
+  auto name = [&](uint32_t n) { return t.node(n).name; };
+  bool split = false;
+  for (uint32_t g : t.link_order()) {
+    const uint32_t a = t.port_node(g), b = t.neighbor(g);
+    if (s->Local(a) == s->Local(b)) continue;
+    split = true;
+    const LinkOverride* o = nullptr;
+    for (const LinkOverride& x : s->overrides) {
+      if ((x.a == a && x.b == b) || (x.a == b && x.b == a)) o = &x;
+    }
+    if (!t.is_switch(a) || !t.is_switch(b) || o == nullptr || o->device_a.empty() ||
+        o->device_b.empty()) {
+      return fail(s->path + ": link " + name(a) + "-" + name(b) + " joins " +
+                  name(s->Local(a) ? a : b) + " (here) and " + name(s->Local(a) ? b : a) +
+                  " (elsewhere): expected devices on both ends in links.overrides (the cable "
+                  "between the servers)");
+    }
+  }
+  if (split && s->clock != ClockKind::kReal) {
+    return fail(s->path + ": fabric.clock: expected real for a fabric split over servers (--here)");
+  }
+  for (size_t i = 0; i < s->captures.size(); ++i) {
+    const CaptureSpec& c = s->captures[i];
+    if (!s->Local(c.a) || !s->Local(c.b)) {
+      return fail(s->path + ": captures[" + std::to_string(i) + "]: link " + name(c.a) + "-" +
+                  name(c.b) + " is not emulated here (--here): capture it where it runs");
+    }
+  }
+  return true;
+}
+
+bool ParseDuration(const std::string& s, uint64_t* ns) {
+  size_t pos = 0;
+  double v = 0;
+  if (s.empty() || s[0] == '-' || s[0] == '+') return false;
+  try {
+    v = std::stod(s, &pos);
+  } catch (...) {
+    return false;
+  }
+  const std::string unit = s.substr(pos);
+  double mult = 0;
+  if (unit == "ns" || (unit.empty() && v == 0))
+    mult = 1;
+  else if (unit == "us")
+    mult = 1e3;
+  else if (unit == "ms")
+    mult = 1e6;
+  else if (unit == "s")
+    mult = 1e9;
+  if (mult == 0 || !std::isfinite(v) || v < 0 || v * mult > 1e18) return false;
+  *ns = static_cast<uint64_t>(std::llround(v * mult));
+  return true;
+}
+
+bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
+  try {
+    FabricSpec s;
+    s.path = fs::absolute(path).lexically_normal().string();
+    Sections secs;
+    std::vector<std::string> stack;
+    Collect(s.path, &stack, &secs);
+    auto one = [&](const char* name) -> const Section* {
+      auto it = secs.find(name);
+      return it == secs.end() ? nullptr : &it->second.front();
+    };
+    if (!one("topology"))
+      throw ConfigError(s.path + ": topology: expected a section (file, gen or links)");
+    if (const Section* f = one("fabric"))
+      ParseFabric(*f, &s);
+    else
+      throw ConfigError(s.path + ": fabric: expected a section with at least duration");
+    ParseTopology(*one("topology"), &s);
+    if (s.topo.Switches().empty())
+      throw ConfigError(s.path + ": topology: expected at least one switch");
+    s.hosts.resize(s.topo.num_nodes());
+    for (uint32_t i = 0; i < s.topo.num_nodes(); ++i) s.hosts[i].node = i;
+    if (const Section* l = one("links")) ParseLinks(*l, &s);
+    if (const Section* sw = one("switch")) ParseSwitch(*sw, &s);
+    if (const Section* r = one("routes")) {
+      const Reader rd(r->file);
+      const std::string v = rd.Str(r->node, "routes");
+      if (v != "shortest" && v != "none") rd.Fail(r->node, "routes", "shortest or none");
+      s.shortest_routes = v == "shortest";
+    }
+    EachItem(secs, "hosts", &s, ParseHost);
+    EachItem(secs, "flows", &s, ParseFlow);
+    EachItem(secs, "events", &s, ParseEvent);
+    EachItem(secs, "captures", &s, ParseCapture);
+    if (s.quantum_ns != 0) {
+      // A step no longer than any link's delay: a frame sent in a step lands
+      // in a later one (and host pacing stays within a frame of exact).
+      uint64_t shortest = s.link_delay_ns;
+      for (const LinkOverride& o : s.overrides)
+        shortest = std::min(shortest, o.delay_ns.value_or(shortest));
+      if (s.quantum_ns > shortest)
+        throw ConfigError(s.path + ": fabric.quantum: expected at most the shortest link delay (" +
+                          std::to_string(shortest) + " ns)");
+    }
+    std::stable_sort(s.events.begin(), s.events.end(),
+                     [](const EventSpec& a, const EventSpec& b) { return a.at_ns < b.at_ns; });
+    // Results go to the working directory, not beside the (possibly
+    // read-only) fabric file.
+    if (s.out_dir.empty())
+      s.out_dir = (fs::current_path() / fs::path(s.path).stem()).string() + "-results";
+    *out = std::move(s);
+    return true;
+  } catch (const ConfigError& e) {
+    *err = e.what();
+  } catch (const YAML::Exception& e) {
+    *err = path + ": " + e.what();
+  }
+  return false;
+}
+
+}  // namespace pfc::emu

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The fabric file: which switches, links, hosts, flows and timed events make
+// up an emulated lossless fabric. Loaded and validated completely before
+// anything starts (names resolved, links to existing nodes, flows between
+// reachable hosts, events at non-negative times, include cycles); every
+// error names the file, the line, the field and what was expected, like the
+// switch's own config (dataplane/config).
+//
+// The topology is pfc-tagger's (ctrl/tagger/topology.h): a JSON file, a
+// generator spec (fattree:4, leafspine:T:S:H, jellyfish:..., bcube:N:K,
+// f10:K) or nodes and links written inline. A switch's port i is its i-th
+// link in that topology, the same numbering pfc-tagger's rules files use, so
+// a switch can include the file `pfc-tagger tag` wrote for it unchanged.
+//
+// Format (YAML; times take ns/us/ms/s, rates take K/M/G):
+//   fabric:   { clock: virtual|real, seed: 1, duration: 100ms, bin: 1ms,
+//               out: results-dir, quantum: 0 }
+//   topology: { file: topo.json } | { gen: fattree:4 } |
+//             { switches: [T1, ...], hosts: [H1, ...], links: [[T1, L1], ...] }
+//   links:    { rate: 40G, delay: 1us, fifo: 2us,
+//               overrides: [ { between: [T1, L1], rate: 10G, delay: 5us,
+//                              devices: { T1: net_af_xdp0 } } ] }
+//   switch:   { config: base.yaml, rules: rules-dir/, scheduler: strict|dwrr }
+//   routes:   shortest | none
+//   hosts:    [ { name: H1, device: "net_af_packet0,iface=h1" } |
+//               { name: H2, ignore_pause: true, storm: [3],
+//                 storm_quanta: 1000, storm_interval: 20us } |
+//               { name: H3, device: ..., address: 10.0.1.2/24,
+//                 gateway: 10.0.1.1 } ]
+//   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
+//                 frame: 1000, bytes: 0, ttl: 64, start: 0, stop: 50ms } ]
+//   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
+//               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
+//                                    via: T1 } },
+//               { at: 5ms, flow: f1, action: start|stop },
+//               { at: 5ms, host: H3, ignore_pause: true, storm: [3] },
+//               { at: 10ms, rules: { switch: L1, file: r.yaml } } ]
+//   captures: [ { link: [T1, L1], file: t1-l1.pcapng } ]
+// Relative paths are relative to the fabric file, except capture files,
+// which go to the results directory (fabric.out, default
+// ./<fabric file stem>-results). A capture is a pcapng file (nanosecond
+// timestamps on the fabric's clock) of both directions of an emulated link.
+// Control thread only.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ctrl/tagger/topology.h"
+
+namespace pfc::emu {
+
+enum class ClockKind : uint8_t { kVirtual, kReal };
+
+struct LinkOverride {
+  uint32_t a = 0, b = 0;  // topology nodes
+  uint64_t rate_bps = 0;  // 0 = default
+  std::optional<uint64_t> delay_ns;
+  // Non-empty: that end's switch port is this real DPDK device (a veth, a
+  // NIC cabled to another server running the rest of the fabric).
+  std::string device_a, device_b;
+};
+
+struct HostSpec {
+  uint32_t node = 0;
+  // Non-empty: a real host behind this DPDK port, optionally with its vdev
+  // arguments after a comma (see fabric_plan.h DeviceName).
+  std::string device;
+  // Non-zero: the host's own subnet (a real host keeping its addresses);
+  // its switch port is `gateway` in it. Zero: the link's planned /30.
+  uint32_t ip = 0, gateway = 0;
+  uint8_t prefix_len = 0;
+  bool ignore_pause = false;
+  uint8_t storm_prios = 0;
+  // A storm's XOFF quanta and how often it is sent (0: half the pause
+  // time, a pause that never lapses); a short pause sent less often than it
+  // lasts pauses the switch part of the time, a NIC with a flow-control bug.
+  uint16_t storm_quanta = 0xffff;
+  uint64_t storm_interval_ns = 0;
+};
+
+struct FlowSpecFile {
+  std::string name;
+  uint32_t from = 0, to = 0;  // topology nodes (emulated hosts)
+  uint8_t dscp = 0, prio = 0;
+  uint64_t rate_bps = 0;  // 0 = as fast as allowed
+  uint32_t frame_len = 1000;
+  uint64_t bytes = 0;
+  // IPv4 TTL as sent: how many switch hops a packet in a routing loop makes
+  // before it expires (HotNets'16 §3.1). 1..255.
+  uint8_t ttl = 64;
+  uint64_t start_ns = 0, stop_ns = ~uint64_t{0};
+};
+
+struct EventSpec {
+  enum class Kind : uint8_t { kLink, kRoute, kFlow, kHost, kRules };
+  Kind kind = Kind::kLink;
+  uint64_t at_ns = 0;
+  int line = 0;  // in the fabric file, for messages
+  // kLink: a-b up/down. kRoute: at switch `a`, destination host `b` (or
+  // prefix/prefix_len when b is kNoNode) leaves toward neighbour `c`.
+  uint32_t a = tagger::kNoNode, b = tagger::kNoNode, c = tagger::kNoNode;
+  bool up = false;
+  uint32_t prefix = 0;
+  uint8_t prefix_len = 0;
+  size_t flow = 0;                   // kFlow: index into flows; up = start
+  std::optional<bool> ignore_pause;  // kHost
+  std::optional<uint8_t> storm_prios;
+  std::string file;  // kRules (absolute)
+};
+
+struct CaptureSpec {
+  uint32_t a = 0, b = 0;
+  std::string file;  // relative to out_dir unless absolute
+};
+
+struct FabricSpec {
+  std::string path;  // the fabric file (absolute)
+  ClockKind clock = ClockKind::kVirtual;
+  uint64_t seed = 1;
+  uint64_t duration_ns = 0;  // 0 (real clock only): until stopped
+  uint64_t bin_ns = 1'000'000;
+  std::string out_dir;  // absolute; default ./<file stem>-results
+  // Virtual clock step (0 = exact): the clock moves only to multiples of it,
+  // so a switch round takes every frame landed in the step at once (up to a
+  // step of latency a hop, for fewer, fuller rounds). The fabric widens the
+  // links' transmit FIFOs to a step and adds two steps to every switch's
+  // pfc.response_ns, so headroom still covers the later reaction.
+  uint64_t quantum_ns = 0;
+
+  tagger::Topology topo;
+  uint64_t link_rate_bps = 40'000'000'000ull;
+  uint64_t link_delay_ns = 1000;
+  uint64_t link_fifo_ns = 0;  // 0 = two MTU frames at the link's rate
+  std::vector<LinkOverride> overrides;
+
+  std::string switch_config;  // absolute; empty = built-in defaults
+  std::string rules_dir;      // absolute; empty = no Tagger rules
+  // Every port's scheduler between priorities (the generated ports'
+  // `scheduler.mode`). dwrr: equal shares, so that the higher priority a
+  // Tagger rule moves bounced packets to does not starve the lower one.
+  bool dwrr = false;
+  bool shortest_routes = true;
+
+  std::vector<HostSpec> hosts;  // one per topology host, in node order
+  std::vector<FlowSpecFile> flows;
+  std::vector<EventSpec> events;  // sorted by time (stable)
+  std::vector<CaptureSpec> captures;
+
+  // Placement: the switches this process runs (by node; empty = all). A
+  // fabric split over servers runs the same file on each, with --here
+  // naming that server's switches; a host runs where its switch does.
+  std::vector<bool> here;
+
+  const HostSpec* host(uint32_t node) const;
+  bool Local(uint32_t node) const;
+};
+
+// --here S1,S2: checks and records which switches run in this process. A
+// split fabric runs on the real clock, and a link between a switch here and
+// one elsewhere is a cable between servers: devices on both of its ends
+// (links.overrides[].devices; each server uses its own end's). Captures must
+// be of links emulated here. Errors name the switch or link and what was
+// expected.
+bool PlaceHere(const std::vector<std::string>& switches, FabricSpec* spec, std::string* err);
+
+// Loads and validates. On error returns false with *err such as
+// "fab.yaml:14: flows[2].to: expected a host of the topology (got 'H99')".
+bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err);
+
+// "20ms" -> 20,000,000; "1.5us" -> 1500; "0" -> 0. False on anything else.
+bool ParseDuration(const std::string& s, uint64_t* ns);
+
+}  // namespace pfc::emu

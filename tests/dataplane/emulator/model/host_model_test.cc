@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The emulated RDMA host on a virtual clock: frames it builds, flow rates,
+// PFC honoured per priority at its link speed (or ignored on purpose), the
+// pause storm of a misbehaving host, and per-flow receive accounting.
+#include "dataplane/emulator/model/host_model.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "dataplane/emulator/model/link_model.h"
+#include "dataplane/net/ipv4_edit.h"
+#include "dataplane/net/parser.h"
+#include "dataplane/pfc/pfc_frame.h"
+
+namespace pfc::emu {
+namespace {
+
+constexpr uint64_t k10G = 10'000'000'000ull;
+
+HostParams Params() {
+  HostParams p;
+  p.mac = {0x02, 0, 0, 0, 0, 1};
+  p.gw_mac = {0x02, 0, 0, 0, 0, 0xfe};
+  p.ip = 0x0a000001;
+  p.link_bps = k10G;
+  return p;
+}
+
+FlowSpec Flow(uint32_t id, uint8_t prio, uint64_t rate = 0) {
+  FlowSpec f;
+  f.id = id;
+  f.dst_ip = 0x0a000102;
+  f.dscp = 24;
+  f.prio = prio;
+  f.frame_len = 1000;
+  f.rate_bps = rate;
+  return f;
+}
+
+std::vector<uint8_t> PfcFrame(uint8_t prios, uint16_t quanta) {
+  PauseRequest r;
+  r.class_enable = prios;
+  for (int i = 0; i < 8; ++i) r.quanta[i] = quanta;
+  std::vector<uint8_t> b(64);
+  b.resize(BuildPfcFrame({0x02, 0, 0, 0, 0, 0xfe}, r, b.data(), b.size()));
+  return b;
+}
+
+TEST(HostModel, BuildsAValidTaggedIpv4UdpFrameTheSwitchParses) {
+  HostModel h(Params());
+  h.AddFlow(Flow(7, 3));
+  uint8_t buf[2048];
+  bool control = true;
+  const uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
+  ASSERT_EQ(n, 1000u);
+  EXPECT_FALSE(control);
+  ParsedPacket p;
+  ASSERT_EQ(ParseFrame(buf, n, true, &p), PktKind::kIpv4);  // checksum verified
+  EXPECT_TRUE(Ipv4ChecksumOk(buf + 14, 20));
+  EXPECT_EQ(buf[15] >> 2, 24);
+  FlowHeader fh;
+  ASSERT_TRUE(ReadFlowHeader(buf, n, &fh));
+  EXPECT_EQ(fh.flow, 7u);
+  EXPECT_EQ(fh.seq, 0u);
+  EXPECT_EQ(fh.ttl, 64);
+  EXPECT_EQ(h.NextFrame(0, buf, 999, &control), 0u);  // too small a buffer
+}
+
+TEST(HostModel, FlowTtlIsSentAsGivenWithAValidChecksum) {
+  HostModel h(Params());
+  FlowSpec f = Flow(1, 3);
+  f.ttl = 16;  // a routing-loop experiment's TTL (HotNets'16 §3.1)
+  h.AddFlow(f);
+  uint8_t buf[2048];
+  bool control = true;
+  const uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
+  ASSERT_EQ(n, 1000u);
+  EXPECT_EQ(buf[14 + 8], 16);
+  EXPECT_TRUE(Ipv4ChecksumOk(buf + 14, 20));
+  FlowHeader fh;
+  ASSERT_TRUE(ReadFlowHeader(buf, n, &fh));
+  EXPECT_EQ(fh.ttl, 16);
+}
+
+TEST(HostModel, RateLimitedFlowIsSpacedByItsWireTime) {
+  HostModel h(Params());
+  h.AddFlow(Flow(1, 3, 1'000'000'000));  // 1 Gb/s: 1024 B on the wire = 8192 ns
+  uint8_t buf[2048];
+  bool control;
+  ASSERT_EQ(h.NextFrame(0, buf, sizeof buf, &control), 1000u);
+  EXPECT_EQ(h.NextFrame(8191, buf, sizeof buf, &control), 0u);
+  EXPECT_EQ(h.NextEventNs(100), 8192u);
+  EXPECT_EQ(h.NextFrame(8192, buf, sizeof buf, &control), 1000u);
+  // Asked late (a paused or busy link): catches up one slot, never bursts.
+  EXPECT_EQ(h.NextFrame(100'000, buf, sizeof buf, &control), 1000u);
+  EXPECT_EQ(h.NextFrame(100'000, buf, sizeof buf, &control), 1000u);
+  EXPECT_EQ(h.NextFrame(100'000, buf, sizeof buf, &control), 0u);
+}
+
+TEST(HostModel, HonoursPfcPerPriorityAtItsLinkSpeed) {
+  HostModel h(Params());
+  h.AddFlow(Flow(1, 3));
+  h.AddFlow(Flow(2, 4));
+  const auto x = PfcFrame(1u << 3, 100);  // 100 quanta at 10G = 5120 ns
+  h.Receive(x.data(), static_cast<uint32_t>(x.size()), 1000);
+  EXPECT_EQ(h.PausedMask(1000), 1u << 3);
+  uint8_t buf[2048];
+  bool control;
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_EQ(h.NextFrame(2000, buf, sizeof buf, &control), 1000u);
+    FlowHeader fh;
+    ASSERT_TRUE(ReadFlowHeader(buf, 1000, &fh));
+    EXPECT_EQ(fh.flow, 2u) << "priority 3 is paused";
+  }
+  EXPECT_EQ(h.PausedMask(6119), 1u << 3);
+  EXPECT_EQ(h.PausedMask(6120), 0u);
+  h.StopFlow(2, 2000);
+  EXPECT_EQ(h.NextFrame(3000, buf, sizeof buf, &control), 0u);
+  EXPECT_EQ(h.NextEventNs(3000), 6120u);
+  EXPECT_EQ(h.NextFrame(6120, buf, sizeof buf, &control), 1000u);
+  EXPECT_EQ(h.counters().pfc_rx, 1u);
+}
+
+TEST(HostModel, MisbehavingHostIgnoresPause) {
+  HostParams p = Params();
+  p.ignore_pause = true;
+  HostModel h(p);
+  h.AddFlow(Flow(1, 3));
+  const auto x = PfcFrame(1u << 3, 0xffff);
+  h.Receive(x.data(), static_cast<uint32_t>(x.size()), 0);
+  uint8_t buf[2048];
+  bool control;
+  EXPECT_EQ(h.NextFrame(10, buf, sizeof buf, &control), 1000u);
+  EXPECT_EQ(h.counters().pfc_ignored, 1u);
+}
+
+TEST(HostModel, PauseStormSendsXoffAheadOfDataEveryInterval) {
+  HostParams p = Params();
+  p.storm_prios = 1u << 3;
+  p.storm_quanta = 0xffff;  // 3,355,392 ns at 10G; refreshed at half
+  HostModel h(p);
+  h.AddFlow(Flow(1, 1));
+  uint8_t buf[2048];
+  bool control = false;
+  uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
+  ASSERT_TRUE(control);
+  PauseRequest r;
+  ASSERT_EQ(ParseMacControl(buf, n, &r), MacCtlKind::kPfc);
+  EXPECT_EQ(r.class_enable, 1u << 3);
+  EXPECT_EQ(r.quanta[3], 0xffff);
+  n = h.NextFrame(0, buf, sizeof buf, &control);
+  EXPECT_FALSE(control);  // data between storm frames
+  EXPECT_EQ(h.NextFrame(1'677'695, buf, sizeof buf, &control), 1000u);
+  EXPECT_FALSE(control);
+  EXPECT_GT(h.NextFrame(1'677'696, buf, sizeof buf, &control), 0u);
+  EXPECT_TRUE(control);
+  EXPECT_EQ(h.counters().pfc_tx, 2u);
+  h.SetStorm(0, 2'000'000);
+  for (int i = 0; i < 3; ++i) {
+    h.NextFrame(5'000'000 + i, buf, sizeof buf, &control);
+    EXPECT_FALSE(control);
+  }
+}
+
+TEST(HostModel, ReceiverCountsPerFlowLossReorderAndTimeSeries) {
+  HostModel tx(Params());
+  tx.AddFlow(Flow(9, 3));
+  HostParams rp = Params();
+  rp.bin_ns = 1000;
+  HostModel rx(rp);
+  uint8_t buf[4][2048];
+  bool control;
+  for (auto& b : buf) ASSERT_EQ(tx.NextFrame(0, b, sizeof b, &control), 1000u);
+  rx.Receive(buf[0], 1000, 500);
+  rx.Receive(buf[2], 1000, 1500);  // seq 1 missing so far
+  rx.Receive(buf[1], 1000, 1600);  // arrives late: reordered
+  rx.Receive(buf[3], 1000, 2500);
+  const FlowRx* f = rx.rx_flow(9);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->frames, 4u);
+  EXPECT_EQ(f->lost, 1u);
+  EXPECT_EQ(f->reordered, 1u);
+  EXPECT_EQ(f->bin_bytes, (std::vector<uint64_t>{1000, 2000, 1000}));
+  EXPECT_EQ(rx.rx_flow(8), nullptr);
+  const uint8_t junk[20] = {};
+  rx.Receive(junk, sizeof junk, 3000);
+  EXPECT_EQ(rx.counters().rx_other, 1u);
+}
+
+TEST(HostModel, BoundedFlowStopsAfterItsBytes) {
+  HostModel h(Params());
+  FlowSpec f = Flow(1, 3);
+  f.bytes = 2500;
+  f.start_ns = 100;
+  h.AddFlow(f);
+  uint8_t buf[2048];
+  bool control;
+  EXPECT_EQ(h.NextFrame(99, buf, sizeof buf, &control), 0u);
+  EXPECT_EQ(h.NextEventNs(0), 100u);
+  int sent = 0;
+  while (h.NextFrame(100, buf, sizeof buf, &control) != 0) ++sent;
+  EXPECT_EQ(sent, 3);
+  EXPECT_EQ(h.NextEventNs(100), kNever);
+}
+
+}  // namespace
+}  // namespace pfc::emu

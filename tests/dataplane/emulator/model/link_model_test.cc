@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The emulated wire on a virtual clock: serialisation at rate, propagation,
+// the transmit FIFO's back-pressure, PFC ahead of data, late pumps that do
+// not open gaps, and link down/up with every lost frame counted.
+#include "dataplane/emulator/model/link_model.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace pfc::emu {
+namespace {
+
+constexpr uint64_t k10G = 10'000'000'000ull;
+
+std::vector<WireFrame> PumpAll(LinkModel& l, uint64_t now) {
+  std::vector<WireFrame> out;
+  l.Pump(now, [&](const WireFrame& f) { out.push_back(f); });
+  return out;
+}
+
+TEST(LinkModel, WireTimeCountsPreambleGapAndFcs) {
+  LinkModel l({k10G, 0, 0});
+  EXPECT_EQ(l.WireNs(60), 68u);     // 84 B x 0.8 ns = 67.2 -> 68 (never faster)
+  EXPECT_EQ(l.WireNs(1000), 820u);  // 1024 B = 819.2 ns -> 820
+  LinkModel g({40'000'000'000ull, 0, 0});
+  EXPECT_EQ(g.WireNs(1476), 300u);  // 1500 B at 40G = 300 ns exactly
+}
+
+TEST(LinkModel, SerialisesBackToBackAndAddsPropagation) {
+  LinkModel l({k10G, 1000, 100'000});
+  bool dropped = false;
+  for (uintptr_t i = 1; i <= 3; ++i) ASSERT_TRUE(l.Send(i, 1000, 0, &dropped));
+  auto f = PumpAll(l, 0);
+  // Only the first may start at t=0; the others start when the wire frees.
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].arrive_ns, 820u + 1000u);
+  EXPECT_EQ(l.NextStartNs(), 820u);
+  f = PumpAll(l, 5000);  // a late pump: start times still follow the wire
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].arrive_ns, 1640u + 1000u);
+  EXPECT_EQ(f[1].arrive_ns, 2460u + 1000u);
+  EXPECT_EQ(l.counters().frames, 3u);
+  EXPECT_EQ(l.counters().busy_ns, 3 * 820u);
+  EXPECT_EQ(l.NextStartNs(), kNever);
+}
+
+TEST(LinkModel, IdleGapIsNotBackfilled) {
+  LinkModel l({k10G, 0, 0});
+  bool dropped = false;
+  ASSERT_TRUE(l.Send(1, 1000, 0, &dropped));
+  PumpAll(l, 0);
+  ASSERT_TRUE(l.Send(2, 1000, 10'000, &dropped));
+  auto f = PumpAll(l, 10'000);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].arrive_ns, 10'820u);  // starts when queued, not at 820
+}
+
+TEST(LinkModel, FifoDepthBackPressures) {
+  // FIFO of 2 frames' wire time: a third frame waits in the switch.
+  LinkModel l({k10G, 0, 2 * 820});
+  bool dropped = false;
+  EXPECT_TRUE(l.Send(1, 1000, 0, &dropped));
+  EXPECT_TRUE(l.Send(2, 1000, 0, &dropped));
+  EXPECT_TRUE(l.Send(3, 1000, 0, &dropped));  // starts at 1640 = now + fifo
+  EXPECT_FALSE(l.CanSend(1000, 0));
+  EXPECT_FALSE(l.Send(4, 1000, 0, &dropped));
+  EXPECT_FALSE(dropped);
+  EXPECT_EQ(l.counters().refused, 1u);
+  PumpAll(l, 0);
+  EXPECT_FALSE(l.CanSend(1000, 819));
+  EXPECT_TRUE(l.CanSend(1000, 820));
+  EXPECT_EQ(l.AcceptNs(0), 820u);
+  EXPECT_EQ(l.AcceptNs(900), 900u);
+}
+
+TEST(LinkModel, ZeroFifoAcceptsOnlyAnIdleWire) {
+  LinkModel l({k10G, 0, 0});
+  bool dropped = false;
+  EXPECT_TRUE(l.Send(1, 1000, 0, &dropped));
+  EXPECT_FALSE(l.Send(2, 1000, 0, &dropped));
+  PumpAll(l, 0);
+  EXPECT_FALSE(l.CanSend(64, 819));
+  EXPECT_TRUE(l.CanSend(64, 820));
+}
+
+TEST(LinkModel, ControlGoesAheadOfQueuedDataAtTheNextBoundary) {
+  LinkModel l({k10G, 0, 10 * 820});
+  bool dropped = false;
+  for (uintptr_t i = 1; i <= 3; ++i) ASSERT_TRUE(l.Send(i, 1000, 0, &dropped));
+  PumpAll(l, 0);  // frame 1 on the wire until 820
+  ASSERT_TRUE(l.SendControl(99, 60, 100));
+  auto f = PumpAll(l, 10'000);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].handle, 99u);  // PFC right after frame 1
+  EXPECT_TRUE(f[0].control);
+  EXPECT_EQ(f[0].arrive_ns, 820u + 68u);
+  EXPECT_EQ(f[1].handle, 2u);
+  EXPECT_EQ(f[1].arrive_ns, 820u + 68u + 820u);
+  EXPECT_EQ(l.counters().control_frames, 1u);
+}
+
+TEST(LinkModel, ControlQueuedLaterDoesNotOvertakeAFrameThatStartedBefore) {
+  LinkModel l({k10G, 0, 10 * 820});
+  bool dropped = false;
+  ASSERT_TRUE(l.Send(1, 1000, 0, &dropped));
+  ASSERT_TRUE(l.Send(2, 1000, 0, &dropped));
+  // Control queued at 900: frame 2 started at 820 (pumped late, at 2000).
+  ASSERT_TRUE(l.SendControl(99, 60, 900));
+  auto f = PumpAll(l, 2000);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].handle, 1u);
+  EXPECT_EQ(f[1].handle, 2u);
+  EXPECT_EQ(f[2].handle, 99u);
+  EXPECT_EQ(f[2].arrive_ns, 1640u + 68u);
+}
+
+TEST(LinkModel, DownDropsQueuedAndMarksFramesOnTheWireStale) {
+  LinkModel l({k10G, 5000, 10 * 820});
+  bool dropped = false;
+  for (uintptr_t i = 1; i <= 3; ++i) ASSERT_TRUE(l.Send(i, 1000, 0, &dropped));
+  auto on_wire = PumpAll(l, 0);
+  ASSERT_EQ(on_wire.size(), 1u);
+  std::vector<uintptr_t> freed;
+  l.SetUp(false, 100, [&](uintptr_t h) { freed.push_back(h); });
+  EXPECT_EQ(freed, (std::vector<uintptr_t>{2, 3}));
+  EXPECT_TRUE(l.Stale(on_wire[0]));
+  EXPECT_FALSE(l.Send(4, 1000, 200, &dropped));
+  EXPECT_TRUE(dropped);
+  EXPECT_FALSE(l.SendControl(5, 60, 200));
+  EXPECT_EQ(l.counters().dropped_down, 4u);
+  l.SetUp(true, 10'000, [](uintptr_t) {});
+  ASSERT_TRUE(l.Send(6, 1000, 10'000, &dropped));
+  auto f = PumpAll(l, 10'000);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(l.Stale(f[0]));
+  EXPECT_EQ(f[0].arrive_ns, 10'000u + 820u + 5000u);
+}
+
+TEST(LinkModel, SustainsLineRate) {
+  // Pumped at coarse 10 us steps with a 20 us FIFO: the wire stays busy and
+  // the delivered rate equals the link rate.
+  LinkModel l({k10G, 0, 20'000});
+  bool dropped = false;
+  uintptr_t h = 0;
+  uint64_t delivered_bytes = 0, last_arrival = 0;
+  for (uint64_t now = 0; now < 1'000'000; now += 10'000) {
+    while (l.CanSend(1476, now)) ASSERT_TRUE(l.Send(++h, 1476, now, &dropped));
+    l.Pump(now, [&](const WireFrame& f) {
+      delivered_bytes += f.len + kWireOverheadBytes;
+      last_arrival = f.arrive_ns;
+    });
+  }
+  // 1500 B x 8 / 10G = 1200 ns a frame, back to back.
+  EXPECT_EQ(last_arrival, l.counters().frames * 1200);
+  EXPECT_GE(last_arrival, 990'000u);
+  EXPECT_EQ(delivered_bytes * 8 / 10, last_arrival);
+}
+
+}  // namespace
+}  // namespace pfc::emu

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The fabric file: a complete valid file (Tagger's Fig. 2 testbed), every
+// validation error naming file, line and field, and the plan it yields
+// (unique addresses, shortest-path routes that reach every host,
+// deterministic ECMP, generated configs the switch's own loader accepts).
+#include "dataplane/emulator/spec/fabric_spec.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "dataplane/emulator/spec/fabric_plan.h"
+
+namespace pfc::emu {
+namespace {
+namespace fs = std::filesystem;
+
+#ifndef PFC_SOURCE_ROOT
+#error "PFC_SOURCE_ROOT must name the source tree"
+#endif
+const std::string kFig2Topo = std::string(PFC_SOURCE_ROOT) + "/configs/fabric/clos-fig2.topo.yaml";
+
+class FabricFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fabric-spec-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  // A valid Fig. 2 file with `extra` appended (sections or list items).
+  std::string Fig2(const std::string& extra) {
+    return Write("fab.yaml", "fabric: { clock: virtual, duration: 100ms, bin: 1ms, out: " +
+                                 (dir_ / "out").string() +
+                                 " }\n"
+                                 "include: " +
+                                 kFig2Topo +
+                                 "\n"
+                                 "links: { rate: 40G, delay: 1us }\n" +
+                                 extra);
+  }
+  std::string LoadErr(const std::string& path) {
+    FabricSpec s;
+    std::string err;
+    EXPECT_FALSE(LoadFabric(path, &s, &err));
+    return err;
+  }
+  fs::path dir_;
+};
+
+TEST_F(FabricFile, LoadsTheFig2TestbedWithFlowsAndEvents) {
+  const std::string p = Fig2(
+      "flows:\n"
+      "  - { name: green, from: H9, to: H1, dscp: 24, prio: 3, start: 0 }\n"
+      "  - { name: blue, from: H5, to: H13, dscp: 24, prio: 3, rate: 10G, ttl: 16, start: 20ms, "
+      "stop: 80ms }\n"
+      "events:\n"
+      "  - { at: 30ms, flow: blue, action: stop }\n"
+      "  - { at: 10ms, link: [L2, T1], state: down }\n"
+      "  - { at: 10ms, route: { switch: L1, to: H15, via: T1 } }\n"
+      "  - { at: 5ms, host: H3, storm: [3] }\n"
+      "hosts:\n"
+      "  - { name: H16, device: net_af_packet0 }\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  EXPECT_EQ(s.topo.Switches().size(), 10u);
+  EXPECT_EQ(s.topo.num_nodes(), 26u);
+  EXPECT_EQ(s.duration_ns, 100'000'000u);
+  EXPECT_EQ(s.link_rate_bps, 40'000'000'000u);
+  ASSERT_EQ(s.flows.size(), 2u);
+  EXPECT_EQ(s.flows[1].rate_bps, 10'000'000'000u);
+  EXPECT_EQ(s.flows[0].ttl, 64u);  // the default
+  EXPECT_EQ(s.flows[1].ttl, 16u);
+  EXPECT_EQ(s.flows[1].start_ns, 20'000'000u);
+  ASSERT_EQ(s.events.size(), 4u);
+  EXPECT_EQ(s.events[0].at_ns, 5'000'000u);  // sorted by time, stable
+  EXPECT_EQ(s.events[1].kind, EventSpec::Kind::kLink);
+  EXPECT_EQ(s.events[2].kind, EventSpec::Kind::kRoute);
+  EXPECT_EQ(s.events[3].kind, EventSpec::Kind::kFlow);
+  EXPECT_EQ(s.host(s.topo.Find("H16"))->device, "net_af_packet0");
+  EXPECT_EQ(s.host(s.topo.Find("H3"))->storm_prios, 0u);  // the event sets it, not the file
+  EXPECT_EQ(s.topo.node(s.topo.Find("S1")).layer, 3);
+}
+
+TEST_F(FabricFile, GeneratedTopology) {
+  const std::string p =
+      Write("g.yaml", "fabric: { duration: 1ms }\ntopology: { gen: 'fattree:4' }\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  EXPECT_EQ(s.topo.Switches().size(), 20u);
+}
+
+struct BadCase {
+  const char* extra;
+  const char* expect;  // substring of the error
+};
+
+TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
+  const BadCase cases[] = {
+      {"events:\n  - { at: 1ms, link: [L9, T1], state: down }\n",
+       "fab.yaml:5: events[0].link[0]: expected a switch or host of the topology (got 'L9')"},
+      {"events:\n  - { at: 1ms, link: [T1, T2], state: down }\n",
+       "fab.yaml:5: events[0].link: expected two nodes joined by a link"},
+      {"events:\n  - { at: -1ms, flow: x, action: stop }\n",
+       "fab.yaml:5: events[0].at: expected a time >= 0"},
+      {"events:\n  - { at: 1ms, route: { switch: L1, to: H1, via: S9 } }\n",
+       "events[0].route.via: expected a switch or host of the topology (got 'S9')"},
+      {"events:\n  - { at: 1ms, route: { switch: L1, to: H1, via: L2 } }\n",
+       "events[0].route.via: expected a neighbour of L1"},
+      {"events:\n  - { at: 1ms, host: H1 }\n",
+       "events[0]: expected ignore_pause or storm to change"},
+      {"events:\n  - { at: 1ms, teleport: H1 }\n",
+       "events[0]: expected one of link, route, flow, host, rules"},
+      {"flows:\n  - { name: a, from: H1, to: T1 }\n",
+       "fab.yaml:5: flows[0].to: expected a host (this is a switch)"},
+      {"flows:\n  - { name: a, from: H1, to: H2 }\n  - { name: a, from: H1, to: H3 }\n",
+       "fab.yaml:6: flows[1].name: expected a unique flow name"},
+      {"flows:\n  - { name: a, from: H1, to: H2, prio: 8 }\n",
+       "flows[0].prio: expected an integer from 0 to 7"},
+      {"flows:\n  - { name: a, from: H1, to: H2, ttl: 0 }\n",
+       "fab.yaml:5: flows[0].ttl: expected an integer from 1 to 255"},
+      {"flows:\n  - { name: a, from: H1, to: H2, ttl: 256 }\n",
+       "fab.yaml:5: flows[0].ttl: expected an integer from 1 to 255"},
+      {"flows:\n  - { name: a, from: H1, to: H2, start: 5ms, stop: 1ms }\n",
+       "flows[0].stop: expected a time after start"},
+      {"flows:\n  - { name: a, from: H1, to: H2, colour: red }\n",
+       "flows[0].colour: unknown field"},
+      {"hosts:\n  - { name: H1, device: net_ring0, storm: [3] }\n",
+       "hosts[0]: expected either a real host (device) or an emulated host's options"},
+      {"hosts:\n  - { name: H1, storm: [9] }\n",
+       "hosts[0].storm[0]: expected an integer from 0 to 7"},
+      {"routes: fastest\n", "fab.yaml:4: routes: expected shortest or none"},
+      {"links: { rate: 1G }\n", "links: expected this section once"},
+      {"captures:\n  - { link: [H1, H2], file: x.pcapng }\n",
+       "captures[0].link: expected two nodes joined by a link"},
+      {"switch: { scheduler: fifo }\n", "fab.yaml:4: switch.scheduler: expected strict or dwrr"},
+      {"switch: { rules: /nonexistent-dir }\n",
+       "switch.rules: expected a directory written by pfc-tagger tag"},
+      {"hosts:\n  - { name: H1, address: 10.0.1.2/24 }\n",
+       "hosts[0]: expected address and gateway together"},
+      {"hosts:\n  - { name: H1, address: 10.0.1.2, gateway: 10.0.1.1 }\n",
+       "hosts[0].address: expected a host address with its prefix"},
+      {"hosts:\n  - { name: H1, address: 10.0.1.2/24, gateway: 10.0.2.1 }\n",
+       "hosts[0].gateway: expected another address of the host's subnet 10.0.1.2/24"},
+      {"hosts:\n  - { name: H1, address: 10.130.0.2/24, gateway: 10.130.0.1 }\n",
+       "hosts[0].address: expected a subnet outside 10.128.0.0/9"},
+      {"hosts:\n  - { name: H1, address: 10.0.1.2/24, gateway: 10.0.1.1 }\n"
+       "  - { name: H2, address: 10.0.0.2/16, gateway: 10.0.0.1 }\n",
+       "fab.yaml:6: hosts[1].address: expected a subnet of its own (it overlaps H1's)"},
+  };
+  for (const BadCase& c : cases) {
+    const std::string err = LoadErr(Fig2(c.extra));
+    EXPECT_NE(err.find(c.expect), std::string::npos) << "case:\n" << c.extra << "got: " << err;
+  }
+}
+
+TEST_F(FabricFile, FlowBetweenUnreachableHostsIsRejected) {
+  const std::string p =
+      Write("u.yaml",
+            "fabric: { duration: 1ms }\n"
+            "topology: { switches: [A, B], hosts: [H1, H2], links: [[A, H1], [B, H2]] }\n"
+            "flows:\n  - { name: f, from: H1, to: H2 }\n");
+  EXPECT_NE(LoadErr(p).find("u.yaml:4: flows[0].to: expected a host joined to H1 through switches"),
+            std::string::npos)
+      << LoadErr(p);
+}
+
+TEST_F(FabricFile, IncludeCycleIsRejected) {
+  Write("a.yaml", "include: b.yaml\nfabric: { duration: 1ms }\n");
+  Write("b.yaml", "include: [a.yaml]\n");
+  const std::string err = LoadErr((dir_ / "a.yaml").string());
+  EXPECT_NE(err.find("cycle of includes"), std::string::npos) << err;
+  EXPECT_NE(err.find("a.yaml -> "), std::string::npos) << err;
+}
+
+TEST_F(FabricFile, MissingSectionsAndZeroVirtualDuration) {
+  EXPECT_NE(
+      LoadErr(Write("n.yaml", "fabric: { duration: 1ms }\n")).find("topology: expected a section"),
+      std::string::npos);
+  const std::string e =
+      LoadErr(Write("z.yaml", "fabric: { clock: virtual }\ntopology: { gen: 'fattree:4' }\n"));
+  EXPECT_NE(e.find("fabric.duration: expected a run length > 0"), std::string::npos) << e;
+}
+
+TEST(ParseDuration, UnitsAndGarbage) {
+  uint64_t v = 0;
+  EXPECT_TRUE(ParseDuration("1.5us", &v));
+  EXPECT_EQ(v, 1500u);
+  EXPECT_TRUE(ParseDuration("20ms", &v));
+  EXPECT_EQ(v, 20'000'000u);
+  EXPECT_TRUE(ParseDuration("0", &v));
+  EXPECT_EQ(v, 0u);
+  for (const char* bad : {"", "5", "-1ms", "1h", "ms", "nan ms", "1e30s", "+3us"})
+    EXPECT_FALSE(ParseDuration(bad, &v)) << bad;
+}
+
+// Walks routes hop by hop from every switch to every host: each walk must
+// reach the host's switch in exactly its shortest-path distance.
+TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2(""), &s, &err)) << err;
+  FabricPlan plan = MakePlan(s);
+  ASSERT_EQ(plan.switches.size(), 10u);
+  ASSERT_EQ(plan.hosts.size(), 16u);
+  std::set<uint32_t> ips;
+  std::set<MacAddr> macs;
+  for (const auto& sp : plan.switches) {
+    for (const auto& p : sp.ports)
+      EXPECT_TRUE(ips.insert(p.ip).second && macs.insert(p.mac).second);
+  }
+  for (const auto& h : plan.hosts)
+    EXPECT_TRUE(ips.insert(h.ip).second && macs.insert(h.mac).second);
+  for (const HostPlan& h : plan.hosts) {
+    for (const SwitchPlan& start : plan.switches) {
+      const SwitchPlan* at = &start;
+      int hops = 0;
+      while (at->node != h.sw_node && hops < 10) {
+        const RoutePlan* r = nullptr;
+        for (const auto& x : at->routes) {
+          if (x.prefix == (h.ip & ~3u)) r = &x;
+        }
+        ASSERT_NE(r, nullptr) << at->name << " has no route to " << h.name;
+        at = plan.sw(at->ports[r->port].peer_node);
+        ASSERT_NE(at, nullptr);
+        ++hops;
+      }
+      // Fig. 2: same ToR 0, same pod 2, other pod 4 switch hops.
+      const SwitchPlan& tor = *plan.sw(h.sw_node);
+      const bool same_pod = start.name[0] == 'T' && (start.name < "T3") == (tor.name < "T3");
+      if (start.name[0] == 'T') {
+        EXPECT_EQ(hops, start.node == tor.node ? 0 : same_pod ? 2 : 4);
+      }
+    }
+  }
+  // Same seed, same plan; another seed spreads ECMP differently somewhere.
+  FabricPlan again = MakePlan(s);
+  s.seed = 99;
+  FabricPlan other = MakePlan(s);
+  bool differs = false;
+  for (size_t i = 0; i < plan.switches.size(); ++i) {
+    for (size_t r = 0; r < plan.switches[i].routes.size(); ++r) {
+      EXPECT_EQ(plan.switches[i].routes[r].port, again.switches[i].routes[r].port);
+      differs |= plan.switches[i].routes[r].port != other.switches[i].routes[r].port;
+    }
+  }
+  EXPECT_TRUE(differs);
+
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  ASSERT_EQ(cfgs.size(), 10u);
+  const SwitchConfig& t1 = cfgs[0];
+  ASSERT_EQ(t1.ports.size(), 6u);
+  EXPECT_EQ(t1.ports[0].name, "H1");
+  EXPECT_EQ(t1.ports[4].name, "L1");
+  EXPECT_EQ(t1.ports[4].device, "emu:T1/4");
+  EXPECT_EQ(t1.ports[4].speed_bps, 40'000'000'000u);
+  EXPECT_EQ(t1.ports[4].cable_m, 200u);  // 1 us at 5 ns/m
+  EXPECT_EQ(t1.neighbors.size(), 6u);
+  EXPECT_EQ(t1.ports[4].sched.mode, SchedMode::kStrict);  // the switch's default
+}
+
+TEST_F(FabricFile, SchedulerDwrrReachesEveryGeneratedPort) {
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2("switch: { scheduler: dwrr }\n"), &s, &err)) << err;
+  EXPECT_TRUE(s.dwrr);
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  for (const SwitchConfig& c : cfgs) {
+    for (const PortConfig& p : c.ports) EXPECT_EQ(p.sched.mode, SchedMode::kDwrr) << p.name;
+  }
+}
+
+// A real host: its device (vdev arguments after the comma go to EAL, the
+// name to the switch port), its own subnet, routes to that subnet from
+// every switch, no static neighbour (the switch learns its MAC by ARP), and
+// hosts.json saying how to configure it.
+TEST_F(FabricFile, RealHostKeepsItsSubnetAndIsLearnedByArp) {
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2("hosts:\n"
+                              "  - { name: H1, device: \"net_af_packet0,iface=h1\",\n"
+                              "      address: 10.0.1.2/24, gateway: 10.0.1.1 }\n"),
+                         &s, &err))
+      << err;
+  s.out_dir = (dir_ / "out").string();
+  EXPECT_EQ(VdevArgs(s), std::vector<std::string>{"net_af_packet0,iface=h1"});
+  FabricPlan plan = MakePlan(s);
+  const HostPlan& h1 = *plan.host(s.topo.Find("H1"));
+  EXPECT_EQ(h1.device, "net_af_packet0");
+  EXPECT_EQ(Ipv4String(h1.ip), "10.0.1.2");
+  EXPECT_EQ(h1.prefix_len, 24);
+  EXPECT_EQ(Ipv4String(h1.gw_ip), "10.0.1.1");
+  const SwitchPlan& t1 = *plan.sw(s.topo.Find("T1"));
+  EXPECT_EQ(t1.ports[h1.sw_port].device, "net_af_packet0");
+  EXPECT_EQ(Ipv4String(t1.ports[h1.sw_port].ip), "10.0.1.1");
+  EXPECT_EQ(t1.ports[h1.sw_port].prefix_len, 24);
+  for (const NeighborPlan& nb : t1.neighbors) EXPECT_NE(nb.port, h1.sw_port);
+  const SwitchPlan& t4 = *plan.sw(s.topo.Find("T4"));
+  bool routed = false;
+  for (const RoutePlan& r : t4.routes) routed |= Ipv4String(r.prefix) == "10.0.1.0" && r.len == 24;
+  EXPECT_TRUE(routed) << "T4 has no route to H1's 10.0.1.0/24";
+  fs::create_directories(s.out_dir);
+  ASSERT_TRUE(WriteHostsJson(s, plan, &err)) << err;
+  std::ifstream in(s.out_dir + "/hosts.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"ip\": \"10.0.1.2/24\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"gateway\": \"10.0.1.1\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"device\": \"net_af_packet0\""), std::string::npos) << text;
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+}
+
+// A fabric split over two servers: the same file on both, --here naming
+// each one's switches; the cable between them is a device at both ends.
+TEST_F(FabricFile, PlacementOverServers) {
+  const std::string p = Write(
+      "split.yaml",
+      "fabric: { clock: real, duration: 1s }\n"
+      "topology: { switches: [S1, S2, S3], hosts: [H1, H2],\n"
+      "            links: [[H1, S1], [S1, S2], [S2, S3], [S3, H2]] }\n"
+      "links:\n"
+      "  overrides: [ { between: [S1, S2],\n"
+      "                 devices: { S1: \"net_af_packet0,iface=x1\", S2: net_af_packet0 } } ]\n"
+      "captures: [ { link: [S2, S3], file: c.pcapng } ]\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  EXPECT_FALSE(PlaceHere({"S1", "S9"}, &s, &err));
+  EXPECT_EQ(err, "--here: expected switches of the topology (got 'S9')");
+  EXPECT_FALSE(PlaceHere({"H1"}, &s, &err));
+  // S2 here, S3 elsewhere: S2-S3 is emulated, not a cable.
+  EXPECT_FALSE(PlaceHere({"S1", "S2"}, &s, &err));
+  EXPECT_NE(err.find("link S2-S3 joins S2 (here) and S3 (elsewhere): expected devices on both "
+                     "ends in links.overrides"),
+            std::string::npos)
+      << err;
+  // S1 here: the capture of S2-S3 is not.
+  EXPECT_FALSE(PlaceHere({"S1"}, &s, &err));
+  EXPECT_NE(err.find("captures[0]: link S2-S3 is not emulated here"), std::string::npos) << err;
+  s.captures.clear();
+  ASSERT_TRUE(PlaceHere({"S1"}, &s, &err)) << err;
+  EXPECT_TRUE(s.Local(s.topo.Find("S1")) && s.Local(s.topo.Find("H1")));
+  EXPECT_FALSE(s.Local(s.topo.Find("S2")) || s.Local(s.topo.Find("H2")));
+  EXPECT_EQ(VdevArgs(s), std::vector<std::string>{"net_af_packet0,iface=x1"});
+  s.out_dir = (dir_ / "out").string();
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  KeepLocal(s, &plan, &cfgs);
+  ASSERT_EQ(plan.switches.size(), 1u);
+  ASSERT_EQ(cfgs.size(), 1u);
+  EXPECT_EQ(plan.switches[0].name, "S1");
+  EXPECT_EQ(cfgs[0].ports[1].device, "net_af_packet0");  // the cable's end here
+  EXPECT_EQ(plan.sw(s.topo.Find("S2")), nullptr);
+  EXPECT_NE(plan.host(s.topo.Find("H2")), nullptr);  // still routed to
+  // The virtual clock cannot span servers.
+  s.clock = ClockKind::kVirtual;
+  EXPECT_FALSE(PlaceHere({"S1"}, &s, &err));
+  EXPECT_NE(err.find("fabric.clock: expected real"), std::string::npos) << err;
+}
+
+// The virtual clock's step: validated, and turned into wider link FIFOs and
+// a later reaction time that headroom covers.
+TEST_F(FabricFile, QuantumStepsTheVirtualClockOnly) {
+  const std::string topo = "include: " + kFig2Topo + "\n";
+  EXPECT_NE(LoadErr(Write("q1.yaml", "fabric: { clock: real, quantum: 1us }\n" + topo))
+                .find("q1.yaml:1: fabric.quantum: expected 0 on the real clock"),
+            std::string::npos);
+  EXPECT_NE(LoadErr(Write("q2.yaml", "fabric: { duration: 1ms, quantum: 2ms }\n" + topo))
+                .find("fabric.quantum: expected a step of at most 1ms"),
+            std::string::npos);
+  EXPECT_NE(LoadErr(Write("q4.yaml", "fabric: { duration: 1ms, quantum: 2us }\n" + topo +
+                                         "links: { delay: 1us }\n"))
+                .find("fabric.quantum: expected at most the shortest link delay (1000 ns)"),
+            std::string::npos);
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Write("q3.yaml", "fabric: { duration: 1ms, quantum: 500ns, out: " +
+                                              (dir_ / "out").string() + " }\n" + topo),
+                         &s, &err))
+      << err;
+  EXPECT_EQ(s.quantum_ns, 500u);
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
+  EXPECT_EQ(cfgs[0].pfc.response_ns, 1000u + 2 * 500u);
+}
+
+TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
+  const std::string base = Write("base.yaml", "ports: []\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2("switch: { config: " + base + " }\n"), &s, &err)) << err;
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_FALSE(WriteSwitchConfigs(s, &plan, &cfgs, &err));
+  EXPECT_NE(err.find("base.yaml:1: ports: expected no such section"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace pfc::emu
