@@ -13,7 +13,7 @@
 //    then, in a fixed order (switches by index, then hosts, repeated while
 //    one is due again at the same time); nothing reads the wall clock, so a
 //    run is deterministic: same file and seed, same results, byte for byte.
-//    A calendar (fabric/due_queue.h) holds every switch's and host's due
+//    A calendar (model/due_queue.h) holds every switch's and host's due
 //    time: a step costs O(log n) in the entities, not a scan of all of them.
 //  * real: switches are pinned to worker lcores (whole switches, so
 //    per-switch state has one writer) and run WorkerMain as pfcswitch does;
@@ -40,6 +40,10 @@
 #include "dataplane/switch/switch.h"
 
 namespace pfc::emu {
+
+// Frames a host may send in one round (Host::Round); the pool keeps as
+// many per host.
+inline constexpr int kHostTxPerRound = 64;
 
 // An emulated host: the pure model and its NIC (an EmuPort end).
 struct Host {

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Fabric: what a run leaves behind (results.json, flows.csv, timing.json
+// and the per-port CSV through the recorder), and the drop totals the
+// verdict reads.
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "dataplane/app/stats_report.h"
+#include "dataplane/emulator/runtime/fabric.h"
+
+namespace pfc::emu {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+uint64_t Fabric::LosslessDrops() const {
+  uint64_t n = 0;
+  for (const SwitchRun& s : switches_) {
+    for (const auto& w : s.sw->stats) {
+      for (size_t p = 0; p < s.sw->ports.size(); p++) {
+        for (int q = 0; q < kNumPrio; q++) {
+          if (!s.sw->cfg.tag_map.IsLossless(q)) continue;
+          for (int r = 0; r < kNumDropReasons; r++) {
+            // Not a routing loop's own victims, nor the drops DCFIT and the
+            // storm watchdog chose (reported apart): see PFC_DROP_REASONS.
+            if (!DropIsLosslessLoss(static_cast<DropReason>(r))) continue;
+            n += w->prio[p][q].drops[r].Get();
+          }
+        }
+      }
+    }
+  }
+  return n;
+}
+
+uint64_t Fabric::DropsOf(DropReason r) const {
+  uint64_t n = 0;
+  for (const SwitchRun& s : switches_)
+    for (const auto& w : s.sw->stats)
+      for (size_t p = 0; p < s.sw->ports.size(); p++)
+        for (int q = 0; q < kNumPrio; q++) n += w->prio[p][q].drops[static_cast<int>(r)].Get();
+  return n;
+}
+
+bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
+  std::error_code ec;
+  fs::create_directories(spec_.out_dir, ec);
+  json r;
+  r["fabric"] = spec_.path;
+  r["clock"] = spec_.clock == emu::ClockKind::kVirtual ? "virtual" : "real";
+  r["seed"] = spec_.seed;
+  r["duration_ns"] = spec_.duration_ns;
+  r["end_ns"] = now_;
+  r["switch_rounds"] = rounds_;
+  r["lossless_drops"] = LosslessDrops();
+  json flows = json::array();
+  for (size_t i = 0; i < spec_.flows.size(); i++) {
+    const emu::FlowSpecFile& fl = spec_.flows[i];
+    json j;
+    j["name"] = fl.name;
+    j["from"] = spec_.topo.node(fl.from).name;
+    j["to"] = spec_.topo.node(fl.to).name;
+    for (const Host& h : hosts_) {
+      for (const emu::FlowTx& tx : h.model->tx_flows()) {
+        if (tx.spec.id != i + 1) continue;
+        j["tx_frames"] = tx.tx_frames;
+        j["tx_bytes"] = tx.tx_bytes;
+      }
+      if (const emu::FlowRx* rx = h.model->rx_flow(static_cast<uint32_t>(i + 1))) {
+        j["rx_frames"] = rx->frames;
+        j["rx_bytes"] = rx->bytes;
+        j["lost"] = rx->lost;
+        j["reordered"] = rx->reordered;
+        j["mean_delay_ns"] = rx->frames ? rx->sum_delay_ns / rx->frames : 0;
+      }
+    }
+    if (!j.contains("rx_frames")) j["rx_frames"] = 0;
+    flows.push_back(j);
+  }
+  r["flows"] = flows;
+  json sws = json::object();
+  for (const SwitchRun& s : switches_) {
+    sws[s.sw->name] = StatsJson(*s.sw);
+    // What the detector did with the messages (dcfit/detector.h), for
+    // telling why a loop was or was not found.
+    if (const SwitchDcfit* d = s.sw->dcfit.get()) {
+      const dcfit::DetectorCounters& c = d->det.counters();
+      sws[s.sw->name]["dcfit_detector"] = {{"rx", c.rx},
+                                           {"tx", c.tx},
+                                           {"repeat", c.repeat},
+                                           {"outranked", c.outranked},
+                                           {"no_delta", c.no_delta},
+                                           {"not_paused", c.not_paused},
+                                           {"stale", c.stale},
+                                           {"bad", c.bad},
+                                           {"temporal_dropped", c.temporal_dropped}};
+    }
+  }
+  r["ttl_expired_drops"] = DropsOf(DropReason::kTtlExpired);
+  r["switches"] = sws;
+  json hosts = json::object();
+  for (const Host& h : hosts_) {
+    const emu::HostCounters& c = h.model->counters();
+    hosts[h.name] = {{"tx_frames", c.tx_frames},
+                     {"rx_frames", c.rx_frames},
+                     {"pfc_rx", c.pfc_rx},
+                     {"pfc_tx", c.pfc_tx},
+                     {"pfc_ignored", c.pfc_ignored}};
+  }
+  r["hosts"] = hosts;
+  r["events"] = event_log_;
+  // Virtual clock: with each loop and its detection time (dcfit_report.h).
+  r["dcfit_events"] = dcfit_.events();
+  r["dcfit_break_drops"] = DropsOf(DropReason::kDcfitBreak);
+  r["dcfit_host_lossy_drops"] = DropsOf(DropReason::kDcfitHostLossy);
+  r["dcfit_rate_limit_drops"] = DropsOf(DropReason::kDcfitRateLimit);
+  // Pause-storm watchdog events of every switch (switch/pfcwd_state.h),
+  // in emulated time.
+  json wd = json::array();
+  for (const SwitchRun& s : switches_) {
+    for (const PfcwdEvent& e : s.sw->pfcwd_log.Snapshot(nullptr)) {
+      wd.push_back({{"switch", s.sw->name},
+                    {"kind", e.restored ? "restored" : "storm"},
+                    {"port", s.sw->ports[e.port].name},
+                    {"prio", e.prio},
+                    {"t_ns", e.t_ns},
+                    {"since_ns", e.since_ns},
+                    {"drops", e.drops}});
+    }
+  }
+  r["pfcwd_events"] = wd;
+  r["pfcwd_storm_drops"] = DropsOf(DropReason::kPfcwdStorm);
+  const fs::path dir(spec_.out_dir);
+  std::ofstream(dir / "results.json") << r.dump(1) << "\n";
+  // Flow throughput per bin at the receiver.
+  std::ofstream fcsv(dir / "flows.csv");
+  fcsv << "t_ms,flow,gbps\n";
+  const uint64_t bins = (spec_.duration_ns + spec_.bin_ns - 1) / spec_.bin_ns;
+  for (size_t i = 0; i < spec_.flows.size(); i++) {
+    const emu::FlowRx* rx = nullptr;
+    for (const Host& h : hosts_) {
+      if (const emu::FlowRx* x = h.model->rx_flow(static_cast<uint32_t>(i + 1))) rx = x;
+    }
+    for (uint64_t b = 0; b < bins; b++) {
+      const uint64_t bytes = rx != nullptr && b < rx->bin_bytes.size() ? rx->bin_bytes[b] : 0;
+      char line[160];
+      std::snprintf(line, sizeof line, "%.6f,%s,%.6f\n", (b + 1) * spec_.bin_ns / 1e6,
+                    spec_.flows[i].name.c_str(), bytes * 8.0 / spec_.bin_ns);
+      fcsv << line;
+    }
+  }
+  if (!rec_.WriteCsv((dir / "ports.csv").string(), err)) return false;
+  // Wall-clock facts apart, so results.json stays byte-identical across runs.
+  std::ofstream(dir / "timing.json")
+      << json{{"wall_seconds", wall_seconds},
+              {"virtual_over_real", wall_seconds > 0 ? now_ / 1e9 / wall_seconds : 0}}
+             .dump()
+      << "\n";
+  if (!fcsv) {
+    *err = (dir / "flows.csv").string() + ": cannot write";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pfc::emu
