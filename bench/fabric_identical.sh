@@ -10,7 +10,8 @@
 #   bench/fabric_identical.sh BUILD_BEFORE BUILD_AFTER [OUT_DIR]
 # Cases: Fig. 10 (1-bounce, and with pfc-tagger's rules), Fig. 11 and 12,
 # HotNets loop and CBD, the mixed runs (lossless, storm, lossless with the
-# watchdog) and Fig. 10 with DCFIT (detection only, and break). Ends with
+# watchdog), Fig. 10 with DCFIT (detection only, and break) and DCFIT's
+# trigger handling on a fat-tree (a host and a switch trigger). Ends with
 #   RESULT cases=<n> identical=<n> differ=<n>
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,12 +34,17 @@ printf 'include: %s\nflows:\n  - { name: loop, from: H1, to: H2, dscp: 1, prio: 
   printf '  - { name: flow2, from: HC, to: HB, dscp: 1, prio: 1 }\n'
   printf '  - { name: flow3, from: HB3, to: HC3, dscp: 1, prio: 1 }\n'
 } > "$OUT/files/hotnets-cbd.yaml"
-/usr/bin/python3 - "$SRC/$FAB" "$OUT/files" "$SRC/tests/fabric" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[3])
+/usr/bin/python3 - "$SRC/$FAB" "$OUT/files" "$SRC" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.join(sys.argv[3], "tests/fabric"))
+sys.path.insert(0, os.path.join(sys.argv[3], "bench"))
 from dcfit_fabric import fig10_with_dcfit
+import dcfit_fig5
 for recovery in ("detect", "break"):
     fig10_with_dcfit(sys.argv[1], sys.argv[2], recovery, 6)
+# DCFIT §4 trigger handling (a host trigger and a switch trigger).
+for trigger in ("host", "switch"):
+    dcfit_fig5.fabric_file(sys.argv[2], "trigger-" + trigger, dcfit_fig5.CASES[1][1], 6, trigger)
 PY
 
 # name fabric-file [rules-from-case]: the case runs with pfc-tagger's rules
@@ -55,6 +61,8 @@ CASES=(
   "mixed-lossless-pfcwd $FAB/mixed-lossless-pfcwd.yaml"
   "dcfit-detect $OUT/files/fabric-fig10-detect.yaml"
   "dcfit-break $OUT/files/fabric-fig10-break.yaml"
+  "dcfit-trigger-host $OUT/files/fabric-trigger-host.yaml"
+  "dcfit-trigger-switch $OUT/files/fabric-trigger-switch.yaml"
 )
 same=0 differ=0
 for c in "${CASES[@]}"; do

@@ -268,7 +268,7 @@ bool IngressBatch::AdmitExact(int prio, uint32_t bytes, DropReason* why) {
     const uint64_t room = xoff_normal > normal ? xoff_normal - normal : 0;
     to_hr = bytes > room ? bytes - room : 0;
     if (to_hr > 0 && (no_headroom_ >> prio & 1)) {
-      *why = DropReason::kDcfitHostLossy;
+      *why = held_why_;
       return false;
     }
     if (hr + to_hr > c.headroom) {

@@ -233,12 +233,15 @@ class IngressBatch {
     return AdmitSlow(prio, bytes, why);
   }
   void Flush();
-  // Lossless priorities of this port treated as lossy for the burst: no
-  // headroom (nobody is paused to make it enough), so a packet past the
-  // XOFF point is refused as kDcfitHostLossy (DCFIT's host hold,
-  // stages/dcfit_stage.h). The fast path never charges headroom, so only
-  // the exact rule looks at it.
-  void set_no_headroom(uint8_t prios) { no_headroom_ = prios; }
+  // Lossless priorities of this port held lossy for the burst: no headroom
+  // (nobody is paused to make it enough), so a packet past the XOFF point
+  // is refused with `why`, the reason of whoever holds them (the pipeline's
+  // held_lossy hook, stages/hooks.h). The fast path never charges headroom,
+  // so only the exact rule looks at it.
+  void set_held_lossy(uint8_t prios, DropReason why) {
+    no_headroom_ = prios;
+    held_why_ = why;
+  }
 
  private:
   bool AdmitSlow(int prio, uint32_t bytes, DropReason* why);
@@ -262,7 +265,8 @@ class IngressBatch {
   std::array<int64_t, kNumPrio> hr_add_{};  // of which into headroom
   int64_t shared_used_ = 0;                 // local view of the pool
   uint8_t loaded_ = 0;                      // prios whose snapshot is taken
-  uint8_t no_headroom_ = 0;                 // set_no_headroom
+  uint8_t no_headroom_ = 0;                 // set_held_lossy
+  DropReason held_why_ = DropReason::kLosslessHeadroom;
   bool pool_loaded_ = false;
 };
 

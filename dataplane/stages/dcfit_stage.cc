@@ -225,7 +225,7 @@ void Flush(WorkerCtx& w, SwitchDcfit& d, int skip_port = -1, int skip_prio = -1)
 
 }  // namespace
 
-bool DcfitBeforePfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, CheckMsg* msg) {
+bool DcfitPfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, uint8_t* frame) {
   SwitchDcfit& d = *w.sw->dcfit;
   DcfitGuard g(d);
   const uint8_t ll = d.det.config().lossless_mask;
@@ -248,7 +248,7 @@ bool DcfitBeforePfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, CheckM
     const int q = std::countr_zero(m);
     if (req.quanta[q] == 0) continue;
     if (const CheckMsg* p = d.det.Piggyback(port, q)) {
-      *msg = *p;
+      dcfit::EncodeMsg(*p, frame + dcfit::kMsgOffset, kPfcFrameLen - dcfit::kMsgOffset);
       carried = q;
     }
   }

@@ -28,8 +28,9 @@
 //    (DcfitPolice); each an event like the detector's.
 // With several workers on the switch, every hook but the per-burst counts
 // and the atomics the packet path reads runs under the switch's DCFIT lock
-// (switch/dcfit_state.h says who writes what). With DCFIT off
-// (Switch::dcfit == nullptr) every hook is one pointer test.
+// (switch/dcfit_state.h says who writes what). The stages reach these
+// through the pipeline's hook points (hooks.h); with DCFIT off none is
+// wired.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -50,87 +51,95 @@ class ReleaseBatch;
 // that crosses priorities, which Tagger's rules exist to rule out.
 inline bool DcfitTracks(const PktMeta& m, int eprio) { return m.in_prio == eprio; }
 
-// Which of a group's packets DCFIT follows at (out, eprio), bit i for
-// pkts[i], read BEFORE they are queued: once in the ring they are the
-// port owner's, which may send and free them at once (another worker).
-// Zero without DCFIT, where DcfitEnqueued does nothing.
-static_assert(kMaxBurst <= 32, "a group's packets fit a 32-bit mask");
+// DCFIT's hooks (hooks.h), wired by BuildHooks only when the switch has
+// DCFIT on, so each may take w.sw->dcfit as set.
+
 // The mask of a group's first n packets.
+static_assert(kMaxBurst <= 32, "a group's packets fit a 32-bit mask");
 inline uint32_t FirstN(uint32_t n) { return n >= 32 ? ~0u : (1u << n) - 1; }
-inline uint32_t DcfitTracked(const WorkerCtx& w, int eprio, rte_mbuf* const* pkts, uint16_t n) {
-  if (w.sw->dcfit == nullptr) return 0;
-  if (!w.t->moves_into_lossless) return FirstN(n);
+
+// enqueue: while trigger handling watches or limits some egress port, feeds
+// the sketch and drops heavy hitters over their limit
+// (DropReason::kDcfitRateLimit, their buffer charge released through
+// `undo`); then notes which of the packets that remain DCFIT follows at
+// (out, eprio), bit i for pkts[i], read BEFORE they are queued: once in the
+// ring they are the port owner's, which may send and free them at once
+// (another worker).
+uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+                     ReleaseBatch& undo);
+inline uint16_t DcfitOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+                               ReleaseBatch& undo, uint32_t* note) {
+  const SwitchDcfit& d = *w.sw->dcfit;
+  if (d.hh_any.load(std::memory_order_relaxed)) n = DcfitPolice(w, out, eprio, pkts, n, undo);
+  if (!w.t->moves_into_lossless) {
+    *note = FirstN(n);
+    return n;
+  }
   uint32_t mask = 0;
   for (uint16_t i = 0; i < n; i++) mask |= uint32_t{DcfitTracks(*w.sw->Meta(pkts[i]), eprio)} << i;
-  return mask;
+  *note = mask;
+  return n;
 }
 
-// The first n packets of a group, from `in`, were queued at (out, eprio);
-// `tracked` is DcfitTracked of the group. FIFO positions: the place of the
-// last one that counts (the last one, unless a rewrite moved some packets
-// into a lossless priority: Tables); counts: how many count (shards,
-// several workers).
-inline void DcfitEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32_t tracked,
-                          uint32_t n) {
-  SwitchDcfit* d = w.sw->dcfit.get();
-  if (d == nullptr) return;
-  dcfit::Causality& c = d->det.causality();
-  const uint32_t queued = tracked & FirstN(n);
+// enqueued: the first `done` packets of the group, from `in`, were queued
+// at (out, eprio); `tracked` is what DcfitOnEnqueue noted. FIFO positions:
+// the place of the last one that counts (the last one, unless a rewrite
+// moved some packets into a lossless priority: Tables); counts: how many
+// count (shards, several workers).
+inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32_t tracked,
+                            uint32_t done) {
+  dcfit::Causality& c = w.sw->dcfit->det.causality();
+  const uint32_t queued = tracked & FirstN(done);
   if (c.fifo()) {
-    c.OnQueued(in, out, eprio, n, queued ? 32 - static_cast<uint32_t>(__builtin_clz(queued)) : 0);
+    c.OnQueued(in, out, eprio, done,
+               queued ? 32 - static_cast<uint32_t>(__builtin_clz(queued)) : 0);
     return;
   }
   c.OnEnqueue(in, out, eprio, static_cast<uint32_t>(__builtin_popcount(queued)), w.dcfit_shard);
 }
 
-// n packets left (out, q) from its head, sent or discarded; `metas` is
-// their metadata as read before they went (egress.cc: TakeMetas). FIFO: one
-// add; counts: per run of one ingress port, only those that came in on q.
+// dequeue: n packets left (out, q) from its head, sent or discarded;
+// `metas` is their metadata as read before they went (egress.cc:
+// TakeMetas). FIFO: one add; counts: per run of one ingress port, only
+// those that came in on q.
 void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktMeta* metas,
                      uint16_t n);
-inline void DcfitLeft(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktMeta* metas,
-                      uint16_t n) {
+inline void DcfitOnDequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n) {
+  SwitchDcfit& d = *w.sw->dcfit;
   if (d.det.causality().fifo())
     d.det.causality().OnLeft(out, q, n);
   else
     DcfitLeftCounts(w, d, out, q, metas, n);
 }
 
-// Before n packets from one ingress burst are queued at (out, eprio): while
-// trigger handling watches or limits some egress port, feeds the sketch and
-// drops heavy hitters over their limit (DropReason::kDcfitRateLimit, their
-// buffer charge released through `undo`); returns how many remain, packed
-// at the front. One test per group otherwise.
-uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                     ReleaseBatch& undo);
-inline uint16_t DcfitGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                           ReleaseBatch& undo) {
-  const SwitchDcfit* d = w.sw->dcfit.get();
-  return d && d->hh_any.load(std::memory_order_relaxed) ? DcfitPolice(w, out, eprio, pkts, n, undo)
-                                                        : n;
-}
-
-// Priorities a trigger host's port holds lossy (dcfit.trigger_handling,
-// DCFIT §4: "disable lossless mode at the switch port"): egress ignores the
-// host's pause on them (worker.cc), the PFC generator sends the host no
-// XOFF for them (pfc_stage.cc), and ingress drops what would need headroom
-// (DropReason::kDcfitHostLossy, ingress.cc).
+// held_lossy and egress: priorities a trigger host's port holds lossy
+// (dcfit.trigger_handling, DCFIT §4: "disable lossless mode at the switch
+// port"): egress ignores the host's pause on them, the PFC generator sends
+// the host no XOFF for them, and ingress drops what would need headroom
+// (DropReason::kDcfitHostLossy).
 inline uint8_t DcfitHostHold(const WorkerCtx& w, PortId port) {
-  const SwitchDcfit* d = w.sw->dcfit.get();
-  return d ? d->host_hold[port].load(std::memory_order_relaxed) : 0;
+  return w.sw->dcfit->host_hold[port].load(std::memory_order_relaxed);
+}
+inline uint8_t DcfitEgressIgnore(WorkerCtx& w, PortId port, Deadline*) {
+  return DcfitHostHold(w, port);
 }
 
-// The generator is about to send `req` on `port`: tells the detector of
-// XOFF / XON transitions (once each, even if the device refuses the frame
-// and it is reported again), sends what it asks for on its own, and fills
-// *msg with the message the frame carries. False: no message.
-bool DcfitBeforePfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, dcfit::CheckMsg* msg);
+// pfc_tx: the generator is about to send `req` on `port`: tells the
+// detector of XOFF / XON transitions (once each, even if the device refuses
+// the frame and it is reported again), sends what it asks for on its own,
+// and writes the message the frame carries into its padding (message.h).
+// False: no message.
+bool DcfitPfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, uint8_t* frame);
 
-// A PFC frame (ParseMacControl said kPfc, *req) arrived on `in`.
+// pfc_rx: a PFC frame (ParseMacControl said kPfc, *req) arrived on `in`.
 void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
                       const PauseRequest& req);
 
-// Once per round, before egress: pause expiry, timeouts, pending output.
+// round: once per round, before egress: pause expiry, timeouts, pending
+// output.
 void DcfitRound(WorkerCtx& w);
+
+// round_again: DCFIT's round looks at what the egress loop changed.
+inline bool DcfitRoundAgain(const WorkerCtx&) { return true; }
 
 }  // namespace pfc

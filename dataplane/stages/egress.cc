@@ -6,7 +6,6 @@
 #include <algorithm>
 
 #include "dataplane/buffer/accountant.h"
-#include "dataplane/stages/dcfit_stage.h"
 
 namespace pfc {
 namespace {
@@ -45,10 +44,8 @@ uint64_t TakeMetas(const Switch& sw, rte_mbuf* const* pkts, uint16_t n, PktMeta*
 void DataSent(WorkerCtx& w, PortId port, int q, const PktMeta* metas, uint16_t n, uint64_t bytes,
               ReleaseBatch& rel) {
   if (n == 0) return;
-  Switch& sw = *w.sw;
-  SwitchDcfit* dc = sw.dcfit.get();
   for (uint16_t i = 0; i < n; i++) rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
-  if (dc) DcfitLeft(w, *dc, port, q, metas, n);
+  w.hooks.Dequeue(w, port, q, metas, n);
   w.st->prio[port][q].tx_packets.Add(n);
   w.st->prio[port][q].tx_bytes.Add(bytes);
   PortCounters& pc = w.st->port[port];
@@ -120,14 +117,13 @@ bool NothingQueued(const WorkerCtx& w, const PortRuntime& pr) {
 uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];
-  SwitchDcfit* dc = sw.dcfit.get();
   ReleaseBatch rel(sw.buffer, &w.pool_slack);
   uint32_t n = 0;
   // Leaving the queue from its head, as far as DCFIT's mapping goes.
   auto discard = [&](rte_mbuf** pkts, unsigned k) {
     PktMeta metas[kMaxBurst];
     TakeMetas(sw, pkts, static_cast<uint16_t>(k), metas);
-    if (dc) DcfitLeft(w, *dc, port, prio, metas, static_cast<uint16_t>(k));
+    w.hooks.Dequeue(w, port, prio, metas, static_cast<uint16_t>(k));
     for (unsigned i = 0; i < k; i++) {
       rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
       w.st->prio[metas[i].in_port][metas[i].in_prio].drops[static_cast<int>(why)].Add(1);

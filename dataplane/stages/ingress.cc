@@ -11,7 +11,6 @@
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/net/parser.h"
 #include "dataplane/net/vlan_edit.h"
-#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/local.h"
 #include "dataplane/stages/pfc_stage.h"
@@ -148,9 +147,9 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   const uint8_t lossy = t.tag_map.lossy_prio;
 
   IngressBatch admit(sw.buffer, in, &w.pool_slack);
-  // A DCFIT trigger host's port under a hold is lossy for the held
-  // priorities: what would need headroom is dropped instead.
-  admit.set_no_headroom(DcfitHostHold(w, in));
+  // Priorities a feature holds lossy on this port (held_lossy, hooks.h):
+  // what would need headroom is dropped instead.
+  admit.set_held_lossy(w.hooks.HeldLossy(w, in), w.hooks.held_lossy_drop);
   ReleaseBatch undo(sw.buffer, &w.pool_slack, &w.ingress_undo_slots);
   Groups groups(w.ingress_group_slots);
   uint64_t rx_bytes = 0;
@@ -308,13 +307,13 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   for (int g = 0; g < groups.count; g++) {
     const PortId out = groups.key[g] / kNumPrio;
     const int eprio = groups.key[g] % kNumPrio;
-    groups.n[g] = DcfitGroup(w, out, eprio, groups.pkts[g], groups.n[g], undo);
-    const uint32_t tracked = DcfitTracked(w, eprio, groups.pkts[g], groups.n[g]);
+    uint32_t notes[kMaxHookUsers];
+    groups.n[g] = w.hooks.Enqueue(w, out, eprio, groups.pkts[g], groups.n[g], undo, notes);
     MarkQueued(w, out);
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                reinterpret_cast<void**>(groups.pkts[g]), groups.n[g], nullptr);
-    DcfitEnqueued(w, in, out, eprio, tracked, done);
+    w.hooks.Enqueued(w, in, out, eprio, notes, done);
     for (unsigned k = done; k < groups.n[g]; k++) {
       rte_mbuf* m = groups.pkts[g][k];
       const PktMeta* meta = sw.Meta(m);

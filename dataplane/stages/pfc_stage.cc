@@ -4,7 +4,6 @@
 #include <rte_ethdev.h>
 
 #include "dataplane/pfc/pfc_frame.h"
-#include "dataplane/stages/dcfit_stage.h"
 
 namespace pfc {
 
@@ -16,8 +15,7 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
   PauseRequest req;
   const uint8_t* frame = rte_pktmbuf_mtod(m, const uint8_t*);
   const MacCtlKind kind = ParseMacControl(frame, rte_pktmbuf_data_len(m), &req, &pr.mac);
-  if (kind == MacCtlKind::kPfc && sw.dcfit)
-    DcfitPfcReceived(w, in, frame, rte_pktmbuf_data_len(m), req);
+  if (kind == MacCtlKind::kPfc) w.hooks.PfcRx(w, in, frame, rte_pktmbuf_data_len(m), req);
   rte_pktmbuf_free(m);
   if (kind == MacCtlKind::kMalformed || (kind == MacCtlKind::kPause && !w.t->honor_pause_8023x)) {
     w.st->prio[in][w.t->tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(
@@ -54,9 +52,10 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   // idle port so skips the threshold arithmetic, and, when no priority is OFF
   // or announced, the rest (the generator has nothing to send).
   const uint8_t off = os.pfc_gen.off_mask();
-  // A DCFIT trigger host's port under a hold does not pause the host on the
-  // held priorities: seen as empty, so an XOFF in force becomes XON.
-  const uint8_t held = DcfitHostHold(w, port);
+  // A port whose priorities a feature holds lossy (held_lossy, hooks.h:
+  // DCFIT's trigger host) does not pause its peer on them: seen as empty,
+  // so an XOFF in force becomes XON.
+  const uint8_t held = w.hooks.HeldLossy(w, port);
   for (uint32_t m = ll; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const uint64_t occ = (held >> q & 1) ? 0 : sw.buffer.occupancy(port, q);
@@ -73,12 +72,9 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
     rte_pktmbuf_free(m);
     return;
   }
-  dcfit::CheckMsg msg;
-  const bool with_msg = sw.dcfit && DcfitBeforePfcTx(w, port, req, &msg);
-  if (with_msg)
-    dcfit::BuildPfcWithMsg(pr.mac, req, msg, f, kPfcFrameLen);
-  else
-    BuildPfcFrame(pr.mac, req, f, kPfcFrameLen);
+  BuildPfcFrame(pr.mac, req, f, kPfcFrameLen);
+  // A feature may carry its message in the padding (DCFIT's, the only one).
+  const bool with_msg = w.hooks.PfcTx(w, port, req, f);
   // Straight to the device: a pause frame must not wait behind data. If the
   // device refuses it, the generator reports the same frame next round.
   if (PortTx(pr.io, &m, 1, w.now_ns, true) != 1) {

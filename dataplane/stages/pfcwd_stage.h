@@ -12,7 +12,9 @@
 //  * forward: returns the priority in the mask of pauses egress ignores;
 //  * alert: nothing more.
 // An idle port, or one whose lossless priorities are not paused and not
-// watched, costs a few loads. Runs on the worker that owns the port.
+// watched, costs a few loads. Runs on the worker that owns the port, through
+// the pipeline's hook points (hooks.h: egress, deadline, port_busy), wired
+// when any port of the switch has the watchdog on.
 #pragma once
 #include <cstdint>
 
@@ -20,14 +22,18 @@
 
 namespace pfc {
 
-// Returns the priorities whose received pause egress must ignore. When it
+// egress: returns the priorities whose received pause egress must ignore. When it
 // discarded packets, lowers *ready_ns to just after now: the
 // buffer it released may let this switch resume an upstream (XON), which
 // the ingress port's PFC generator sends in its own round, perhaps already
 // run this round.
 uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns);
-// When the watchdog must look again even if nothing else happens (a stall
+// deadline: when the watchdog must look again even if nothing else happens (a stall
 // reaching detect_time, a quiet peer reaching restore_time), or kNever.
 Deadline PfcwdNextDeadline(const WorkerCtx& w, PortId port);
+// port_busy: a storm or a stall under watch on the port.
+inline bool PfcwdPortBusy(const WorkerCtx& w, PortId port) {
+  return w.sw->ports[port].owner_state->wd_active != 0;
+}
 
 }  // namespace pfc

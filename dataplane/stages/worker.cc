@@ -11,11 +11,9 @@
 
 #include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/sched/idle_policy.h"
-#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
 #include "dataplane/stages/pfc_stage.h"
-#include "dataplane/stages/pfcwd_stage.h"
 
 namespace pfc {
 namespace {
@@ -47,7 +45,7 @@ bool PortQuiet(const WorkerCtx& w, PortId p) {
   const PortRuntime& pr = sw.ports[p];
   const PortOwnerState& os = *pr.owner_state;
   if (!os.pfc_gen.quiet() || os.pfc_changed || os.pfc_live != 0) return false;
-  if (os.wd_active != 0) return false;  // a storm or a stall under watch
+  if (w.hooks.PortBusy(w, p)) return false;  // e.g. a storm or a stall under watch
   for (uint32_t m = w.t->tag_map.lossless_mask; m; m &= m - 1) {
     if (sw.buffer.occupancy(p, __builtin_ctz(m)) != 0) return false;
   }
@@ -73,7 +71,7 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
     // virtual clock (tests) stays where the caller put it.
     if (refresh_clock) w.now_ns = sw.dp.NowNs();
   }
-  if (sw.dcfit) DcfitRound(w);
+  w.hooks.Round(w);
   for (PortId p : w.ports) {
     if (!PortQuiet(w, p)) {
       work += EgressRound(w, p, ready_ns);
@@ -94,14 +92,15 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
 uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
   Switch& sw = *w.sw;
   PfcGenerate(w, p);
-  // The watchdog first: its drop empties a storming queue before egress
-  // looks, its forward unmasks the storming priority's pause; DCFIT's
-  // trigger handling unmasks a trigger host's pause the same way.
-  const uint8_t ignore = PfcwdRound(w, p, ready_ns) | DcfitHostHold(w, p);
+  // The features first (hooks.h, egress): the watchdog's drop empties a
+  // storming queue before egress looks, its forward unmasks the storming
+  // priority's pause; DCFIT's trigger handling unmasks a trigger host's
+  // pause the same way.
+  const uint8_t ignore = w.hooks.EgressIgnore(w, p, ready_ns);
   const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns) & ~ignore;
   const uint16_t sent = EgressPort(w, p, static_cast<uint8_t>(paused), ready_ns);
   PfcPublish(w, p);
-  LowerTo(ready_ns, Earliest(PfcNextDeadline(w, p), PfcwdNextDeadline(w, p)));
+  LowerTo(ready_ns, Earliest(PfcNextDeadline(w, p), w.hooks.NextDeadline(w, p)));
   // An emulated link: frames to start on our wire, the next arrival, the
   // FIFO accepting again.
   if (sw.ports[p].io.kind == PortIo::Kind::kEmu)
@@ -111,10 +110,9 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
 
 bool RoundLeftWork(const WorkerCtx& w) {
   const Switch& sw = *w.sw;
-  if (w.burst_full || sw.dcfit) return true;
+  if (w.burst_full || w.hooks.RoundAgain(w)) return true;
   for (PortId p : w.ports) {
-    const PortOwnerState& os = *sw.ports[p].owner_state;
-    if (!os.pfc_gen.quiet() || os.wd_active != 0) return true;
+    if (!sw.ports[p].owner_state->pfc_gen.quiet() || w.hooks.PortBusy(w, p)) return true;
   }
   return false;
 }
@@ -141,6 +139,7 @@ WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
   w.solo = !shared;
   w.dcfit_shard = shared ? id : 0;
   w.dcfit_lead = !sw.ports.empty() && sw.ports[0].owner == id;
+  w.hooks = BuildHooks(sw);
   return w;
 }
 

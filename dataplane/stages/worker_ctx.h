@@ -12,6 +12,7 @@
 
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/common/deadline.h"
+#include "dataplane/stages/hooks.h"
 #include "dataplane/switch/switch.h"
 
 namespace pfc {
@@ -28,6 +29,8 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // reads comes from here, never from sw->cfg.
   const Tables* t = nullptr;
   uint64_t now_ns = 0;  // clock of the current poll round
+  // The features plugged into this switch's pipeline (hooks.h).
+  Hooks hooks;
   // This worker's unpublished change of sw's shared pool (accountant.h);
   // published by the batches past the slack and by an idle round.
   PoolSlack pool_slack;

@@ -279,6 +279,35 @@ TEST(BufferAccountant, DynamicXoffFollowsFreePool) {
   EXPECT_EQ(a.XonThreshold(0, 4), 2000u);
 }
 
+// A priority held lossy (the pipeline's held_lossy hook) gets no headroom:
+// what would need it is refused with the holder's reason, which the
+// accountant takes from the caller (it knows no feature by name).
+TEST(BufferAccountant, HeldLossyRefusesHeadroomWithTheCallersReason) {
+  BufferConfig c = OnePort(100000);
+  c.pg[0][3] = Lossless(0, 1000, 5000, 200);
+  BufferAccountant a;
+  std::string err;
+  ASSERT_TRUE(a.Configure(c, &err)) << err;
+  for (const DropReason held_why : {DropReason::kDcfitHostLossy, DropReason::kPfcwdStorm}) {
+    IngressBatch b(a, 0);
+    b.set_held_lossy(1u << 3, held_why);
+    DropReason why = DropReason::kCount;
+    int ok = 0;
+    for (int i = 0; i < 20; ++i) ok += b.Admit(3, 100, &why);
+    b.Flush();
+    EXPECT_EQ(ok, 10);  // up to the XOFF point, none into headroom
+    EXPECT_EQ(why, held_why);
+    Release(a, 0, 3, 1000);
+  }
+  // Not held: the same packets go on into headroom.
+  IngressBatch b(a, 0);
+  int ok = 0;
+  DropReason why;
+  for (int i = 0; i < 20; ++i) ok += b.Admit(3, 100, &why);
+  b.Flush();
+  EXPECT_EQ(ok, 20);
+}
+
 TEST(BufferAccountant, BatchPublishesOnFlushOnly) {
   BufferConfig c = OnePort(100000);
   c.pg[0][0].static_limit = 2500;

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The pipeline's hook points: where a feature plugs into the packet path
+// without the stages naming it (VPP's feature arcs, for a run-to-completion
+// switch: a fixed set of points, each with a short list of users). DCFIT
+// (dcfit_stage.h) and the pause-storm watchdog (pfcwd_stage.h) are users; ECN
+// marking would be one more user of `enqueue`. The buffer accountant knows
+// none of them: a user that holds priorities lossy gives its drop reason.
+//
+// The points, in the order a round meets them:
+//   held_lossy   admission and PFC generation: lossless priorities of a port
+//                held lossy now (admitted without headroom, their overflow
+//                dropped with the user's reason; no XOFF sent for them)
+//   pfc_rx       a PFC frame arrived (before the pause timers take it)
+//   enqueue      a group of one burst's packets is about to be queued at
+//                (out, egress priority): may drop some (charge released
+//                through `undo`) and keep a word for its own `after`
+//                half, which learns how many the egress ring took
+//   round        once a round, after ingress, before egress
+//   egress       per port before the scheduler: priorities whose received
+//                pause egress ignores this round; may lower the deadline
+//   dequeue      packets left an egress queue from its head (sent or
+//                discarded), with their metadata as read before they went
+//   pfc_tx       a PFC frame is about to be sent: may fill its padding
+//   deadline     per port after egress: when the user must look again
+//   port_busy    the user has work on a port even with nothing queued: the
+//                port is not skipped as quiet, and a round with work runs
+//                again at the same instant (RoundLeftWork)
+//   round_again  the same, for the whole switch
+//
+// Owned by one worker (WorkerCtx::hooks), wired once by BuildHooks
+// (hooks.cc) from what the switch has configured; the stages call the
+// runners below, each a count test when a point has no user.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "dataplane/common/deadline.h"
+#include "dataplane/common/types.h"
+
+struct rte_mbuf;
+
+namespace pfc {
+
+struct WorkerCtx;
+struct PktMeta;
+struct PauseRequest;
+class ReleaseBatch;
+class Switch;
+
+inline constexpr int kMaxHookUsers = 4;
+
+template <typename Fn>
+struct HookList {
+  Fn fn[kMaxHookUsers] = {};
+  uint8_t n = 0;
+  void Add(Fn f) { fn[n++] = f; }
+};
+
+struct Hooks {
+  using HeldLossyFn = uint8_t (*)(const WorkerCtx&, PortId);
+  using PfcRxFn = void (*)(WorkerCtx&, PortId in, const uint8_t* frame, size_t len,
+                           const PauseRequest& req);
+  using EnqueueFn = uint16_t (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+                                 ReleaseBatch& undo, uint32_t* note);
+  using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, uint32_t note,
+                              uint32_t done);
+  using RoundFn = void (*)(WorkerCtx&);
+  using EgressFn = uint8_t (*)(WorkerCtx&, PortId, Deadline* ready_ns);
+  using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const PktMeta* metas, uint16_t n);
+  using PfcTxFn = bool (*)(WorkerCtx&, PortId, const PauseRequest& req, uint8_t* frame);
+  using DeadlineFn = Deadline (*)(const WorkerCtx&, PortId);
+  using PortBusyFn = bool (*)(const WorkerCtx&, PortId);
+  using RoundAgainFn = bool (*)(const WorkerCtx&);
+
+  HookList<HeldLossyFn> held_lossy;
+  DropReason held_lossy_drop = DropReason::kLosslessHeadroom;  // the user's reason
+  HookList<PfcRxFn> pfc_rx;
+  struct EnqueueUser {
+    EnqueueFn before;
+    EnqueuedFn after;  // may be null
+  };
+  HookList<EnqueueUser> enqueue;
+  HookList<RoundFn> round;
+  HookList<EgressFn> egress;
+  HookList<DequeueFn> dequeue;
+  HookList<PfcTxFn> pfc_tx;
+  HookList<DeadlineFn> deadline;
+  HookList<PortBusyFn> port_busy;
+  HookList<RoundAgainFn> round_again;
+
+  uint8_t HeldLossy(const WorkerCtx& w, PortId p) const {
+    uint8_t m = 0;
+    for (uint8_t i = 0; i < held_lossy.n; i++) m |= held_lossy.fn[i](w, p);
+    return m;
+  }
+  void PfcRx(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
+             const PauseRequest& req) const {
+    for (uint8_t i = 0; i < pfc_rx.n; i++) pfc_rx.fn[i](w, in, frame, len, req);
+  }
+  // Returns how many of pkts[0..n) remain, packed at the front; notes[i]
+  // is the i-th user's word for its `after` half (Enqueued).
+  uint16_t Enqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+                   ReleaseBatch& undo, uint32_t* notes) const {
+    for (uint8_t i = 0; i < enqueue.n; i++)
+      n = enqueue.fn[i].before(w, out, eprio, pkts, n, undo, &notes[i]);
+    return n;
+  }
+  void Enqueued(WorkerCtx& w, PortId in, PortId out, int eprio, const uint32_t* notes,
+                uint32_t done) const {
+    for (uint8_t i = 0; i < enqueue.n; i++)
+      if (enqueue.fn[i].after) enqueue.fn[i].after(w, in, out, eprio, notes[i], done);
+  }
+  void Round(WorkerCtx& w) const {
+    for (uint8_t i = 0; i < round.n; i++) round.fn[i](w);
+  }
+  uint8_t EgressIgnore(WorkerCtx& w, PortId p, Deadline* ready_ns) const {
+    uint8_t m = 0;
+    for (uint8_t i = 0; i < egress.n; i++) m |= egress.fn[i](w, p, ready_ns);
+    return m;
+  }
+  void Dequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n) const {
+    for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n);
+  }
+  // True when a user wrote into the frame's padding.
+  bool PfcTx(WorkerCtx& w, PortId p, const PauseRequest& req, uint8_t* frame) const {
+    bool wrote = false;
+    for (uint8_t i = 0; i < pfc_tx.n; i++) wrote |= pfc_tx.fn[i](w, p, req, frame);
+    return wrote;
+  }
+  Deadline NextDeadline(const WorkerCtx& w, PortId p) const {
+    Deadline d = kNever;
+    for (uint8_t i = 0; i < deadline.n; i++) LowerTo(&d, deadline.fn[i](w, p));
+    return d;
+  }
+  bool PortBusy(const WorkerCtx& w, PortId p) const {
+    for (uint8_t i = 0; i < port_busy.n; i++)
+      if (port_busy.fn[i](w, p)) return true;
+    return false;
+  }
+  bool RoundAgain(const WorkerCtx& w) const {
+    for (uint8_t i = 0; i < round_again.n; i++)
+      if (round_again.fn[i](w)) return true;
+    return false;
+  }
+};
+
+// The hooks a worker runs for `sw`: DCFIT's when the switch has DCFIT on,
+// the watchdog's when any of its ports has one. The one place features are
+// wired into the pipeline.
+Hooks BuildHooks(const Switch& sw);
+
+}  // namespace pfc

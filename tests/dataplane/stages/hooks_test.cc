@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The pipeline builder (stages/hooks.h): which hook points a switch's
+// worker runs. With neither DCFIT nor the watchdog configured no point has
+// a user (the stages' hook calls are count tests); each feature shows up
+// at exactly its points. What the hooks do is tested through the stages
+// (dcfit_test.cc, pfcwd_test.cc, buffer_pfc_test.cc).
+#include <gtest/gtest.h>
+
+#include "dataplane/stages/pfcwd_stage.h"
+#include "tests/dataplane/stages/stage_harness.h"
+
+namespace pfc::stagetest {
+namespace {
+
+struct Counts {
+  int held_lossy, pfc_rx, enqueue, round, egress, dequeue, pfc_tx, deadline, port_busy, round_again;
+};
+Counts Of(const Hooks& h) {
+  return {h.held_lossy.n, h.pfc_rx.n, h.enqueue.n,  h.round.n,     h.egress.n,
+          h.dequeue.n,    h.pfc_tx.n, h.deadline.n, h.port_busy.n, h.round_again.n};
+}
+
+TEST_F(StageTest, NoFeatureNoHookUser) {
+  Start(BaseYaml());
+  const Counts c = Of(w_.hooks);
+  for (int n : {c.held_lossy, c.pfc_rx, c.enqueue, c.round, c.egress, c.dequeue, c.pfc_tx,
+                c.deadline, c.port_busy, c.round_again})
+    EXPECT_EQ(n, 0);
+}
+
+TEST_F(StageTest, DcfitHooksWhereDcfitActs) {
+  Start(BaseYaml("", "dcfit: { enabled: true, recovery: detect }\n"));
+  const Counts c = Of(w_.hooks);
+  EXPECT_EQ(c.held_lossy, 1);
+  EXPECT_EQ(w_.hooks.held_lossy_drop, DropReason::kDcfitHostLossy);
+  EXPECT_EQ(c.pfc_rx, 1);
+  EXPECT_EQ(c.enqueue, 1);
+  EXPECT_NE(w_.hooks.enqueue.fn[0].after, nullptr);
+  EXPECT_EQ(c.round, 1);
+  EXPECT_EQ(c.egress, 1);
+  EXPECT_EQ(c.dequeue, 1);
+  EXPECT_EQ(c.pfc_tx, 1);
+  EXPECT_EQ(c.round_again, 1);
+  EXPECT_EQ(c.deadline, 0);
+  EXPECT_EQ(c.port_busy, 0);
+}
+
+TEST_F(StageTest, WatchdogHooksFirstAtEgress) {
+  Start(BaseYaml("",
+                 "pfc_watchdog: { enabled: true, detect_time: 1ms, restore_time: 10ms }\n"
+                 "dcfit: { enabled: true, recovery: detect }\n"));
+  const Counts c = Of(w_.hooks);
+  EXPECT_EQ(c.egress, 2);
+  EXPECT_EQ(c.deadline, 1);
+  EXPECT_EQ(c.port_busy, 1);
+  // The watchdog's drop must empty a storming queue before DCFIT and
+  // egress look (pfcwd_stage.h): it comes first.
+  EXPECT_EQ(w_.hooks.egress.fn[0], &PfcwdRound);
+}
+
+}  // namespace
+}  // namespace pfc::stagetest
