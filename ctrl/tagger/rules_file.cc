@@ -10,6 +10,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "dataplane/config/config.h"
+
 namespace tagger {
 namespace {
 
@@ -288,123 +290,31 @@ bool WriteRuleFiles(const Topology& t, const std::vector<std::vector<Rule>>& rul
   return true;
 }
 
-namespace {
-
-bool ParseSet(const YAML::Node& v, int limit, const std::vector<std::string>* names, uint64_t* out,
-              std::string* what) {
-  if (v.IsScalar() && v.as<std::string>() == "*") {
-    *out = limit >= 64 ? ~uint64_t{0} : (uint64_t{1} << limit) - 1;
-    return true;
-  }
-  auto one = [&](const YAML::Node& x) {
-    int k = -1;
-    try {
-      k = x.as<int>();
-    } catch (const YAML::Exception&) {
-      if (names) {
-        const auto s = x.as<std::string>();
-        auto it = std::find(names->begin(), names->end(), s);
-        if (it != names->end()) k = static_cast<int>(it - names->begin());
-      }
-    }
-    if (k < 0 || k >= limit) return false;
-    *out |= uint64_t{1} << k;
-    return true;
-  };
-  *out = 0;
-  if (v.IsScalar()) {
-    if (one(v)) return true;
-  } else if (v.IsSequence()) {
-    bool ok = v.size() > 0;
-    for (const auto& x : v) ok = ok && x.IsScalar() && one(x);
-    if (ok) return true;
-  }
-  *what = "expected an integer 0.." + std::to_string(limit - 1) + ", a non-empty list of them" +
-          (names ? " (or port names)" : "") + ", or \"*\"";
-  return false;
-}
-
-}  // namespace
-
 bool ParseRulesYaml(const std::string& text, const std::string& file, const Topology& t,
                     uint32_t node, NodeRules* nr, std::string* err) {
-  auto fail = [&](const std::string& field, const std::string& what) {
-    *err = file + ": " + field + ": " + what;
-    return false;
+  // Through the switch's own reader (one reader of the format), with the
+  // node's ports named after their neighbours, as the fabric emulator names
+  // an emulated switch's ports.
+  const Node& n = t.node(node);
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < n.num_ports; ++i)
+    names.push_back(t.node(t.neighbor(n.first_port + i)).name);
+  pfc::SwitchConfig c;
+  auto read = [&](const std::string& path, std::string* out) {
+    if (path != file) return false;
+    *out = text;
+    return true;
   };
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return fail("(document)", std::string("not valid YAML: ") + e.what());
-  }
+  if (!pfc::LoadRulesFile(file, names, &c, err, read)) return false;
   *nr = NodeRules();
   nr->present = true;
-  const uint32_t nports = t.node(node).num_ports;
-  try {
-    std::vector<std::string> names;
-    if (doc["port_names"]) {
-      if (!doc["port_names"].IsSequence() || doc["port_names"].size() != nports)
-        return fail("port_names", "expected a list of " + std::to_string(nports) + " names");
-      for (const auto& x : doc["port_names"]) names.push_back(x.as<std::string>());
-    }
-    const YAML::Node qos = doc["qos"];
-    if (!qos || !qos.IsMap()) return fail("qos", "expected a map with tag_map and lossless");
-    if (qos["tag_map"]) {
-      if (!qos["tag_map"].IsMap()) return fail("qos.tag_map", "expected a map tag -> priority");
-      for (const auto& kv : qos["tag_map"]) {
-        const int tg = kv.first.as<int>(), p = kv.second.as<int>();
-        if (tg < 0 || tg > 63)
-          return fail("qos.tag_map", "expected tags 0..63, got " + std::to_string(tg));
-        if (p < 0 || p > 7)
-          return fail("qos.tag_map", "expected priorities 0..7, got " + std::to_string(p));
-        nr->prio_of_tag[tg] = static_cast<int8_t>(p);
-      }
-    }
-    if (qos["lossless"]) {
-      if (!qos["lossless"].IsSequence())
-        return fail("qos.lossless", "expected a list of priorities 0..7");
-      for (const auto& x : qos["lossless"]) {
-        const int p = x.as<int>();
-        if (p < 0 || p > 7) return fail("qos.lossless", "expected priorities 0..7");
-        nr->lossless_prios |= static_cast<uint8_t>(1u << p);
-      }
-    }
-    if (qos["lossy_tag"]) {
-      const int lt = qos["lossy_tag"].as<int>();
-      if (lt < 0 || lt > 63) return fail("qos.lossy_tag", "expected a tag 0..63");
-      nr->lossy_tag = static_cast<uint8_t>(lt);
-    }
-    const YAML::Node rw = doc["rewrite"];
-    if (!rw || !rw.IsMap()) return fail("rewrite", "expected a map with unmatched and rules");
-    if (rw["unmatched"]) {
-      const auto u = rw["unmatched"].as<std::string>();
-      if (u != "lossy" && u != "keep") return fail("rewrite.unmatched", "expected lossy or keep");
-      nr->keep_unmatched = u == "keep";
-    }
-    const YAML::Node rules = rw["rules"];
-    if (rules && !rules.IsSequence()) return fail("rewrite.rules", "expected a list of rules");
-    for (size_t i = 0; rules && i < rules.size(); ++i) {
-      const std::string f = "rewrite.rules[" + std::to_string(i) + "]";
-      const YAML::Node r = rules[i];
-      if (!r.IsMap()) return fail(f, "expected {tag, in, out, new_tag, priority}");
-      Rule rule;
-      std::string what;
-      if (!r["tag"] || !ParseSet(r["tag"], 64, nullptr, &rule.tags, &what))
-        return fail(f + ".tag", what);
-      if (!r["in"] || !ParseSet(r["in"], nports, &names, &rule.in, &what))
-        return fail(f + ".in", what);
-      if (!r["out"] || !ParseSet(r["out"], nports, &names, &rule.out, &what))
-        return fail(f + ".out", what);
-      if (!r["new_tag"] || r["new_tag"].as<int>() < 0 || r["new_tag"].as<int>() > 63)
-        return fail(f + ".new_tag", "expected an integer 0..63");
-      rule.new_tag = static_cast<uint8_t>(r["new_tag"].as<int>());
-      if (r["priority"]) rule.priority = r["priority"].as<int>();
-      nr->rules.push_back(rule);
-    }
-  } catch (const YAML::Exception& e) {
-    return fail("(document)", std::string("unexpected value: ") + e.what());
-  }
+  for (int tg = 0; tg < 64; ++tg)
+    if (c.tag_map.mapped[tg]) nr->prio_of_tag[tg] = static_cast<int8_t>(c.tag_map.prio_of[tg]);
+  nr->lossless_prios = c.tag_map.lossless_mask;
+  nr->lossy_tag = c.tag_map.lossy_tag;
+  nr->keep_unmatched = c.rewrite.unmatched_keeps_tag;
+  for (const pfc::RewriteRule& r : c.rewrite.rules)
+    nr->rules.push_back(Rule{r.tags, r.in_ports, r.out_ports, r.new_tag, r.priority});
   // Rules are matched in order on ties: stable-sort by priority, highest first.
   std::stable_sort(nr->rules.begin(), nr->rules.end(),
                    [](const Rule& a, const Rule& b) { return a.priority > b.priority; });
@@ -413,14 +323,12 @@ bool ParseRulesYaml(const std::string& text, const std::string& file, const Topo
 
 bool LoadRulesYaml(const std::string& path, const Topology& t, uint32_t node, NodeRules* nr,
                    std::string* err) {
-  std::ifstream in(path);
-  if (!in) {
+  std::string text;
+  if (!pfc::ReadRegularFile(path, &text)) {
     *err = path + ": cannot open rules file";
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseRulesYaml(ss.str(), path, t, node, nr, err);
+  return ParseRulesYaml(text, path, t, node, nr, err);
 }
 
 }  // namespace tagger

@@ -20,7 +20,8 @@
 // priority never overlap with different results, except on pairs a higher
 // priority rule overrides.
 // A full port set is written "*"; the tag is never a wildcard (that would
-// turn lossy packets lossless). With hairpin_dont_care, (in == out) pairs
+// turn lossy packets lossless), and the switch's reader refuses a rule
+// without one ("*" must be written to mean any tag). With hairpin_dont_care, (in == out) pairs
 // may be covered too: only valid when the switch drops hairpinned packets.
 //
 // Pure functions; the writer/reader run on the control thread.
@@ -68,7 +69,12 @@ bool WriteRuleFiles(const Topology& t, const std::vector<std::vector<Rule>>& rul
                     const std::string& dir, std::string* err);
 std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules,
                       int max_tag);
-// Reads one rules file for `node` (ports checked against its port count).
+// Reads one rules file for `node` through the switch's own reader
+// (pfc::LoadRulesFile: the same sections, checks and messages as a switch
+// loading it, ports resolved against the node's neighbour names, as the
+// fabric names an emulated switch's ports, or indices), then keeps the
+// result as NodeRules, whose Lookup is the verifier's own, independent of
+// the switch's compiled table.
 bool LoadRulesYaml(const std::string& path, const Topology& t, uint32_t node, NodeRules* nr,
                    std::string* err);
 bool ParseRulesYaml(const std::string& text, const std::string& file, const Topology& t,

@@ -3,7 +3,8 @@
 //
 // Verify() trusts nothing from the generator: it takes the topology, the ELP
 // and the rules exactly as the switches would load them (NodeRules per node,
-// first-match semantics, unmatched -> lossy tag), rebuilds the tagged graph
+// read by the switch's own loader, rules_file.h; looked up here by its own
+// first-match code, unmatched -> lossy tag), rebuilds the tagged graph
 // from every (tag, in, out) whose result is a lossless tag, and checks
 //   1. every G_k is acyclic (one cycle is printed if not),
 //   2. no transition lowers a lossless tag,

@@ -153,6 +153,26 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
   });
 }
 
+bool LoadRulesFile(const std::string& path, const std::vector<std::string>& port_names,
+                   SwitchConfig* out, std::string* err, const ReadTextFn& read) {
+  return Guarded(path, err, [&] {
+    SwitchConfig c;
+    for (const std::string& name : port_names) c.ports.push_back(PortConfig{.name = name});
+    cfg::Reader rd(path);
+    YAML::Node root = LoadFile(read, path, "a map of sections qos, rewrite");
+    // What an include may hold (MergeInclude); only qos and rewrite are rules.
+    rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
+    cfgsec::ParseQos(rd, root["qos"], &c);
+    cfgsec::ParseRewrite(rd, root["rewrite"], &c);
+    c.rewrite.num_ports = static_cast<uint16_t>(c.ports.size());
+    c.rewrite.default_tag = c.tag_map.lossy_tag;
+    RewriteTable rt;
+    std::string e;
+    if (!rt.Compile(c.rewrite, &e)) throw cfg::ConfigError(path + ": rewrite: " + e);
+    *out = std::move(c);
+  });
+}
+
 bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig* out,
                 std::string* err, const ReadTextFn& read) {
   return Guarded(path, err, [&] {

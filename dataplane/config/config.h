@@ -137,6 +137,16 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
 bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig* out,
                 std::string* err, const ReadTextFn& read = ReadRegularFile);
 
+// Reads a rules file (pfc-tagger's output, included by a switch config or
+// loaded at run time) as the switch reads it: its qos and rewrite sections
+// through the switch's own section parsers, into out->tag_map and
+// out->rewrite (the rewrite table compiled to check it), ports resolved
+// against `port_names` (a name, or an index 0..n-1). A file without a
+// rewrite section keeps every tag, as a switch would. The one reader of the
+// format: pfc-tagger's verifier uses it for the rules it checks.
+bool LoadRulesFile(const std::string& path, const std::vector<std::string>& port_names,
+                   SwitchConfig* out, std::string* err, const ReadTextFn& read = ReadRegularFile);
+
 // The PFC generator settings of port `p` of `c`, as the runtime configures
 // them.
 PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p);

@@ -163,10 +163,14 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
 
 namespace {
 
+// A rule's tag is never implied: "any tag" would turn lossy packets
+// lossless (Tagger's rules list their tags), so it must be written "*".
+constexpr const char* kTagExpected = "a tag 0..63, a list of tags, or \"*\" for any tag";
+
 TagMask TagSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& f) {
   if (n.IsScalar() && n.Scalar() == "*") return kAnyTag;
   if (n.IsScalar()) return TagMask{1} << rd.Int(n, f, 0, 63);
-  if (!n.IsSequence() || n.size() == 0) rd.Fail(n, f, "a tag 0..63, a list of tags, or \"*\"");
+  if (!n.IsSequence() || n.size() == 0) rd.Fail(n, f, kTagExpected);
   TagMask m = 0;
   for (size_t i = 0; i < n.size(); i++)
     m |= TagMask{1} << rd.Int(n[i], f + "[" + std::to_string(i) + "]", 0, 63);
@@ -210,7 +214,7 @@ void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     const std::string f = "rewrite.rules[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"tag", "in", "out", "new_tag", "priority"});
     RewriteRule rule;
-    rule.tags = e["tag"] ? TagSet(rd, e["tag"], f + ".tag") : kAnyTag;
+    rule.tags = TagSet(rd, rd.Need(e, "tag", f + ".tag", kTagExpected), f + ".tag");
     rule.in_ports = e["in"] ? PortSet(rd, e["in"], f + ".in", *c) : kAnyPort;
     rule.out_ports = e["out"] ? PortSet(rd, e["out"], f + ".out", *c) : kAnyPort;
     rule.new_tag = rd.Int(rd.Need(e, "new_tag", f + ".new_tag", "the tag 0..63 to write"),

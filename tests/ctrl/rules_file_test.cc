@@ -147,41 +147,47 @@ TEST(RulesFile, BadInputNamesFieldAndExpectation) {
     std::string yaml;
     const char* expect;
   } cases[] = {
-      {"rewrite: {rules: []}\n", "qos: expected a map"},
-      {qos, "rewrite: expected a map"},
+      // The switch's reader and its messages (dataplane/config): one reader.
       {qos + "rewrite: {rules: [{tag: 64, in: \"*\", out: \"*\", new_tag: 1}]}",
-       "rewrite.rules[0].tag: expected an integer 0..63"},
+       "rewrite.rules[0].tag: expected an integer from 0 to 63 (got '64')"},
+      {qos + "rewrite: {rules: [{in: \"*\", out: \"*\", new_tag: 1}]}",
+       "rewrite.rules[0].tag: expected a tag 0..63, a list of tags, or \"*\" for any tag"},
       {qos + "rewrite: {rules: [{tag: 1, in: [3], out: \"*\", new_tag: 1}]}",
-       "rewrite.rules[0].in: expected an integer 0..2"},
+       "rewrite.rules[0].in[0]: expected a port name from 'ports' or an index 0..2"},
       {qos + "rewrite: {rules: [{tag: 1, in: [0], out: [], new_tag: 1}]}", "rewrite.rules[0].out"},
       {qos + "rewrite: {rules: [{tag: 1, in: [0], out: [1], new_tag: 70}]}",
        "rewrite.rules[0].new_tag"},
       {qos + "rewrite: {rules: [{tag: 1, in: [0], out: [1]}]}", "rewrite.rules[0].new_tag"},
+      {qos + "rewrite: {rules: [{tag: 1, in: [0], out: [1], new_tag: 1, colour: red}]}",
+       "rewrite.rules[0].colour: unknown field (expected one of: tag, in, out, new_tag, priority)"},
       {qos + "rewrite: {unmatched: drop, rules: []}", "rewrite.unmatched: expected lossy or keep"},
-      {"qos: {tag_map: {1: 9}}\nrewrite: {rules: []}", "qos.tag_map: expected priorities 0..7"},
-      {"port_names: [x]\n" + qos + "rewrite: {rules: []}",
-       "port_names: expected a list of 3 names"},
-      {"qos: [", "not valid YAML"},
+      {"qos: {tag_map: {1: 9}}\nrewrite: {rules: []}",
+       "qos.tag_map[1]: expected an integer from 0 to 7"},
+      {"qos: [", "YAML syntax"},
   };
   for (const auto& c : cases) {
     NodeRules nr;
     std::string err;
     EXPECT_FALSE(ParseRulesYaml(c.yaml, "A.yaml", t, a, &nr, &err)) << c.yaml;
-    EXPECT_NE(err.find("A.yaml: "), std::string::npos) << err;
+    EXPECT_EQ(err.rfind("A.yaml:", 0), 0u) << err;  // file:line first
     EXPECT_NE(err.find(c.expect), std::string::npos) << "got: " << err;
   }
-  // Port names from port_names resolve like indices; priority orders rules.
+  // Ports resolve by their neighbour's name (as the fabric names an
+  // emulated switch's ports) or by index; priority orders rules.
   NodeRules nr;
   std::string err;
-  ASSERT_TRUE(ParseRulesYaml("port_names: [hA, B, C]\n" + qos +
-                                 "rewrite:\n  rules:\n"
-                                 "    - {tag: 1, in: [hA], out: \"*\", new_tag: 1}\n"
-                                 "    - {tag: 1, in: [0], out: [C], new_tag: 0, priority: 3}\n",
+  ASSERT_TRUE(ParseRulesYaml(qos + "rewrite:\n  rules:\n"
+                                   "    - {tag: 1, in: [hA], out: \"*\", new_tag: 1}\n"
+                                   "    - {tag: 1, in: [0], out: [C], new_tag: 0, priority: 3}\n",
                              "A.yaml", t, a, &nr, &err))
       << err;
   EXPECT_EQ(nr.Lookup(1, 0, 1), 1);
   EXPECT_EQ(nr.Lookup(1, 0, 2), 0);
   EXPECT_EQ(nr.Lookup(1, 1, 2), 0);  // unmatched -> lossy
+  // Without a rewrite section every tag is kept, as a switch keeps it.
+  ASSERT_TRUE(ParseRulesYaml(qos, "A.yaml", t, a, &nr, &err)) << err;
+  EXPECT_EQ(nr.Lookup(1, 1, 2), 1);
+  EXPECT_EQ(nr.Lookup(5, 1, 2), 5);
 }
 
 }  // namespace

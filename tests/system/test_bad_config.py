@@ -122,13 +122,13 @@ r.check(res.returncode != 0 and "port p0" in res.stderr and "'net_af_packet0'" i
 # working directory.
 with tempfile.TemporaryDirectory() as swdir, tempfile.TemporaryDirectory() as ctldir:
     with open(os.path.join(swdir, "rules.yaml"), "w") as f:
-        f.write("rewrite: { rules: [ { in: [p0], out: [p1], new_tag: 5 } ] }\n")
+        f.write("rewrite: { rules: [ { tag: \"*\", in: [p0], out: [p1], new_tag: 5 } ] }\n")
     with open(os.path.join(swdir, "sw.yaml"), "w") as f:
         f.write("switch: { idle_sleep_us: 1000 }\ninclude: rules.yaml\nports:\n"
                 "  - { name: p0, device: net_ring0, ipv4: 10.0.1.1/24, speed: 10G, mac: \"02:00:00:00:01:01\" }\n"
                 "  - { name: p1, device: net_ring1, ipv4: 10.0.2.1/24, speed: 10G, mac: \"02:00:00:00:02:01\" }\n")
     with open(os.path.join(ctldir, "new.yaml"), "w") as f:
-        f.write("rewrite: { rules: [ { in: [p0], out: [p1], new_tag: 7 }, { in: [p1], out: [p0], new_tag: 7 } ] }\n")
+        f.write("rewrite: { rules: [ { tag: \"*\", in: [p0], out: [p1], new_tag: 7 }, { tag: \"*\", in: [p1], out: [p0], new_tag: 7 } ] }\n")
     log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
     sw = subprocess.Popen([swlib.SWITCH, "-l", "0,1", "--no-huge", "--no-pci", "--no-shconf", "-m", "256",
                            "--file-prefix", "relpath", "--vdev", "net_ring0", "--vdev", "net_ring1", "--",

@@ -266,7 +266,9 @@ TEST_F(ConfigTest, PortNamesThatReadAsIndexesAreRejected) {
   std::string text = kPorts;
   text.replace(text.find("name: p1"), 8, "name: 1g");
   SwitchConfig c;
-  ASSERT_EQ(Load(text + "rewrite: { rules: [ { in: [1], out: [0], new_tag: 5 } ] }\n", &c), "");
+  ASSERT_EQ(
+      Load(text + "rewrite: { rules: [ { tag: \"*\", in: [1], out: [0], new_tag: 5 } ] }\n", &c),
+      "");
   EXPECT_EQ(c.rewrite.rules[0].in_ports, PortMask{2});
 }
 
@@ -295,6 +297,18 @@ TEST_F(ConfigTest, MissingFieldNamesTheLineOfItsMap) {
 
   text = kPorts + "rewrite:\n  rules:\n    - tag: 3\n      in: [p0]\n";
   EXPECT_HAS(Load(text), At(text, "    - tag: 3") + " rewrite.rules[0].new_tag: expected the tag");
+  // A rule's tag is never implied ("any tag" would make lossy packets
+  // lossless): written "*" it is any tag, left out it is an error.
+  text = kPorts + "rewrite:\n  rules:\n    - in: [p0]\n      new_tag: 5\n";
+  EXPECT_HAS(Load(text), At(text, "    - in: [p0]") +
+                             " rewrite.rules[0].tag: expected a tag 0..63, a list of tags, or "
+                             "\"*\" for any tag");
+  {
+    SwitchConfig c;
+    ASSERT_EQ(Load(kPorts + "rewrite: { rules: [ { tag: \"*\", new_tag: 5 } ] }\n", &c), "");
+    EXPECT_EQ(c.rewrite.rules[0].tags, kAnyTag);
+    EXPECT_EQ(c.rewrite.rules[0].in_ports, kAnyPort);  // in/out left out: any port
+  }
 
   text = kPorts + "routes:\n  - prefix: 10.9.0.0/16\n";
   EXPECT_HAS(Load(text), At(text, "  - prefix") + " routes[0].port: expected");
@@ -338,7 +352,7 @@ TEST_F(ConfigTest, ListOfTheWrongLengthSaysItsLength) {
 }
 
 TEST_F(ConfigTest, PathsAreRecordedAbsolute) {
-  Write("rules.yaml", "rewrite: { rules: [ { in: [p0], out: [p1], new_tag: 7 } ] }\n");
+  Write("rules.yaml", "rewrite: { rules: [ { tag: \"*\", in: [p0], out: [p1], new_tag: 7 } ] }\n");
   Write("sw.yaml", kPorts + "include: rules.yaml\n");
   const fs::path old = fs::current_path();
   fs::current_path(dir_);
