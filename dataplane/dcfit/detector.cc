@@ -50,40 +50,6 @@ Offer OfferTo(const MsgSlot& s, const CheckMsg& m) {
 
 }  // namespace
 
-const char* EventKindName(EventKind k) {
-  switch (k) {
-    case EventKind::kTriggerSwitch:
-      return "trigger_switch";
-    case EventKind::kTriggerHost:
-      return "trigger_host";
-    case EventKind::kMiddleInitiator:
-      return "middle_initiator";
-    case EventKind::kLoopFound:
-      return "loop_found";
-    case EventKind::kDeadlock:
-      return "deadlock";
-    case EventKind::kTemporalFailed:
-      return "temporal_failed";
-  }
-  return "?";
-}
-
-const char* FailReasonName(FailReason r) {
-  switch (r) {
-    case FailReason::kNone:
-      return "none";
-    case FailReason::kTimeout:
-      return "timeout";
-    case FailReason::kLoopPortResumed:
-      return "loop_port_resumed";
-    case FailReason::kInitiatorResumed:
-      return "initiator_resumed";
-    case FailReason::kReturnCheck:
-      return "return_check";
-  }
-  return "?";
-}
-
 bool Detector::Configure(const DetectorConfig& cfg, std::string* err) {
   if (!c_.Configure(cfg.num_ports, cfg.lossless_mask, err, cfg.shards)) return false;
   if (cfg.temporal_timeout_ns == 0) {

@@ -92,24 +92,32 @@ struct OutMsg {
   bool piggyback = false;
 };
 
-enum class EventKind : uint8_t {
-  kTriggerSwitch,    // this switch is the initial trigger (§3.1)
-  kTriggerHost,      // the peer behind tri_port is (a host, no DCFIT)
-  kMiddleInitiator,  // this switch became a middle generic initiator (§3.4)
-  kLoopFound,        // causality loop: the temporal pass starts
-  kDeadlock,         // temporal pass came back: deadlock declared
-  kTemporalFailed,   // no deadlock for this loop (see FailReason)
-};
-const char* EventKindName(EventKind k);
+#define PFC_DCFIT_EVENT_KINDS(X)                                            \
+  X(kTriggerSwitch, "trigger_switch")     /* this switch is the initial     \
+                                             trigger (§3.1) */             \
+  X(kTriggerHost, "trigger_host")         /* the peer behind tri_port is (a \
+                                             host, no DCFIT) */             \
+  X(kMiddleInitiator, "middle_initiator") /* this switch became a middle    \
+                                             generic initiator (§3.4) */   \
+  X(kLoopFound, "loop_found")             /* causality loop: the temporal   \
+                                             pass starts */                 \
+  X(kDeadlock, "deadlock")                /* temporal pass came back:       \
+                                             deadlock declared */           \
+  X(kTemporalFailed, "temporal_failed")   /* no deadlock for this loop (see \
+                                             FailReason) */
+PFC_NAMED_ENUM(EventKind, EventKindName, PFC_DCFIT_EVENT_KINDS)
 
-enum class FailReason : uint8_t {
-  kNone,
-  kTimeout,           // the temporal pass did not come back
-  kLoopPortResumed,   // our port on the loop received XON
-  kInitiatorResumed,  // we stopped pausing on P_gen-ini
-  kReturnCheck,       // it came back but our own loop ports no longer qualify
-};
-const char* FailReasonName(FailReason r);
+#define PFC_DCFIT_FAIL_REASONS(X)                                             \
+  X(kNone, "none")                                                            \
+  X(kTimeout, "timeout")                    /* the temporal pass did not come \
+                                               back */                        \
+  X(kLoopPortResumed, "loop_port_resumed")  /* our port on the loop received  \
+                                               XON */                         \
+  X(kInitiatorResumed, "initiator_resumed") /* we stopped pausing on          \
+                                               P_gen-ini */                   \
+  X(kReturnCheck, "return_check")           /* it came back but our own loop  \
+                                               ports no longer qualify */
+PFC_NAMED_ENUM(FailReason, FailReasonName, PFC_DCFIT_FAIL_REASONS)
 
 struct Event {
   EventKind kind = EventKind::kTriggerSwitch;

@@ -30,26 +30,6 @@ bool FieldsValid(uint8_t prio, uint8_t gen_port, uint8_t tri_port, uint8_t flags
 
 }  // namespace
 
-const char* MsgStatusName(MsgStatus s) {
-  switch (s) {
-    case MsgStatus::kOk:
-      return "ok";
-    case MsgStatus::kNone:
-      return "none";
-    case MsgStatus::kTruncated:
-      return "truncated";
-    case MsgStatus::kBadVersion:
-      return "bad_version";
-    case MsgStatus::kBadChecksum:
-      return "bad_checksum";
-    case MsgStatus::kBadField:
-      return "bad_field";
-    case MsgStatus::kNotPfc:
-      return "not_pfc";
-  }
-  return "?";
-}
-
 size_t EncodeMsg(const CheckMsg& m, uint8_t* out, size_t cap) {
   if (out == nullptr || cap < kMsgLen) return 0;
   if (!FieldsValid(m.prio, m.gen_port, m.tri_port, m.flags)) return 0;

@@ -63,6 +63,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dataplane/common/named_enum.h"
 #include "dataplane/pfc/pfc_frame.h"
 
 namespace pfc::dcfit {
@@ -103,16 +104,20 @@ struct CheckMsg {
   bool operator==(const CheckMsg&) const = default;
 };
 
-enum class MsgStatus : uint8_t {
-  kOk,
-  kNone,         // no magic: an ordinary PFC frame (not an error)
-  kTruncated,    // the magic is there but the message does not fit in len
-  kBadVersion,   // a version this switch does not speak
-  kBadChecksum,  // corrupted, or padding that only looks like a message
-  kBadField,     // priority > 7, a port >= 64, or an unknown flag
-  kNotPfc,       // (frame functions) not a PFC frame per ParseMacControl
-};
-const char* MsgStatusName(MsgStatus s);
+#define PFC_DCFIT_MSG_STATUS(X)                                                   \
+  X(kOk, "ok")                                                                    \
+  X(kNone, "none")                /* no magic: an ordinary PFC frame (not an      \
+                                     error) */                                    \
+  X(kTruncated, "truncated")      /* the magic is there but the message does not  \
+                                     fit in len */                                \
+  X(kBadVersion, "bad_version")   /* a version this switch does not speak */      \
+  X(kBadChecksum, "bad_checksum") /* corrupted, or padding that only looks like a \
+                                     message */                                   \
+  X(kBadField, "bad_field")       /* priority > 7, a port >= 64, or an unknown    \
+                                     flag */                                      \
+  X(kNotPfc, "not_pfc")           /* (frame functions) not a PFC frame per        \
+                                     ParseMacControl */
+PFC_NAMED_ENUM(MsgStatus, MsgStatusName, PFC_DCFIT_MSG_STATUS)
 
 // Writes the 20-byte message at out[0..20). Returns 20, or 0 when cap < 20 or
 // a field is out of range (the same rules DecodeMsg enforces).

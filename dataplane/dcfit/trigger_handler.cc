@@ -11,28 +11,6 @@ bool SameRouteKey(const CheckMsg& a, const CheckMsg& b) {
 
 }  // namespace
 
-const char* ActionKindName(ActionKind k) {
-  switch (k) {
-    case ActionKind::kNone:
-      return "none";
-    case ActionKind::kNoticeSent:
-      return "notice_sent";
-    case ActionKind::kNoticeForwarded:
-      return "notice_forwarded";
-    case ActionKind::kNoticeNoRoute:
-      return "notice_no_route";
-    case ActionKind::kHostLossy:
-      return "host_lossy";
-    case ActionKind::kHostRestored:
-      return "host_restored";
-    case ActionKind::kRateLimit:
-      return "rate_limit";
-    case ActionKind::kRateLimitEnd:
-      return "rate_limit_end";
-  }
-  return "?";
-}
-
 bool TriggerHandler::Configure(const TriggerConfig& cfg, std::string* err) {
   if (cfg.num_ports < 1 || cfg.num_ports > kMaxPorts) {
     *err = "dcfit: num_ports " + std::to_string(cfg.num_ports) + ", expected 1.." +

@@ -51,17 +51,20 @@ struct TriggerConfig {
   uint64_t hold_ns = 10'000'000;
 };
 
-enum class ActionKind : uint8_t {
-  kNone,
-  kNoticeSent,       // declaring switch: notice sent toward S_tri on `port`
-  kNoticeForwarded,  // on the way: passed on, on `port`
-  kNoticeNoRoute,    // no port known toward S_tri (or too many hops): dropped
-  kHostLossy,        // S_tri: port P_tri ignores the host's pause until until_ns
-  kHostRestored,     // ... and honours it again
-  kRateLimit,        // S_tri: heavy hitters into P_tri's congestion limited
-  kRateLimitEnd,     // ... and no longer
-};
-const char* ActionKindName(ActionKind k);
+#define PFC_DCFIT_ACTION_KINDS(X)                                                 \
+  X(kNone, "none")                                                                \
+  X(kNoticeSent, "notice_sent")           /* declaring switch: notice sent toward \
+                                             S_tri on `port` */                   \
+  X(kNoticeForwarded, "notice_forwarded") /* on the way: passed on, on `port` */  \
+  X(kNoticeNoRoute, "notice_no_route")    /* no port known toward S_tri (or too   \
+                                             many hops): dropped */               \
+  X(kHostLossy, "host_lossy")             /* S_tri: port P_tri ignores the host's \
+                                             pause until until_ns */              \
+  X(kHostRestored, "host_restored")       /* ... and honours it again */          \
+  X(kRateLimit, "rate_limit")             /* S_tri: heavy hitters into P_tri's    \
+                                             congestion limited */                \
+  X(kRateLimitEnd, "rate_limit_end")      /* ... and no longer */
+PFC_NAMED_ENUM(ActionKind, ActionKindName, PFC_DCFIT_ACTION_KINDS)
 
 struct Action {
   ActionKind kind = ActionKind::kNone;

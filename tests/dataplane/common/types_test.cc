@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The drop-reason table (PFC_DROP_REASONS): names are the telemetry
-// interface (unique, lower-case snake_case, fixed order), and which reasons count as
-// lost lossless data is decided by the table alone.
+// The vocabulary tables of dataplane/common. Drop reasons
+// (PFC_DROP_REASONS): names are the telemetry interface (unique, lower-case
+// snake_case, fixed order), and which reasons count as lost lossless data
+// is decided by the table alone. Named enums (PFC_NAMED_ENUM).
 #include "dataplane/common/types.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
+
+#include "dataplane/common/named_enum.h"
+#include "dataplane/dcfit/detector.h"
+#include "dataplane/dcfit/trigger_handler.h"
 
 namespace pfc {
 namespace {
@@ -48,3 +53,22 @@ TEST(DropReasons, LosslessLossIsEverythingButRecoveryAndLoopVictims) {
 
 }  // namespace
 }  // namespace pfc
+
+// PFC_NAMED_ENUM (named_enum.h): one row gives an enumerator its name.
+namespace pfc::named_enum_test {
+#define TEST_COLOURS(X) X(kRed, "red") X(kBlue, "blue")
+PFC_NAMED_ENUM(Colour, ColourName, TEST_COLOURS)
+static_assert(static_cast<int>(Colour::kBlue) == 1);
+
+TEST(NamedEnum, NamesFromTheTableAndUnknownValues) {
+  EXPECT_STREQ(ColourName(Colour::kRed), "red");
+  EXPECT_STREQ(ColourName(Colour::kBlue), "blue");
+  EXPECT_STREQ(ColourName(static_cast<Colour>(2)), "?");
+  // The DCFIT vocabularies keep the names their logs and results use.
+  EXPECT_STREQ(dcfit::EventKindName(dcfit::EventKind::kDeadlock), "deadlock");
+  EXPECT_STREQ(dcfit::FailReasonName(dcfit::FailReason::kReturnCheck), "return_check");
+  EXPECT_STREQ(dcfit::MsgStatusName(dcfit::MsgStatus::kNotPfc), "not_pfc");
+  EXPECT_STREQ(dcfit::ActionKindName(dcfit::ActionKind::kRateLimitEnd), "rate_limit_end");
+  EXPECT_STREQ(dcfit::ActionKindName(static_cast<dcfit::ActionKind>(200)), "?");
+}
+}  // namespace pfc::named_enum_test
