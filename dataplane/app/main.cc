@@ -28,6 +28,7 @@
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/stages/worker.h"
 #include "dataplane/switch/dataplane.h"
+#include "dataplane/switch/log.h"
 #include "dataplane/switch/switch.h"
 
 namespace {
@@ -246,9 +247,15 @@ int main(int argc, char** argv) {
               cfg.workers, Summary(cfg).c_str());
   std::fflush(stdout);
 
-  while (!g_signalled.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // The control thread prints the workers' events (switch/log.h).
+  pfc::EventPrinter events;
+  while (!g_signalled.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    events.Print(*sw);
+  }
   dp->stop.store(true);
   rte_eal_mp_wait_lcore();
+  events.Print(*sw);
 
   const std::string report = pfc::StatsJson(*sw).dump();
   std::printf("pfcswitch: stats %s\n", report.c_str());

@@ -34,17 +34,6 @@ void SendStandalone(WorkerCtx& w, PortId port, const CheckMsg& msg) {
   pc.dcfit_msg_tx.Add(1);
 }
 
-void LogEvent(const Switch& sw, const DcfitEventRecord& r) {
-  // (An action record has in_port = out_port = its port.)
-  const std::string text =
-      DcfitEventText(r, sw.ports[r.ev.in_port].name, sw.ports[r.ev.out_port].name);
-  if (sw.name.empty())
-    std::printf("pfcswitch: dcfit: %s\n", text.c_str());
-  else
-    std::printf("pfcswitch: dcfit[%s]: %s\n", sw.name.c_str(), text.c_str());
-  std::fflush(stdout);
-}
-
 void RecomputeLimits(SwitchDcfit& d) {
   d.limit_ports = {};
   for (const DcfitLimiter& l : d.limiters) d.limit_ports[l.prio] |= l.ports;
@@ -151,8 +140,7 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
         break;
     }
     st.dcfit_trigger_events.Add(1);
-    d.log.Add(r);
-    LogEvent(*w.sw, r);
+    d.log.Add(r);  // the control thread prints it (switch/log.h)
   }
   d.acts.clear();
   SyncHostHold(d);
@@ -203,8 +191,7 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
     // there (DCFIT §4: only as much as restarts the loop).
     r.break_drops = DiscardQueue(w, e.in_port, e.msg.prio, DropReason::kDcfitBreak);
   }
-  d.log.Add(r);
-  LogEvent(*w.sw, r);
+  d.log.Add(r);  // the control thread prints it (switch/log.h)
   if (e.kind == EventKind::kDeadlock && d.trigger_handling) {
     // DCFIT §4: broken; now keep it from coming back.
     d.trig.OnDeadlock(e.msg, w.now_ns, &d.acts);

@@ -4,21 +4,10 @@
 
 #include <rte_ring.h>
 
-#include <cstdio>
-
 #include "dataplane/stages/egress.h"
 
 namespace pfc {
 namespace {
-
-void LogEvent(const Switch& sw, const PfcwdEvent& e) {
-  const std::string text = PfcwdEventText(e, sw.ports[e.port].name);
-  if (sw.name.empty())
-    std::printf("pfcswitch: pfcwd: %s\n", text.c_str());
-  else
-    std::printf("pfcswitch: pfcwd[%s]: %s\n", sw.name.c_str(), text.c_str());
-  std::fflush(stdout);
-}
 
 // Cold: two events a storm. Returns the packets discarded.
 [[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, StormWatchdog::Event ev) {
@@ -42,8 +31,7 @@ void LogEvent(const Switch& sw, const PfcwdEvent& e) {
     e.restored = true;
     e.since_ns = wd.storm_since();
   }
-  w.sw->pfcwd_log.Add(e);
-  LogEvent(*w.sw, e);
+  w.sw->pfcwd_log.Add(e);  // the control thread prints it (switch/log.h)
   return e.drops;
 }
 

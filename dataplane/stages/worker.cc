@@ -14,6 +14,7 @@
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
 #include "dataplane/stages/pfc_stage.h"
+#include "dataplane/switch/log.h"
 
 namespace pfc {
 namespace {
@@ -184,7 +185,7 @@ struct RxIntrWait {
     }
     usable = all && !ports.empty();
     if (usable)
-      RTE_LOG(INFO, USER1,
+      PFC_LOG(INFO, worker,
               "pfcswitch: worker %u sleeps until a packet on its %zu ports or a deadline\n", wk.id,
               ports.size());
   }

@@ -15,6 +15,7 @@
 
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/switch/heap_ring.h"
+#include "dataplane/switch/log.h"
 
 namespace pfc {
 namespace {
@@ -309,8 +310,9 @@ bool CreateStandalone(const SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
   rte_mempool_objsz objsz;
   rte_mempool_calc_obj_size(sizeof(rte_mbuf) + plan.data_room, 0, &objsz);
   if (objsz.total_size > plan.obj_bytes)
-    std::fprintf(stderr, "pfcswitch: note: mbuf objects are %u B, the memory plan assumed %u B\n",
-                 objsz.total_size, plan.obj_bytes);
+    PFC_LOG(NOTICE, switch,
+            "pfcswitch: note: mbuf objects are %u B, the memory plan assumed %u B\n",
+            objsz.total_size, plan.obj_bytes);
   *sw = CreateSwitch(**dp, cfg, "", 0, -1, nullptr, err);
   if (*sw) return true;
   dp->reset();

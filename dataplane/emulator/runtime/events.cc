@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Fabric: the timeline's events (links down and up, routes, rules, storms),
-// applied by either clock at their time and logged.
+// applied by either clock at their time and logged; and the switches' own
+// events (DCFIT, the watchdog), printed by the run loops.
 #include "dataplane/app/telemetry.h"
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/switch/log.h"
 
 namespace pfc::emu {
 
@@ -99,7 +101,12 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
   char ts[32];
   std::snprintf(ts, sizeof ts, "%.6f ms: ", now / 1e6);
   event_log_.push_back(ts + what + (ok ? "" : " FAILED: " + err));
-  std::printf("pfcfabric: %s\n", event_log_.back().c_str());
+  PFC_LOG(INFO, fabric, "pfcfabric: %s\n", event_log_.back().c_str());
+}
+
+void Fabric::PrintEvents() {
+  printers_.resize(switches_.size());
+  for (size_t i = 0; i < switches_.size(); i++) printers_[i].Print(*switches_[i].sw);
 }
 
 }  // namespace pfc::emu

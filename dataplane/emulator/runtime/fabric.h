@@ -37,6 +37,7 @@
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 #include "dataplane/stages/worker_ctx.h"
+#include "dataplane/switch/log.h"
 #include "dataplane/switch/switch.h"
 
 namespace pfc::emu {
@@ -98,6 +99,9 @@ class Fabric {
   void Sample(uint64_t now);
   // The hosts' spare mbufs back to the pool (the end of a run).
   void ReleaseSpares();
+  // Prints the switches' new DCFIT and watchdog events (switch/log.h: the
+  // workers only log them).
+  void PrintEvents();
 
   struct SwitchRun {
     std::unique_ptr<Switch> sw;
@@ -130,6 +134,7 @@ class Fabric {
   std::vector<std::string> event_log_;
   DcfitReport dcfit_;
   std::vector<const Switch*> dcfit_sws_;  // switches_[i].sw, for dcfit_
+  std::vector<EventPrinter> printers_;    // one per switch (PrintEvents)
 };
 
 }  // namespace pfc::emu

@@ -87,6 +87,7 @@ uint64_t Fabric::RunVirtual() {
         }
       }
     }
+    if (now_ >= rec_.next_ns()) PrintEvents();  // at most once a sample bin
     rec_.Sample(now_);
     if (now_ >= spec_.duration_ns) break;
     uint64_t next = std::min(spec_.duration_ns, due_.Next());
@@ -96,6 +97,7 @@ uint64_t Fabric::RunVirtual() {
       next = (next + spec_.quantum_ns - 1) / spec_.quantum_ns * spec_.quantum_ns;
     now_ = std::max(next, now_ + 1);
   }
+  PrintEvents();
   ReleaseSpares();
   return rounds_;
 }

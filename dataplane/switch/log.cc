@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/switch/log.h"
+
+#include "dataplane/switch/switch.h"
+
+namespace pfc {
+
+RTE_LOG_REGISTER(pfc_logtype_switch, pfc.switch, INFO);
+RTE_LOG_REGISTER(pfc_logtype_worker, pfc.worker, INFO);
+RTE_LOG_REGISTER(pfc_logtype_dcfit, pfc.dcfit, INFO);
+RTE_LOG_REGISTER(pfc_logtype_pfcwd, pfc.pfcwd, INFO);
+RTE_LOG_REGISTER(pfc_logtype_fabric, pfc.fabric, INFO);
+
+namespace {
+// "pfcswitch: dcfit: ..." for a lone switch, "pfcswitch: dcfit[S2]: ..." in
+// a fabric.
+void Line(int type, const Switch& sw, const char* module, const std::string& text) {
+  if (sw.name.empty())
+    rte_log(RTE_LOG_INFO, type, "pfcswitch: %s: %s\n", module, text.c_str());
+  else
+    rte_log(RTE_LOG_INFO, type, "pfcswitch: %s[%s]: %s\n", module, sw.name.c_str(), text.c_str());
+}
+}  // namespace
+
+void EventPrinter::Print(const Switch& sw) {
+  if (sw.dcfit) {
+    sw.dcfit->log.ForEachSince(&dcfit_seen_, [&](const DcfitEventRecord& r) {
+      // (An action record has in_port = out_port = its port.)
+      Line(pfc_logtype_dcfit, sw, "dcfit",
+           DcfitEventText(r, sw.ports[r.ev.in_port].name, sw.ports[r.ev.out_port].name));
+    });
+  }
+  sw.pfcwd_log.ForEachSince(&pfcwd_seen_, [&](const PfcwdEvent& e) {
+    Line(pfc_logtype_pfcwd, sw, "pfcwd", PfcwdEventText(e, sw.ports[e.port].name));
+  });
+}
+
+}  // namespace pfc

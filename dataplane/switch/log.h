@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Logging through DPDK's log types, one per module, so a user sets levels
+// from the command line like any DPDK application's:
+//   --log-level=pfc.dcfit:warning   (quiet DCFIT's event lines)
+//   --log-level='pfc.*:debug'
+// Types: pfc.switch (set-up notes), pfc.worker (worker lifecycle),
+// pfc.dcfit and pfc.pfcwd (their events), pfc.fabric (the emulator's
+// timeline). Lines keep the programs' own prefixes ("pfcswitch: ...").
+//
+// Workers never print: a feature's worker adds its event to the switch's
+// event log (event_log.h) and the control thread prints what is new with
+// an EventPrinter (pfcswitch's main loop, the fabric's run loops), so a
+// storm of events costs a worker a mutex, never a write(2).
+#pragma once
+#include <rte_log.h>
+
+#include <cstdint>
+
+namespace pfc {
+
+extern int pfc_logtype_switch;
+extern int pfc_logtype_worker;
+extern int pfc_logtype_dcfit;
+extern int pfc_logtype_pfcwd;
+extern int pfc_logtype_fabric;
+
+#define PFC_LOG(level, module, ...) \
+  rte_log(RTE_LOG_##level, ::pfc::pfc_logtype_##module, __VA_ARGS__)
+
+class Switch;
+
+// Prints a switch's new DCFIT and pause-storm events (pfc.dcfit,
+// pfc.pfcwd, INFO), one line each: "pfcswitch: dcfit[S2]: deadlock ...".
+// One per switch, owned by the control thread.
+class EventPrinter {
+ public:
+  void Print(const Switch& sw);
+
+ private:
+  uint64_t dcfit_seen_ = 0;
+  uint64_t pfcwd_seen_ = 0;
+};
+
+}  // namespace pfc
