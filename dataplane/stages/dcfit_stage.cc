@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// DCFIT glue. See dcfit_stage.h for what each hook does and why.
+// DCFIT glue, §3 (detection): see dcfit_stage.h for what each hook does
+// and why. §4's trigger handling is in dcfit_trigger_stage.cc.
 #include "dataplane/stages/dcfit_stage.h"
 
 #include <rte_ring.h>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "dataplane/buffer/accountant.h"
+#include "dataplane/stages/dcfit_trigger_stage.h"
 #include "dataplane/stages/egress.h"
 
 namespace pfc {
@@ -16,37 +18,6 @@ namespace {
 
 using dcfit::CheckMsg;
 using dcfit::EventKind;
-
-// A checking packet on its own, through the port's control ring: the owner
-// sends it ahead of data, and pause does not hold it (egress.cc).
-void SendStandalone(WorkerCtx& w, PortId port, const CheckMsg& msg) {
-  PortRuntime& pr = w.sw->ports[port];
-  PortCounters& pc = w.st->port[port];
-  MarkQueued(w, port);
-  rte_mbuf* m = rte_pktmbuf_alloc(w.sw->dp.pool);
-  uint8_t* f = m ? reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen)) : nullptr;
-  if (f == nullptr || dcfit::BuildCheckingPacket(pr.mac, msg, f, kPfcFrameLen) == 0 ||
-      rte_ring_enqueue(pr.control, m) != 0) {
-    if (m) rte_pktmbuf_free(m);
-    pc.dcfit_msg_tx_failed.Add(1);
-    return;
-  }
-  pc.dcfit_msg_tx.Add(1);
-}
-
-void RecomputeLimits(SwitchDcfit& d) {
-  d.limit_ports = {};
-  for (const DcfitLimiter& l : d.limiters) d.limit_ports[l.prio] |= l.ports;
-  bool any = false;
-  for (int q = 0; q < kNumPrio; q++) any |= (d.hh_watch[q] | d.limit_ports[q]) != 0;
-  d.hh_any.store(any, std::memory_order_relaxed);
-}
-
-// What the packet path reads of the trigger handler, after it acted.
-void SyncHostHold(SwitchDcfit& d) {
-  for (int p = 0; p < d.det.config().num_ports; p++)
-    d.host_hold[p].store(d.trig.ignore_mask(static_cast<PortId>(p)), std::memory_order_relaxed);
-}
 
 // The detector's view of port p (ours) as paused by its peer, mirrored into
 // w for the lock-free expiry check of DcfitRound.
@@ -62,105 +33,12 @@ void SyncPaused(WorkerCtx& w, SwitchDcfit& d, PortId p) {
   w.dcfit_paused_ports = bits ? (w.dcfit_paused_ports | bit) : (w.dcfit_paused_ports & ~bit);
 }
 
-// A switch trigger's hold starts: the heavy hitters the sketch saw into the
-// congested egress ports get a token bucket each.
-void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEventRecord* r) {
-  const int q = a.msg.prio;
-  const dcfit::Causality& c = d.det.causality();
-  PortMask ports = d.hh_watch[q];
-  if (ports == 0) ports = c.WaitsOn(a.port, q) & ~c.paused(q);
-  r->limit_ports = ports;
-  if (ports == 0) return;
-  // The slowest of the congested ports sets the rate: a share of it does
-  // not congest any of them.
-  uint64_t line = 0;
-  for (PortMask m = ports; m; m &= m - 1) {
-    const uint64_t bps = w.sw->ports[std::countr_zero(m)].owner_state->pause_bps;
-    if (line == 0 || (bps != 0 && bps < line)) line = bps;
-  }
-  // A heavy hitter sends at least a fair share of what 2 * kMaxLimited
-  // flows would each send. Together they get the configured rate, in equal
-  // shares, so that they no longer congest the port.
-  r->n_hitters =
-      static_cast<uint8_t>(d.sketch.Top(1.0 / (2 * kMaxLimited), r->hitters.data(), kMaxLimited));
-  const uint64_t total = d.limit_bps
-                             ? d.limit_bps
-                             : static_cast<uint64_t>(d.limit_fraction * static_cast<double>(line));
-  r->limit_bps = r->n_hitters ? total / r->n_hitters : total;
-  for (int i = 0; i < r->n_hitters; i++) {
-    DcfitLimiter l;
-    l.key = r->hitters[i].key;
-    l.ports = ports;
-    l.prio = static_cast<uint8_t>(q);
-    l.tri_port = a.port;
-    l.bucket.Configure(r->limit_bps, 16 * 1024, w.now_ns);
-    d.limiters.push_back(l);
-  }
-  RecomputeLimits(d);
-}
-
-// Carries out and reports what the trigger handler said (d.acts), cold.
-[[gnu::noinline]] void ApplyActions(WorkerCtx& w, SwitchDcfit& d) {
-  WorkerStats& st = *w.st;
-  for (const dcfit::Action& a : d.acts) {
-    DcfitEventRecord r;
-    r.act = a;
-    r.ev.at_ns = a.at_ns;
-    r.ev.msg = a.msg;
-    r.ev.in_port = r.ev.out_port = a.port;
-    switch (a.kind) {
-      case dcfit::ActionKind::kNone:
-        continue;
-      case dcfit::ActionKind::kNoticeSent:
-      case dcfit::ActionKind::kNoticeForwarded:
-        SendStandalone(w, a.port, a.msg);
-        (a.kind == dcfit::ActionKind::kNoticeSent ? st.port[a.port].dcfit_notice_tx
-                                                  : st.port[a.port].dcfit_notice_fwd)
-            .Add(1);
-        break;
-      case dcfit::ActionKind::kNoticeNoRoute:
-        st.dcfit_notice_no_route.Add(1);
-        break;
-      case dcfit::ActionKind::kHostLossy:
-        st.dcfit_trigger_holds.Add(1);
-        break;
-      case dcfit::ActionKind::kRateLimit:
-        st.dcfit_trigger_holds.Add(1);
-        StartLimit(w, d, a, &r);
-        break;
-      case dcfit::ActionKind::kHostRestored:
-        st.dcfit_trigger_ends.Add(1);
-        break;
-      case dcfit::ActionKind::kRateLimitEnd:
-        st.dcfit_trigger_ends.Add(1);
-        std::erase_if(d.limiters, [&](const DcfitLimiter& l) {
-          return l.tri_port == a.port && l.prio == a.msg.prio;
-        });
-        RecomputeLimits(d);
-        break;
-    }
-    st.dcfit_trigger_events.Add(1);
-    d.log.Add(r);  // the control thread prints it (switch/log.h)
-  }
-  d.acts.clear();
-  SyncHostHold(d);
-}
-
 // Cold: events are rare next to packets.
 [[gnu::noinline]] void HandleEvent(WorkerCtx& w, SwitchDcfit& d, const dcfit::Event& e) {
   WorkerStats& st = *w.st;
   switch (e.kind) {
     case EventKind::kTriggerSwitch:
-      if (d.trigger_handling) {
-        // Congestion here: the egress ports the pausing port's packets wait
-        // on feed the heavy-hitter sketch while we pause that priority.
-        const dcfit::Causality& c = d.det.causality();
-        const int q = e.msg.prio;
-        const PortMask add = c.WaitsOn(e.out_port, q) & ~c.paused(q);
-        if (d.hh_watch[q] == 0 && add != 0) d.sketch.Reset();
-        d.hh_watch[q] |= add;
-        RecomputeLimits(d);
-      }
+      if (d.trigger_handling) DcfitWatchCongestion(d, e);
       [[fallthrough]];
     case EventKind::kTriggerHost:
     case EventKind::kMiddleInitiator:
@@ -195,7 +73,7 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
   if (e.kind == EventKind::kDeadlock && d.trigger_handling) {
     // DCFIT §4: broken; now keep it from coming back.
     d.trig.OnDeadlock(e.msg, w.now_ns, &d.acts);
-    ApplyActions(w, d);
+    DcfitApplyActions(w, d);
   }
 }
 
@@ -204,13 +82,30 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
 void Flush(WorkerCtx& w, SwitchDcfit& d, int skip_port = -1, int skip_prio = -1) {
   for (const dcfit::OutMsg& o : d.out.msgs) {
     if (o.piggyback && o.port == skip_port && o.msg.prio == skip_prio) continue;
-    SendStandalone(w, o.port, o.msg);
+    DcfitSendStandalone(w, o.port, o.msg);
   }
   for (const dcfit::Event& e : d.out.events) HandleEvent(w, d, e);
   d.out.clear();
 }
 
 }  // namespace
+
+// A checking packet on its own, through the port's control ring: the owner
+// sends it ahead of data, and pause does not hold it (egress.cc).
+void DcfitSendStandalone(WorkerCtx& w, PortId port, const dcfit::CheckMsg& msg) {
+  PortRuntime& pr = w.sw->ports[port];
+  PortCounters& pc = w.st->port[port];
+  MarkQueued(w, port);
+  rte_mbuf* m = rte_pktmbuf_alloc(w.sw->dp.pool);
+  uint8_t* f = m ? reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen)) : nullptr;
+  if (f == nullptr || dcfit::BuildCheckingPacket(pr.mac, msg, f, kPfcFrameLen) == 0 ||
+      rte_ring_enqueue(pr.control, m) != 0) {
+    if (m) rte_pktmbuf_free(m);
+    pc.dcfit_msg_tx_failed.Add(1);
+    return;
+  }
+  pc.dcfit_msg_tx.Add(1);
+}
 
 bool DcfitPfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, uint8_t* frame) {
   SwitchDcfit& d = *w.sw->dcfit;
@@ -264,7 +159,7 @@ void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
     pc.dcfit_notice_rx.Add(1);
     if (d.trigger_handling) {
       d.trig.OnNotice(in, msg, w.now_ns, &d.acts);
-      ApplyActions(w, d);
+      DcfitApplyActions(w, d);
     }
     return;
   }
@@ -316,20 +211,7 @@ void DcfitRound(WorkerCtx& w) {
   // tick (so a trigger hold may end up to a tick late), not every round.
   if (!w.dcfit_lead || (d.shared && w.now_ns < d.next_tick_ns)) return;
   DcfitGuard g(d);
-  const dcfit::Causality& c = d.det.causality();
-  if (d.trigger_handling) {
-    const uint64_t x = d.trig.next_expiry();
-    if (x != 0 && w.now_ns >= x) {
-      d.trig.Tick(w.now_ns, &d.acts);
-      ApplyActions(w, d);
-    }
-    if (d.hh_any.load(std::memory_order_relaxed)) {
-      // The sketch watches a priority only while we pause an upstream on it.
-      for (int q = 0; q < kNumPrio; q++)
-        if (d.hh_watch[q] && c.pausing_up(q) == 0) d.hh_watch[q] = 0;
-      RecomputeLimits(d);
-    }
-  }
+  if (d.trigger_handling) DcfitTriggerTick(w, d);
   if (w.now_ns >= d.next_tick_ns) {
     d.det.Tick(w.now_ns, &d.out);
     d.next_tick_ns = w.now_ns + d.tick_ns;
@@ -354,43 +236,6 @@ void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktM
     run_n += DcfitTracks(meta, q);
   }
   c.OnDequeue(run_in, out, q, run_n, w.dcfit_shard);
-}
-
-uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                     ReleaseBatch& undo) {
-  SwitchDcfit& d = *w.sw->dcfit;
-  DcfitGuard g(d);
-  const PortMask bit = PortMask{1} << out;
-  const bool watch = d.hh_watch[eprio] & bit;
-  const bool limit = d.limit_ports[eprio] & bit;
-  if (!watch && !limit) return n;
-  uint16_t kept = 0;
-  for (uint16_t i = 0; i < n; i++) {
-    rte_mbuf* m = pkts[i];
-    const uint32_t len = rte_pktmbuf_pkt_len(m);
-    const uint64_t key =
-        dcfit::FlowKeyOf(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
-    if (watch) d.sketch.Offer(key, len);
-    bool drop = false;
-    if (limit) {
-      for (DcfitLimiter& l : d.limiters)
-        if (l.key == key && l.prio == eprio && (l.ports & bit)) {
-          drop = !l.bucket.Take(len, w.now_ns);
-          break;
-        }
-    }
-    if (!drop) {
-      pkts[kept++] = m;
-      continue;
-    }
-    const PktMeta* meta = w.sw->Meta(m);
-    undo.Add(meta->in_port, meta->in_prio, meta->charged);
-    w.st->prio[meta->in_port][meta->in_prio]
-        .drops[static_cast<int>(DropReason::kDcfitRateLimit)]
-        .Add(1);
-    rte_pktmbuf_free(m);
-  }
-  return kept;
 }
 
 }  // namespace pfc
