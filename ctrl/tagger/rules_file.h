@@ -21,10 +21,12 @@
 // priority rule overrides.
 // A full port set is written "*"; the tag is never a wildcard (that would
 // turn lossy packets lossless), and the switch's reader refuses a rule
-// without one ("*" must be written to mean any tag). With hairpin_dont_care, (in == out) pairs
-// may be covered too: only valid when the switch drops hairpinned packets.
+// without one ("*" must be written to mean any tag). With
+// hairpin_dont_care, (in == out) pairs may be covered too: only valid when
+// the switch drops hairpinned packets.
 //
-// Pure functions; the writer/reader run on the control thread.
+// Pure functions; the writer/reader run on the control thread. Compression
+// is in compress.cc, the writer and the reader in rules_file.cc.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,6 +36,9 @@
 #include "ctrl/tagger/topology.h"
 
 namespace tagger {
+
+// The set of a node's n ports (bits 0..n-1).
+inline uint64_t AllPorts(uint32_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
 
 struct Rule {
   uint64_t tags = 0;  // bit t = tag t

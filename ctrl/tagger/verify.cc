@@ -9,46 +9,10 @@
 #include <mutex>
 #include <sstream>
 
-#include "ctrl/tagger/clos_walks.h"
+#include "ctrl/tagger/verify_walk.h"
 
 namespace tagger {
-namespace {
-
-inline uint64_t Bit(uint32_t i) { return uint64_t{1} << i; }
-
-struct VEntry {
-  uint8_t tag, y;
-  uint64_t outs;
-  uint64_t used;
-};
-
-std::string PortDesc(const Topology& t, uint32_t g) {
-  return t.node(t.port_node(g)).name + "[port " + std::to_string(t.local(g)) + " from " +
-         t.node(t.neighbor(g)).name + "]";
-}
-
-// Collects up to 3 examples per kind of problem, thread-safely.
-class Examples {
- public:
-  void Add(const std::string& kind, const std::string& s) {
-    std::lock_guard<std::mutex> lk(mu_);
-    auto& v = ex_[kind];
-    if (v.size() < 3) v.push_back(s);
-  }
-  std::string Get(const std::string& kind) const {
-    auto it = ex_.find(kind);
-    if (it == ex_.end()) return "";
-    std::string s;
-    for (const auto& e : it->second) s += "\n    e.g. " + e;
-    return s;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<std::string, std::vector<std::string>> ex_;
-};
-
-}  // namespace
+using namespace verify_detail;
 
 std::vector<uint32_t> FindCycle(const Topology& t, const std::vector<uint64_t>& out_mask) {
   const uint32_t n = t.num_ports();
@@ -113,6 +77,7 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
                     Progress* prog) {
   VerifyReport rep;
   Examples ex;
+  Transitions tr(t, ex);
   Progress dummy;
   if (!prog) prog = &dummy;
   auto error = [&](const std::string& s) {
@@ -151,7 +116,8 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
   auto lossless = [&](uint8_t tg) { return ref->lossless(tg); };
 
   // Expand every node's rules into (in port, tag) -> (new tag, outs).
-  std::vector<std::vector<VEntry>> ent(t.num_ports());
+  std::vector<std::vector<VEntry>>& ent = tr.ent;
+  ent.resize(t.num_ports());
   std::atomic<uint64_t> n_trans{0}, n_reentry{0};
   prog->Start("verify: expand rules", t.num_nodes());
   tbb::parallel_for(uint32_t{0}, t.num_nodes(), [&](uint32_t n) {
@@ -243,146 +209,23 @@ VerifyReport Verify(const Topology& t, const Elp& elp, const DestTrees* trees,
     }
   }
 
-  // 3. Walk the ELP with the rules; mark the transitions it uses.
-  auto find = [&](uint32_t g, uint8_t tg, uint32_t o) -> VEntry* {
-    for (VEntry& e : ent[g])
-      if (e.tag == tg && ((e.outs >> o) & 1)) return &e;
-    return nullptr;
-  };
-  std::atomic<uint64_t> states{0}, failures{0};
-  // Moves a packet (g, tg) out of local port o; returns the next state or
-  // ~0 for delivered / lost.
-  auto step = [&](uint32_t g, uint8_t tg, uint32_t o, const std::string& what) -> uint64_t {
-    const uint32_t a = t.port_node(g);
-    VEntry* e = find(g, tg, o);
-    if (!e) {
-      ++failures;
-      ex.Add("elp", what + ": at " + PortDesc(t, g) + " tag " + std::to_string(tg) + " out port " +
-                        std::to_string(o) + " (to " + t.node(t.neighbor(t.gport(a, o))).name +
-                        ") becomes lossy");
-      return ~uint64_t{0};
-    }
-    std::atomic_ref<uint64_t>(e->used).fetch_or(Bit(o), std::memory_order_relaxed);
-    const uint32_t w = t.peer(t.gport(a, o));
-    if (!t.forwards(t.port_node(w))) return ~uint64_t{0};
-    return uint64_t{w} << 8 | e->y;
-  };
-  std::vector<std::vector<Hop>> hops(elp.paths.size());
-  for (size_t p = 0; p < elp.paths.size(); ++p) hops[p] = PathHops(t, elp.paths[p]);
+  // 3. Walk the ELP with the rules; mark the transitions it uses
+  // (verify_walk.cc: explicit paths, destination trees, the Clos ELP).
   const bool use_trees = trees && elp.trees.enabled;
   prog->Start("verify: walk ELP", elp.paths.size() + (use_trees ? trees->ends().size() : 0));
   std::atomic<uint64_t> walked{0};
-  tbb::parallel_for(size_t{0}, elp.paths.size(), [&](size_t p) {
-    const std::string what = "ELP paths[" + std::to_string(p) + "]";
-    std::vector<uint64_t> cur, nxt;
-    const Hop& h0 = hops[p][0];
-    if (h0.in < 0) {
-      for (uint64_t m = t.host_mask(h0.node); m; m &= m - 1)
-        cur.push_back(uint64_t{t.gport(h0.node, static_cast<uint32_t>(__builtin_ctzll(m)))} << 8 |
-                      elp.paths[p].cls);
-    } else {
-      cur.push_back(uint64_t{t.gport(h0.node, h0.in)} << 8 | elp.paths[p].cls);
-    }
-    for (const Hop& h : hops[p]) {
-      nxt.clear();
-      for (uint64_t st : cur) {
-        const auto g = static_cast<uint32_t>(st >> 8);
-        const auto tg = static_cast<uint8_t>(st & 0xff);
-        const uint64_t outs = h.out < 0 ? t.host_mask(h.node) & ~Bit(t.local(g)) : Bit(h.out);
-        for (uint64_t m = outs; m; m &= m - 1) {
-          const uint64_t s = step(g, tg, static_cast<uint32_t>(__builtin_ctzll(m)), what);
-          if (s != ~uint64_t{0}) nxt.push_back(s);
-        }
-      }
-      states += cur.size();
-      std::sort(nxt.begin(), nxt.end());
-      nxt.erase(std::unique(nxt.begin(), nxt.end()), nxt.end());
-      cur.swap(nxt);
-    }
-    if (walked.fetch_add(1) % 1024 == 0) prog->Update(walked.load());
-  });
-  if (use_trees) {
-    const auto& ends = trees->ends();
-    tbb::parallel_for(size_t{0}, ends.size(), [&](size_t k) {
-      const uint32_t d = ends[k];
-      const std::string what = "ELP tree of '" + t.node(trees->node_of(d)).name + "'";
-      std::vector<uint64_t> cur, nxt;
-      for (uint32_t s : ends) {
-        const uint32_t sn = trees->node_of(s);
-        for (uint64_t m = t.host_mask(sn); m; m &= m - 1) {
-          const uint32_t g = t.gport(sn, static_cast<uint32_t>(__builtin_ctzll(m)));
-          cur.push_back(uint64_t{g} << 8 | elp.trees.cls);
-        }
-      }
-      while (!cur.empty()) {
-        nxt.clear();
-        for (uint64_t st : cur) {
-          const auto g = static_cast<uint32_t>(st >> 8);
-          const auto tg = static_cast<uint8_t>(st & 0xff);
-          const uint32_t a = t.port_node(g), ai = trees->index_of(a);
-          if (ai == d) {
-            for (uint64_t m = t.host_mask(a) & ~Bit(t.local(g)); m; m &= m - 1)
-              step(g, tg, static_cast<uint32_t>(__builtin_ctzll(m)), what);
-            continue;
-          }
-          const uint8_t o = trees->next(d, ai);
-          if (o == DestTrees::kNoParent) continue;  // unreachable: not in the ELP
-          const uint64_t s = step(g, tg, o, what);
-          if (s != ~uint64_t{0}) nxt.push_back(s);
-        }
-        states += cur.size();
-        std::sort(nxt.begin(), nxt.end());
-        nxt.erase(std::unique(nxt.begin(), nxt.end()), nxt.end());
-        cur.swap(nxt);
-      }
-      prog->Update(walked.fetch_add(1) + 1);
-    });
-  }
+  WalkPaths(tr, elp, prog, &walked);
+  if (use_trees) WalkTrees(tr, elp, *trees, prog, &walked);
   prog->Done();
   if (elp.clos.enabled) {
-    // The implicit Clos ELP: a breadth-first dynamic program over (ingress
-    // port, tag, bounces used) states from every host port with every class
-    // tag. Each state is expanded once however many walks reach it, so the
-    // cost is states x ports per switch, not the number of paths.
-    ClosWalks walks;
     std::string werr;
-    if (!walks.Init(t, elp.clos.bounces, &werr)) {
+    if (!WalkClos(tr, elp, prog, &werr)) {
       error(werr);
       return rep;
     }
-    const int nb = elp.clos.bounces + 1;
-    const std::string what = "Clos walk (<= " + std::to_string(elp.clos.bounces) + " bounces)";
-    std::vector<uint64_t> seen(size_t{t.num_ports()} * nb, 0);  // bit = tag
-    std::vector<uint64_t> queue;                                // g << 16 | bounces << 8 | tag
-    auto push = [&](uint32_t g, int b, uint8_t tg) {
-      uint64_t& m = seen[size_t{g} * nb + b];
-      if ((m >> tg) & 1) return;
-      m |= Bit(tg);
-      queue.push_back(uint64_t{g} << 16 | uint64_t(b) << 8 | tg);
-    };
-    for (uint32_t a = 0; a < t.num_nodes(); ++a)
-      for (uint64_t hm = t.is_switch(a) ? t.host_mask(a) : 0; hm; hm &= hm - 1)
-        for (uint64_t cm = elp.clos.classes; cm; cm &= cm - 1)
-          push(t.gport(a, static_cast<uint32_t>(__builtin_ctzll(hm))), 0,
-               static_cast<uint8_t>(__builtin_ctzll(cm)));
-    prog->Start("verify: Clos walks", 0);
-    for (size_t q = 0; q < queue.size(); ++q) {
-      const auto g = static_cast<uint32_t>(queue[q] >> 16);
-      const int b = static_cast<int>((queue[q] >> 8) & 0xff);
-      const auto tg = static_cast<uint8_t>(queue[q] & 0xff);
-      const uint32_t a = t.port_node(g);
-      for (uint32_t o = 0; o < t.node(a).num_ports; ++o) {
-        if (!walks.OnWalk(g, o, b)) continue;
-        const uint64_t s = step(g, tg, o, what);
-        if (s != ~uint64_t{0})
-          push(static_cast<uint32_t>(s >> 8), b + walks.Cost(g, o), static_cast<uint8_t>(s & 0xff));
-      }
-    }
-    states += queue.size();
-    prog->Done();
   }
-  rep.elp_states = states;
-  rep.elp_failures = failures;
+  rep.elp_states = tr.states;
+  rep.elp_failures = tr.failures;
   if (rep.elp_failures)
     error(std::to_string(rep.elp_failures) +
           " ELP transitions are not lossless (requirement: ELP stays lossless)" + ex.Get("elp"));
