@@ -5,7 +5,7 @@
 # them and measuring its forwarding thread's rate per CPU-second.
 
 BUILD=$1
-PFCSWITCH=$BUILD/dataplane/app/pfcswitch
+PFCSWITCH=$BUILD/dataplane/pfcswitch/pfcswitch
 PY=/usr/bin/python3
 RUNS=${RUNS:-3}
 WARMUP=${WARMUP:-1}

@@ -45,7 +45,7 @@ NAN="RESULT write_bw_vs_ovs=nan write_bw_vs_bridge=nan send_lat_vs_ovs=nan"
 
 if [ "${1:-}" != "--in-guest" ]; then
   BUILD=$(cd "${1:-$ROOT/build}" && pwd) || exit 2
-  [ -x "$BUILD/dataplane/app/pfcswitch" ] || { echo "no pfcswitch in $BUILD (ninja -C $BUILD)"; echo "$NAN"; exit 2; }
+  [ -x "$BUILD/dataplane/pfcswitch/pfcswitch" ] || { echo "no pfcswitch in $BUILD (ninja -C $BUILD)"; echo "$NAN"; exit 2; }
   [ -x /usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk ] ||
     { echo "perftest_compare: needs Open vSwitch-DPDK: apt-get install openvswitch-switch-dpdk"; echo "$NAN"; exit 77; }
   OUT=${ROCEV2_OUT_DIR:-$BUILD/meson-logs/perftest_compare}
@@ -54,8 +54,8 @@ if [ "${1:-}" != "--in-guest" ]; then
   sed "s/idle_sleep_us: *[0-9]*/idle_sleep_us: $IDLE_SLEEP_US/" "$CFG" > "$OUT/switch.yaml"
   T0=$(date +%s)
   CTL=()
-  [ -x "$BUILD/dataplane/ctl/pfcctl" ] && CTL=(--pfcctl "$BUILD/dataplane/ctl/pfcctl")
-  "$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$BUILD/dataplane/app/pfcswitch" "${CTL[@]}" \
+  [ -x "$BUILD/dataplane/pfcctl/pfcctl" ] && CTL=(--pfcctl "$BUILD/dataplane/pfcctl/pfcctl")
+  "$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$BUILD/dataplane/pfcswitch/pfcswitch" "${CTL[@]}" \
     --config "$OUT/switch.yaml" -q -t 1200 -b 300 -o "$OUT" -- env ROUNDS="${ROUNDS:-3}" ITERS="${ITERS:-300}" \
     FWDS="$FWDS" CFG=/rocev2-out/switch.yaml IDLE_SLEEP_US="$IDLE_SLEEP_US" OVS_MAXSLEEP="$OVS_MAXSLEEP" \
     "$HERE/perftest_compare.sh" --in-guest

@@ -10,5 +10,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PFC_BUILD=${PFC_BUILD:-$PWD/build}
-[ -x "$PFC_BUILD/dataplane/app/pfcswitch" ] || { meson setup "$PFC_BUILD" --buildtype=release && ninja -C "$PFC_BUILD"; }
+[ -x "$PFC_BUILD/dataplane/pfcswitch/pfcswitch" ] || { meson setup "$PFC_BUILD" --buildtype=release && ninja -C "$PFC_BUILD"; }
 CHAIN_PREFIX=bi CHAIN_PACKETS=${1:-3000} CHAIN_LOSSY=${2:-1000} /usr/bin/python3 tests/system/test_lossless_chain.py

@@ -12,8 +12,8 @@ ROOT=$PWD
 tools/install-deps.sh >/dev/null
 BUILD=${PFC_BUILD_DIR:-build}
 [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" --buildtype=release >/dev/null
-ninja -C "$BUILD" dataplane/app/pfcswitch dataplane/ctl/pfcctl >/dev/null
-SW=$BUILD/dataplane/app/pfcswitch CTL="$BUILD/dataplane/ctl/pfcctl --file-prefix demo"
+ninja -C "$BUILD" dataplane/pfcswitch/pfcswitch dataplane/pfcctl/pfcctl >/dev/null
+SW=$BUILD/dataplane/pfcswitch/pfcswitch CTL="$BUILD/dataplane/pfcctl/pfcctl --file-prefix demo"
 OUT=$(mktemp -d /tmp/pfcswitch-demo.XXXXXX)
 PY=/usr/bin/python3
 

@@ -48,16 +48,16 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   eval "meson setup \"\$BUILD\" \"\$ROOT\" --buildtype=release $MESON_ARGS"
 fi
 if [ "$NET" = vhost ]; then
-  ninja -C "$BUILD" dataplane/app/pfcswitch dataplane/ctl/pfcctl
-  SW=$BUILD/dataplane/app/pfcswitch
-  VM=("$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$SW" --pfcctl "$BUILD/dataplane/ctl/pfcctl" --config "$CFG")
+  ninja -C "$BUILD" dataplane/pfcswitch/pfcswitch dataplane/pfcctl/pfcctl
+  SW=$BUILD/dataplane/pfcswitch/pfcswitch
+  VM=("$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$SW" --pfcctl "$BUILD/dataplane/pfcctl/pfcctl" --config "$CFG")
   WHERE="natively on this host, vhost-user ports"
 else
   # The switch runs in the guest (qemu TCG), which cannot run a build for this machine's
   # AVX2/AVX-512: it gets a build of its own (BUILD itself when it is a baseline build, else
   # BUILD-guest; see tools/rocev2-vm/guest-build.sh).
   GBUILD=$("$ROOT/tools/rocev2-vm/guest-build.sh" "$BUILD") || exit 1
-  SW=$GBUILD/dataplane/app/pfcswitch VM=("$ROOT/tools/rocev2-vm/rocev2-vm.sh")
+  SW=$GBUILD/dataplane/pfcswitch/pfcswitch VM=("$ROOT/tools/rocev2-vm/rocev2-vm.sh")
   WHERE="inside the guest, af_packet ports"
 fi
 

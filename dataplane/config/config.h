@@ -15,7 +15,7 @@
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/common/types.h"
 #include "dataplane/pfc/pfc_generator.h"
-#include "dataplane/pfc/storm_watchdog.h"
+#include "dataplane/pfc/pfcwd.h"
 #include "dataplane/sched/egress_scheduler.h"
 #include "dataplane/tables/rewrite_table.h"
 #include "dataplane/tables/route_table.h"
@@ -75,7 +75,7 @@ struct DcfitSettings {
   uint64_t rate_limit_bps = 0;
 };
 
-// PFC pause-storm watchdog (pfc/storm_watchdog.h): the section's settings
+// PFC pause-storm watchdog (pfc/pfcwd.h): the section's settings
 // and, by port index, each port's after its `ports:` override (filled for
 // every port when the section is present; empty without it).
 struct PfcWatchdogSettings {

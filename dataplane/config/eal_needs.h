@@ -28,7 +28,7 @@
 
 namespace pfc {
 
-// Sizes the runtime uses (dataplane/app/runtime.cc), in one place so the
+// Sizes the runtime uses (dataplane/pfcswitch/runtime.cc), in one place so the
 // plan and the pool agree.
 inline constexpr uint32_t kRxDesc = 1024;  // per port, before the device adjusts it
 inline constexpr uint32_t kTxDesc = 1024;

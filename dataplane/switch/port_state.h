@@ -12,7 +12,7 @@
 #include "dataplane/common/types.h"
 #include "dataplane/pfc/pause_timer.h"
 #include "dataplane/pfc/pfc_generator.h"
-#include "dataplane/pfc/storm_watchdog.h"
+#include "dataplane/pfc/pfcwd.h"
 #include "dataplane/sched/egress_scheduler.h"
 
 namespace pfc {

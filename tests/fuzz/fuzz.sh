@@ -22,7 +22,7 @@ sources() {
   case $1 in
     parser) echo dataplane/net/parser.cc dataplane/net/ipv4_edit.cc ;;
     pfc_frame) echo dataplane/pfc/pfc_frame.cc dataplane/pfc/pause_timer.cc ;;
-    telemetry_cmd) echo dataplane/app/telemetry_cmd.cc ;;
+    telemetry_cmd) echo dataplane/pfcswitch/telemetry_cmd.cc ;;
     dcfit_msg) echo dataplane/dcfit/message.cc dataplane/dcfit/causality.cc \
       dataplane/dcfit/detector.cc dataplane/pfc/pfc_frame.cc ;;
     # The loaders, the sections, and the pure code a config is checked with.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the parameter handling of the /pfcswitch/* telemetry
-// commands (dataplane/app/telemetry_cmd.h). The input is one request line as
+// commands (dataplane/pfcswitch/telemetry_cmd.h). The input is one request line as
 // a client sends it ("/pfcswitch/port_stats,p1"); it is split the way DPDK
 // 22.11's telemetry thread does before calling a command's callback
 // (strtok: leading commas skipped, cut at the next comma, no text after it =
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/app/telemetry_cmd.h"
+#include "dataplane/pfcswitch/telemetry_cmd.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

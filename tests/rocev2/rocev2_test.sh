@@ -21,14 +21,14 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=$(cd "$1" && pwd) || exit 2
 shift
 OUT=${ROCEV2_OUT_DIR:-$BUILD/meson-logs/rocev2}
-if [ "${1:-}" != "--forwarder" ] && [ ! -x "$BUILD/dataplane/app/pfcswitch" ]; then
+if [ "${1:-}" != "--forwarder" ] && [ ! -x "$BUILD/dataplane/pfcswitch/pfcswitch" ]; then
   echo "rocev2: no pfcswitch at $BUILD (build it first: ninja -C $BUILD)"; exit 1
 fi
 # What runs in the guest (qemu TCG) is the -Dcpu=baseline build of the same sources
 # (tools/test.sh makes it before the suites run; guest-build.sh only checks it then).
 GBUILD=$("$ROOT/tools/rocev2-vm/guest-build.sh" "$BUILD") ||
   { echo "rocev2: FAIL before booting: no build the TCG guest can run (see above)"; exit 1; }
-SW=$GBUILD/dataplane/app/pfcswitch CTL=$GBUILD/dataplane/ctl/pfcctl
+SW=$GBUILD/dataplane/pfcswitch/pfcswitch CTL=$GBUILD/dataplane/pfcctl/pfcctl
 FAB=$GBUILD/dataplane/emulator/pfcfabric
 ARGS=(--pfcswitch "$SW" --config "$HERE/rocev2.yaml")
 [ -x "$CTL" ] && ARGS+=(--pfcctl "$CTL")
@@ -37,9 +37,9 @@ NET=${ROCEV2_NET:-vhost}
 [ "${1:-}" = "--forwarder" ] && NET=veth   # testpmd runs in the guest
 VM=("$ROOT/tools/rocev2-vm/rocev2-vm.sh")
 if [ "$NET" = vhost ]; then
-  VM=("$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$BUILD/dataplane/app/pfcswitch"
+  VM=("$ROOT/tools/rocev2-vm/rocev2-vhost.sh" --pfcswitch "$BUILD/dataplane/pfcswitch/pfcswitch"
       --config "$HERE/rocev2.yaml")
-  [ -x "$BUILD/dataplane/ctl/pfcctl" ] && VM+=(--pfcctl "$BUILD/dataplane/ctl/pfcctl")
+  [ -x "$BUILD/dataplane/pfcctl/pfcctl" ] && VM+=(--pfcctl "$BUILD/dataplane/pfcctl/pfcctl")
 fi
 rm -rf "$OUT"; mkdir -p "$OUT"
 T0=$(date +%s)

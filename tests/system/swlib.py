@@ -21,8 +21,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("PFC_BUILD", os.path.join(ROOT, "build"))
-SWITCH = os.path.join(BUILD, "dataplane/app/pfcswitch")
-PFCCTL = os.path.join(BUILD, "dataplane/ctl/pfcctl")
+SWITCH = os.path.join(BUILD, "dataplane/pfcswitch/pfcswitch")
+PFCCTL = os.path.join(BUILD, "dataplane/pfcctl/pfcctl")
 TOPO = os.path.join(ROOT, "tools/netns-topo.sh")
 PY = "/usr/bin/python3"
 FABRIC = os.path.join(BUILD, "dataplane/emulator/pfcfabric")

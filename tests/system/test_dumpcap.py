@@ -9,7 +9,7 @@ PFC frames it sent, as many as the switch counted, decoded as 802.1Qbb
 XOFF/XON for priority 3 and marked outbound.
 
 A secondary needs the switch's memory in hugepages and DPDK's shared config
-(dataplane/app/capture.h): the switch runs without --no-huge / --no-shconf,
+(dataplane/pfcswitch/capture.h): the switch runs without --no-huge / --no-shconf,
 and the test reserves and mounts hugepages if the machine has none, giving
 back what it took at exit."""
 import atexit

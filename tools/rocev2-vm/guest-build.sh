@@ -9,8 +9,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$(cd "$1" && pwd)
-TARGETS=(dataplane/app/pfcswitch dataplane/ctl/pfcctl dataplane/emulator/pfcfabric)
-if [ -x "$B/dataplane/app/pfcswitch" ] && "$ROOT/tools/rocev2-vm/tcg-check.sh" "$B/dataplane/app/pfcswitch" >/dev/null 2>&1; then
+TARGETS=(dataplane/pfcswitch/pfcswitch dataplane/pfcctl/pfcctl dataplane/emulator/pfcfabric)
+if [ -x "$B/dataplane/pfcswitch/pfcswitch" ] && "$ROOT/tools/rocev2-vm/tcg-check.sh" "$B/dataplane/pfcswitch/pfcswitch" >/dev/null 2>&1; then
   echo "$B"
   exit 0
 fi
@@ -20,5 +20,5 @@ if [ ! -f "$G/build.ninja" ]; then
   meson setup "$G" "$ROOT" --buildtype=release -Dcpu=baseline >&2
 fi
 ninja -C "$G" "${TARGETS[@]}" >&2
-"$ROOT/tools/rocev2-vm/tcg-check.sh" "$G/dataplane/app/pfcswitch" "$G/dataplane/emulator/pfcfabric" >&2
+"$ROOT/tools/rocev2-vm/tcg-check.sh" "$G/dataplane/pfcswitch/pfcswitch" "$G/dataplane/emulator/pfcfabric" >&2
 echo "$G"

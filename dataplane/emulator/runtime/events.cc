@@ -2,8 +2,8 @@
 // Fabric: the timeline's events (links down and up, routes, rules, storms),
 // applied by either clock at their time and logged; and the switches' own
 // events (DCFIT, the watchdog), printed by the run loops.
-#include "dataplane/app/telemetry.h"
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/switch/log.h"
 
 namespace pfc::emu {

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "dataplane/app/telemetry.h"
+#include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/stages/worker.h"
 
 namespace pfc::emu {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "dataplane/app/stats_report.h"
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/pfcswitch/stats_report.h"
 
 namespace pfc::emu {
 namespace fs = std::filesystem;

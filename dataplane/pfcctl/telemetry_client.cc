@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dataplane/ctl/telemetry_client.h"
+#include "dataplane/pfcctl/telemetry_client.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dataplane/app/stats_report.h"
+#include "dataplane/pfcswitch/stats_report.h"
 
 #include <rte_ethdev.h>
 

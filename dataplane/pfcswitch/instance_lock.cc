@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dataplane/app/instance_lock.h"
+#include "dataplane/pfcswitch/instance_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -11,7 +11,7 @@
 #include <iostream>
 
 #include "dataplane/config/config.h"
-#include "dataplane/ctl/telemetry_client.h"
+#include "dataplane/pfcctl/telemetry_client.h"
 
 namespace {
 

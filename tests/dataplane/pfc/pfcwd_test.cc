@@ -4,7 +4,7 @@
 // seen and restored exactly restore_ns after the last pause ends; ordinary
 // congestion (pauses that lift, queues that move, an empty queue) is not a
 // storm; the two times give hysteresis.
-#include "dataplane/pfc/storm_watchdog.h"
+#include "dataplane/pfc/pfcwd.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dataplane/app/telemetry_cmd.h"
+#include "dataplane/pfcswitch/telemetry_cmd.h"
 
 namespace pfc {
 

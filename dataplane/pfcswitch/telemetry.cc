@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dataplane/app/telemetry.h"
+#include "dataplane/pfcswitch/telemetry.h"
 
 #include <rte_telemetry.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/app/stats_report.h"
-#include "dataplane/app/telemetry_cmd.h"
+#include "dataplane/pfcswitch/stats_report.h"
+#include "dataplane/pfcswitch/telemetry_cmd.h"
 
 namespace pfc {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Parameter handling of the /pfcswitch/* telemetry commands, kept apart from
-// DPDK so that it is unit-tested and fuzzed (tests/dataplane/app). DPDK's
+// DPDK so that it is unit-tested and fuzzed (tests/dataplane/pfcswitch). DPDK's
 // telemetry thread splits a request "/cmd,params" at the first comma and
 // hands the rest (or NULL when there is none) to the command's callback in
 // telemetry.cc, which calls these. Pure; any thread.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dataplane/app/capture.h"
+#include "dataplane/pfcswitch/capture.h"
 
 namespace pfc {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Pause-storm watchdog state machine. See storm_watchdog.h.
-#include "dataplane/pfc/storm_watchdog.h"
+// Pause-storm watchdog state machine. See pfcwd.h.
+#include "dataplane/pfc/pfcwd.h"
 
 namespace pfc {
 

@@ -4,7 +4,7 @@
 // messages InstanceLocks gives for a taken prefix, telemetry socket and
 // interface. flock() locks belong to open file descriptions, so two lock
 // attempts in this one process conflict exactly as two processes would.
-#include "dataplane/app/instance_lock.h"
+#include "dataplane/pfcswitch/instance_lock.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

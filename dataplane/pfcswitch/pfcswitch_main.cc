@@ -20,12 +20,12 @@
 #include <thread>
 #include <vector>
 
-#include "dataplane/app/capture.h"
-#include "dataplane/app/instance_lock.h"
-#include "dataplane/app/stats_report.h"
-#include "dataplane/app/telemetry.h"
 #include "dataplane/config/config.h"
 #include "dataplane/config/eal_needs.h"
+#include "dataplane/pfcswitch/capture.h"
+#include "dataplane/pfcswitch/instance_lock.h"
+#include "dataplane/pfcswitch/stats_report.h"
+#include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/stages/worker.h"
 #include "dataplane/switch/dataplane.h"
 #include "dataplane/switch/log.h"
@@ -46,7 +46,7 @@ constexpr const char* kUsage =
     "  --vdev DEVICE,ARGS for each virtual port, -m MB, --no-huge, --no-pci,\n"
     "  --file-prefix NAME (names the telemetry socket), --log-level ...\n"
     "Capture with dpdk-dumpcap --file-prefix=NAME -i DEVICE needs hugepages and the\n"
-    "  shared config: no --no-huge, --no-shconf or --in-memory (dataplane/app/capture.h).\n"
+    "  shared config: no --no-huge, --no-shconf or --in-memory (dataplane/pfcswitch/capture.h).\n"
     "Example:\n"
     "  pfcswitch -l 0,1 --no-huge -m 256 --no-pci --file-prefix sw1 \\\n"
     "      --vdev net_af_packet0,iface=veth0 --vdev net_af_packet1,iface=veth1 \\\n"
