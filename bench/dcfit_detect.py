@@ -23,11 +23,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(SRC, "tests/fabric"))
-sys.path.insert(0, os.path.join(SRC, "tools"))
-sys.path.insert(0, os.path.join(SRC, "bench"))
-from dcfit_fabric import with_dcfit  # noqa: E402
-from fabric_summary import stuck_ports  # noqa: E402
+from pfclib.dcfit_fabrics import with_dcfit  # noqa: E402
+from pfclib.fabric_results import stuck_ports  # noqa: E402
 from dcfit_detect_plot import plot  # noqa: E402
 
 CFG = os.path.join(SRC, "configs/fabric")

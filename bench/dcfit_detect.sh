@@ -29,6 +29,7 @@
 #   RESULT runs=<n> on_loop_us_max=<x> off_loop_us_max=<y> false_pos=<a> false_neg=<b>
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 RUNS=${1:-3}
 B=${2:-build}
 OUT=$(realpath -m "${3:-dcfit-detect}")

@@ -34,11 +34,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(SRC, "tests/fabric"))
-sys.path.insert(0, os.path.join(SRC, "bench"))
 import dcfit_detect as D  # noqa: E402
-from dcfit_fabric import with_dcfit  # noqa: E402
+from pfclib.dcfit_fabrics import with_dcfit  # noqa: E402
 
 STORM_US, STORM_QUANTA, STORM_INTERVAL_US = 500, 1500, 20
 HOLD = "50ms"

@@ -12,6 +12,7 @@
 # (tput: the loop flows' mean normalised throughput after the storm starts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 B=${1:-build}
 OUT=$(realpath -m "${2:-dcfit-fig5}")
 DUR=${3:-10}

@@ -5,11 +5,12 @@
 # running pfcfabric quietly, and the without/with Tagger pair of runs with
 # the rules pfc-tagger computes for ELP = shortest up-down + 1-bounce paths.
 
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 B=$1
 OUT=$(realpath -m "$2")
 FAB=configs/fabric
-FABRIC=$B/dataplane/emulator/pfcfabric
-TAGGER=$B/ctrl/tagger/pfc-tagger
+FABRIC=$(pfc_bin "$B" pfcfabric)
+TAGGER=$(pfc_bin "$B" pfc-tagger)
 [[ -x $FABRIC && -x $TAGGER ]] || { echo "build first: ninja -C $B" >&2; exit 1; }
 mkdir -p "$OUT"
 

@@ -18,8 +18,7 @@ tagger_figure $FAB/fig11-loop.yaml $FAB/fig11-tagger.yaml fig11.png \
   "Tagger Fig. 11: flow1 H1->H15 enters a loop at 2 ms; flow2 H2->H16 shares T1->L1"
 /usr/bin/python3 - "$OUT" <<'PY'
 import sys
-sys.path.insert(0, "tools")
-from fabric_summary import STOPPED_GBPS, pair
+from pfclib.fabric_results import STOPPED_GBPS, pair
 s = pair(sys.argv[1])
 loop = {("T1", "L1"), ("L1", "T1")}
 # Deadlock: flow 2 stopped and both directions of the loop paused and idle.

@@ -19,8 +19,7 @@ tagger_figure $FAB/fig12-shuffle.yaml $FAB/fig12-tagger.yaml fig12.png \
   "Tagger Fig. 12: 4-to-1 shuffle to H1 and 1-to-4 shuffle from H5, 1-bounce routes from 2 ms"
 /usr/bin/python3 - "$OUT" <<'PY'
 import sys
-sys.path.insert(0, "tools")
-from fabric_summary import STOPPED_GBPS, pair
+from pfclib.fabric_results import STOPPED_GBPS, pair
 s = pair(sys.argv[1])
 stopped = {run: sum(g < STOPPED_GBPS for g in s[run]["rates"].values()) for run in s}
 w, t = s["without"], s["with"]

@@ -42,8 +42,7 @@ for r in $CBD_RATES; do
 done
 /usr/bin/python3 - "$OUT" "$LOOP_RATES" "$CBD_RATES" <<'PY'
 import os, subprocess, sys
-sys.path.insert(0, "tools")
-from fabric_summary import results, summary
+from pfclib.fabric_results import results, summary
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt

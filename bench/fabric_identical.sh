@@ -15,6 +15,7 @@
 #   RESULT cases=<n> identical=<n> differ=<n>
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 A=$(realpath "$1") B=$(realpath "$2")
 OUT=$(realpath -m "${3:-fabric-identical}")
 SRC=$(pwd)
@@ -34,11 +35,9 @@ printf 'include: %s\nflows:\n  - { name: loop, from: H1, to: H2, dscp: 1, prio: 
   printf '  - { name: flow2, from: HC, to: HB, dscp: 1, prio: 1 }\n'
   printf '  - { name: flow3, from: HB3, to: HC3, dscp: 1, prio: 1 }\n'
 } > "$OUT/files/hotnets-cbd.yaml"
-/usr/bin/python3 - "$SRC/$FAB" "$OUT/files" "$SRC" <<'PY'
-import os, sys
-sys.path.insert(0, os.path.join(sys.argv[3], "tests/fabric"))
-sys.path.insert(0, os.path.join(sys.argv[3], "bench"))
-from dcfit_fabric import fig10_with_dcfit
+/usr/bin/python3 - "$SRC/$FAB" "$OUT/files" <<'PY'
+import sys
+from pfclib.dcfit_fabrics import fig10_with_dcfit
 import dcfit_fig5
 for recovery in ("detect", "break"):
     fig10_with_dcfit(sys.argv[1], sys.argv[2], recovery, 6)

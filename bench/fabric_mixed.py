@@ -15,9 +15,7 @@ import json
 import os
 import sys
 
-SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(SRC, "tools"))
-from fabric_summary import STOPPED_GBPS, results, summary  # noqa: E402
+from pfclib.fabric_results import STOPPED_GBPS, results, summary  # noqa: E402
 
 RUNS = ["tagger0_wd0", "tagger0_wd1", "tagger1_wd0", "tagger1_wd1"]
 WINDOW_FROM_MS = 6.0  # the storm starts at 4 ms; 2 ms to settle

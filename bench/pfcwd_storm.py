@@ -39,8 +39,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(SRC, "bench"))
-from pfc_capture import pause_spans, pfc_frames  # noqa: E402
+from pfclib.pfc_capture import pause_spans, pfc_frames  # noqa: E402
 
 TEMPLATE = os.path.join(SRC, "configs/fabric/switch-lossless.yaml")
 DETECT_US = [200, 500, 1000]

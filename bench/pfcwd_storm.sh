@@ -16,6 +16,7 @@
 #     victim_gbps_with=<a> victim_gbps_without=<b>
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 RUNS=${1:-10}
 B=${2:-build}
 OUT=$(realpath -m "${3:-pfcwd-storm}")

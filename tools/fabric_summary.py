@@ -1,89 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Reads a pfcfabric results directory for the experiment scripts
-(bench/fabric_fig11.sh, fabric_fig12.sh, fabric_hotnets.sh) and their
-tests (tests/fabric/): flow rates over the end of a run, which links are
-paused and idle at the end, the drop counters. Imported, or run as
+"""Prints one pfcfabric run's summary: flow rates over the end of the run,
+the links paused and idle at the end (a deadlock), the drop counters.
 
   tools/fabric_summary.py RESULTS_DIR [--from-ms T]
 
-to print one run's summary. Python 3 standard library only.
-
-A deadlock, as these scripts call it: at the end of the run a set of
-(switch, port) egresses is paused by the peer (only lossless priorities
-are) and has sent nothing for the last `quiet_bins` bins; a flow "stops" when
-its rate at the receiver is below 0.5 Gb/s over the window.
-"""
+The reading itself is pfclib.fabric_results (tools/pfclib)."""
 import argparse
-import csv
-import json
-import os
-import sys
 
-STOPPED_GBPS = 0.5
-
-
-def results(d):
-    with open(os.path.join(d, "results.json")) as f:
-        return json.load(f)
-
-
-def rates(d, from_ms=None):
-    """Mean rate (Gb/s) of every flow over bins ending after from_ms (default:
-    the second half of the run), at its receiver."""
-    r = results(d)
-    if from_ms is None:
-        from_ms = r["duration_ns"] / 2e6
-    acc = {}
-    with open(os.path.join(d, "flows.csv")) as f:
-        for row in csv.DictReader(f):
-            if float(row["t_ms"]) > from_ms:
-                acc.setdefault(row["flow"], []).append(float(row["gbps"]))
-    return {k: sum(v) / len(v) for k, v in acc.items()}
-
-
-def stuck_ports(d, quiet_bins=5):
-    """(switch, port) egresses paused by their peer at each of the last
-    quiet_bins samples that transmitted nothing in those bins: the links a
-    deadlock holds."""
-    rows = {}
-    with open(os.path.join(d, "ports.csv")) as f:
-        for row in csv.DictReader(f):
-            rows.setdefault((row["switch"], row["port"], row["prio"]), []).append(row)
-    stuck = set()
-    for (sw, port, _), v in rows.items():
-        last = v[-quiet_bins:]
-        if len(last) == quiet_bins and all(r["paused"] == "1" and float(r["tx_gbps"]) == 0 for r in last):
-            stuck.add((sw, port))
-    return stuck
-
-
-def summary(d, from_ms=None):
-    r = results(d)
-    return {
-        "rates": rates(d, from_ms),
-        "stuck": sorted(stuck_ports(d)),
-        "lossless_drops": r["lossless_drops"],
-        "ttl_expired": r["ttl_expired_drops"],
-        "flows": {f["name"]: f for f in r["flows"]},
-    }
-
-
-def describe(name, s):
-    """One line for a run: rates, stuck links, drop counters."""
-    rs = ", ".join(f"{f} {g:.2f}" for f, g in sorted(s["rates"].items()))
-    stuck = " ".join(f"{a}->{b}" for a, b in s["stuck"]) or "none"
-    return (f"{name}: rates (Gb/s) {rs}; paused and idle at the end: {stuck}; "
-            f"lossless drops {s['lossless_drops']}, ttl_expired drops {s['ttl_expired']}")
-
-
-def pair(out):
-    """Summaries of OUT/without and OUT/with (bench/fabric_common.sh's
-    tagger_pair), each printed on one line."""
-    s = {run: summary(os.path.join(out, run)) for run in ("without", "with")}
-    for run in s:
-        print(describe(f"{run:8s} tagger", s[run]))
-    return s
+from pfclib.fabric_results import describe, summary
 
 
 def main():
@@ -95,4 +20,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

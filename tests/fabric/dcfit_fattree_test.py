@@ -19,9 +19,7 @@ import random
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(sys.argv[2], "bench"))
-from fabric_check import check, finish  # noqa: E402
+from pfclib.checks import check, finish  # noqa: E402
 import dcfit_detect as D  # noqa: E402
 
 LOOP = {"a0_0:c0", "c0:a1_0", "a1_0:c1", "c1:a0_0"}

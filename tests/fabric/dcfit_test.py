@@ -15,9 +15,8 @@ import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fabric_check import check, finish, run  # noqa: E402
-from dcfit_fabric import fig10_with_dcfit  # noqa: E402
+from pfclib.checks import check, finish, run  # noqa: E402
+from pfclib.dcfit_fabrics import fig10_with_dcfit  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")

@@ -21,9 +21,7 @@ import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(sys.argv[2], "bench"))
-from fabric_check import check, finish  # noqa: E402
+from pfclib.checks import check, finish  # noqa: E402
 import dcfit_fig5 as F  # noqa: E402
 
 fabric = os.path.join(sys.argv[1], "dataplane/emulator/pfcfabric")

@@ -17,11 +17,9 @@ import sys
 import tempfile
 
 case, build, src = sys.argv[1], sys.argv[2], sys.argv[3]
-sys.path.insert(0, os.path.join(src, "tools"))
-from fabric_summary import STOPPED_GBPS, summary  # noqa: E402
+from pfclib.fabric_results import STOPPED_GBPS, summary  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fabric_check import check, finish, run  # noqa: E402
+from pfclib.checks import check, finish, run  # noqa: E402
 
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 tagger = os.path.join(build, "ctrl/tagger/pfc-tagger")

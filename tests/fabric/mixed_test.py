@@ -16,11 +16,9 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fabric_check import check, finish, run  # noqa: E402
+from pfclib.checks import check, finish, run  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(src, "bench"))
 from fabric_mixed import outcome  # noqa: E402
 
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")

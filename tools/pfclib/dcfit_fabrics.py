@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Fabric files with DCFIT on, for the fabric suite and bench/dcfit_detect.sh:
+"""Fabric files with DCFIT on, for the fabric suite and the DCFIT benches:
 a copy of a shipped fabric file whose switch template is the shipped one
 plus a dcfit section (includes made absolute, captures left out)."""
 import os

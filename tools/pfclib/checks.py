@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Shared by the fabric suite's scripts (fig10_test.py, experiments_test.py):
-named checks that print ok/FAIL and are counted, running a tool, the exit."""
+"""Named checks for the fabric suite's scripts (tests/fabric): each prints
+ok/FAIL and is counted; running a tool; the exit with the one plain
+closing line."""
 import os
 import subprocess
 import sys

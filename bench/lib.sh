@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Sourced by the bench scripts (`source "$(dirname "$0")/lib.sh"`): the
+# source root, the one default build directory (PFC_BUILD_DIR, else build/,
+# as tools/test.sh), the programs in it, and PYTHONPATH for the project's
+# Python package (tools/pfclib) and the experiments in bench/ that other
+# scripts rerun, so Python code imports them without touching sys.path.
+PFC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PFC_BUILD_DEFAULT=${PFC_BUILD_DIR:-build}
+export PYTHONPATH="$PFC_ROOT/tools:$PFC_ROOT/bench${PYTHONPATH:+:$PYTHONPATH}"
+
+# pfc_bin BUILD_DIR NAME: the path of program NAME (pfcswitch, pfcctl,
+# pfc-tagger, pfcfabric) in BUILD_DIR.
+pfc_bin() {
+  case $2 in
+    pfcswitch) echo "$1/dataplane/pfcswitch/pfcswitch" ;;
+    pfcctl) echo "$1/dataplane/pfcctl/pfcctl" ;;
+    pfc-tagger) echo "$1/ctrl/tagger/pfc-tagger" ;;
+    pfcfabric) echo "$1/dataplane/emulator/pfcfabric" ;;
+    *) echo "pfc_bin: unknown program $2" >&2; return 1 ;;
+  esac
+}
