@@ -11,7 +11,7 @@
 #include "ctrl/tagger/greedy.h"
 #include "ctrl/tagger/schemes.h"
 #include "ctrl/tagger/topo_gen.h"
-#include "tests/ctrl/tagger_test_util.h"
+#include "tests/ctrl/tagger/tagger_test_util.h"
 
 namespace tagger {
 namespace {

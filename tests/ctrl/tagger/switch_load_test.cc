@@ -10,7 +10,7 @@
 #include "ctrl/tagger/greedy.h"
 #include "dataplane/config/config.h"
 #include "dataplane/tables/rewrite_table.h"
-#include "tests/ctrl/tagger_test_util.h"
+#include "tests/ctrl/tagger/tagger_test_util.h"
 
 namespace tagger {
 namespace {
