@@ -11,7 +11,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "ctrl/tagger/verify.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 struct Net {
@@ -63,6 +63,6 @@ void BM_Verify(benchmark::State& state) {
 BENCHMARK(BM_Verify)->Arg(100)->Arg(400)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace tagger
+}  // namespace pfc::tagger
 
 BENCHMARK_MAIN();

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace tagger {
+namespace pfc::tagger {
 
 int ClosLayer(const Topology& t, uint32_t n) {
   return t.node(n).layer < 0 && !t.is_switch(n) ? 0 : t.node(n).layer;
@@ -79,4 +79,4 @@ bool ClosWalks::OnWalk(uint32_t g, uint32_t o, int used) const {
   return !t_->forwards(t_->port_node(w)) || b + need_[w] <= bounces_;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -21,7 +21,7 @@
 
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 class ClosWalks {
  public:
@@ -52,4 +52,4 @@ int ClosLayer(const Topology& t, uint32_t n);
 // Checks the topology is a layered Clos with plain hosts (see Init).
 bool CheckClosLayers(const Topology& t, const char* what, std::string* err);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -7,7 +7,7 @@
 
 #include "ctrl/tagger/rules_file.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 // Groups the sets m[k] (k = 0..n-1) into products {keys} x set. With dc the
@@ -196,4 +196,4 @@ std::vector<Rule> CompressNode(const Topology& t, const TagRules& r, uint32_t no
   return rules;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -12,7 +12,7 @@
 
 #include "ctrl/tagger/json_util.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 bool ValidatePath(const Topology& t, const Path& p, size_t index, const std::string& file,
                   std::string* err) {
@@ -268,4 +268,4 @@ void DestTrees::Build(const Topology& t, uint64_t seed) {
   max_depth_ = maxd.load();
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

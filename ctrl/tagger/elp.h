@@ -23,7 +23,7 @@
 
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 struct Path {
   uint8_t cls = 1;
@@ -107,4 +107,4 @@ class DestTrees {
 void SwitchDistances(const Topology& t, const std::vector<uint32_t>& idx_of_node,
                      const std::vector<uint32_t>& switches, uint32_t d, std::vector<uint8_t>* dist);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -8,7 +8,7 @@
 
 #include "ctrl/tagger/clos_walks.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 // Nodes a path may pass through, and its end points.
@@ -241,4 +241,4 @@ bool GenRandomPaths(const Topology& t, size_t n, int max_hops, uint64_t seed, ui
   return true;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

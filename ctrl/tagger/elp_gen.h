@@ -12,7 +12,7 @@
 #include "ctrl/tagger/elp.h"
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 // All shortest paths between every pair of end points (per_pair = 0), or the
 // first per_pair of them in a seeded random order.
@@ -38,4 +38,4 @@ bool ExpandClosSpec(const Topology& t, size_t max_paths, Elp* elp, std::string* 
 bool GenRandomPaths(const Topology& t, size_t n, int max_hops, uint64_t seed, uint8_t cls, Elp* elp,
                     std::string* err);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -8,7 +8,7 @@
 #include <climits>
 #include <cstdio>
 
-namespace tagger {
+namespace pfc::tagger {
 
 // Everything a search touches about one (port, tag) node sits in one
 // 32-byte record, so visiting a neighbour costs one cache line.
@@ -335,4 +335,4 @@ GreedyResult RunGreedy(const Topology& t, const Elp& elp, const DestTrees* trees
   return res;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -34,7 +34,7 @@
 #include "ctrl/tagger/tag_rules.h"
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 class GreedyTagger {
  public:
@@ -94,4 +94,4 @@ struct GreedyResult {
 GreedyResult RunGreedy(const Topology& t, const Elp& elp, const DestTrees* trees, Progress* prog,
                        uint64_t search_budget = 0);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace tagger {
+namespace pfc::tagger {
 
 // Parses `text`; on a syntax error sets *err to "<file>: not valid JSON: ...".
 inline bool ParseJsonText(const std::string& text, const std::string& file, nlohmann::json* j,
@@ -18,4 +18,4 @@ inline bool ParseJsonText(const std::string& text, const std::string& file, nloh
   }
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

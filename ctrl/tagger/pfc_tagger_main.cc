@@ -18,7 +18,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "ctrl/tagger/verify.h"
 
-using namespace tagger;
+using namespace pfc::tagger;
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-namespace tagger {
+namespace pfc::tagger {
 
 class Progress {
  public:
@@ -47,4 +47,4 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -12,7 +12,7 @@
 
 #include "dataplane/config/config.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 std::string PortList(uint64_t m, uint32_t nports) {
@@ -145,4 +145,4 @@ bool LoadRulesYaml(const std::string& path, const Topology& t, uint32_t node, No
   return ParseRulesYaml(text, path, t, node, nr, err);
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -35,7 +35,7 @@
 #include "ctrl/tagger/tag_rules.h"
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 // The set of a node's n ports (bits 0..n-1).
 inline uint64_t AllPorts(uint32_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
@@ -87,4 +87,4 @@ bool ParseRulesYaml(const std::string& text, const std::string& file, const Topo
 // NodeRules straight from compressed rules (what the files would say).
 NodeRules MakeNodeRules(const std::vector<Rule>& rules, int max_tag);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

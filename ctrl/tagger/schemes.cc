@@ -3,7 +3,7 @@
 
 #include "ctrl/tagger/clos_walks.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 bool BruteForceTags(const Topology& t, const Elp& elp, TagRules* out, std::string* err) {
   if (elp.trees.enabled) {
@@ -77,4 +77,4 @@ bool ClosBounceTags(const Topology& t, int classes, int bounces, TagRules* out, 
   return true;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

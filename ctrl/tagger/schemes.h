@@ -17,7 +17,7 @@
 #include "ctrl/tagger/tag_rules.h"
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 // Fails (with *err) when a path would need a tag above kMaxTag, or for tree
 // ELPs (the brute force is meant for small explicit inputs).
@@ -25,4 +25,4 @@ bool BruteForceTags(const Topology& t, const Elp& elp, TagRules* out, std::strin
 // Needs a layer on every switch (hosts may omit it: layer 0).
 bool ClosBounceTags(const Topology& t, int classes, int bounces, TagRules* out, std::string* err);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

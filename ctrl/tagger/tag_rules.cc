@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ctrl/tagger/tag_rules.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 bool TagRules::Add(uint32_t g, uint8_t tag, uint8_t new_tag, uint64_t outs) {
   auto& v = by_port_[g];
@@ -54,4 +54,4 @@ TagSummary Summarize(const Topology& t, const TagRules& r) {
   return s;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

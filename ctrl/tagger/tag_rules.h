@@ -13,7 +13,7 @@
 
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 inline constexpr uint8_t kLossyTag = 0;
 inline constexpr int kMaxTag = 63;  // tags are the 6-bit DSCP field
@@ -52,4 +52,4 @@ struct TagSummary {
 };
 TagSummary Summarize(const Topology& t, const TagRules& r);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 // "t" + std::to_string(i) trips GCC 12's -Wrestrict false positive
@@ -229,4 +229,4 @@ bool GenTopoSpec(const std::string& spec, Topology* t, std::string* err) {
   return false;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

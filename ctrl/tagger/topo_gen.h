@@ -12,7 +12,7 @@
 
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 // tors ToRs (layer 1) each with hosts_per_tor hosts (layer 0), every ToR
 // linked to every one of spines spines (layer 2). ToR ports: hosts, then spines.
@@ -37,4 +37,4 @@ bool GenBCube(int n, int k, Topology* t, std::string* err);
 // --topo-gen, the fabric file's topology.gen).
 bool GenTopoSpec(const std::string& spec, Topology* t, std::string* err);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

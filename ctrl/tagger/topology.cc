@@ -8,7 +8,7 @@
 
 #include "ctrl/tagger/json_util.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 uint32_t Topology::AddNode(std::string name, NodeKind kind, int layer, bool relay) {
   const auto id = static_cast<uint32_t>(nodes_.size());
@@ -222,4 +222,4 @@ bool SaveTopology(const Topology& t, const std::string& path, std::string* err) 
   return true;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace tagger {
+namespace pfc::tagger {
 
 inline constexpr int kMaxNodePorts = 64;  // port sets are one 64-bit mask (§VII-C)
 inline constexpr uint32_t kNoNode = 0xffffffffu;
@@ -89,4 +89,4 @@ bool ParseTopologyJson(const std::string& text, const std::string& file, Topolog
                        std::string* err);
 bool SaveTopology(const Topology& t, const std::string& path, std::string* err);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

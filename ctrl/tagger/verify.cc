@@ -11,7 +11,7 @@
 
 #include "ctrl/tagger/verify_walk.h"
 
-namespace tagger {
+namespace pfc::tagger {
 using namespace verify_detail;
 
 std::vector<uint32_t> FindCycle(const Topology& t, const std::vector<uint64_t>& out_mask) {
@@ -316,4 +316,4 @@ AnalyzeReport AnalyzeRoutes(const Topology& t, const Elp& elp, const DestTrees* 
   return rep;
 }
 
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -34,7 +34,7 @@
 #include "ctrl/tagger/rules_file.h"
 #include "ctrl/tagger/topology.h"
 
-namespace tagger {
+namespace pfc::tagger {
 
 struct VerifyOptions {
   bool allow_extra = false;        // extra lossless transitions are a note, not an error
@@ -74,4 +74,4 @@ struct AnalyzeReport {
 };
 AnalyzeReport AnalyzeRoutes(const Topology& t, const Elp& elp, const DestTrees* trees);
 
-}  // namespace tagger
+}  // namespace pfc::tagger

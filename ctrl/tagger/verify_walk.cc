@@ -11,7 +11,7 @@
 
 #include "ctrl/tagger/clos_walks.h"
 
-namespace tagger::verify_detail {
+namespace pfc::tagger::verify_detail {
 
 uint64_t Transitions::Step(uint32_t g, uint8_t tg, uint32_t o, const std::string& what) {
   const uint32_t a = t.port_node(g);
@@ -154,4 +154,4 @@ bool WalkClos(Transitions& tr, const Elp& elp, Progress* prog, std::string* err)
   return true;
 }
 
-}  // namespace tagger::verify_detail
+}  // namespace pfc::tagger::verify_detail

@@ -13,7 +13,7 @@
 #include "ctrl/tagger/progress.h"
 #include "ctrl/tagger/topology.h"
 
-namespace tagger::verify_detail {
+namespace pfc::tagger::verify_detail {
 
 inline uint64_t Bit(uint32_t i) { return uint64_t{1} << i; }
 
@@ -76,4 +76,4 @@ void WalkTrees(Transitions& tr, const Elp& elp, const DestTrees& trees, Progress
 // is not a Clos the walks understand.
 bool WalkClos(Transitions& tr, const Elp& elp, Progress* prog, std::string* err);
 
-}  // namespace tagger::verify_detail
+}  // namespace pfc::tagger::verify_detail

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   }
   // The topology as pfc-tagger reads it, so rules can be made for this very
   // port numbering.
-  if (!tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err) ||
+  if (!pfc::tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err) ||
       !pfc::emu::WriteHostsJson(spec, plan, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     return 1;

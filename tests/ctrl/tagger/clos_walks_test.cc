@@ -12,7 +12,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "tests/ctrl/tagger/tagger_test_util.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 using testing::Check;
@@ -180,4 +180,4 @@ TEST(ClosWalks, FatTreeTwoBouncesAtScale) {
 }
 
 }  // namespace
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -10,7 +10,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "tests/ctrl/tagger/tagger_test_util.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 TEST(ElpFile, BadPathsAreRejectedClearly) {
@@ -145,4 +145,4 @@ TEST(ElpGen, RandomPathsAreLoopFreeAndBounded) {
 }
 
 }  // namespace
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -10,7 +10,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "tests/ctrl/tagger/tagger_test_util.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 // Every (tag, in, out) of the uncompressed function must read back the same
@@ -191,4 +191,4 @@ TEST(RulesFile, BadInputNamesFieldAndExpectation) {
 }
 
 }  // namespace
-}  // namespace tagger
+}  // namespace pfc::tagger

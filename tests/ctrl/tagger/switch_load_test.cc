@@ -12,7 +12,7 @@
 #include "dataplane/tables/rewrite_table.h"
 #include "tests/ctrl/tagger/tagger_test_util.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 TEST(SwitchLoad, GeneratedRulesLoadIntoTheDataplane) {
@@ -54,4 +54,4 @@ TEST(SwitchLoad, GeneratedRulesLoadIntoTheDataplane) {
 }
 
 }  // namespace
-}  // namespace tagger
+}  // namespace pfc::tagger

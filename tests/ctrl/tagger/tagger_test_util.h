@@ -14,7 +14,7 @@
 #include "ctrl/tagger/topology.h"
 #include "ctrl/tagger/verify.h"
 
-namespace tagger::testing {
+namespace pfc::tagger::testing {
 
 // Triangle A-B-C, one host per switch; ELP = every loop-free host-to-host
 // path (direct and via the third switch): 12 paths, as in Fig. 5.
@@ -69,4 +69,4 @@ inline std::string Errors(const VerifyReport& r) {
   return s;
 }
 
-}  // namespace tagger::testing
+}  // namespace pfc::tagger::testing

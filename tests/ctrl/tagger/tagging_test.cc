@@ -9,7 +9,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "tests/ctrl/tagger/tagger_test_util.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 using testing::Check;
@@ -162,4 +162,4 @@ TEST(BCube, GreedyNeedsAtMostLevelsTags) {
 }
 
 }  // namespace
-}  // namespace tagger
+}  // namespace pfc::tagger

@@ -9,7 +9,7 @@
 
 #include "ctrl/tagger/topo_gen.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 int CountKind(const Topology& t, NodeKind k) {
@@ -155,4 +155,4 @@ TEST(TopoFile, BadInputNamesFieldAndExpectation) {
 }
 
 }  // namespace
-}  // namespace tagger
+}  // namespace pfc::tagger

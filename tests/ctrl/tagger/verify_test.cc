@@ -13,7 +13,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "tests/ctrl/tagger/tagger_test_util.h"
 
-namespace tagger {
+namespace pfc::tagger {
 namespace {
 
 using testing::Errors;
@@ -227,4 +227,4 @@ TEST(Analyze, TreeRoutesOnATreeTopologyHaveNoCycle) {
 }
 
 }  // namespace
-}  // namespace tagger
+}  // namespace pfc::tagger
