@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Shared by the fabric experiment scripts (bench/fabric_fig11.sh,
+# Shared by the fabric experiment scripts (bench/tagger/fig11.sh,
 # fabric_fig12.sh, fabric_hotnets.sh), sourced as
 # `source bench/fabric_common.sh BUILD_DIR OUT_DIR` from the source root:
 # running pfcfabric quietly, and the without/with Tagger pair of runs with

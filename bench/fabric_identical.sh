@@ -38,7 +38,7 @@ printf 'include: %s\nflows:\n  - { name: loop, from: H1, to: H2, dscp: 1, prio: 
 /usr/bin/python3 - "$SRC/$FAB" "$OUT/files" <<'PY'
 import sys
 from pfclib.dcfit_fabrics import fig10_with_dcfit
-import dcfit_fig5
+from dcfit import fig5 as dcfit_fig5
 for recovery in ("detect", "break"):
     fig10_with_dcfit(sys.argv[1], sys.argv[2], recovery, 6)
 # DCFIT §4 trigger handling (a host trigger and a switch trigger).

@@ -39,7 +39,7 @@ struct StormConfig {
   bool enabled = false;
   // 500 us: a storm is declared within the 1 ms target (issue 9) with
   // margin for the 1.3-2.7 us before the stall is first seen
-  // (bench/pfcwd_storm.sh), and still 2.9x the longest pause ordinary
+  // (bench/rdma_at_scale/pfcwd_storm.sh), and still 2.9x the longest pause ordinary
   // incast congestion held there (171 us), so congestion raises no alarm.
   uint64_t detect_ns = 500'000;
   uint64_t restore_ns = 10'000'000;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""DCFIT in §5's k=4 fat-tree (suite 'fabric'; bench/dcfit_detect.py's
+"""DCFIT in §5's k=4 fat-tree (suite 'fabric'; bench/dcfit/detect.py's
 cases, one run each): with links a0_0-t0_0 and a1_0-t1_0 failed and the
 flows rerouted round a0_0 -> c0 -> a1_0 -> c1 -> a0_0, the deadlock is
 declared on that loop, within 50 us of its forming when the trigger (c0) is
@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 from pfclib.checks import check, finish  # noqa: E402
-import dcfit_detect as D  # noqa: E402
+from dcfit import detect as D  # noqa: E402
 
 LOOP = {"a0_0:c0", "c0:a1_0", "a1_0:c1", "c1:a0_0"}
 

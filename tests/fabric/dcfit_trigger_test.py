@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """DCFIT initial-trigger handling in the fabric emulator (suite 'fabric';
-bench/dcfit_fig5.py's setting, 6 ms of virtual time): a host behind t0_1
+bench/dcfit/fig5.py's setting, 6 ms of virtual time): a host behind t0_1
 keeps pausing it, and the loop a0_0-c0-a1_0-c1 deadlocks from outside.
 With recovery: break alone the deadlock is declared again and again (at
 least twice); with trigger_handling it is declared once, by a0_0, whose
@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 from pfclib.checks import check, finish  # noqa: E402
-import dcfit_fig5 as F  # noqa: E402
+from dcfit import fig5 as F  # noqa: E402
 
 fabric = os.path.join(sys.argv[1], "dataplane/emulator/pfcfabric")
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The fabric emulator end to end on the virtual clock (suite 'fabric'):
-Tagger Fig. 10 (bench/fabric_fig10.sh, shortened) must deadlock without
+Tagger Fig. 10 (bench/tagger/fig10.sh, shortened) must deadlock without
 Tagger and not with pfc-tagger's rules, with no lossless packet dropped in
 either; and a virtual-time run repeated must give byte-identical results.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The watchdog experiment's short version (suite 'fabric'): one random storm
-(bench/pfcwd_storm.py --quick: no watchdog, then drop and forward at detect
+(bench/rdma_at_scale/pfcwd_storm.py --quick: no watchdog, then drop and forward at detect
 times 200us, 500us, 1ms) and one heavy incast at detect 200us. Checks, from
 the runs' record: each storm declared once at T2's port to H4, detect_time
 after the storm's first XOFF (plus at most the XOFF's flight and one frame
@@ -28,7 +28,7 @@ DETECT_SLACK_US = 4.0
 RESTORE_SLACK_US = 1.0
 
 with tempfile.TemporaryDirectory(prefix="fabric-pfcwd-storm-") as tmp:
-    p = run(["/usr/bin/python3", os.path.join(src, "bench/pfcwd_storm.py"), "1", fabric, tmp, "--quick"])
+    p = run(["/usr/bin/python3", os.path.join(src, "bench/rdma_at_scale/pfcwd_storm.py"), "1", fabric, tmp, "--quick"])
     print(p.stdout)
     res = json.load(open(os.path.join(tmp, "runs.json")))
     runs = res["runs"]

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Reads a pfcfabric results directory for the experiment scripts
-(bench/fabric_fig11.sh, fabric_fig12.sh, fabric_hotnets.sh) and their
+(bench/tagger/fig11.sh, fabric_fig12.sh, fabric_hotnets.sh) and their
 tests (tests/fabric/): flow rates over the end of a run, which links are
 paused and idle at the end, the drop counters. `tools/fabric_summary.py
 RESULTS_DIR` prints one run's summary. Python 3 standard library only.

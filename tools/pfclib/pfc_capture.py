@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """PFC frames read back from a pfcfabric link capture (`captures:` in a
-fabric file), for the watchdog experiments (bench/pfcwd_storm.py): when a
+fabric file), for the watchdog experiments (bench/rdma_at_scale/pfcwd_storm.py): when a
 host's storm began and ended on the wire, and how long the pauses a switch
 sent under congestion held its peer. Python 3 standard library only.
 

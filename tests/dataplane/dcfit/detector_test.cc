@@ -152,7 +152,7 @@ TEST(DcfitDetector, LoopResumedBeforeTheSecondPassIsNotDeclared) {
 // again it starts a new episode instead of sending its stale message round
 // (which every switch would ignore as a repeat and A as stale, forever):
 // the loop is found and declared with the new Seq. (Found on the fabric:
-// bench/dcfit_detect.sh's ring, flow 2 starting at 23 us.)
+// bench/dcfit/detect.sh's ring, flow 2 starting at 23 us.)
 TEST(DcfitDetector, OwnStaleMessageDoesNotHideTheLoop) {
   Ring r;
   for (int i : {0, 1, 2}) {
@@ -411,7 +411,7 @@ TEST(DcfitDetector, RejectsBadConfigAndIgnoresUntrackedInput) {
 namespace pfc::dcfit {
 namespace {
 
-// DCFIT Fig. 3 with the IDs of bench/dcfit_detect.sh's ft_off fat-tree: the
+// DCFIT Fig. 3 with the IDs of bench/dcfit/detect.sh's ft_off fat-tree: the
 // loop A (24) -> B (33) -> C (26) -> D (32) -> A in pause direction, closed
 // by the chain of T (3), a switch off the loop congested by its host. A
 // pauses both B and D because of T; D gets T's chain from A and, round the
@@ -442,7 +442,7 @@ struct OffLoopRing {
   }
 };
 
-// The failure bench/dcfit_detect.sh found in ft_off (README "DCFIT deadlock
+// The failure bench/dcfit/detect.sh found in ft_off (README "DCFIT deadlock
 // detection"): A's own episode goes round while the loop forms and ends (A
 // resumes B) after D has forwarded it to A. When T's chain then closes the
 // loop, D is the middle switch, but its sent slot towards A still held A's
@@ -515,7 +515,7 @@ TEST(DcfitDetector, TwoMiddleSwitchesOfOneLoopDeclareOnce) {
 // T's pause starts the chain into the loop and ends (T resumes A) before D
 // closes the loop: the chain circles the loop on its own, with no trigger
 // left to make a middle switch (a host's short pause storm does this in
-// bench/dcfit_detect.sh). A sees the chain come back with more hops than it
+// bench/dcfit/detect.sh). A sees the chain come back with more hops than it
 // sent it with, starts a middle episode, and declares.
 TEST(DcfitDetector, ChainCirclingWithoutItsTriggerIsFound) {
   OffLoopRing r;

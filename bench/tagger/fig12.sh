@@ -7,12 +7,12 @@
 # change so that H9 -> H1 and H5 -> H15 take the 1-bounce paths of Fig. 3.
 # Without Tagger and with the rules pfc-tagger computes for ELP = shortest
 # up-down + 1-bounce paths. Virtual clock: deterministic.
-#   bench/fabric_fig12.sh [BUILD_DIR] [OUT_DIR]
+#   bench/tagger/fig12.sh [BUILD_DIR] [OUT_DIR]
 # Writes OUT_DIR/fig12.png (flow rates, pause periods, buffers; left without,
 # right with Tagger) and ends with a RESULT line. Rates are the mean over the
 # last half of the run (the bounces start at 2 ms of 8).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source bench/fabric_common.sh "${1:-build}" "${2:-fabric-fig12}"
 tagger_figure $FAB/fig12-shuffle.yaml $FAB/fig12-tagger.yaml fig12.png \
   "Without Tagger (1-bounce routes from 2 ms),With Tagger (ELP: shortest + 1-bounce)" \

@@ -4,12 +4,12 @@
 # Fig. 3 in the 10-switch, 16-host, 40 Gb/s Clos testbed of Fig. 2, without
 # Tagger and with the rules pfc-tagger computes for ELP = shortest up-down +
 # 1-bounce paths. Virtual clock: deterministic, about a second each here.
-#   bench/fabric_fig10.sh [BUILD_DIR] [OUT_DIR]
+#   bench/tagger/fig10.sh [BUILD_DIR] [OUT_DIR]
 # Writes OUT_DIR/fig10.png (flow rates, pause periods, buffers; left without,
 # right with Tagger) and ends with a RESULT line. The rates are the mean over
 # the last half of the run (green starts at 2 ms of 8).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 B=${1:-build}
 OUT=$(realpath -m "${2:-fabric-fig10}")
 FAB=configs/fabric

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """DCFIT detection experiments on the fabric emulator (issue 9), run by
-bench/dcfit_detect.sh: fixed cases RUNS times each, then a randomised mix
+bench/dcfit/detect.sh: fixed cases RUNS times each, then a randomised mix
 of MIX runs; every run on the virtual clock, deterministic given its seed.
 
 Truth is the data plane's, never DCFIT's: a run deadlocked when the links
@@ -22,10 +22,10 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pfclib.dcfit_fabrics import with_dcfit  # noqa: E402
 from pfclib.fabric_results import stuck_ports  # noqa: E402
-from dcfit_detect_plot import plot  # noqa: E402
+from dcfit.detect_plot import plot  # noqa: E402
 
 CFG = os.path.join(SRC, "configs/fabric")
 UNLIMITED = 0

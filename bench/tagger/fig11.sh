@@ -5,13 +5,13 @@
 # (configs/fabric/fig11-scenario.yaml), without Tagger and with the rules
 # pfc-tagger computes for ELP = shortest up-down + 1-bounce paths. Virtual
 # clock: deterministic.
-#   bench/fabric_fig11.sh [BUILD_DIR] [OUT_DIR]
+#   bench/tagger/fig11.sh [BUILD_DIR] [OUT_DIR]
 # Writes OUT_DIR/fig11.png (flow rates, pause periods, buffers; left without,
 # right with Tagger) and ends with a RESULT line. Rates are the mean over the
 # last half of the run (the loop starts at 2 ms of 8); flow 1 is the looping
 # flow, flow 2 shares the loop's link T1 -> L1.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source bench/fabric_common.sh "${1:-build}" "${2:-fabric-fig11}"
 tagger_figure $FAB/fig11-loop.yaml $FAB/fig11-tagger.yaml fig11.png \
   "Without Tagger (routing loop T1<->L1 from 2 ms),With Tagger (ELP: shortest + 1-bounce)" \

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The figure of bench/pfcwd_storm.py: measured detection and restore times
+"""The figure of bench/rdma_at_scale/pfcwd_storm.py: measured detection and restore times
 against the configured ones, the victims' throughput over time for one
 storm without and with the watchdog, and the longest pause in each
 congestion run against the detect times. Needs python3-matplotlib

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # DCFIT detection on the fabric emulator (virtual clock, 40 Gb/s links,
 # every switch with dcfit: { enabled: true, recovery: detect }), issue 9's
-# experiments; bench/dcfit_detect.py has the cases and the truth:
+# experiments; bench/dcfit/detect.py has the cases and the truth:
 #  ft_on      §5, k=4 fat-tree (configs/fabric/dcfit-fattree.yaml): links
 #             a0_0-t0_0 and a1_0-t1_0 fail, the rerouted flows close the
 #             loop a0_0 -> c0 -> a1_0 -> c1; initial trigger on the loop;
@@ -23,12 +23,12 @@
 #             the ring at 10 Gb/s (a CBD that does not deadlock);
 # RUNS (default 3) of each, then MIX (default 10 x RUNS) randomised runs of
 # the same cases with drawn rates, sizes, senders and start times.
-#   bench/dcfit_detect.sh [RUNS] [BUILD_DIR] [OUT_DIR]     (env MIX=n)
+#   bench/dcfit/detect.sh [RUNS] [BUILD_DIR] [OUT_DIR]     (env MIX=n)
 # Writes OUT_DIR/runs.json and OUT_DIR/dcfit_detect.png (detection times by
 # case). Last line:
 #   RESULT runs=<n> on_loop_us_max=<x> off_loop_us_max=<y> false_pos=<a> false_neg=<b>
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source bench/lib.sh
 RUNS=${1:-3}
 B=${2:-build}
@@ -37,4 +37,4 @@ MIX=${MIX:-$((RUNS * 10))}
 FABRIC=$B/dataplane/emulator/pfcfabric
 [[ -x $FABRIC ]] || { echo "build first: ninja -C $B dataplane/emulator/pfcfabric" >&2; exit 1; }
 mkdir -p "$OUT"
-/usr/bin/python3 bench/dcfit_detect.py "$RUNS" "$MIX" "$FABRIC" "$OUT" | tee "$OUT/summary.txt"
+/usr/bin/python3 bench/dcfit/detect.py "$RUNS" "$MIX" "$FABRIC" "$OUT" | tee "$OUT/summary.txt"

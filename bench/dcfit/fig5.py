@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """DCFIT Fig. 5 (§5, "benefits of resolving the initial trigger out of the
-loop") on the fabric emulator, run by bench/dcfit_fig5.sh and the fabric
+loop") on the fabric emulator, run by bench/dcfit/fig5.sh and the fabric
 test tests/fabric/dcfit_trigger_test.py. Virtual clock, deterministic.
 
-Setting: bench/dcfit_detect.py's k=4 fat-tree loop a0_0 -> c0 -> a1_0 ->
+Setting: bench/dcfit/detect.py's k=4 fat-tree loop a0_0 -> c0 -> a1_0 ->
 c1 -> a0_0 (links a0_0-t0_0 and a1_0-t1_0 failed, green and blue at
 15 Gb/s round it) and f5 (h3_1_0 -> h0_1_0, unlimited) entering the loop at
 c1 -> a0_0. From STORM_US on, h0_1_0 misbehaves: a NIC with a flow-control
@@ -34,7 +34,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-import dcfit_detect as D  # noqa: E402
+from dcfit import detect as D  # noqa: E402
 from pfclib.dcfit_fabrics import with_dcfit  # noqa: E402
 
 STORM_US, STORM_QUANTA, STORM_INTERVAL_US = 500, 1500, 20

@@ -12,12 +12,12 @@
 #  (b) §3.2-3.3: three flows on a 4-switch ring (hotnets-cbd.yaml), a CBD
 #      without a loop; all flows rate limited to the same rate, swept, and
 #      unlimited.
-#   bench/fabric_hotnets.sh [BUILD_DIR] [OUT_DIR]
+#   bench/hotnets/deadlocks.sh [BUILD_DIR] [OUT_DIR]
 # Writes OUT_DIR/hotnets.png (deadlock against rate, both cases), and
 # OUT_DIR/loop.png, OUT_DIR/cbd.png (fabric_plot of a run each side of the
 # turn); ends with a RESULT line.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source bench/fabric_common.sh "${1:-build}" "${2:-fabric-hotnets}"
 SRC=$(pwd)
 LOOP_RATES="3 3.5 4 4.5 4.75 5 5.25 5.5 5.75 6 6.5 7 8"

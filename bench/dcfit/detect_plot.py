@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The PNG of bench/dcfit_detect.sh: every declared deadlock's detection
+"""The PNG of bench/dcfit/detect.sh: every declared deadlock's detection
 time (emulated us from the loop's formation), one column per case, on-loop
 and off-loop triggers apart, with the issue's targets as lines; under each
 case, how many runs deadlocked, declared, and found a loop."""

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The pause-storm watchdog experiment (issue 9, "Watchdog"), run by
-bench/pfcwd_storm.sh; every run on pfcfabric's virtual clock, deterministic
+bench/rdma_at_scale/pfcwd_storm.sh; every run on pfcfabric's virtual clock, deterministic
 given the seed.
 
 Storm runs: ToRs T1 (H1, H2) and T2 (H3, H4), T1-T2 at 40 Gb/s, hosts at
@@ -38,7 +38,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pfclib.pfc_capture import pause_spans, pfc_frames  # noqa: E402
 
 TEMPLATE = os.path.join(SRC, "configs/fabric/switch-lossless.yaml")
@@ -278,7 +278,7 @@ def main():
     s = summarize(recs)
     with open(os.path.join(out, "runs.json"), "w") as f:
         json.dump({"summary": s, "runs": recs}, f, indent=1)
-    from pfcwd_storm_plot import plot
+    from rdma_at_scale.pfcwd_storm_plot import plot
     plot(recs, DETECT_US, RESTORE_US, DETECT_TARGET_US, os.path.join(out, "pfcwd_storm.png"))
     print(f"summary: {s['runs']} runs; detection {s['detect_us_max']:.1f} us at most from the storm's first XOFF "
           f"(at most {s['detect_over_config_us_max']:.1f} us over detect_time); restore at most "

@@ -6,14 +6,14 @@
 # namespaces (H5 -> H13 blue, H9 -> H1 green, UDP in DSCP 1, the lossless
 # tag) on af_packet ports of the edge switches. Without Tagger, then with
 # the rules pfc-tagger computes for ELP = shortest + 1-bounce paths.
-#   bench/fabric_fig10_real.sh [BUILD_DIR] [OUT_DIR]
+#   bench/tagger/fig10_real.sh [BUILD_DIR] [OUT_DIR]
 # Linux hosts do not honour PFC, so each sends a bounded burst (N frames of
 # 1014 B at 100 Mb/s) and the edge ports' headroom holds it: a deadlock is a
 # stall, packets stay in the buffers and none is dropped; with Tagger every
 # frame arrives. Writes OUT_DIR/fig10_real.png (rate at each receiver's
 # ToR egress, pause periods, buffers) and ends with a RESULT line. Root.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$PWD
 B=$(realpath "${1:-build}")
 OUT=$(realpath -m "${2:-fabric-fig10-real}")
