@@ -8,6 +8,14 @@ PFC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PFC_BUILD_DEFAULT=${PFC_BUILD_DIR:-build}
 export PYTHONPATH="$PFC_ROOT/tools:$PFC_ROOT/bench${PYTHONPATH:+:$PYTHONPATH}"
 
+# pfc_build_target BUILD_DIR TARGET: configures BUILD_DIR if it is not yet
+# (release, this source tree) and builds just TARGET (a ninja target such as
+# ctrl/tagger/pfc-tagger), quietly.
+pfc_build_target() {
+  [ -f "$1/build.ninja" ] || meson setup "$1" "$PFC_ROOT" --buildtype=release > /dev/null
+  ninja -C "$1" -j2 "$2" > /dev/null
+}
+
 # pfc_bin BUILD_DIR NAME: the path of program NAME (pfcswitch, pfcctl,
 # pfc-tagger, pfcfabric) in BUILD_DIR.
 pfc_bin() {

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # PFC reaction-time benchmark (issue 3): XOFF crossing -> PFC frame on the
 # wire, and PFC frame arriving -> the paused priority stopping at an
@@ -18,8 +18,6 @@ case "${1:-}" in
   "" | -*) ;;
   *) BUILD="$1"; shift ;;
 esac
-if [ ! -f "$BUILD/build.ninja" ]; then
-  meson setup "$BUILD" "$REPO" >/dev/null
-fi
-ninja -C "$BUILD" -j2 bench/dataplane/pfc_reaction_bench >/dev/null
+source "$REPO/bench/lib.sh"
+pfc_build_target "$BUILD" bench/dataplane/pfc_reaction_bench
 exec "$BUILD/bench/dataplane/pfc_reaction_bench" "$@"

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Tagger Algorithm 2 at scale (Tagger Fig. 13): Jellyfish with N switches of
 # 64 ports (32 to switches, 32 to hosts), ELP = destination-rooted
@@ -15,10 +15,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD="${2:-$REPO/build}"
 [ $# -ge 2 ] && shift 2 || shift 1
 BUDGET="${TAGGER_BUDGET:-256}"
-if [ ! -f "$BUILD/build.ninja" ]; then
-  meson setup "$BUILD" "$REPO" >/dev/null
-fi
-ninja -C "$BUILD" -j2 ctrl/tagger/pfc-tagger >/dev/null
+source "$REPO/bench/lib.sh"
+pfc_build_target "$BUILD" ctrl/tagger/pfc-tagger
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
 /usr/bin/time -v "$BUILD/ctrl/tagger/pfc-tagger" tag \

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The Clos bounce scheme at scale (issue 12 item 7): FatTree(K) with B
 # bounces, rules generated from the layers, compressed, written to files and
@@ -17,8 +17,8 @@ BUILD="${1:-$REPO/build}"
 [ $# -ge 1 ] && shift
 KS="${*:-16 32}"
 B="${BOUNCES:-2}"
-[ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" "$REPO" >/dev/null
-ninja -C "$BUILD" -j2 ctrl/tagger/pfc-tagger >/dev/null
+source "$REPO/bench/lib.sh"
+pfc_build_target "$BUILD" ctrl/tagger/pfc-tagger
 T="$BUILD/ctrl/tagger/pfc-tagger"
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Reproduces Tagger Table V (Jellyfish, destination-rooted shortest-path
 # trees; half the ports to hosts) and the §VIII-C BCube and F10 results,
@@ -13,8 +13,8 @@ set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD="${1:-$REPO/build}"
 BUDGET="${TAGGER_BUDGET:-256}"
-[ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" "$REPO" >/dev/null
-ninja -C "$BUILD" -j2 ctrl/tagger/pfc-tagger >/dev/null
+source "$REPO/bench/lib.sh"
+pfc_build_target "$BUILD" ctrl/tagger/pfc-tagger
 T="$BUILD/ctrl/tagger/pfc-tagger"
 
 printf '%-34s | %-10s | %-10s | %-13s | %-18s | %s\n' case "longest" "priorities" "max rules" "ours exact / hp" "s"
