@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pfclib.dcfit_fabrics import with_dcfit  # noqa: E402
-from pfclib.fabric_results import stuck_ports  # noqa: E402
+from pfclib.fabric_results import results, stuck_ports# noqa: E402
 from dcfit.detect_plot import plot  # noqa: E402
 
 CFG = os.path.join(SRC, "configs/fabric")
@@ -204,7 +204,7 @@ def node_names(d):
 
 def events(d):
     """The run's declared deadlocks (results.json dcfit_events)."""
-    r = json.load(open(os.path.join(d, "results.json")))
+    r = results(d)
     return [e for e in r["dcfit_events"] if e["kind"] == "deadlock"]
 
 
@@ -223,7 +223,7 @@ def open_after_loop(tag, spec, dur_ms, k):
     run found no loop (the case then did not happen: reported)."""
     flows, evs, seed = spec
     d = simulate("resumed", tag + "-base", spec, dur_ms)
-    found = [e["t_ns"] for e in json.load(open(os.path.join(d, "results.json")))["dcfit_events"]
+    found = [e["t_ns"] for e in results(d)["dcfit_events"]
              if e["kind"] == "loop_found"]
     if not found:
         return None
@@ -237,7 +237,7 @@ def run(case, tag, spec, dur_ms=3):
             return {"case": case, "tag": tag, "dead": False, "declared": 0, "loops": 0, "failed": 0,
                     "lossless_drops": 0, "times": []}
     d = simulate(case, tag, spec, dur_ms)
-    r = json.load(open(os.path.join(d, "results.json")))
+    r = results(d)
     names = node_names(d)
     ev = r["dcfit_events"]
     dl = events(d)

@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dcfit import detect as D  # noqa: E402
 from pfclib.dcfit_fabrics import with_dcfit  # noqa: E402
+from pfclib.fabric_results import results  # noqa: E402
 
 STORM_US, STORM_QUANTA, STORM_INTERVAL_US = 500, 1500, 20
 HOLD = "50ms"
@@ -69,7 +70,7 @@ def run(fabric, out, tag, dcfit, dur_ms, trigger="host"):
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"{tag}: pfcfabric failed:\n{p.stdout}{p.stderr}")
-    r = json.load(open(os.path.join(d, "results.json")))
+    r = results(d)
     series = {}
     for row in csv.DictReader(open(os.path.join(d, "flows.csv"))):
         series.setdefault(row["flow"], []).append((float(row["t_ms"]), float(row["gbps"])))

@@ -13,13 +13,13 @@ at the end) agrees each time; no lossless drop.
 
   dcfit_fattree_test.py BUILD_DIR SOURCE_DIR
 """
-import json
 import os
 import random
 import sys
 import tempfile
 
 from pfclib.checks import check, finish  # noqa: E402
+from pfclib.fabric_results import results  # noqa: E402
 from dcfit import detect as D  # noqa: E402
 
 LOOP = {"a0_0:c0", "c0:a1_0", "a1_0:c1", "c1:a0_0"}
@@ -46,7 +46,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-dcfit-ft-") as tmp:
           f"declared {r['declared']}, loops {r['loops']}")
     check("fig4: no lossless drop", r["lossless_drops"] == 0, str(r["lossless_drops"]))
     r = D.run("resumed", "resumed-0", D.resumed(random.Random(0), 0))
-    ev = json.load(open(os.path.join(tmp, "resumed-0", "results.json")))["dcfit_events"]
+    ev = results(os.path.join(tmp, "resumed-0"))["dcfit_events"]
     check("resumed: the loop was found (first pass)", r["loops"] >= 1, str(r["loops"]))
     check("resumed: the temporal check failed (loop port resumed)",
           [e.get("why") for e in ev if e["kind"] == "temporal_failed"] == ["loop_port_resumed"],

@@ -10,13 +10,13 @@ with recovery: break the flows run again after it; with Tagger's rules
   dcfit_test.py BUILD_DIR SOURCE_DIR
 """
 import csv
-import json
 import os
 import sys
 import tempfile
 
 from pfclib.checks import check, finish, run  # noqa: E402
 from pfclib.dcfit_fabrics import fig10_with_dcfit  # noqa: E402
+from pfclib.fabric_results import results  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -26,10 +26,6 @@ cfg = os.path.abspath(os.path.join(src, "configs/fabric"))
 # The loop's links as sender:port (a port is named after its neighbour).
 LOOP = {"S2:L2", "L2:S1", "S1:L3", "L3:S2"}
 DURATION_MS = 4
-
-
-def results(d):
-    return json.load(open(os.path.join(d, "results.json")))
 
 
 def rx_gbps_after(d, t_ms):

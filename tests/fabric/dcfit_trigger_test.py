@@ -16,12 +16,12 @@ not come back; lossless drops only as dcfit_rate_limit.
 
   dcfit_trigger_test.py BUILD_DIR SOURCE_DIR
 """
-import json
 import os
 import sys
 import tempfile
 
 from pfclib.checks import check, finish  # noqa: E402
+from pfclib.fabric_results import results  # noqa: E402
 from dcfit import fig5 as F  # noqa: E402
 
 fabric = os.path.join(sys.argv[1], "dataplane/emulator/pfcfabric")
@@ -56,7 +56,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-dcfit-trig-") as tmp:
         check("handled: held for hold_time (50 ms)", h["until_ns"] - h["t_ns"] == 50_000_000)
         check("handled: the hold names the declaring episode", h["declared_by"] == dl[0]["initiator"] and
               h["trigger"] == dl[0]["trigger"] and h["seq"] == dl[0]["seq"])
-    r = json.load(open(os.path.join(handled["dir"], "results.json")))
+    r = results(handled["dir"])
     check("handled: counters: a0_0 sent the notice on t0_1", port_sum(r, "a0_0", "dcfit_notice_tx", "t0_1") == 1)
     check("handled: counters: t0_1 received it", port_sum(r, "t0_1", "dcfit_notice_rx") == 1)
     check("handled: counters: one hold at t0_1", r["switches"]["t0_1"]["dcfit_trigger_holds"] == 1)

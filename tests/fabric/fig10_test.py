@@ -9,13 +9,13 @@ either; and a virtual-time run repeated must give byte-identical results.
 """
 import csv
 import filecmp
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
 from pfclib.checks import check, finish, run  # noqa: E402
+from pfclib.fabric_results import results  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -24,7 +24,7 @@ cfg = os.path.join(src, "configs/fabric")
 
 
 def late_rates(d):
-    r = json.load(open(os.path.join(d, "results.json")))
+    r = results(d)
     rates = {}
     for row in csv.DictReader(open(os.path.join(d, "flows.csv"))):
         if float(row["t_ms"]) > r["duration_ns"] / 2e6:

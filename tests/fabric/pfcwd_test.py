@@ -15,12 +15,12 @@ No lossless drop anywhere (the watchdog's own are reported apart).
   pfcwd_test.py BUILD_DIR SOURCE_DIR
 """
 import csv
-import json
 import os
 import sys
 import tempfile
 
 from pfclib.checks import check, finish, run  # noqa: E402
+from pfclib.fabric_results import results  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -67,7 +67,7 @@ def fabric_run(tmp, tag, body, watchdog):
         f.write(body.format(tmpl=tmpl))
     out = os.path.join(tmp, tag)
     run([fabric, "--fabric", path, "--out", out])
-    r = json.load(open(os.path.join(out, "results.json")))
+    r = results(out)
     gbps = {}
     for row in csv.DictReader(open(os.path.join(out, "flows.csv"))):
         t_ns = float(row["t_ms"]) * 1e6
