@@ -16,6 +16,12 @@
 namespace pfc {
 namespace {
 
+// The sections a rules file (an include, a runtime update, pfc-tagger's
+// output) may hold; `switch` and `port_names` are informational there.
+void CheckRulesFileKeys(const cfg::Reader& rd, const YAML::Node& root) {
+  rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
+}
+
 // Parses one YAML document that must be a map (`expected` describes it)
 // with no key given twice anywhere.
 YAML::Node ParseText(const std::string& path, const std::string& text,
@@ -66,7 +72,7 @@ YAML::Node MergeInclude(const ReadTextFn& read, const cfg::Reader& rd, YAML::Nod
   YAML::Node other =
       ParseText(*inc_path, text, "a map of sections qos, rewrite, routes, neighbors");
   cfg::Reader ird(*inc_path);
-  ird.CheckKeys(other, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
+  CheckRulesFileKeys(ird, other);
   for (const char* sec : {"qos", "rewrite", "routes", "neighbors"}) {
     if (!other[sec]) continue;
     if (root[sec])
@@ -160,15 +166,10 @@ bool LoadRulesFile(const std::string& path, const std::vector<std::string>& port
     for (const std::string& name : port_names) c.ports.push_back(PortConfig{.name = name});
     cfg::Reader rd(path);
     YAML::Node root = LoadFile(read, path, "a map of sections qos, rewrite");
-    // What an include may hold (MergeInclude); only qos and rewrite are rules.
-    rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
+    CheckRulesFileKeys(rd, root);  // only qos and rewrite are rules
     cfgsec::ParseQos(rd, root["qos"], &c);
     cfgsec::ParseRewrite(rd, root["rewrite"], &c);
-    c.rewrite.num_ports = static_cast<uint16_t>(c.ports.size());
-    c.rewrite.default_tag = c.tag_map.lossy_tag;
-    RewriteTable rt;
-    std::string e;
-    if (!rt.Compile(c.rewrite, &e)) throw cfg::ConfigError(path + ": rewrite: " + e);
+    cfgsec::ValidateRewrite(rd, &c);
     *out = std::move(c);
   });
 }
@@ -179,7 +180,7 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
     SwitchConfig c = base;
     cfg::Reader rd(path);
     YAML::Node root = LoadFile(read, path, "a map with sections qos, rewrite, routes");
-    rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
+    CheckRulesFileKeys(rd, root);
     if (root["qos"]) {
       cfgsec::ParseQos(rd, root["qos"], &c);
       // Buffers, headroom and PFC generators were sized for the lossless set.

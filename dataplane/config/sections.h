@@ -24,6 +24,9 @@ void ParsePfcWatchdog(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* 
 void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Whole-config checks that span sections; also builds buffer/rewrite port counts.
+// The rewrite rules against the ports and the lossy tag, compiled as the
+// switch compiles them (a whole config's Validate and a rules file alone).
+void ValidateRewrite(const cfg::Reader& rd, SwitchConfig* c);
 void Validate(const cfg::Reader& rd, SwitchConfig* c);
 
 // Hands out next-hop indexes so that routes over the same (port, gateway)

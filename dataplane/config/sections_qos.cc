@@ -224,10 +224,16 @@ void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   }
 }
 
-void Validate(const cfg::Reader& rd, SwitchConfig* c) {
-  const std::string& f = rd.file();
+void ValidateRewrite(const cfg::Reader& rd, SwitchConfig* c) {
   c->rewrite.num_ports = static_cast<uint16_t>(c->ports.size());
   c->rewrite.default_tag = c->tag_map.lossy_tag;
+  RewriteTable rt;
+  std::string err;
+  if (!rt.Compile(c->rewrite, &err)) throw cfg::ConfigError(rd.file() + ": rewrite: " + err);
+}
+
+void Validate(const cfg::Reader& rd, SwitchConfig* c) {
+  const std::string& f = rd.file();
   if (c->mode == SwitchConfig::Mode::kL3) {
     // ParsePorts made every port have an address in l3 mode and checked that
     // the subnets do not overlap; ParseRoutes kept each `via` on its port's
@@ -259,8 +265,7 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
   }
   BufferAccountant probe;
   if (!probe.Configure(c->buffer, &err)) throw cfg::ConfigError(f + ": buffer: " + err);
-  RewriteTable rt;
-  if (!rt.Compile(c->rewrite, &err)) throw cfg::ConfigError(f + ": rewrite: " + err);
+  ValidateRewrite(rd, c);
   RouteTable routes;
   if (!routes.Build(c->routes, c->next_hops, &err)) throw cfg::ConfigError(f + ": routes: " + err);
 }

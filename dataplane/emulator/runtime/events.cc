@@ -105,8 +105,12 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
 }
 
 void Fabric::PrintEvents() {
-  printers_.resize(switches_.size());
   for (size_t i = 0; i < switches_.size(); i++) printers_[i].Print(*switches_[i].sw);
+}
+
+void Fabric::Sample(uint64_t now) {
+  if (now >= rec_.next_ns()) PrintEvents();  // at most once a sample bin
+  rec_.Sample(now);
 }
 
 }  // namespace pfc::emu

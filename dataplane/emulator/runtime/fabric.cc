@@ -133,6 +133,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     }
     run.ctx = MakeWorkerCtx(*run.sw, static_cast<unsigned>(pin));
     f->switches_.push_back(std::move(run));
+    f->printers_.emplace_back();
     for (const auto& p : f->ports_[plan.switches[i].node]) {
       if (!p) continue;
       p->wake = wake;

@@ -96,6 +96,8 @@ class Fabric {
   EmuPort* PortOf(uint32_t node, uint16_t port) const;
   void ApplyEvent(const emu::EventSpec& e, uint64_t now);
   void SetLink(uint32_t a, uint32_t b, bool up);
+  // Both clocks, once a loop: the recorder's samples due by now, and at a
+  // sample bin's boundary the switches' new events printed.
   void Sample(uint64_t now);
   // The hosts' spare mbufs back to the pool (the end of a run).
   void ReleaseSpares();

@@ -18,8 +18,7 @@ void Fabric::RunReal(const std::atomic<bool>& stop) {
       ApplyEvent(ev[next_event_++], now_);
     Deadline soonest = kNever;
     for (Host& h : hosts_) LowerTo(&soonest, h.Round(pool, now_));
-    if (now_ >= rec_.next_ns()) PrintEvents();  // at most once a sample bin
-    rec_.Sample(now_);
+    Sample(now_);
     // Hosts run on this thread: spin while something is due within 20 us,
     // otherwise yield the core to the workers briefly.
     if (soonest == kNever || soonest > now_ + 20'000)

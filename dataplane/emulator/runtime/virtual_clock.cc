@@ -87,8 +87,7 @@ uint64_t Fabric::RunVirtual() {
         }
       }
     }
-    if (now_ >= rec_.next_ns()) PrintEvents();  // at most once a sample bin
-    rec_.Sample(now_);
+    Sample(now_);
     if (now_ >= spec_.duration_ns) break;
     uint64_t next = std::min(spec_.duration_ns, due_.Next());
     if (next_event_ < ev.size()) next = std::min(next, ev[next_event_].at_ns);
