@@ -132,7 +132,7 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
     YAML::Node root = LoadFile(read, path, "a map with sections switch, ports, ...");
     rd.CheckKeys(root, "",
                  {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer", "pfc",
-                  "dcfit", "pfc_watchdog", "rewrite", "include"});
+                  "dcfit", "pfc_watchdog", "ecn", "rewrite", "include"});
     std::string inc_path;
     std::set<std::string> from_inc;
     root = MergeInclude(read, rd, root, &inc_path, &from_inc);
@@ -150,6 +150,7 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
     cfgsec::ParseDcfit(rd, root["dcfit"], &c);
     cfgsec::ParsePfcWatchdog(rd, root["pfc_watchdog"], &c);
     cfgsec::ParseBuffer(rd, root["buffer"], &c);
+    cfgsec::ParseEcn(rd, root["ecn"], &c);
     cfgsec::ParseRoutes(reader_for("routes"), root["routes"], &c);
     cfgsec::ParseNeighbors(reader_for("neighbors"), root["neighbors"], &c);
     cfgsec::ParseL2(rd, root["l2_table"], &c);

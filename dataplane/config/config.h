@@ -17,6 +17,7 @@
 #include "dataplane/pfc/pfc_generator.h"
 #include "dataplane/pfc/pfcwd.h"
 #include "dataplane/sched/egress_scheduler.h"
+#include "dataplane/sched/red.h"
 #include "dataplane/tables/rewrite_table.h"
 #include "dataplane/tables/route_table.h"
 #include "dataplane/tables/tag_map.h"
@@ -83,6 +84,25 @@ struct PfcWatchdogSettings {
   std::vector<StormConfig> port;
 };
 
+// ECN marking (sched/red.h, stages/ecn_stage.h): WRED profiles by name, as
+// SONiC's WRED_PROFILE, and the profile of each egress queue, as SONiC's
+// QUEUE|<port>|<queue> wred_profile.
+struct EcnSettings {
+  // The marking generator's seed; a fabric gives each switch its own from
+  // the fabric's seed, so runs repeat.
+  uint64_t seed = 1;
+  std::vector<RedProfile> profiles;
+  // By port index, then egress priority: an index into profiles, or -1 (no
+  // marking). Empty without the section.
+  std::vector<std::array<int16_t, kNumPrio>> queue;
+  bool any() const {
+    for (const auto& q : queue)
+      for (int16_t i : q)
+        if (i >= 0) return true;
+    return false;
+  }
+};
+
 struct SwitchConfig {
   std::string path;          // absolute, so tools in other directories can re-read it
   std::string include_path;  // absolute; empty without `include:`
@@ -114,6 +134,7 @@ struct SwitchConfig {
   PfcSettings pfc;
   DcfitSettings dcfit;
   PfcWatchdogSettings pfc_watchdog;
+  EcnSettings ecn;
 
   int PortIndex(const std::string& name) const;
 };

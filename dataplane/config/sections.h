@@ -21,6 +21,7 @@ void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParsePfc(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParsePfcWatchdog(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseEcn(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Whole-config checks that span sections; also builds buffer/rewrite port counts.

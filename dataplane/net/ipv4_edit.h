@@ -84,4 +84,21 @@ inline void Ipv4SetDscp(uint8_t* ip_hdr, uint8_t dscp) {
   PatchChecksum(ip_hdr, old_word, new_word);
 }
 
+// ECN codepoints (RFC 3168 §5), the low two bits of byte 1.
+inline constexpr uint8_t kEcnNotEct = 0, kEcnEct1 = 1, kEcnEct0 = 2, kEcnCe = 3;
+
+// Congestion Experienced: sets ECN to CE on an ECT(0)/ECT(1) packet and
+// patches the checksum (RFC 1624 eqn. 3, bit-identical as Ipv4SetDscp).
+// Returns the codepoint the packet had: only kEcnEct0/kEcnEct1 were changed;
+// a Not-ECT packet is never marked (RFC 3168 §5), a CE one is left as is.
+inline uint8_t Ipv4MarkCe(uint8_t* ip_hdr) {
+  using namespace ipv4_detail;
+  const uint8_t ecn = ip_hdr[1] & 3;
+  if (ecn != kEcnEct0 && ecn != kEcnEct1) return ecn;
+  const uint16_t old_word = LoadWord(ip_hdr);
+  ip_hdr[1] = static_cast<uint8_t>(ip_hdr[1] | kEcnCe);
+  PatchChecksum(ip_hdr, old_word, LoadWord(ip_hdr));
+  return ecn;
+}
+
 }  // namespace pfc

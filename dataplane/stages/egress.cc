@@ -45,7 +45,7 @@ void DataSent(WorkerCtx& w, PortId port, int q, const PktMeta* metas, uint16_t n
               ReleaseBatch& rel) {
   if (n == 0) return;
   for (uint16_t i = 0; i < n; i++) rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
-  w.hooks.Dequeue(w, port, q, metas, n);
+  w.hooks.Dequeue(w, port, q, metas, n, bytes);
   w.st->prio[port][q].tx_packets.Add(n);
   w.st->prio[port][q].tx_bytes.Add(bytes);
   PortCounters& pc = w.st->port[port];
@@ -122,8 +122,8 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
   // Leaving the queue from its head, as far as DCFIT's mapping goes.
   auto discard = [&](rte_mbuf** pkts, unsigned k) {
     PktMeta metas[kMaxBurst];
-    TakeMetas(sw, pkts, static_cast<uint16_t>(k), metas);
-    w.hooks.Dequeue(w, port, prio, metas, static_cast<uint16_t>(k));
+    const uint64_t bytes = TakeMetas(sw, pkts, static_cast<uint16_t>(k), metas);
+    w.hooks.Dequeue(w, port, prio, metas, static_cast<uint16_t>(k), bytes);
     for (unsigned i = 0; i < k; i++) {
       rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
       w.st->prio[metas[i].in_port][metas[i].in_prio].drops[static_cast<int>(why)].Add(1);

@@ -4,6 +4,7 @@
 #include "dataplane/stages/hooks.h"
 
 #include "dataplane/stages/dcfit_stage.h"
+#include "dataplane/stages/ecn_stage.h"
 #include "dataplane/stages/pfcwd_stage.h"
 
 namespace pfc {
@@ -29,6 +30,12 @@ Hooks BuildHooks(const Switch& sw) {
     h.dequeue.Add(DcfitOnDequeue);
     h.pfc_tx.Add(DcfitPfcTx);
     h.round_again.Add(DcfitRoundAgain);
+  }
+  // ECN after DCFIT's policing: a packet DCFIT drops is neither marked nor
+  // counted in the depth.
+  if (sw.ecn) {
+    h.enqueue.Add({EcnOnEnqueue, EcnOnEnqueued});
+    h.dequeue.Add(EcnOnDequeue);
   }
   return h;
 }

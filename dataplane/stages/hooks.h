@@ -2,8 +2,8 @@
 // The pipeline's hook points: where a feature plugs into the packet path
 // without the stages naming it (VPP's feature arcs, for a run-to-completion
 // switch: a fixed set of points, each with a short list of users). DCFIT
-// (dcfit_stage.h) and the pause-storm watchdog (pfcwd_stage.h) are users; ECN
-// marking would be one more user of `enqueue`. The buffer accountant knows
+// (dcfit_stage.h), the pause-storm watchdog (pfcwd_stage.h) and ECN marking
+// (ecn_stage.h) are users. The buffer accountant knows
 // none of them: a user that holds priorities lossy gives its drop reason.
 //
 // The points, in the order a round meets them:
@@ -20,6 +20,7 @@
 //                pause egress ignores this round; may lower the deadline
 //   dequeue      packets left an egress queue from its head (sent or
 //                discarded), with their metadata as read before they went
+//                and their bytes
 //   pfc_tx       a PFC frame is about to be sent: may fill its padding
 //   deadline     per port after egress: when the user must look again
 //   port_busy    the user has work on a port even with nothing queued: the
@@ -62,11 +63,12 @@ struct Hooks {
                            const PauseRequest& req);
   using EnqueueFn = uint16_t (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                                  ReleaseBatch& undo, uint32_t* note);
-  using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, uint32_t note,
-                              uint32_t done);
+  using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
+                              uint16_t n, uint32_t note, uint32_t done);
   using RoundFn = void (*)(WorkerCtx&);
   using EgressFn = uint8_t (*)(WorkerCtx&, PortId, Deadline* ready_ns);
-  using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const PktMeta* metas, uint16_t n);
+  using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const PktMeta* metas, uint16_t n,
+                             uint64_t bytes);
   using PfcTxFn = bool (*)(WorkerCtx&, PortId, const PauseRequest& req, uint8_t* frame);
   using DeadlineFn = Deadline (*)(const WorkerCtx&, PortId);
   using PortBusyFn = bool (*)(const WorkerCtx&, PortId);
@@ -98,17 +100,19 @@ struct Hooks {
     for (uint8_t i = 0; i < pfc_rx.n; i++) pfc_rx.fn[i](w, in, frame, len, req);
   }
   // Returns how many of pkts[0..n) remain, packed at the front; notes[i]
-  // is the i-th user's word for its `after` half (Enqueued).
+  // is the i-th user's word for its `after` half (Enqueued), which learns
+  // that the ring took pkts[0..done) of them (the rest are still the
+  // caller's, dropped next).
   uint16_t Enqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                    ReleaseBatch& undo, uint32_t* notes) const {
     for (uint8_t i = 0; i < enqueue.n; i++)
       n = enqueue.fn[i].before(w, out, eprio, pkts, n, undo, &notes[i]);
     return n;
   }
-  void Enqueued(WorkerCtx& w, PortId in, PortId out, int eprio, const uint32_t* notes,
-                uint32_t done) const {
+  void Enqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n,
+                const uint32_t* notes, uint32_t done) const {
     for (uint8_t i = 0; i < enqueue.n; i++)
-      if (enqueue.fn[i].after) enqueue.fn[i].after(w, in, out, eprio, notes[i], done);
+      if (enqueue.fn[i].after) enqueue.fn[i].after(w, in, out, eprio, pkts, n, notes[i], done);
   }
   void Round(WorkerCtx& w) const {
     for (uint8_t i = 0; i < round.n; i++) round.fn[i](w);
@@ -118,8 +122,9 @@ struct Hooks {
     for (uint8_t i = 0; i < egress.n; i++) m |= egress.fn[i](w, p, ready_ns);
     return m;
   }
-  void Dequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n) const {
-    for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n);
+  void Dequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n,
+               uint64_t bytes) const {
+    for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n, bytes);
   }
   // True when a user wrote into the frame's padding.
   bool PfcTx(WorkerCtx& w, PortId p, const PauseRequest& req, uint8_t* frame) const {
@@ -145,7 +150,8 @@ struct Hooks {
 };
 
 // The hooks a worker runs for `sw`: DCFIT's when the switch has DCFIT on,
-// the watchdog's when any of its ports has one. The one place features are
+// the watchdog's when any of its ports has one, ECN marking's when any
+// egress queue has a WRED profile. The one place features are
 // wired into the pipeline.
 Hooks BuildHooks(const Switch& sw);
 

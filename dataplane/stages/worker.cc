@@ -141,6 +141,7 @@ WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
   w.dcfit_shard = shared ? id : 0;
   w.dcfit_lead = !sw.ports.empty() && sw.ports[0].owner == id;
   w.hooks = BuildHooks(sw);
+  w.ecn_rng = Rng(Mix64(sw.cfg.ecn.seed) ^ id);
   return w;
 }
 

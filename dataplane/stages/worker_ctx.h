@@ -12,6 +12,7 @@
 
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/common/deadline.h"
+#include "dataplane/common/rng.h"
 #include "dataplane/stages/hooks.h"
 #include "dataplane/switch/switch.h"
 
@@ -56,6 +57,9 @@ struct alignas(kWorkerAlign) WorkerCtx {
   bool dcfit_lead = false;
   PortMask dcfit_paused_ports = 0;
   std::array<uint8_t, kMaxPorts> dcfit_paused{};
+  // ECN marking's generator (stages/ecn_stage.h): this worker's stream for
+  // this switch, from ecn.seed.
+  Rng ecn_rng;
   // ARP requests for unresolved next hops: at most one per address per
   // kArpRetryNs, so a burst to an unknown host does not become an ARP storm.
   static constexpr uint64_t kArpRetryNs = 100'000'000;

@@ -51,7 +51,7 @@ class Counter {
   X(dcfit_notice_rx)      /* received on this port */                               \
   X(dcfit_notice_fwd)     /* received elsewhere, passed on on this port */
 
-// Per (port, priority). rx_* and drops are by INGRESS priority, tx_* by
+// Per (port, priority). rx_* and drops are by INGRESS priority, tx_* and ecn_* by
 // EGRESS priority (the new tag's queue, Tagger Fig. 8b). Drops are an array
 // by DropReason beside these (named by DropReasonName).
 #define PFC_PRIO_COUNTERS(X)                                                         \
@@ -71,7 +71,10 @@ class Counter {
   X(pfcwd_storms)   /* storms detected */                                            \
   X(pfcwd_restores) /* storms ended */                                               \
   X(pfcwd_storm_ns) /* gauge: time spent in storm */                                 \
-  X(pfcwd_in_storm) /* gauge: 1 while in storm */
+  X(pfcwd_in_storm) /* gauge: 1 while in storm */                                \
+  /* ECN marking at our egress queue (stages/ecn_stage.h): */                        \
+  X(ecn_marked)     /* ECT packets this switch set to CE */                          \
+  X(ecn_not_ect)    /* over the min threshold but Not-ECT: left unmarked */
 
 // Per worker, for the switch: X(field, exported name), summed over workers.
 #define PFC_WORKER_COUNTERS(X)                                                       \

@@ -53,6 +53,9 @@ std::unique_ptr<Tables> Tables::Build(const SwitchConfig& cfg, uint64_t generati
     return nullptr;
   }
   for (size_t i = 0; i < cfg.ports.size(); i++) t->max_frame[i] = cfg.ports[i].mtu + 18;
+  for (size_t i = 0; i < cfg.ecn.queue.size() && i < cfg.ports.size(); i++)
+    for (int q = 0; q < kNumPrio; q++)
+      if (cfg.ecn.queue[i][q] >= 0) t->ecn[i][q] = RedQueue(cfg.ecn.profiles[cfg.ecn.queue[i][q]]);
   return t;
 }
 

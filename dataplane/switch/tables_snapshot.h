@@ -48,6 +48,9 @@ struct Tables {
   // ports[i].mtu + 18 (Ethernet header, 802.1Q tag, no FCS): the frame size
   // the egress stage divides the shaper's byte budget by.
   std::array<uint32_t, kMaxPorts> max_frame{};
+  // ECN marking by egress (port, priority) (ecn section; off where no
+  // profile applies). Read only when Switch::ecn is set.
+  std::array<std::array<RedQueue, kNumPrio>, kMaxPorts> ecn{};
 
   // Builds every table from a validated config. Returns nullptr with *err
   // naming the config field on failure (which Validate() should already have

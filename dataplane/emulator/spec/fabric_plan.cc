@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <queue>
 
+#include "dataplane/common/rng.h"
+
 namespace pfc::emu {
 namespace fs = std::filesystem;
 using tagger::Topology;
@@ -18,14 +20,6 @@ constexpr uint32_t kLinkBase = 0x0a800000;  // 10.128.0.0/9, one /30 per link
 
 MacAddr NodeMac(uint32_t node, uint8_t port, uint8_t last) {
   return {0x02, uint8_t(node >> 8), uint8_t(node), port, 0x00, last};
-}
-
-// splitmix64: a fixed, platform-independent mix for the ECMP choice.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 // Switch-hop distance from every switch to `dst` (a switch); -1 unreachable.
@@ -178,7 +172,7 @@ FabricPlan MakePlan(const FabricSpec& spec) {
         const uint32_t m = sp.ports[p].peer_node;
         if (t.is_switch(m) && d[m] == d[sp.node] - 1) next.push_back(p);
       }
-      const uint16_t p = next[Mix(spec.seed ^ (uint64_t(sp.node) << 32) ^ hp.node) % next.size()];
+      const uint16_t p = next[Mix64(spec.seed ^ (uint64_t(sp.node) << 32) ^ hp.node) % next.size()];
       const uint32_t mask = ~0u << (32 - hp.prefix_len);
       sp.routes.push_back({hp.ip & mask, hp.prefix_len, p, end_ip(t.peer(t.gport(sp.node, p)))});
     }

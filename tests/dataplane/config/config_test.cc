@@ -217,6 +217,70 @@ TEST_F(ConfigTest, PfcWatchdogSection) {
              "pfc_watchdog.enabled: expected a lossless priority");
 }
 
+// The ecn section: SONiC's WRED profile fields, queues by port and
+// priority (later entries win, "*" or no ports = every port), the seed, and
+// errors with lines for each field.
+TEST_F(ConfigTest, EcnSection) {
+  const std::string ecn =
+      "ecn:\n"
+      "  seed: 9\n"
+      "  profiles:\n"
+      "    AZURE_LOSSLESS: { green_min_threshold: 50K, green_max_threshold: 200K,\n"
+      "                      green_drop_probability: 5 }\n"
+      "    STEP: { green_min_threshold: 30000, green_max_threshold: 30000,\n"
+      "            green_drop_probability: 0 }\n"
+      "  queues:\n"
+      "    - { priorities: [3, 4], profile: AZURE_LOSSLESS }\n"
+      "    - { ports: [p1], priorities: [4], profile: STEP }\n";
+  SwitchConfig c;
+  ASSERT_EQ(Load(kPorts + ecn, &c), "");
+  EXPECT_EQ(c.ecn.seed, 9u);
+  ASSERT_EQ(c.ecn.profiles.size(), 2u);
+  EXPECT_EQ(c.ecn.profiles[0].name, "AZURE_LOSSLESS");
+  EXPECT_EQ(c.ecn.profiles[0].min_bytes, 50u << 10);
+  EXPECT_EQ(c.ecn.profiles[0].max_bytes, 200u << 10);
+  EXPECT_DOUBLE_EQ(c.ecn.profiles[0].max_prob, 0.05);
+  ASSERT_EQ(c.ecn.queue.size(), 2u);
+  EXPECT_EQ(c.ecn.queue[0][3], 0);
+  EXPECT_EQ(c.ecn.queue[0][4], 0);
+  EXPECT_EQ(c.ecn.queue[1][4], 1) << "the later entry wins";
+  EXPECT_EQ(c.ecn.queue[1][0], -1);
+  EXPECT_TRUE(c.ecn.any());
+  ASSERT_EQ(Load(kPorts, &c), "");
+  EXPECT_FALSE(c.ecn.any()) << "no section, no marking";
+
+  const std::string prof =
+      "  profiles: { P: { green_min_threshold: 1K, green_max_threshold: 2K, "
+      "green_drop_probability: 1 } }\n";
+  const std::pair<std::string, const char*> bad[] = {
+      {"  profiles: { P: { green_min_threshold: 2K, green_max_threshold: 1K, "
+       "green_drop_probability: 1 } }\n  queues: []\n",
+       "ecn.profiles.P.green_max_threshold: expected at least green_min_threshold (2048 bytes)"},
+      {"  profiles: { P: { green_min_threshold: 1K, green_max_threshold: 2K, "
+       "green_drop_probability: 150 } }\n  queues: []\n",
+       "ecn.profiles.P.green_drop_probability: expected"},
+      {"  profiles: { P: { green_min_threshold: 1K, green_drop_probability: 1 } }\n  queues: []\n",
+       "ecn.profiles.P.green_max_threshold: expected bytes of queue where every ECN-capable packet "
+       "is marked (missing)"},
+      {"  profiles: { P: { green_min_threshold: 1K, green_max_threshold: 2K, "
+       "green_drop_probability: 1, yellow_max_threshold: 1 } }\n  queues: []\n",
+       "yellow_max_threshold"},
+      {prof + "  queues: [ { priorities: [3], profile: Q } ]\n",
+       "ecn.queues[0].profile: expected a profile from ecn.profiles"},
+      {prof + "  queues: [ { priorities: [8], profile: P } ]\n", "ecn.queues[0].priorities[0]"},
+      {prof + "  queues: [ { ports: [p9], priorities: [3], profile: P } ]\n",
+       "ecn.queues[0].ports[0]: expected a port name"},
+      {prof + "  queues: [ { profile: P } ]\n", "ecn.queues[0].priorities: expected"},
+      {prof, "ecn.queues: expected a list of {ports, priorities, profile} (missing)"},
+  };
+  for (const auto& [section, want] : bad) {
+    const std::string text = kPorts + "ecn:\n" + section;
+    const std::string err = Load(text);
+    EXPECT_HAS(err, want);
+    EXPECT_HAS(err, (dir_ / "sw.yaml").string() + ":1");  // every error has a line (1x)
+  }
+}
+
 TEST_F(ConfigTest, KeyGivenTwiceNamesTheKeyAndBothLines) {
   std::string text = kPorts;
   text.replace(text.find("    speed: 10G\n"), 0, "    speed: 25G\n");  // p0 now has speed twice

@@ -145,5 +145,27 @@ TEST(Ipv4Edit, ExhaustiveTtlAndDscpOnOneHeader) {
   }
 }
 
+// CE only on ECT(0)/ECT(1); Not-ECT and CE are left byte for byte, and the
+// patched checksum equals a full recomputation.
+TEST(Ipv4Edit, MarkCeOnlyEctAndMatchesFullRecompute) {
+  std::mt19937_64 rng(5);
+  int marked = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    auto h = RandomHeader(rng);
+    const auto before = h;
+    const uint8_t ecn = h[1] & 3;
+    ASSERT_EQ(Ipv4MarkCe(h.data()), ecn);
+    if (ecn == kEcnEct0 || ecn == kEcnEct1) {
+      marked++;
+      ASSERT_EQ(h[1], before[1] | kEcnCe) << "DSCP kept, ECN = CE";
+      ASSERT_EQ(Stored(h.data()), Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())))
+          << iter;
+    } else {
+      ASSERT_EQ(h, before) << "Not-ECT and CE untouched";
+    }
+  }
+  EXPECT_GT(marked, 8000);
+}
+
 }  // namespace
 }  // namespace pfc

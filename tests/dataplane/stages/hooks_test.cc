@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The pipeline builder (stages/hooks.h): which hook points a switch's
-// worker runs. With neither DCFIT nor the watchdog configured no point has
+// worker runs. With no DCFIT, watchdog or ECN configured no point has
 // a user (the stages' hook calls are count tests); each feature shows up
 // at exactly its points. What the hooks do is tested through the stages
 // (dcfit_test.cc, pfcwd_test.cc, buffer_pfc_test.cc).
 #include <gtest/gtest.h>
 
+#include "dataplane/stages/ecn_stage.h"
 #include "dataplane/stages/pfcwd_stage.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
@@ -56,6 +57,28 @@ TEST_F(StageTest, WatchdogHooksFirstAtEgress) {
   // The watchdog's drop must empty a storming queue before DCFIT and
   // egress look (pfcwd_stage.h): it comes first.
   EXPECT_EQ(w_.hooks.egress.fn[0], &PfcwdRound);
+}
+
+// ECN marking: enqueue and dequeue only, after DCFIT's enqueue (a packet
+// DCFIT polices away is neither marked nor in the depth); an ecn section
+// whose queues name no profile wires nothing.
+TEST_F(StageTest, EcnHooksAfterDcfitAtEnqueue) {
+  const std::string ecn =
+      "ecn:\n"
+      "  profiles: { P: { green_min_threshold: 10K, green_max_threshold: 20K, "
+      "green_drop_probability: 5 } }\n";
+  Start(BaseYaml("", ecn + "  queues: [ { priorities: [3], profile: P } ]\n" +
+                         "dcfit: { enabled: true, recovery: detect }\n"));
+  const Counts c = Of(w_.hooks);
+  EXPECT_EQ(c.enqueue, 2);
+  EXPECT_EQ(c.dequeue, 2);
+  EXPECT_EQ(w_.hooks.enqueue.fn[1].before, &EcnOnEnqueue);
+  EXPECT_EQ(w_.hooks.dequeue.fn[1], &EcnOnDequeue);
+  EXPECT_EQ(c.egress, 1) << "DCFIT's only";
+  TearDown();
+  Start(BaseYaml("", ecn + "  queues: []\n"));
+  EXPECT_EQ(Of(w_.hooks).enqueue, 0);
+  EXPECT_FALSE(sw_->ecn);
 }
 
 }  // namespace
