@@ -27,6 +27,9 @@
 #   env: TESTPMD=1 (0: skip testpmd)  TP_SECONDS=20 (wall time of each
 #        testpmd run under valgrind)  PFC_BENCH_DCFIT=1 (the switch with
 #        dcfit.enabled: DCFIT's bookkeeping cost, against a run without)
+#        PFC_BENCH_ECN=1 (ECN marking on the lossless queues, a 50K/200K/5%
+#        WRED profile the closed loop stays under: the per-packet cost of
+#        keeping queue depths)
 # valgrind is installed from Debian (as root) if missing. Takes 2-4 minutes.
 set -euo pipefail
 

@@ -132,6 +132,13 @@ std::string Yaml(bool l2, const Scale& sc) {
   // PFC_BENCH_DCFIT=1: with DCFIT's bookkeeping (bench/cost_table.sh compares).
   const char* dcfit = std::getenv("PFC_BENCH_DCFIT");
   if (dcfit != nullptr && std::string(dcfit) == "1") y += "dcfit: { enabled: true }\n";
+  // PFC_BENCH_ECN=1: ECN marking on the lossless queues with a DCQCN-style
+  // profile; the closed loop keeps each queue under a burst, below the min
+  // threshold, so this is the bookkeeping every packet pays.
+  const char* ecn = std::getenv("PFC_BENCH_ECN");
+  if (ecn != nullptr && std::string(ecn) == "1")
+    y += "ecn:\n  profiles: { LOSSLESS: { green_min_threshold: 50K, green_max_threshold: 200K, "
+         "green_drop_probability: 5 } }\n  queues: [ { priorities: [3, 4], profile: LOSSLESS } ]\n";
   return y;
 }
 

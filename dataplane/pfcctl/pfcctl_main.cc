@@ -47,27 +47,29 @@ bool AllStats(pfc::TelemetryClient& c, const std::string& only, nlohmann::json* 
 }
 
 void Show(const nlohmann::json& stats) {
-  std::printf("%-8s %4s %12s %12s %10s %10s %9s %8s %8s %10s %10s\n", "port", "prio", "rx_pkts",
-              "tx_pkts", "rewrites", "fallback", "drops", "xoff_tx", "xoff_rx", "buf_wmark",
-              "hr_wmark");
+  std::printf("%-8s %4s %12s %12s %10s %10s %9s %8s %8s %10s %10s %10s\n", "port", "prio",
+              "rx_pkts", "tx_pkts", "rewrites", "fallback", "drops", "xoff_tx", "xoff_rx",
+              "buf_wmark", "hr_wmark", "ecn_marked");
   for (const auto& p : stats["ports"]) {
     for (const auto& q : p["prio"]) {
       const auto v = [&](const char* k) { return q.value(k, uint64_t{0}); };
       if (!v("rx_packets") && !v("tx_packets") && !q.value("drops_total", uint64_t{0}) &&
           !v("pfc_xoff_rx"))
         continue;
-      std::printf("%-8s %3d%s %12lu %12lu %10lu %10lu %9lu %8lu %8lu %10lu %10lu\n",
+      std::printf("%-8s %3d%s %12lu %12lu %10lu %10lu %9lu %8lu %8lu %10lu %10lu %10lu\n",
                   p.value("name", "?").c_str(), q.value("prio", 0),
                   q.value("lossless", false) ? "*" : " ", v("rx_packets"), v("tx_packets"),
                   v("rewrites"), v("lossy_fallback"), q.value("drops_total", uint64_t{0}),
                   v("pfc_xoff_tx"), v("pfc_xoff_rx"), v("buffer_watermark"),
-                  v("headroom_watermark"));
+                  v("headroom_watermark"), v("ecn_marked"));
       for (auto d = q["drops"].begin(); d != q["drops"].end(); ++d)
         if (d.value().get<uint64_t>())
           std::printf("%14s drop %s: %lu\n", "", d.key().c_str(), d.value().get<uint64_t>());
     }
   }
-  std::printf("(* = lossless priority; rx/drops by ingress priority, tx by egress priority)\n");
+  std::printf(
+      "(* = lossless priority; rx/drops by ingress priority, tx and ecn_marked by egress "
+      "priority)\n");
 }
 
 }  // namespace

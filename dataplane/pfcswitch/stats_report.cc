@@ -4,6 +4,7 @@
 #include <rte_ethdev.h>
 
 #include "dataplane/emulator/port/emu_port.h"
+#include "dataplane/stages/ecn_stage.h"
 
 namespace pfc {
 namespace {
@@ -80,6 +81,9 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
     pj["drops_total"] = total;
     port_drops += total;
     pj["queue_depth"] = rte_ring_count(pr.egress[q]);
+    // Bytes queued (ring and stash), as ECN marking sees them; kept only
+    // for queues with a WRED profile.
+    if (sw.ecn && sw.CurrentTables()->ecn[p][q].enabled()) pj["queue_bytes"] = EcnDepth(sw, p, q);
     pj["buffer_bytes"] = sw.buffer.occupancy(p, q);
     pj["buffer_watermark"] = sw.buffer.watermark(p, q);
     // Every priority has the same fields (0 where a lossy group has no

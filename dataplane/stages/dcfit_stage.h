@@ -86,8 +86,8 @@ inline uint16_t DcfitOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** p
 // the place of the last one that counts (the last one, unless a rewrite
 // moved some packets into a lossless priority: Tables); counts: how many
 // count (shards, several workers).
-inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const*,
-                            uint16_t, uint32_t tracked, uint32_t done) {
+inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32_t tracked,
+                            uint32_t done) {
   dcfit::Causality& c = w.sw->dcfit->det.causality();
   const uint32_t queued = tracked & FirstN(done);
   if (c.fifo()) {
@@ -104,8 +104,7 @@ inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_
 // those that came in on q.
 void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktMeta* metas,
                      uint16_t n);
-inline void DcfitOnDequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n,
-                           uint64_t) {
+inline void DcfitOnDequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n) {
   SwitchDcfit& d = *w.sw->dcfit;
   if (d.det.causality().fifo())
     d.det.causality().OnLeft(out, q, n);

@@ -27,16 +27,43 @@ uint8_t* Ipv4Header(rte_mbuf* m) {
 
 }  // namespace
 
-void EcnConsider(WorkerCtx& w, PortId out, int eprio, const RedQueue& red, int64_t depth,
-                 rte_mbuf* m) {
-  const uint32_t r = red.NeedsDraw(depth) ? w.ecn_rng.Next32() : 0;
-  if (!red.Mark(depth, r)) return;
-  uint8_t* ip = Ipv4Header(m);
-  const uint8_t was = ip ? Ipv4MarkCe(ip) : kEcnNotEct;
-  if (was == kEcnEct0 || was == kEcnEct1)
-    w.st->prio[out][eprio].ecn_marked.Add(1);
-  else if (was == kEcnNotEct)
-    w.st->prio[out][eprio].ecn_not_ect.Add(1);
+int64_t EcnDepth(const Switch& sw, PortId p, int q) {
+  const PrioCounters& owner = sw.stats[sw.ports[p].owner]->prio[p][q];
+  uint64_t in = 0;
+  const uint64_t out = owner.tx_bytes.Get() + owner.tx_discard_bytes.Get();
+  for (const auto& st : sw.stats) in += st->prio[p][q].ecn_queued_bytes.Get();
+  return static_cast<int64_t>(in - out);
+}
+
+uint16_t EcnOnEnqueueShared(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n) {
+  // The caller checked the queue has a profile.
+  const uint64_t bytes = EcnBytes(pkts, n);
+  const int64_t depth = EcnDepth(*w.sw, out, eprio);
+  if (depth + static_cast<int64_t>(bytes) - 1 > w.t->ecn[out][eprio].min_bytes())
+    return EcnMarkGroup(w, out, eprio, pkts, n);
+  w.st->prio[out][eprio].ecn_queued_bytes.Add(bytes);
+  return n;
+}
+
+uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n) {
+  const RedQueue& red = w.t->ecn[out][eprio];
+  PrioCounters& pc = w.st->prio[out][eprio];
+  int64_t depth = EcnDepth(*w.sw, out, eprio);
+  for (uint16_t i = 0; i < n; i++) {
+    const uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
+    const uint32_t r = red.NeedsDraw(depth) ? w.ecn_rng.Next32() : 0;
+    if (red.Mark(depth, r)) {
+      uint8_t* ip = Ipv4Header(pkts[i]);
+      const uint8_t was = ip ? Ipv4MarkCe(ip) : kEcnNotEct;
+      if (was == kEcnEct0 || was == kEcnEct1)
+        pc.ecn_marked.Add(1);
+      else if (was == kEcnNotEct)
+        pc.ecn_not_ect.Add(1);
+    }
+    depth += len;
+    pc.ecn_queued_bytes.Add(len);
+  }
+  return n;
 }
 
 }  // namespace pfc

@@ -8,11 +8,17 @@
 //  * enqueue: each packet sees the bytes queued ahead of it, marks by its
 //    queue's profile with the worker's own generator (WorkerCtx::ecn_rng,
 //    seeded from ecn.seed and the worker, so a fabric run repeats), and
-//    adds its bytes to the depth; the after half takes back what the ring
-//    refused;
-//  * dequeue: what left (sent or discarded) leaves the depth.
+//    the group's bytes are counted as queued;
+//  * refused: what the egress ring did not take was not queued.
 // Wired when some queue has a profile (Switch::ecn); a queue without one
-// keeps its depth and never reaches the marking code.
+// costs a test, and its depth is not kept (profiles are fixed at start).
+//
+// The depth is what went in less what came out, all from counters
+// (switch/stats.h): ecn_queued_bytes, which each worker keeps for the
+// queues it queues to (single writer, so never an atomic), less the port
+// owner's tx_bytes and tx_discard_bytes, which egress keeps anyway. So
+// leaving a queue costs ECN nothing, and with one worker for the switch
+// (WorkerCtx::solo) the depth is three loads from one block.
 #pragma once
 #include <cstdint>
 
@@ -20,46 +26,54 @@
 
 namespace pfc {
 
-// One packet over its queue's min threshold: the decision, the mark and its
-// count. Out of line: most packets never get here.
-void EcnConsider(WorkerCtx& w, PortId out, int eprio, const RedQueue& red, int64_t depth,
-                 rte_mbuf* m);
+// Bytes in egress queue (p, q) now, as seen from any thread; kept only for
+// queues with a profile. The owner's
+// counters are read first: what they count went in before (a packet is
+// counted as queued before it is), so traffic meanwhile can only add.
+int64_t EcnDepth(const Switch& sw, PortId p, int q);
 
-inline void EcnAddDepth(const WorkerCtx& w, std::atomic<int64_t>& d, int64_t bytes) {
-  if (w.solo)
-    d.store(d.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
-  else
-    d.fetch_add(bytes, std::memory_order_relaxed);
+inline int64_t EcnDepthSolo(const PrioCounters& c) {
+  const uint64_t out = c.tx_bytes.Get() + c.tx_discard_bytes.Get();
+  return static_cast<int64_t>(c.ecn_queued_bytes.Get() - out);
 }
 
+// The frames' lengths summed: most of what ECN costs a packet.
+inline uint64_t EcnBytes(rte_mbuf* const* pkts, unsigned n) {
+  uint64_t b = 0;
+  for (unsigned i = 0; i < n; i++) b += rte_pktmbuf_pkt_len(pkts[i]);
+  return b;
+}
+
+// A group whose last packet finds more than the min threshold ahead:
+// marks what each packet deserves at the depth ahead of it, and counts the
+// group as queued. Out of line.
+[[gnu::noinline]] uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts,
+                                        uint16_t n);
+
+// Several workers serve the switch: the depth sums their counters.
+[[gnu::noinline]] uint16_t EcnOnEnqueueShared(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts,
+                                              uint16_t n);
+
+// Every way out of the common path is a tail call, so it saves no registers.
 inline uint16_t EcnOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                              ReleaseBatch&, uint32_t*) {
-  std::atomic<int64_t>& d = w.sw->ecn->depth[out].bytes[eprio];
   const RedQueue& red = w.t->ecn[out][eprio];
-  const int64_t start = d.load(std::memory_order_relaxed);
-  int64_t depth = start;
-  for (uint16_t i = 0; i < n; i++) {
-    if (depth > red.min_bytes()) [[unlikely]]
-      EcnConsider(w, out, eprio, red, depth, pkts[i]);
-    depth += rte_pktmbuf_pkt_len(pkts[i]);
-  }
-  EcnAddDepth(w, d, depth - start);
+  if (!red.enabled()) return n;  // no profile: its depth is never asked
+  if (!w.solo) [[unlikely]]
+    return EcnOnEnqueueShared(w, out, eprio, pkts, n);
+  PrioCounters& c = w.st->prio[out][eprio];
+  const uint64_t bytes = EcnBytes(pkts, n);
+  const int64_t depth = EcnDepthSolo(c);
+  // The last packet finds depth + bytes - its length (at least 1) ahead.
+  if (depth + static_cast<int64_t>(bytes) - 1 > red.min_bytes()) [[unlikely]]
+    return EcnMarkGroup(w, out, eprio, pkts, n);
+  c.ecn_queued_bytes.Add(bytes);
   return n;
 }
 
-inline void EcnOnEnqueued(WorkerCtx& w, PortId, PortId out, int eprio, rte_mbuf* const* pkts,
-                          uint16_t n, uint32_t, uint32_t done) {
-  if (done >= n) [[likely]]
-    return;
-  int64_t refused = 0;
-  for (uint16_t i = static_cast<uint16_t>(done); i < n; i++)
-    refused += rte_pktmbuf_pkt_len(pkts[i]);
-  EcnAddDepth(w, w.sw->ecn->depth[out].bytes[eprio], -refused);
-}
-
-inline void EcnOnDequeue(WorkerCtx& w, PortId out, int q, const PktMeta*, uint16_t,
-                         uint64_t bytes) {
-  EcnAddDepth(w, w.sw->ecn->depth[out].bytes[q], -static_cast<int64_t>(bytes));
+inline void EcnOnRefused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) {
+  // Modulo 2^64: the counter went up by at least as much just before.
+  w.st->prio[out][eprio].ecn_queued_bytes.Add(-EcnBytes(pkts, n));
 }
 
 }  // namespace pfc

@@ -45,7 +45,7 @@ void DataSent(WorkerCtx& w, PortId port, int q, const PktMeta* metas, uint16_t n
               ReleaseBatch& rel) {
   if (n == 0) return;
   for (uint16_t i = 0; i < n; i++) rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
-  w.hooks.Dequeue(w, port, q, metas, n, bytes);
+  w.hooks.Dequeue(w, port, q, metas, n);
   w.st->prio[port][q].tx_packets.Add(n);
   w.st->prio[port][q].tx_bytes.Add(bytes);
   PortCounters& pc = w.st->port[port];
@@ -123,7 +123,9 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
   auto discard = [&](rte_mbuf** pkts, unsigned k) {
     PktMeta metas[kMaxBurst];
     const uint64_t bytes = TakeMetas(sw, pkts, static_cast<uint16_t>(k), metas);
-    w.hooks.Dequeue(w, port, prio, metas, static_cast<uint16_t>(k), bytes);
+    w.hooks.Dequeue(w, port, prio, metas, static_cast<uint16_t>(k));
+    w.st->prio[port][prio].tx_discards.Add(k);
+    w.st->prio[port][prio].tx_discard_bytes.Add(bytes);
     for (unsigned i = 0; i < k; i++) {
       rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
       w.st->prio[metas[i].in_port][metas[i].in_prio].drops[static_cast<int>(why)].Add(1);

@@ -34,9 +34,10 @@ Hooks BuildHooks(const Switch& sw) {
   // ECN after DCFIT's policing: a packet DCFIT drops is neither marked nor
   // counted in the depth.
   if (sw.ecn) {
-    h.enqueue.Add({EcnOnEnqueue, EcnOnEnqueued});
-    h.dequeue.Add(EcnOnDequeue);
+    h.enqueue.Add({EcnOnEnqueue, nullptr});
+    h.refused.Add(EcnOnRefused);
   }
+  for (uint8_t i = 0; i < h.enqueue.n; i++) h.enqueue_after |= h.enqueue.fn[i].after != nullptr;
   return h;
 }
 

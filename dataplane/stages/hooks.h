@@ -15,12 +15,13 @@
 //                (out, egress priority): may drop some (charge released
 //                through `undo`) and keep a word for its own `after`
 //                half, which learns how many the egress ring took
+//   refused      the egress ring did not take the group's last packets
+//                (dropped next, as egress_queue_full)
 //   round        once a round, after ingress, before egress
 //   egress       per port before the scheduler: priorities whose received
 //                pause egress ignores this round; may lower the deadline
 //   dequeue      packets left an egress queue from its head (sent or
 //                discarded), with their metadata as read before they went
-//                and their bytes
 //   pfc_tx       a PFC frame is about to be sent: may fill its padding
 //   deadline     per port after egress: when the user must look again
 //   port_busy    the user has work on a port even with nothing queued: the
@@ -63,12 +64,12 @@ struct Hooks {
                            const PauseRequest& req);
   using EnqueueFn = uint16_t (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                                  ReleaseBatch& undo, uint32_t* note);
-  using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
-                              uint16_t n, uint32_t note, uint32_t done);
+  using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, uint32_t note,
+                              uint32_t done);
+  using RefusedFn = void (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n);
   using RoundFn = void (*)(WorkerCtx&);
   using EgressFn = uint8_t (*)(WorkerCtx&, PortId, Deadline* ready_ns);
-  using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const PktMeta* metas, uint16_t n,
-                             uint64_t bytes);
+  using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const PktMeta* metas, uint16_t n);
   using PfcTxFn = bool (*)(WorkerCtx&, PortId, const PauseRequest& req, uint8_t* frame);
   using DeadlineFn = Deadline (*)(const WorkerCtx&, PortId);
   using PortBusyFn = bool (*)(const WorkerCtx&, PortId);
@@ -82,6 +83,8 @@ struct Hooks {
     EnqueuedFn after;  // may be null
   };
   HookList<EnqueueUser> enqueue;
+  bool enqueue_after = false;  // some enqueue user has an `after` half
+  HookList<RefusedFn> refused;
   HookList<RoundFn> round;
   HookList<EgressFn> egress;
   HookList<DequeueFn> dequeue;
@@ -100,19 +103,21 @@ struct Hooks {
     for (uint8_t i = 0; i < pfc_rx.n; i++) pfc_rx.fn[i](w, in, frame, len, req);
   }
   // Returns how many of pkts[0..n) remain, packed at the front; notes[i]
-  // is the i-th user's word for its `after` half (Enqueued), which learns
-  // that the ring took pkts[0..done) of them (the rest are still the
-  // caller's, dropped next).
+  // is the i-th user's word for its `after` half (Enqueued).
   uint16_t Enqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                    ReleaseBatch& undo, uint32_t* notes) const {
     for (uint8_t i = 0; i < enqueue.n; i++)
       n = enqueue.fn[i].before(w, out, eprio, pkts, n, undo, &notes[i]);
     return n;
   }
-  void Enqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n,
-                const uint32_t* notes, uint32_t done) const {
+  void Enqueued(WorkerCtx& w, PortId in, PortId out, int eprio, const uint32_t* notes,
+                uint32_t done) const {
+    if (!enqueue_after) return;
     for (uint8_t i = 0; i < enqueue.n; i++)
-      if (enqueue.fn[i].after) enqueue.fn[i].after(w, in, out, eprio, pkts, n, notes[i], done);
+      if (enqueue.fn[i].after) enqueue.fn[i].after(w, in, out, eprio, notes[i], done);
+  }
+  void Refused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) const {
+    for (uint8_t i = 0; i < refused.n; i++) refused.fn[i](w, out, eprio, pkts, n);
   }
   void Round(WorkerCtx& w) const {
     for (uint8_t i = 0; i < round.n; i++) round.fn[i](w);
@@ -122,9 +127,8 @@ struct Hooks {
     for (uint8_t i = 0; i < egress.n; i++) m |= egress.fn[i](w, p, ready_ns);
     return m;
   }
-  void Dequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n,
-               uint64_t bytes) const {
-    for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n, bytes);
+  void Dequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n) const {
+    for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n);
   }
   // True when a user wrote into the frame's padding.
   bool PfcTx(WorkerCtx& w, PortId p, const PauseRequest& req, uint8_t* frame) const {

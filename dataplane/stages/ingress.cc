@@ -313,7 +313,10 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     unsigned done =
         rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
                                reinterpret_cast<void**>(groups.pkts[g]), groups.n[g], nullptr);
-    w.hooks.Enqueued(w, in, out, eprio, groups.pkts[g], groups.n[g], notes, done);
+    w.hooks.Enqueued(w, in, out, eprio, notes, done);
+    if (done < groups.n[g]) [[unlikely]]
+      w.hooks.Refused(w, out, eprio, groups.pkts[g] + done,
+                      static_cast<uint16_t>(groups.n[g] - done));
     for (unsigned k = done; k < groups.n[g]; k++) {
       rte_mbuf* m = groups.pkts[g][k];
       const PktMeta* meta = sw.Meta(m);

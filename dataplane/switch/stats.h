@@ -72,9 +72,14 @@ class Counter {
   X(pfcwd_restores) /* storms ended */                                               \
   X(pfcwd_storm_ns) /* gauge: time spent in storm */                                 \
   X(pfcwd_in_storm) /* gauge: 1 while in storm */                                \
+  /* Discarded from our egress queue, not sent (watchdog drop, DCFIT break): */      \
+  X(tx_discards) X(tx_discard_bytes)                                                 \
   /* ECN marking at our egress queue (stages/ecn_stage.h): */                        \
   X(ecn_marked)     /* ECT packets this switch set to CE */                          \
-  X(ecn_not_ect)    /* over the min threshold but Not-ECT: left unmarked */
+  X(ecn_not_ect)    /* over the min threshold but Not-ECT: left unmarked */          \
+  /* Bytes this worker queued here, counted only where the switch marks ECN: */     \
+  /* the queue's depth is their sum less tx_bytes and tx_discard_bytes. */          \
+  X(ecn_queued_bytes)
 
 // Per worker, for the switch: X(field, exported name), summed over workers.
 #define PFC_WORKER_COUNTERS(X)                                                       \

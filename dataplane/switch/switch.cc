@@ -286,8 +286,8 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
   }
 
   if (cfg.dcfit.enabled && !ConfigureDcfit(cfg, index, sw.get(), err)) return nullptr;
-  if (cfg.ecn.any()) sw->ecn = std::make_unique<SwitchEcn>(sw->ports.size());
   for (unsigned w = 0; w < dp.workers; w++) sw->stats.push_back(std::make_unique<WorkerStats>());
+  sw->ecn = cfg.ecn.any();
   if (!sw->ApplyConfig(cfg, err)) {
     *err = cfg.path + ": " + *err;
     return nullptr;

@@ -25,8 +25,6 @@
 //  * stats[w]: written by worker w only.
 //  * dcfit: nullptr unless dcfit.enabled; the one worker running the switch
 //    writes it (dcfit_state.h), its event log is readable by anyone.
-//  * ecn: nullptr unless some egress queue has a WRED profile; queue
-//    depths kept by the stages (ecn_state.h).
 //  * pfcwd_log: pause-storm events, added by port owners, read by anyone.
 #pragma once
 #include <rte_ring.h>
@@ -43,7 +41,6 @@
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/switch/dataplane.h"
 #include "dataplane/switch/dcfit_state.h"
-#include "dataplane/switch/ecn_state.h"
 #include "dataplane/switch/pfcwd_state.h"
 #include "dataplane/switch/port_io.h"
 #include "dataplane/switch/port_state.h"
@@ -79,7 +76,7 @@ class Switch {
   NeighborTable neighbors{4096};
   std::vector<std::unique_ptr<WorkerStats>> stats;  // one per worker
   std::unique_ptr<SwitchDcfit> dcfit;               // nullptr: DCFIT off
-  std::unique_ptr<SwitchEcn> ecn;                   // nullptr: no queue marks ECN
+  bool ecn = false;  // some egress queue marks ECN (stages/ecn_stage.h)
   PfcwdEventLog pfcwd_log;
 
   const Tables* CurrentTables() const { return tables_.load(std::memory_order_acquire); }

@@ -43,11 +43,7 @@ events:
 """
 
 INCAST = """fabric: {{ clock: virtual, duration: 10ms, bin: 250us, seed: 1 }}
-topology:
-  switches: [A, B]
-  hosts: [H1, H2, H3, H4]
-  links: [[A, B], [A, H1], [A, H2], [A, H3], [B, H4]]
-links: {{ rate: 10G, delay: 1us, overrides: [ {{ between: [A, B], rate: 40G }} ] }}
+include: {cfg}/incast-3to1.yaml
 switch: {{ config: {tmpl} }}
 flows:
   - {{ name: f1, from: H1, to: H4, dscp: 1, prio: 1, frame: 1000 }}
@@ -64,7 +60,7 @@ def fabric_run(tmp, tag, body, watchdog):
             f.write(f"pfc_watchdog: {{ {watchdog} }}\n")
     path = os.path.join(tmp, f"fabric-{tag}.yaml")
     with open(path, "w") as f:
-        f.write(body.format(tmpl=tmpl))
+        f.write(body.format(tmpl=tmpl, cfg=cfg))
     out = os.path.join(tmp, tag)
     run([fabric, "--fabric", path, "--out", out])
     r = results(out)

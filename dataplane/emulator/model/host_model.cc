@@ -111,7 +111,7 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
   Put16(buf + 12, 0x0800);
   uint8_t* ip = buf + 14;
   ip[0] = 0x45;
-  ip[1] = static_cast<uint8_t>(f.spec.dscp << 2);
+  ip[1] = static_cast<uint8_t>(f.spec.dscp << 2 | (f.spec.ecn & 3));
   Put16(ip + 2, static_cast<uint16_t>(len - 14));
   Put16(ip + 4, ip_id_++);
   ip[8] = f.spec.ttl;
@@ -159,6 +159,7 @@ bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out) {
   out->seq = Get64(h + 8);
   out->sent_ns = Get64(h + 16);
   out->dscp = ip[1] >> 2;
+  out->ecn = ip[1] & 3;
   out->ttl = ip[8];
   return true;
 }
@@ -202,6 +203,7 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
   }
   ++r->frames;
   r->bytes += len;
+  r->ce += h.ecn == 3;
   r->last_ns = now_ns;
   if (now_ns >= h.sent_ns) r->sum_delay_ns += now_ns - h.sent_ns;
   if (h.seq < r->next_seq) {

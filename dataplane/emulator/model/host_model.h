@@ -41,6 +41,7 @@ struct FlowSpec {
   uint8_t dscp = 0;           // the tag
   uint8_t prio = 0;           // the NIC queue (pause of this priority holds it)
   uint8_t ttl = 64;           // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
+  uint8_t ecn = 0;            // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
   uint32_t frame_len = 1000;  // bytes without FCS, >= kFlowHdrLen, <= 1514
   uint64_t rate_bps = 0;      // 0 = as fast as the link and pause allow
   uint64_t bytes = 0;         // 0 = unbounded
@@ -77,6 +78,7 @@ struct FlowRx {
   uint64_t next_seq = 0;   // expected next sequence number
   uint64_t lost = 0;       // sequence gaps
   uint64_t reordered = 0;  // sequence below expected
+  uint64_t ce = 0;         // arrived with ECN = CE (a switch marked them)
   uint64_t last_ns = 0;
   uint64_t sum_delay_ns = 0;        // one-way delay total, for the mean
   std::vector<uint64_t> bin_bytes;  // bytes received per bin_ns
@@ -143,7 +145,7 @@ class HostModel {
 struct FlowHeader {
   uint32_t flow = 0;
   uint64_t seq = 0, sent_ns = 0;
-  uint8_t dscp = 0, ttl = 0;
+  uint8_t dscp = 0, ttl = 0, ecn = 0;
 };
 bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out);
 

@@ -171,6 +171,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       fs.rate_bps = fl.rate_bps;
       fs.bytes = fl.bytes;
       fs.ttl = fl.ttl;
+      fs.ecn = fl.ecn;
       fs.start_ns = fl.start_ns;
       fs.stop_ns = fl.stop_ns;
       h.model->AddFlow(fs);

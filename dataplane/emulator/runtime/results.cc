@@ -71,6 +71,7 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
         j["rx_bytes"] = rx->bytes;
         j["lost"] = rx->lost;
         j["reordered"] = rx->reordered;
+        j["ce_frames"] = rx->ce;
         j["mean_delay_ns"] = rx->frames ? rx->sum_delay_ns / rx->frames : 0;
       }
     }

@@ -271,6 +271,12 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
           YAML::Node d = YAML::Clone(kv.second);
           d["switch_id"] = sp.node;
           y << d;
+        } else if (kv.first.Scalar() == "ecn" && kv.second.IsMap() && !kv.second["seed"]) {
+          // ECN marking draws from a generator per switch: seeded from the
+          // fabric's seed and the switch, so a run repeats and switches differ.
+          YAML::Node e = YAML::Clone(kv.second);
+          e["seed"] = Mix64(spec.seed ^ (uint64_t{sp.node} << 20)) >> 1;  // ecn.seed: 0..2^63-1
+          y << e;
         } else {
           y << kv.second;
         }

@@ -349,9 +349,9 @@ std::vector<bool> Reachable(const tagger::Topology& t, uint32_t from) {
 }
 
 void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
-  rd.CheckKeys(
-      n, f,
-      {"name", "from", "to", "dscp", "prio", "rate", "frame", "bytes", "ttl", "start", "stop"});
+  rd.CheckKeys(n, f,
+               {"name", "from", "to", "dscp", "prio", "ecn", "rate", "frame", "bytes", "ttl",
+                "start", "stop"});
   FlowSpecFile fl;
   fl.name = rd.Str(n["name"], f + ".name");
   for (const auto& o : s->flows)
@@ -364,6 +364,17 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
             "an emulated host (this one is a real host on " + s->hosts[fl.from].device + ")");
   if (n["dscp"]) fl.dscp = uint8_t(rd.Int(n["dscp"], f + ".dscp", 0, 63));
   if (n["prio"]) fl.prio = uint8_t(rd.Int(n["prio"], f + ".prio", 0, 7));
+  if (n["ecn"]) {
+    const std::string e = rd.Str(n["ecn"], f + ".ecn");
+    if (e == "not-ect")
+      fl.ecn = 0;
+    else if (e == "ect0")
+      fl.ecn = 2;
+    else if (e == "ect1")
+      fl.ecn = 1;
+    else
+      rd.Fail(n["ecn"], f + ".ecn", "not-ect, ect0 or ect1 (the ECN field the host sends)");
+  }
   if (n["rate"]) fl.rate_bps = rd.Rate(n["rate"], f + ".rate");
   if (n["frame"]) fl.frame_len = uint32_t(rd.Int(n["frame"], f + ".frame", 66, 1514));
   if (n["bytes"]) fl.bytes = rd.Bytes(n["bytes"], f + ".bytes", 1, uint64_t{1} << 50);

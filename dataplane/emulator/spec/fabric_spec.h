@@ -28,7 +28,8 @@
 //               { name: H3, device: ..., address: 10.0.1.2/24,
 //                 gateway: 10.0.1.1 } ]
 //   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
-//                 frame: 1000, bytes: 0, ttl: 64, start: 0, stop: 50ms } ]
+//                 frame: 1000, bytes: 0, ttl: 64, ecn: not-ect|ect0|ect1,
+//                 start: 0, stop: 50ms } ]
 //   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
 //               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
 //                                    via: T1 } },
@@ -90,6 +91,9 @@ struct FlowSpecFile {
   // IPv4 TTL as sent: how many switch hops a packet in a routing loop makes
   // before it expires (HotNets'16 §3.1). 1..255.
   uint8_t ttl = 64;
+  // The ECN field as sent (RFC 3168): 0 Not-ECT (the default), 2 ECT(0),
+  // 1 ECT(1); an ECN-capable flow's frames can be marked CE by the switches.
+  uint8_t ecn = 0;
   uint64_t start_ns = 0, stop_ns = ~uint64_t{0};
 };
 

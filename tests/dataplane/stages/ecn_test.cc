@@ -7,6 +7,8 @@
 #include "dataplane/common/rng.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/sched/red.h"
+#include "dataplane/stages/ecn_stage.h"
+#include "dataplane/stages/egress.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
 namespace pfc::stagetest {
@@ -48,9 +50,9 @@ TEST_F(StageTest, EcnStepMarksEctPacketsOverTheThreshold) {
   // 32 ECT(0) frames into queue 3 of p3: frame i finds 60*i bytes ahead, so
   // frames 11..31 (660 bytes and up) are over the 600-byte step.
   Ingress(0, ToP3(24, kEcnEct0, 32), kT0);
-  EXPECT_EQ(sw_->ecn->Bytes(3, 3), 32 * kFrame);
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 32 * kFrame);
   EXPECT_EQ(Egress(3, kT0 + 100), 32);
-  EXPECT_EQ(sw_->ecn->Bytes(3, 3), 0) << "what left, left the depth";
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 0) << "what left, left the depth";
   const Frames out = TakeTx(3);
   ASSERT_EQ(out.size(), 32u);
   for (size_t i = 0; i < out.size(); i++) {
@@ -115,6 +117,40 @@ TEST_F(StageTest, EcnOnlyWhereAProfileApplies) {
   EXPECT_EQ(Egress(2, kT0 + 100), 32);
   for (const auto& o : TakeTx(2)) EXPECT_EQ(EcnOf(o), kEcnEct0);
   EXPECT_EQ(Snapshot(*sw_).at("p2.q4.ecn_marked"), 0u);
+}
+
+// What an egress ring refuses (ingress drops it as egress_queue_full) leaves
+// the depth it was counted in. The rings are sized so the buffer fills
+// first (PlanSwitchMemory), so the hooks are driven here directly.
+TEST_F(StageTest, EcnRefusedPacketsLeaveTheDepth) {
+  Start(BaseYaml("", EcnYaml(1)));
+  rte_mbuf* pkts[8];
+  for (uint16_t i = 0; i < 8; i++)
+    pkts[i] = Mbuf(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = 24, .seq = i}));
+  ReleaseBatch undo(sw_->buffer, &w_.pool_slack);
+  uint32_t notes[kMaxHookUsers];
+  w_.t = sw_->CurrentTables();
+  ASSERT_EQ(w_.hooks.Enqueue(w_, 3, 3, pkts, 8, undo, notes), 8);
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 8 * kFrame);
+  w_.hooks.Refused(w_, 3, 3, pkts + 5, 3);  // the ring took five
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 5 * kFrame);
+  w_.hooks.Refused(w_, 3, 3, pkts, 5);  // and, for the test's end, none
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 0);
+  for (rte_mbuf* m : pkts) rte_pktmbuf_free(m);
+}
+
+// A queue discarded whole (the watchdog's drop, DCFIT's break) leaves the
+// depth through the discard counters egress keeps.
+TEST_F(StageTest, EcnDiscardedQueueLeavesTheDepth) {
+  Start(BaseYaml("", EcnYaml(1)));
+  Ingress(0, ToP3(24, kEcnEct0, 8), kT0);
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 8 * kFrame);
+  EXPECT_EQ(DiscardQueue(w_, 3, 3, DropReason::kPfcwdStorm), 8u);
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 0);
+  const Counters c = Snapshot(*sw_);
+  EXPECT_EQ(c.at("p3.q3.tx_discards"), 8u);
+  EXPECT_EQ(c.at("p3.q3.tx_discard_bytes"), 8 * kFrame);
+  EXPECT_EQ(c.at("p0.q3.drop.pfcwd_storm"), 8u);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "dataplane/config/config.h"
+#include "dataplane/stages/ecn_stage.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
 #include "dataplane/stages/pfc_stage.h"
@@ -210,7 +211,8 @@ void StageTest::TearDown() {
     for (int q = 0; q < kNumPrio; q++) {
       EXPECT_EQ(QueueDepth(p, q), 0u) << "p" << p << " q" << q;
       EXPECT_EQ(Occ(p, q), 0u) << "buffer p" << p << " q" << q;
-      if (sw_->ecn) EXPECT_EQ(sw_->ecn->Bytes(p, q), 0) << "ECN depth p" << p << " q" << q;
+      if (sw_->ecn && sw_->CurrentTables()->ecn[p][q].enabled())
+        EXPECT_EQ(EcnDepth(*sw_, p, q), 0) << "ECN depth p" << p << " q" << q;
     }
   }
   // What the worker held back of the pool it publishes on its next idle

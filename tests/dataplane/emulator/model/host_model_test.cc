@@ -83,6 +83,32 @@ TEST(HostModel, FlowTtlIsSentAsGivenWithAValidChecksum) {
   EXPECT_EQ(fh.ttl, 16);
 }
 
+// An ECN-capable flow sends its codepoint; the receiver counts the frames
+// a switch marked CE.
+TEST(HostModel, EcnCapableFlowSendsEctAndReceiverCountsCe) {
+  HostModel h(Params());
+  FlowSpec f = Flow(1, 3);
+  f.ecn = kEcnEct0;
+  h.AddFlow(f);
+  uint8_t buf[2048];
+  bool control = true;
+  uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
+  ASSERT_EQ(n, 1000u);
+  EXPECT_EQ(buf[15], (24 << 2) | kEcnEct0);
+  EXPECT_TRUE(Ipv4ChecksumOk(buf + 14, 20));
+  HostModel rx(Params());
+  rx.Receive(buf, n, 100);  // unmarked
+  n = h.NextFrame(1'000'000, buf, sizeof buf, &control);
+  ASSERT_EQ(Ipv4MarkCe(buf + 14), kEcnEct0);  // as a switch marks it
+  FlowHeader fh;
+  ASSERT_TRUE(ReadFlowHeader(buf, n, &fh));
+  EXPECT_EQ(fh.ecn, kEcnCe);
+  rx.Receive(buf, n, 1'000'100);
+  ASSERT_NE(rx.rx_flow(1), nullptr);
+  EXPECT_EQ(rx.rx_flow(1)->frames, 2u);
+  EXPECT_EQ(rx.rx_flow(1)->ce, 1u);
+}
+
 TEST(HostModel, RateLimitedFlowIsSpacedByItsWireTime) {
   HostModel h(Params());
   h.AddFlow(Flow(1, 3, 1'000'000'000));  // 1 Gb/s: 1024 B on the wire = 8192 ns

@@ -62,7 +62,7 @@ TEST_F(FabricFile, LoadsTheFig2TestbedWithFlowsAndEvents) {
       "flows:\n"
       "  - { name: green, from: H9, to: H1, dscp: 24, prio: 3, start: 0 }\n"
       "  - { name: blue, from: H5, to: H13, dscp: 24, prio: 3, rate: 10G, ttl: 16, start: 20ms, "
-      "stop: 80ms }\n"
+      "stop: 80ms, ecn: ect0 }\n"
       "events:\n"
       "  - { at: 30ms, flow: blue, action: stop }\n"
       "  - { at: 10ms, link: [L2, T1], state: down }\n"
@@ -81,6 +81,8 @@ TEST_F(FabricFile, LoadsTheFig2TestbedWithFlowsAndEvents) {
   EXPECT_EQ(s.flows[1].rate_bps, 10'000'000'000u);
   EXPECT_EQ(s.flows[0].ttl, 64u);  // the default
   EXPECT_EQ(s.flows[1].ttl, 16u);
+  EXPECT_EQ(s.flows[0].ecn, 0u);  // Not-ECT unless asked
+  EXPECT_EQ(s.flows[1].ecn, 2u);  // ECT(0)
   EXPECT_EQ(s.flows[1].start_ns, 20'000'000u);
   ASSERT_EQ(s.events.size(), 4u);
   EXPECT_EQ(s.events[0].at_ns, 5'000'000u);  // sorted by time, stable
@@ -130,6 +132,9 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
        "flows[0].prio: expected an integer from 0 to 7"},
       {"flows:\n  - { name: a, from: H1, to: H2, ttl: 0 }\n",
        "fab.yaml:5: flows[0].ttl: expected an integer from 1 to 255"},
+      {"flows:\n  - { name: a, from: H1, to: H2, ecn: ect2 }\n",
+       "fab.yaml:5: flows[0].ecn: expected not-ect, ect0 or ect1 (the ECN field the host sends) "
+       "(got 'ect2')"},
       {"flows:\n  - { name: a, from: H1, to: H2, ttl: 256 }\n",
        "fab.yaml:5: flows[0].ttl: expected an integer from 1 to 255"},
       {"flows:\n  - { name: a, from: H1, to: H2, start: 5ms, stop: 1ms }\n",
