@@ -5,15 +5,13 @@
 #include <cstring>
 
 #include "dataplane/common/types.h"
+#include "dataplane/net/be_bytes.h"
 
 namespace pfc::dcfit {
 namespace {
 
-inline void Put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-inline uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+using be::Get16;
+using be::Put16;
 
 // Internet checksum of the message's first 18 bytes.
 uint16_t Checksum(const uint8_t* p) {

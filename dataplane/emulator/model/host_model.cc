@@ -6,27 +6,19 @@
 
 #include "dataplane/common/types.h"
 #include "dataplane/emulator/model/link_model.h"
+#include "dataplane/net/be_bytes.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/pfc/pfc_frame.h"
 
 namespace pfc::emu {
 namespace {
 
-void Put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-void Put32(uint8_t* p, uint32_t v) {
-  Put16(p, static_cast<uint16_t>(v >> 16));
-  Put16(p + 2, static_cast<uint16_t>(v));
-}
-void Put64(uint8_t* p, uint64_t v) {
-  Put32(p, static_cast<uint32_t>(v >> 32));
-  Put32(p + 4, static_cast<uint32_t>(v));
-}
-uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
-uint32_t Get32(const uint8_t* p) { return uint32_t{Get16(p)} << 16 | Get16(p + 2); }
-uint64_t Get64(const uint8_t* p) { return uint64_t{Get32(p)} << 32 | Get32(p + 4); }
+using be::Get16;
+using be::Get32;
+using be::Get64;
+using be::Put16;
+using be::Put32;
+using be::Put64;
 
 }  // namespace
 

@@ -211,8 +211,9 @@ void StageTest::TearDown() {
     for (int q = 0; q < kNumPrio; q++) {
       EXPECT_EQ(QueueDepth(p, q), 0u) << "p" << p << " q" << q;
       EXPECT_EQ(Occ(p, q), 0u) << "buffer p" << p << " q" << q;
-      if (sw_->ecn && sw_->CurrentTables()->ecn[p][q].enabled())
+      if (sw_->ecn && sw_->CurrentTables()->ecn[p][q].enabled()) {
         EXPECT_EQ(EcnDepth(*sw_, p, q), 0) << "ECN depth p" << p << " q" << q;
+      }
     }
   }
   // What the worker held back of the pool it publishes on its next idle

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/emulator/model/dcqcn.h"
+
+#include <algorithm>
+
+namespace pfc::emu {
+
+DcqcnRp::DcqcnRp(const DcqcnParams& p) : p_(p), rate_(p.line_bps), target_(p.line_bps) {}
+
+void DcqcnRp::OnCnp(uint64_t now_ns) {
+  Advance(now_ns);
+  ++c_.cnps;
+  alpha_cnp_ = true;
+  decrease_cnp_ = true;
+  if (active_) return;
+  // The first CNP: alpha starts at 1 (this CNP is not counted again in the
+  // first update), the timers start, and the rate may drop at once.
+  active_ = true;
+  alpha_ = 1.0;
+  alpha_cnp_ = false;
+  alpha_at_ = now_ns + p_.alpha_resume_interval_ns;
+  decrease_at_ = now_ns + p_.rate_decrease_interval_ns + 1;
+  rate_ = target_ = static_cast<uint64_t>(p_.rate_on_first_cnp * static_cast<double>(rate_));
+}
+
+void DcqcnRp::Advance(uint64_t now_ns) {
+  while (active_) {
+    // The earliest due timer; at equal times alpha, then decrease, then
+    // increase (the order the simulator schedules them in).
+    Deadline t = Earliest(alpha_at_, Earliest(decrease_at_, increase_at_));
+    if (t > now_ns) return;
+    if (alpha_at_ == t) {
+      AlphaUpdate();
+      alpha_at_ += p_.alpha_resume_interval_ns;
+    } else if (decrease_at_ == t) {
+      decrease_at_ += p_.rate_decrease_interval_ns;
+      if (decrease_cnp_) {
+        DecreaseCheck();
+        increase_at_ = t + p_.rp_timer_ns;  // the increase stage restarts
+      }
+    } else {
+      increase_at_ += p_.rp_timer_ns;
+      Increase();
+      ++stage_;
+    }
+  }
+}
+
+Deadline DcqcnRp::NextEventNs() const {
+  if (!active_) return kNever;
+  return Earliest(alpha_at_, Earliest(decrease_at_, increase_at_));
+}
+
+void DcqcnRp::AlphaUpdate() {
+  alpha_ = (1 - p_.ewma_gain) * alpha_ + (alpha_cnp_ ? p_.ewma_gain : 0.0);
+  alpha_cnp_ = false;
+}
+
+void DcqcnRp::DecreaseCheck() {
+  if (p_.clamp_target_rate || stage_ != 0) target_ = rate_;
+  const auto cut = static_cast<uint64_t>(static_cast<double>(rate_) * (1 - alpha_ / 2));
+  rate_ = std::max(p_.min_rate_bps, cut);
+  stage_ = 0;
+  decrease_cnp_ = false;
+  ++c_.cuts;
+}
+
+void DcqcnRp::Increase() {
+  if (stage_ < p_.fast_recovery_times) {
+    ++c_.recoveries;
+  } else if (stage_ == p_.fast_recovery_times) {
+    target_ = std::min(p_.line_bps, target_ + p_.rate_ai_bps);
+    ++c_.ai;
+  } else {
+    target_ = std::min(p_.line_bps, target_ + p_.rate_hai_bps);
+    ++c_.hai;
+  }
+  rate_ = rate_ / 2 + target_ / 2;
+}
+
+}  // namespace pfc::emu
