@@ -9,7 +9,9 @@ every mark reaches its receiver (the flows' CE frames sum to the switches'
 ecn_marked); the Not-ECT flow is never marked and is counted as ecn_not_ect;
 tshark reads as many CE frames in the B-H4 capture; no lossless drop; each
 switch's generated config has its own seed from the fabric's, and a rerun
-gives the same results byte for byte.
+gives the same results byte for byte. Then DCQCN on the same incast: CNPs
+sent and received one for one, tshark decoding them, every sender cutting
+its rate, a fair share, and far fewer pause frames than PFC alone.
 
   ecn_test.py BUILD_DIR SOURCE_DIR
 """
@@ -25,25 +27,30 @@ build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 cfg = os.path.abspath(os.path.join(src, "configs/fabric"))
 
-INCAST = """fabric: {{ clock: virtual, duration: 5ms, bin: 250us, seed: {seed} }}
+INCAST = """fabric: {{ clock: virtual, duration: {duration}, bin: 250us, seed: {seed} }}
 include: {cfg}/incast-3to1.yaml
 switch: {{ config: {cfg}/switch-lossless-ecn.yaml }}
 flows:
-  - {{ name: f1, from: H1, to: H4, dscp: 1, prio: 1, frame: 1000, ecn: ect0 }}
-  - {{ name: f2, from: H2, to: H4, dscp: 1, prio: 1, frame: 1000, ecn: ect0 }}
-  - {{ name: f3, from: H3, to: H4, dscp: 1, prio: 1, frame: 1000 }}
+  - {{ name: f1, from: H1, to: H4, dscp: 1, prio: 1, frame: 1000, ecn: ect0, cc: {cc} }}
+  - {{ name: f2, from: H2, to: H4, dscp: 1, prio: 1, frame: 1000, ecn: ect0, cc: {cc} }}
+  - {{ name: f3, from: H3, to: H4, dscp: 1, prio: 1, frame: 1000, ecn: {ecn3}, cc: {cc} }}
 captures:
   - {{ link: [B, H4], file: b-h4.pcapng }}
 """
 
 
-def fabric_run(tmp, tag, seed):
-    path = os.path.join(tmp, f"fabric-seed{seed}.yaml")  # results.json names it
+def fabric_run(tmp, tag, seed, cc="none", ecn3="not-ect", duration="5ms"):
+    path = os.path.join(tmp, f"fabric-seed{seed}-{cc}-{ecn3}.yaml")  # results.json names it
     with open(path, "w") as f:
-        f.write(INCAST.format(cfg=cfg, seed=seed))
+        f.write(INCAST.format(cfg=cfg, seed=seed, cc=cc, ecn3=ecn3, duration=duration))
     out = os.path.join(tmp, tag)
     run([fabric, "--fabric", path, "--out", out])
     return out, results(out)
+
+
+def pfc_sent(r):
+    return sum(q["pfc_xoff_tx"] + q["pfc_refresh_tx"] for sw in r["switches"].values()
+               for p in sw["ports"] for q in p["prio"])
 
 
 def marks(r, counter):
@@ -87,4 +94,33 @@ with tempfile.TemporaryDirectory(prefix="fabric-ecn-") as tmp:
     _, r3 = fabric_run(tmp, "c", 2)
     check("another fabric seed, other draws", marks(r3, "ecn_marked") != marked
           or [f["ce_frames"] for f in r3["flows"]] != [f["ce_frames"] for f in r["flows"]])
+
+    # DCQCN: every receiver answers CE with RoCEv2 CNPs (DSCP 48, at most one
+    # per flow per 50 us); the senders cut their rates, and the switches
+    # pause far less than with PFC alone, on the same 20 ms incast.
+    outs = {}
+    for cc in ("none", "dcqcn"):
+        outs[cc] = fabric_run(tmp, "dcqcn-" + cc, 1, cc=cc, ecn3="ect0", duration="20ms")
+    (_, rn), (od, rd) = outs["none"], outs["dcqcn"]
+    fl = {f["name"]: f for f in rd["flows"]}
+    h4 = rd["hosts"]["H4"]
+    print(f"PFC frames sent: {pfc_sent(rn)} with PFC alone, {pfc_sent(rd)} with DCQCN; "
+          f"CNPs {h4['cnp_tx']}; end rates {[fl[f]['dcqcn']['rate_bps_end'] for f in fl]}")
+    check("dcqcn: the receiver sends CNPs, each reaches its sender",
+          h4["cnp_tx"] > 0 and sum(f["cnps_received"] for f in fl.values()) == h4["cnp_tx"]
+          and all(f["cnps_sent"] == f["cnps_received"] for f in fl.values()), str(h4))
+    check("dcqcn: every sender cut its rate", all(f["dcqcn"]["cuts"] > 0 for f in fl.values()),
+          str([f["dcqcn"] for f in fl.values()]))
+    check("dcqcn: under a third of PFC alone's pause frames", 3 * pfc_sent(rd) < pfc_sent(rn),
+          f"{pfc_sent(rd)} vs {pfc_sent(rn)}")
+    check("dcqcn: no lossless drop", rd["lossless_drops"] == 0, str(rd["lossless_drops"]))
+    rates = [f["rx_bytes"] for f in fl.values()]
+    check("dcqcn: the three flows share the bottleneck within 10%", max(rates) < 1.1 * min(rates),
+          str(rates))
+    cnps = subprocess.run(["tshark", "-r", os.path.join(od, "b-h4.pcapng"), "-Y",
+                           "infiniband.bth.opcode == 129 && ip.dsfield.dscp == 48", "-T", "fields",
+                           "-e", "infiniband.bth.destqp"], capture_output=True, text=True).stdout.split()
+    check("tshark decodes every CNP (BTH opcode 0x81, DSCP 48, a flow's QP)",
+          len(cnps) == h4["cnp_tx"] and set(cnps) <= {"0x000001", "0x000002", "0x000003"},
+          f"{len(cnps)} {sorted(set(cnps))}")
 finish()

@@ -6,6 +6,7 @@
 
 #include "dataplane/common/types.h"
 #include "dataplane/emulator/model/link_model.h"
+#include "dataplane/emulator/model/roce_frame.h"
 #include "dataplane/net/be_bytes.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/pfc/pfc_frame.h"
@@ -30,6 +31,11 @@ void HostModel::AddFlow(const FlowSpec& f) {
   t.spec.frame_len = std::clamp<uint32_t>(f.frame_len, kFlowHdrLen, 1514);
   t.next_ns = f.start_ns;
   if (t.spec.rate_bps != 0) t.gap_ns = WireTimeNs(t.spec.frame_len, t.spec.rate_bps);
+  if (f.dcqcn) {
+    DcqcnParams dp = p_.dcqcn;
+    dp.line_bps = p_.link_bps;
+    t.rp.emplace(dp);
+  }
   tx_.push_back(t);
 }
 
@@ -85,6 +91,8 @@ uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool*
   }
   if (!data_ok) return 0;
   const uint8_t paused = PausedMask(now_ns);
+  // CNPs go ahead of data, as a NIC sends them (unless their class is paused).
+  if (cnp_head_ < cnp_q_.size() && !(paused >> p_.cnp_prio & 1)) return NextCnp(buf, cap);
   for (size_t k = 0; k < tx_.size(); ++k) {
     FlowTx& f = tx_[(rr_ + k) % tx_.size()];
     if (!Eligible(f, paused, now_ns)) continue;
@@ -129,8 +137,18 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
   // A rate-limited flow is spaced by its wire time at its rate, catching up
   // at most one slot when asked late (no burst after a pause); an unlimited
   // one is paced by the link (the glue only asks when the link accepts).
-  if (f.spec.rate_bps != 0) {
-    const uint64_t gap = f.gap_ns;
+  // DCQCN, once a CNP came, limits the rate to its own.
+  uint64_t rate_gap = f.gap_ns;
+  if (f.rp) {
+    f.rp->Advance(now_ns);
+    if (f.rp->active()) {
+      const uint64_t rate =
+          f.spec.rate_bps != 0 ? std::min(f.spec.rate_bps, f.rp->rate_bps()) : f.rp->rate_bps();
+      rate_gap = WireTimeNs(len, rate);
+    }
+  }
+  if (rate_gap != 0) {
+    const uint64_t gap = rate_gap;
     f.next_ns = std::max(f.next_ns, now_ns > gap ? now_ns - gap : 0) + gap;
   } else {
     f.next_ns = now_ns;
@@ -151,6 +169,7 @@ bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out) {
   out->seq = Get64(h + 8);
   out->sent_ns = Get64(h + 16);
   out->dscp = ip[1] >> 2;
+  out->src_ip = Get32(ip + 12);
   out->ecn = ip[1] & 3;
   out->ttl = ip[8];
   return true;
@@ -179,6 +198,7 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
     pause_.OnFrame(req, now_ns, p_.link_bps);
     return;
   }
+  if (ReceiveRoce(frame, len, now_ns)) return;
   FlowHeader h;
   if (!ReadFlowHeader(frame, len, &h)) {
     ++c_.rx_other;
@@ -195,7 +215,14 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
   }
   ++r->frames;
   r->bytes += len;
-  r->ce += h.ecn == 3;
+  if (h.ecn == kEcnCe) {
+    ++r->ce;
+    if (!r->np) r->np.emplace(p_.dcqcn.cnp_interval_ns);
+    if (p_.send_cnp && r->np->OnCe(now_ns)) {
+      cnp_q_.push_back({h.src_ip, h.flow});
+      ++r->cnp_tx;
+    }
+  }
   r->last_ns = now_ns;
   if (now_ns >= h.sent_ns) r->sum_delay_ns += now_ns - h.sent_ns;
   if (h.seq < r->next_seq) {
@@ -209,12 +236,54 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
   r->bin_bytes[bin] += len;
 }
 
+uint32_t HostModel::NextCnp(uint8_t* buf, uint32_t cap) {
+  if (cap < kCnpFrameLen) return 0;
+  const PendingCnp c = cnp_q_[cnp_head_++];
+  if (cnp_head_ == cnp_q_.size()) cnp_q_.clear(), cnp_head_ = 0;
+  CnpSpec s;
+  s.dst_mac = p_.gw_mac;
+  s.src_mac = p_.mac;
+  s.src_ip = p_.ip;
+  s.dst_ip = c.ip;
+  s.dscp = p_.cnp_dscp;
+  s.src_port = static_cast<uint16_t>(0xc000 | (c.qp & 0x3fff));
+  s.dest_qp = c.qp;
+  ++c_.cnp_tx;
+  ++c_.tx_frames;
+  c_.tx_bytes += kCnpFrameLen;
+  return BuildCnp(s, buf);
+}
+
+// A RoCEv2 frame: a CNP for one of our DCQCN flows cuts its rate. True
+// when the frame was RoCEv2 (handled here, whatever it was).
+bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
+  RoceHeader rh;
+  if (!ParseRoce(frame, len, &rh)) return false;
+  if (rh.opcode != kBthOpCnp || !rh.icrc_ok) {
+    ++c_.rx_malformed;
+    return true;
+  }
+  for (FlowTx& f : tx_) {
+    if (f.spec.id != rh.dest_qp) continue;
+    ++f.cnp_rx;
+    ++c_.cnp_rx;
+    if (f.rp) f.rp->OnCnp(now_ns);
+    return true;
+  }
+  ++c_.cnp_unknown;
+  return true;
+}
+
 Deadline HostModel::NextEventNs(uint64_t now_ns) const {
   uint64_t t = kNever;
   if (p_.storm_prios != 0 && now_ns < p_.storm_stop_ns) {
     t = std::max(storm_next_ns_, p_.storm_start_ns);
   }
   const uint8_t paused = PausedMask(now_ns);
+  if (cnp_head_ < cnp_q_.size()) {
+    const bool held = paused >> p_.cnp_prio & 1;
+    t = std::min(t, held ? std::max(now_ns, pause_.PausedUntil(p_.cnp_prio)) : now_ns);
+  }
   for (const FlowTx& f : tx_) {
     if (f.done() || f.spec.stop_ns <= now_ns) continue;
     uint64_t ready = std::max(f.next_ns, f.spec.start_ns);

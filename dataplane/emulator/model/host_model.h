@@ -5,6 +5,11 @@
 // ConnectX NIC does), and counts what it receives per flow, with a
 // throughput time series for the fabric's plots.
 //
+// Congestion control: a flow with `dcqcn` has its rate set by DCQCN's
+// reaction point (dcqcn.h) from the CNPs it receives; every receiver is a
+// notification point, sending a RoCEv2 CNP for a flow's CE-marked frames
+// (at most one per interval), ahead of its data.
+//
 // Misbehaviour is one option away, for the experiments that need it:
 //  * ignore_pause: received PFC frames are counted but not honoured;
 //  * storm: the host keeps pausing its switch (an XOFF for the storm's
@@ -21,9 +26,11 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "dataplane/common/deadline.h"
+#include "dataplane/emulator/model/dcqcn.h"
 #include "dataplane/pfc/pause_timer.h"
 
 namespace pfc::emu {
@@ -42,6 +49,7 @@ struct FlowSpec {
   uint8_t prio = 0;           // the NIC queue (pause of this priority holds it)
   uint8_t ttl = 64;           // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
   uint8_t ecn = 0;            // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
+  bool dcqcn = false;         // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
   uint32_t frame_len = 1000;  // bytes without FCS, >= kFlowHdrLen, <= 1514
   uint64_t rate_bps = 0;      // 0 = as fast as the link and pause allow
   uint64_t bytes = 0;         // 0 = unbounded
@@ -61,6 +69,14 @@ struct HostParams {
   uint64_t storm_start_ns = 0;
   uint64_t storm_stop_ns = kNever;
   uint64_t bin_ns = 1'000'000;  // throughput time-series bin
+  // DCQCN: the reaction point's parameters for the flows that use it
+  // (line_bps: the link's rate), and the notification point: a CNP (RoCEv2,
+  // emulator/model/roce_frame.h) on cnp_dscp / cnp_prio for a flow's
+  // CE-marked frames, at most one per dcqcn.cnp_interval_ns, unless
+  // send_cnp is off.
+  DcqcnParams dcqcn{};
+  bool send_cnp = true;
+  uint8_t cnp_dscp = 48, cnp_prio = 6;
 };
 
 struct FlowTx {
@@ -69,6 +85,8 @@ struct FlowTx {
   uint64_t next_ns = 0;  // rate limiter: earliest next frame
   uint64_t seq = 0;
   uint64_t tx_frames = 0, tx_bytes = 0;
+  std::optional<DcqcnRp> rp;  // spec.dcqcn: the flow's rate
+  uint64_t cnp_rx = 0;        // CNPs for this flow
   bool done() const { return spec.bytes != 0 && tx_bytes >= spec.bytes; }
 };
 
@@ -79,6 +97,8 @@ struct FlowRx {
   uint64_t lost = 0;       // sequence gaps
   uint64_t reordered = 0;  // sequence below expected
   uint64_t ce = 0;         // arrived with ECN = CE (a switch marked them)
+  uint64_t cnp_tx = 0;     // CNPs sent for them (at most one per interval)
+  std::optional<DcqcnNp> np;
   uint64_t last_ns = 0;
   uint64_t sum_delay_ns = 0;        // one-way delay total, for the mean
   std::vector<uint64_t> bin_bytes;  // bytes received per bin_ns
@@ -88,6 +108,7 @@ struct HostCounters {
   uint64_t rx_frames = 0, rx_other = 0, rx_malformed = 0;
   uint64_t pfc_rx = 0, pfc_ignored = 0, pfc_tx = 0;
   uint64_t tx_frames = 0, tx_bytes = 0;
+  uint64_t cnp_tx = 0, cnp_rx = 0, cnp_unknown = 0;  // unknown: for no flow of ours
 };
 
 class HostModel {
@@ -128,6 +149,8 @@ class HostModel {
  private:
   bool Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const;
   uint32_t BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap);
+  uint32_t NextCnp(uint8_t* buf, uint32_t cap);
+  bool ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns);
   uint64_t StormInterval() const;
 
   HostParams p_;
@@ -137,6 +160,12 @@ class HostModel {
   size_t rr_ = 0;  // round-robin position among tx_
   uint64_t storm_next_ns_ = 0;
   uint16_t ip_id_ = 0;
+  // CNPs to send, in order: the data sender's address and the flow (QP).
+  struct PendingCnp {
+    uint32_t ip, qp;
+  };
+  std::vector<PendingCnp> cnp_q_;
+  size_t cnp_head_ = 0;
   HostCounters c_;
 };
 
@@ -146,6 +175,7 @@ struct FlowHeader {
   uint32_t flow = 0;
   uint64_t seq = 0, sent_ns = 0;
   uint8_t dscp = 0, ttl = 0, ecn = 0;
+  uint32_t src_ip = 0;
 };
 bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out);
 

@@ -155,6 +155,9 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     p.storm_quanta = hs.storm_quanta;
     p.storm_interval_ns = hs.storm_interval_ns;
     p.bin_ns = spec.bin_ns;
+    p.dcqcn = spec.dcqcn;
+    p.cnp_dscp = spec.cnp_dscp;
+    p.cnp_prio = spec.cnp_prio;
     Host h;
     h.name = hp.name;
     h.node = hp.node;
@@ -172,6 +175,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       fs.bytes = fl.bytes;
       fs.ttl = fl.ttl;
       fs.ecn = fl.ecn;
+      fs.dcqcn = fl.dcqcn;
       fs.start_ns = fl.start_ns;
       fs.stop_ns = fl.stop_ns;
       h.model->AddFlow(fs);

@@ -65,6 +65,15 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
         if (tx.spec.id != i + 1) continue;
         j["tx_frames"] = tx.tx_frames;
         j["tx_bytes"] = tx.tx_bytes;
+        j["cnps_received"] = tx.cnp_rx;
+        if (tx.rp) {
+          const emu::DcqcnCounters& c = tx.rp->counters();
+          j["dcqcn"] = {{"rate_bps_end", tx.rp->rate_bps()},
+                        {"cuts", c.cuts},
+                        {"fast_recovery", c.recoveries},
+                        {"additive", c.ai},
+                        {"hyper", c.hai}};
+        }
       }
       if (const emu::FlowRx* rx = h.model->rx_flow(static_cast<uint32_t>(i + 1))) {
         j["rx_frames"] = rx->frames;
@@ -72,6 +81,7 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
         j["lost"] = rx->lost;
         j["reordered"] = rx->reordered;
         j["ce_frames"] = rx->ce;
+        j["cnps_sent"] = rx->cnp_tx;
         j["mean_delay_ns"] = rx->frames ? rx->sum_delay_ns / rx->frames : 0;
       }
     }
@@ -106,7 +116,11 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
                      {"rx_frames", c.rx_frames},
                      {"pfc_rx", c.pfc_rx},
                      {"pfc_tx", c.pfc_tx},
-                     {"pfc_ignored", c.pfc_ignored}};
+                     {"pfc_ignored", c.pfc_ignored},
+                     {"cnp_tx", c.cnp_tx},
+                     {"cnp_rx", c.cnp_rx},
+                     {"cnp_unknown", c.cnp_unknown},
+                     {"rx_malformed", c.rx_malformed}};
   }
   r["hosts"] = hosts;
   r["events"] = event_log_;

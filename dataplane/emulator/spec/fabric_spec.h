@@ -29,7 +29,13 @@
 //                 gateway: 10.0.1.1 } ]
 //   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
 //                 frame: 1000, bytes: 0, ttl: 64, ecn: not-ect|ect0|ect1,
-//                 start: 0, stop: 50ms } ]
+//                 cc: none|dcqcn, start: 0, stop: 50ms } ]
+//   dcqcn:    { rate_ai: 50M, rate_hai: 100M, min_rate: 100M,
+//               ewma_gain: 0.00390625, alpha_resume_interval: 1us,
+//               rate_decrease_interval: 4us, rp_timer: 900us,
+//               fast_recovery_times: 1, clamp_target_rate: false,
+//               rate_on_first_cnp: 1.0, cnp_interval: 50us,
+//               cnp_dscp: 48, cnp_prio: 6 }   (emulator/model/dcqcn.h)
 //   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
 //               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
 //                                    via: T1 } },
@@ -49,6 +55,7 @@
 #include <vector>
 
 #include "ctrl/tagger/topology.h"
+#include "dataplane/emulator/model/dcqcn.h"
 
 namespace pfc::emu {
 
@@ -94,6 +101,7 @@ struct FlowSpecFile {
   // The ECN field as sent (RFC 3168): 0 Not-ECT (the default), 2 ECT(0),
   // 1 ECT(1); an ECN-capable flow's frames can be marked CE by the switches.
   uint8_t ecn = 0;
+  bool dcqcn = false;  // cc: dcqcn
   uint64_t start_ns = 0, stop_ns = ~uint64_t{0};
 };
 
@@ -146,6 +154,11 @@ struct FabricSpec {
   // Tagger rule moves bounced packets to does not starve the lower one.
   bool dwrr = false;
   bool shortest_routes = true;
+
+  // The emulated NICs' DCQCN (section dcqcn; line_bps is each host's link)
+  // and the class of their CNPs.
+  DcqcnParams dcqcn;
+  uint8_t cnp_dscp = 48, cnp_prio = 6;
 
   std::vector<HostSpec> hosts;  // one per topology host, in node order
   std::vector<FlowSpecFile> flows;

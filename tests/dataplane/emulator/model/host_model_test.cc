@@ -9,12 +9,17 @@
 #include <vector>
 
 #include "dataplane/emulator/model/link_model.h"
+#include "dataplane/emulator/model/roce_frame.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/net/parser.h"
 #include "dataplane/pfc/pfc_frame.h"
 
 namespace pfc::emu {
 namespace {
+
+uint32_t be_read32(const uint8_t* p) {
+  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
 
 constexpr uint64_t k10G = 10'000'000'000ull;
 
@@ -107,6 +112,69 @@ TEST(HostModel, EcnCapableFlowSendsEctAndReceiverCountsCe) {
   ASSERT_NE(rx.rx_flow(1), nullptr);
   EXPECT_EQ(rx.rx_flow(1)->frames, 2u);
   EXPECT_EQ(rx.rx_flow(1)->ce, 1u);
+}
+
+// DCQCN end to end between two hosts: the receiver answers CE-marked
+// frames with one RoCEv2 CNP per interval, ahead of its own data, to the
+// sender's address and QP; the sender's flow slows down once the rate
+// decrease check has seen the CNP, and CNPs for no flow of its own are
+// counted, not applied.
+TEST(HostModel, DcqcnCnpFromReceiverSlowsTheSender) {
+  HostParams sp = Params();
+  HostModel tx(sp);
+  FlowSpec f = Flow(5, 3);
+  f.ecn = kEcnEct0;
+  f.dcqcn = true;
+  tx.AddFlow(f);
+  HostParams rp = Params();
+  rp.mac = {0x02, 0, 0, 0, 0, 2};
+  rp.ip = 0x0a000102;
+  HostModel rx(rp);
+
+  uint8_t buf[2048];
+  bool control = false;
+  // Unlimited and not yet notified: paced by the link alone.
+  ASSERT_EQ(tx.NextFrame(0, buf, sizeof buf, &control), 1000u);
+  EXPECT_EQ(tx.tx_flows()[0].next_ns, 0u);
+  // A switch marks it; the receiver owes a CNP, and sends it first.
+  Ipv4MarkCe(buf + 14);
+  rx.Receive(buf, 1000, 1'000);
+  EXPECT_EQ(rx.rx_flow(5)->ce, 1u);
+  EXPECT_EQ(rx.rx_flow(5)->cnp_tx, 1u);
+  EXPECT_EQ(rx.NextEventNs(1'000), 1'000u) << "a CNP is due at once";
+  uint8_t cnp[128];
+  ASSERT_EQ(rx.NextFrame(1'000, cnp, sizeof cnp, &control), kCnpFrameLen);
+  EXPECT_FALSE(control);
+  RoceHeader h;
+  ASSERT_TRUE(ParseRoce(cnp, kCnpFrameLen, &h));
+  EXPECT_EQ(h.opcode, kBthOpCnp);
+  EXPECT_EQ(h.dest_qp, 5u);
+  EXPECT_TRUE(h.icrc_ok);
+  EXPECT_EQ(cnp[15] >> 2, 48) << "the CNP class";
+  EXPECT_EQ(be_read32(cnp + 30), sp.ip) << "to the data's sender";
+  // More CE frames within the interval: no second CNP.
+  rx.Receive(buf, 1000, 20'000);
+  EXPECT_EQ(rx.rx_flow(5)->cnp_tx, 1u);
+  EXPECT_EQ(rx.NextFrame(20'000, cnp, sizeof cnp, &control), 0u);
+
+  // The sender: the CNP starts DCQCN; after the first decrease check
+  // (RATE_DECREASE_INTERVAL 4 us + 1 ns) the flow is paced below 10G.
+  tx.Receive(cnp, kCnpFrameLen, 2'000);
+  EXPECT_EQ(tx.tx_flows()[0].cnp_rx, 1u);
+  EXPECT_TRUE(tx.tx_flows()[0].rp->active());
+  ASSERT_EQ(tx.NextFrame(10'000, buf, sizeof buf, &control), 1000u);  // the slot it missed
+  ASSERT_EQ(tx.NextFrame(10'000, buf, sizeof buf, &control), 1000u);
+  const uint64_t rate = tx.tx_flows()[0].rp->rate_bps();
+  EXPECT_LT(rate, k10G);
+  EXPECT_EQ(tx.tx_flows()[0].next_ns, 10'000 + WireTimeNs(1000, rate));
+  EXPECT_EQ(tx.NextFrame(10'001, buf, sizeof buf, &control), 0u) << "held by its rate";
+
+  // A CNP for a QP the sender does not have.
+  CnpSpec other;
+  other.dest_qp = 99;
+  BuildCnp(other, cnp);
+  tx.Receive(cnp, kCnpFrameLen, 20'000);
+  EXPECT_EQ(tx.counters().cnp_unknown, 1u);
 }
 
 TEST(HostModel, RateLimitedFlowIsSpacedByItsWireTime) {
