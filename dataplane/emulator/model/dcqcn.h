@@ -25,7 +25,7 @@
 // No byte counter: like the simulator, increases are driven by the timer.
 //
 // The notification point sends a flow at most one CNP per cnp_interval
-// (the DCQCN paper's N = 50 us), for the first CE-marked packet after it.
+// (default 4 us, see DcqcnParams), for the first CE-marked packet after it.
 //
 // Pure code: time is an argument (ns); rates are integer bits/s, each
 // step rounded down. Owned by the thread that runs the host.
@@ -50,7 +50,11 @@ struct DcqcnParams {
   uint32_t fast_recovery_times = 1;            // FAST_RECOVERY_TIMES 1
   bool clamp_target_rate = false;              // CLAMP_TARGET_RATE 0
   double rate_on_first_cnp = 1.0;              // RateOnFirstCnp (rdma-hw.cc) 1.0
-  uint64_t cnp_interval_ns = 50'000;           // NP: at most a CNP per flow per this
+  // NP: at most one CNP per flow per this. 4 us: one per rate-decrease
+  // interval, so each decision sees the marks of the interval before it
+  // (the simulator flags every ACK of a marked packet instead; the DCQCN
+  // paper's N is 50 us, with its 55 us alpha timer).
+  uint64_t cnp_interval_ns = 4'000;
 };
 
 struct DcqcnCounters {

@@ -34,7 +34,7 @@
 //               ewma_gain: 0.00390625, alpha_resume_interval: 1us,
 //               rate_decrease_interval: 4us, rp_timer: 900us,
 //               fast_recovery_times: 1, clamp_target_rate: false,
-//               rate_on_first_cnp: 1.0, cnp_interval: 50us,
+//               rate_on_first_cnp: 1.0, cnp_interval: 4us,
 //               cnp_dscp: 48, cnp_prio: 6 }   (emulator/model/dcqcn.h)
 //   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
 //               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
