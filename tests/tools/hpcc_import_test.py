@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""tools/hpcc_import.py (suite 'fabric'): a small experiment in the RDMA
+simulator's own formats (topology.txt, flow.txt, config.txt with DCQCN
+and ECN keys) converted and run on pfcfabric: every flow delivers all its
+bytes, DCQCN and the ECN profile carried over, no lossless drop; then
+malformed files, each refused with its file, line and what was expected.
+
+  hpcc_import_test.py BUILD_DIR SOURCE_DIR
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+from pfclib.checks import check, finish  # noqa: E402
+
+build, src = sys.argv[1], sys.argv[2]
+fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
+tool = os.path.join(src, "tools/hpcc_import.py")
+
+# Node 0 a switch with four hosts at 25 Gb/s; three flows into host 4.
+TOPO = """5 1 4
+0
+0 1 25Gbps 0.001ms 0
+0 2 25Gbps 0.001ms 0
+0 3 25Gbps 0.001ms 0
+0 4 25Gbps 0.001ms 0
+
+First line: total node #, switch node #, link #
+"""
+FLOWS = """3
+1 4 3 100 3000000 0.001
+2 4 3 100 3000000 0.001
+3 4 3 100 500000 0.0015
+"""
+CONFIG = """ENABLE_QCN 1
+PACKET_PAYLOAD_SIZE 1000
+TOPOLOGY_FILE mix/topology.txt
+SIMULATOR_STOP_TIME 0.006
+CC_MODE 1
+ALPHA_RESUME_INTERVAL 1
+RATE_DECREASE_INTERVAL 4
+RP_TIMER 55
+EWMA_GAIN 0.00390625
+FAST_RECOVERY_TIMES 1
+RATE_AI 50Mb/s
+RATE_HAI 100Mb/s
+MIN_RATE 100Mb/s
+KMAX_MAP 2 25000000000 400 100000000000 1600
+KMIN_MAP 2 25000000000 100 100000000000 400
+PMAX_MAP 2 25000000000 0.2 100000000000 0.2
+BUFFER_SIZE 32
+"""
+
+
+def write(d, name, text):
+    p = os.path.join(d, name)
+    with open(p, "w") as f:
+        f.write(text)
+    return p
+
+
+def convert(d, topo=TOPO, flows=FLOWS, config=CONFIG, extra=()):
+    args = [sys.executable, tool, "--topology", write(d, "topology.txt", topo), "--flows",
+            write(d, "flow.txt", flows), "--out", os.path.join(d, "conv")]
+    if config is not None:
+        args += ["--config", write(d, "config.txt", config)]
+    return subprocess.run(args + list(extra), capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
+    p = convert(d)
+    check("converts the simulator's files", p.returncode == 0, p.stdout + p.stderr)
+    fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
+    sw = open(os.path.join(d, "conv", "switch.yaml")).read()
+    check("DCQCN's keys carried over", "dcqcn: { rate_ai: 50M" in fab and "rp_timer: 55us" in fab, fab)
+    check("KMIN/KMAX/PMAX at 25G become the WRED profile",
+          "green_min_threshold: 100000, green_max_threshold: 400000, green_drop_probability: 20" in sw, sw)
+    r = subprocess.run([fabric, "--fabric", os.path.join(d, "conv", "fabric.yaml"), "--out",
+                        os.path.join(d, "out")], capture_output=True, text=True)
+    check("pfcfabric runs the converted experiment", r.returncode == 0, r.stdout + r.stderr)
+    res = json.load(open(os.path.join(d, "out", "results.json")))
+    sizes = [3000000, 3000000, 500000]
+    for f, size in zip(res["flows"], sizes):
+        frames = math.ceil(size / 1058)  # the payload plus RoCEv2's 58 bytes of headers
+        check(f"{f['name']} delivered all its {size} bytes ({frames} frames)",
+              f["rx_frames"] == frames and f["lost"] == 0, json.dumps(f))
+    check("no lossless drop", res["lossless_drops"] == 0, str(res["lossless_drops"]))
+
+    bad = [
+        (dict(topo="5 1 4\n0\n0 1 25Gbps 0.001ms 0\n"), "topology.txt:4: expected 4 links (found 1)"),
+        (dict(topo=TOPO.replace("0 3 25Gbps", "0 3 25Gbit")), "topology.txt:5: rate: expected a rate such as 100Gbps or 50Mb/s (got 25Gbit)"),
+        (dict(topo=TOPO.replace("0 2 25Gbps 0.001ms 0", "0 2 25Gbps 0.001ms 0.01")),
+         "topology.txt:4: error_rate 0.01: expected 0"),
+        (dict(topo=TOPO.replace("0 4 25Gbps", "0 9 25Gbps")), "topology.txt:6: node 9: expected a node 0..4"),
+        (dict(topo=TOPO.replace("0 4 25Gbps", "0 1 25Gbps")), "topology.txt:6: link 0-1: expected two different nodes, one link"),
+        (dict(flows=FLOWS.replace("2 4 3 100", "2 0 3 100")), "flow.txt:3: node 0: expected a host"),
+        (dict(flows=FLOWS.replace("3\n1 4", "4\n1 4")), "flow.txt:5: expected 4 flows (found 3)"),
+        (dict(flows=FLOWS.replace("0.0015", "soon")), "flow.txt:4: start: expected seconds (got soon)"),
+        (dict(flows=FLOWS.replace("0.0015", "0.5")), "flow.txt: flow 2: starts at 0.5 s, after the run's end"),
+        (dict(config=CONFIG.replace("CC_MODE 1", "CC_MODE 3")), "config.txt:5: CC_MODE 3 (HPCC): expected 1 (DCQCN)"),
+        (dict(config=CONFIG + "FANCY_KEY 1\n"), "config.txt:18: FANCY_KEY: expected a key of the simulator's config"),
+        (dict(config=CONFIG.replace("RATE_AI 50Mb/s", "RATE_AI fast")), "config.txt:11: rate: expected a rate such as 100Gbps or 50Mb/s (got fast)"),
+        (dict(topo=""), "topology.txt:1: expected '<nodes> <switches> <links>' (got an empty file)"),
+    ]
+    for kw, want in bad:
+        p = convert(d, **kw)
+        check(f"refused: {want}", p.returncode == 2 and want in p.stderr, p.stderr.strip())
+    p = convert(d, config=CONFIG.replace("CC_MODE 1", "CC_MODE 3"), extra=["--cc", "none"])
+    check("--cc none runs an HPCC experiment's flows without congestion control", p.returncode == 0,
+          p.stderr)
+finish()

@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The input files of the RDMA simulator built on ns-3 for the HPCC work
+(public repository alibaba-edu/High-Precision-Congestion-Control, its
+mix/ folder), read as that simulator reads them, and turned into a
+pfcfabric fabric file and switch template:
+
+  topology.txt  "<nodes> <switches> <links>", the switch node IDs, then one
+                "<src> <dst> <rate> <delay> <error_rate>" a link (rate like
+                100Gbps, delay like 0.001ms); anything after the declared
+                links is ignored, as the simulator ignores it
+  flow.txt      "<flows>", then one "<src> <dst> <pg> <dport> <size>
+                <start_s>" a flow (pg: the priority group; size in bytes;
+                start in seconds); lines after the declared flows ignored
+  config.txt    "KEY value ..." lines (mix/config_doc.txt): the
+                congestion-control keys are carried over (CC_MODE 1 is
+                DCQCN: its RATE_AI, RATE_HAI, MIN_RATE, EWMA_GAIN,
+                ALPHA_RESUME_INTERVAL, RATE_DECREASE_INTERVAL, RP_TIMER,
+                FAST_RECOVERY_TIMES, CLAMP_TARGET_RATE; ENABLE_QCN and
+                KMIN_MAP / KMAX_MAP / PMAX_MAP for ECN marking; BUFFER_SIZE;
+                PACKET_PAYLOAD_SIZE; SIMULATOR_STOP_TIME), the file and
+                tracing keys are noted and left, anything else is an error
+
+Every error names the file, the line and what was expected (HpccError).
+Python 3 standard library only.
+"""
+import re
+
+# Keys of the simulator's config that name its own files or traces: read,
+# not needed here.
+IGNORED_KEYS = {
+    "TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE", "TRACE_OUTPUT_FILE", "FCT_OUTPUT_FILE",
+    "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE", "QLEN_MON_START", "QLEN_MON_END",
+    "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK", "L2_CHUNK_SIZE", "L2_ACK_INTERVAL",
+    "L2_BACK_TO_ZERO", "HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT", "U_TARGET", "MI_THRESH",
+    "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND", "ACK_HIGH_PRIO", "LINK_DOWN",
+    "DCTCP_RATE_AI"}
+DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
+    "RATE_AI": ("rate_ai", "rate"), "RATE_HAI": ("rate_hai", "rate"),
+    "MIN_RATE": ("min_rate", "rate"), "EWMA_GAIN": ("ewma_gain", "real"),
+    "ALPHA_RESUME_INTERVAL": ("alpha_resume_interval", "us"),
+    "RATE_DECREASE_INTERVAL": ("rate_decrease_interval", "us"), "RP_TIMER": ("rp_timer", "us"),
+    "FAST_RECOVERY_TIMES": ("fast_recovery_times", "int"),
+    "CLAMP_TARGET_RATE": ("clamp_target_rate", "bool")}
+OTHER_KEYS = {"ENABLE_QCN", "CC_MODE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFFER_SIZE",
+              "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME"}
+CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP"}
+ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC
+
+
+class HpccError(Exception):
+    pass
+
+
+def _lines(path):
+    """(line number, fields) of the file's lines, blank ones included."""
+    try:
+        with open(path) as f:
+            return [(i + 1, ln.split()) for i, ln in enumerate(f)]
+    except OSError as e:
+        raise HpccError(f"{path}: cannot read: {e.strerror}")
+
+
+def _ints(path, ln, fields, n, what):
+    if len(fields) < n:
+        raise HpccError(f"{path}:{ln}: expected {what} (got {' '.join(fields) or 'an empty line'})")
+    try:
+        return [int(x) for x in fields[:n]]
+    except ValueError:
+        raise HpccError(f"{path}:{ln}: expected {what} (got {' '.join(fields)})")
+
+
+def _records(path, content, first, n, noun, form):
+    """The n records declared by a file's header, from content[first] on
+    (non-blank lines), each with at least as many fields as `form` names."""
+    for k in range(n):
+        if first + k >= len(content):
+            raise HpccError(f"{path}:{content[-1][0] + 1}: expected {n} {noun} (found {k})")
+        ln, f = content[first + k]
+        if len(f) < len(form.split()):
+            raise HpccError(f"{path}:{ln}: expected '{form}' (got {' '.join(f)})")
+        yield ln, f
+
+
+def _rate_bps(path, ln, s):
+    # ns-3's DataRate spellings the simulator's files use: 100Gbps, 50Mb/s.
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(G|M|K)?(?:bps|b/s)", s)
+    if not m:
+        raise HpccError(f"{path}:{ln}: rate: expected a rate such as 100Gbps or 50Mb/s (got {s})")
+    return int(float(m.group(1)) * {"G": 1e9, "M": 1e6, "K": 1e3, None: 1}[m.group(2)])
+
+
+def _delay_ns(path, ln, s):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|us|ns|s)", s)
+    if not m:
+        raise HpccError(f"{path}:{ln}: delay: expected a delay such as 0.001ms (got {s})")
+    return round(float(m.group(1)) * {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1}[m.group(2)])
+
+
+def read_topology(path):
+    """{"nodes": n, "switches": set, "links": [(a, b, bps, delay_ns)]}."""
+    lines = [x for x in _lines(path)]
+    content = [(ln, f) for ln, f in lines if f]
+    if not content:
+        raise HpccError(f"{path}:1: expected '<nodes> <switches> <links>' (got an empty file)")
+    ln, f = content[0]
+    nodes, nsw, nlinks = _ints(path, ln, f, 3, "'<nodes> <switches> <links>'")
+    if nsw < 1 or nodes <= nsw:
+        raise HpccError(f"{path}:{ln}: expected at least one switch and one host (got {nodes} nodes, "
+                        f"{nsw} switches)")
+    if len(content) < 2:
+        raise HpccError(f"{path}:{ln + 1}: expected the {nsw} switch node IDs (missing)")
+    ln, f = content[1]
+    sw = _ints(path, ln, f, nsw, f"the {nsw} switch node IDs")
+    for s in sw:
+        if not 0 <= s < nodes:
+            raise HpccError(f"{path}:{ln}: switch ID {s}: expected a node 0..{nodes - 1}")
+    links, seen = [], set()
+    for ln, f in _records(path, content, 2, nlinks, "links", "<src> <dst> <rate> <delay> <error_rate>"):
+        a, b = _ints(path, ln, f, 2, "two node IDs")
+        for x in (a, b):
+            if not 0 <= x < nodes:
+                raise HpccError(f"{path}:{ln}: node {x}: expected a node 0..{nodes - 1}")
+        if a == b or (min(a, b), max(a, b)) in seen:
+            raise HpccError(f"{path}:{ln}: link {a}-{b}: expected two different nodes, one link "
+                            f"between them (parallel links are not emulated)")
+        if a not in sw and b not in sw:
+            raise HpccError(f"{path}:{ln}: link {a}-{b}: expected a switch at one end at least")
+        seen.add((min(a, b), max(a, b)))
+        bps = _rate_bps(path, ln, f[2])
+        delay = _delay_ns(path, ln, f[3])
+        try:
+            err = float(f[4])
+        except ValueError:
+            raise HpccError(f"{path}:{ln}: error_rate: expected a number (got {f[4]})")
+        if err != 0:
+            raise HpccError(f"{path}:{ln}: error_rate {f[4]}: expected 0 (emulated links do not "
+                            f"corrupt frames)")
+        links.append((a, b, bps, delay))
+    return {"nodes": nodes, "switches": set(sw), "links": links}
+
+
+def read_flows(path, topo):
+    """[(src, dst, pg, dport, size, start_ns)]."""
+    content = [(ln, f) for ln, f in _lines(path) if f]
+    if not content:
+        raise HpccError(f"{path}:1: expected '<flows>' (got an empty file)")
+    ln, f = content[0]
+    (n,) = _ints(path, ln, f, 1, "'<flows>'")
+    hosts = set(range(topo["nodes"])) - topo["switches"]
+    flows = []
+    for ln, f in _records(path, content, 1, n, "flows", "<src> <dst> <pg> <dport> <size> <start_s>"):
+        src, dst, pg, dport, size = _ints(path, ln, f, 5, "'<src> <dst> <pg> <dport> <size>'")
+        try:
+            start = float(f[5])
+        except ValueError:
+            raise HpccError(f"{path}:{ln}: start: expected seconds (got {f[5]})")
+        for x in (src, dst):
+            if x not in hosts:
+                raise HpccError(f"{path}:{ln}: node {x}: expected a host (not a switch) of the topology")
+        if src == dst:
+            raise HpccError(f"{path}:{ln}: expected a destination other than the source")
+        if not 0 <= pg <= 7:
+            raise HpccError(f"{path}:{ln}: pg {pg}: expected a priority 0..7")
+        if size <= 0 or start < 0:
+            raise HpccError(f"{path}:{ln}: expected a size > 0 and a start >= 0")
+        flows.append((src, dst, pg, dport, size, round(start * 1e9)))
+    return flows
+
+
+def read_config(path):
+    """{KEY: [values]} and the keys left aside, with the line of each."""
+    conf, ignored = {}, []
+    for ln, f in _lines(path):
+        if not f:
+            continue
+        key = f[0]
+        if key in IGNORED_KEYS:
+            ignored.append(key)
+        elif key in DCQCN_KEYS or key in OTHER_KEYS:
+            if len(f) < 2:
+                raise HpccError(f"{path}:{ln}: {key}: expected a value (missing)")
+            conf[key] = (ln, f[1:])
+        elif key.startswith("{") or key.startswith("#"):
+            continue
+        else:
+            raise HpccError(f"{path}:{ln}: {key}: expected a key of the simulator's config "
+                            f"(mix/config_doc.txt)")
+    return conf, ignored
+
+
+def _rate_text(bps):
+    return f"{bps / 1e9:g}G" if bps % 1_000_000_000 == 0 else f"{bps / 1e6:g}M"
+
+
+def _map_at(path, conf, key, rate_bps):
+    """The value of a '<n> <rate> <v> ...' map at a link rate (the nearest
+    rate at or above it, else the largest)."""
+    ln, v = conf[key]
+    try:
+        n = int(v[0])
+        pairs = [(int(v[1 + 2 * i]), float(v[2 + 2 * i])) for i in range(n)]
+    except (ValueError, IndexError):
+        raise HpccError(f"{path}:{ln}: {key}: expected '<n> <rate> <value> ...' with n pairs")
+    pairs.sort()
+    for r, x in pairs:
+        if r >= rate_bps:
+            return x
+    return pairs[-1][1]
+
+
+def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
+    """(fabric file text, switch template text, notes)."""
+    topo = read_topology(topo_path)
+    flows = read_flows(flow_path, topo)
+    conf, ignored = read_config(config_path) if config_path else ({}, [])
+    notes = [f"{config_path}: left aside: {', '.join(sorted(set(ignored)))}"] if ignored else []
+
+    def val(key, kind, default=None):
+        if key not in conf:
+            return default
+        ln, v = conf[key]
+        s = v[0]
+        try:
+            if kind == "rate":
+                return _rate_text(_rate_bps(config_path, ln, s))
+            if kind == "us":
+                return f"{float(s):g}us"
+            if kind == "int":
+                return int(s)
+            if kind == "bool":
+                if s not in ("0", "1"):
+                    raise ValueError
+                return s == "1"
+            return float(s)
+        except ValueError:
+            raise HpccError(f"{config_path}:{ln}: {key}: expected a {kind} (got {s})")
+
+    mode = val("CC_MODE", "int", 1 if conf else 0)
+    if cc is None:
+        if mode not in (0, 1):
+            ln = conf["CC_MODE"][0]
+            raise HpccError(f"{config_path}:{ln}: CC_MODE {mode} ({CC_MODES.get(mode, 'unknown')}): "
+                            f"expected 1 (DCQCN), the one the emulator has; convert with --cc none "
+                            f"to run the flows without congestion control")
+        cc = "dcqcn" if mode == 1 else "none"
+    ecn = val("ENABLE_QCN", "int", 1 if cc == "dcqcn" else 0) == 1
+    payload = val("PACKET_PAYLOAD_SIZE", "int", 1000)
+    frame = payload + ROCE_HEADERS
+    if not 64 <= frame <= 1514:
+        ln = conf["PACKET_PAYLOAD_SIZE"][0]
+        raise HpccError(f"{config_path}:{ln}: PACKET_PAYLOAD_SIZE {payload}: expected 6..1456 "
+                        f"(frames up to 1514 bytes)")
+    if duration_ms is None:
+        stop = val("SIMULATOR_STOP_TIME", "real")
+        if stop is None:
+            raise HpccError(f"{config_path or flow_path}: expected SIMULATOR_STOP_TIME in the config, "
+                            f"or a duration (--duration-ms)")
+        duration_ms = stop * 1e3
+    if any(f[5] >= duration_ms * 1e6 for f in flows):
+        late = next(i for i, f in enumerate(flows) if f[5] >= duration_ms * 1e6)
+        raise HpccError(f"{flow_path}: flow {late}: starts at {flows[late][5] / 1e9:g} s, after the "
+                        f"run's end ({duration_ms / 1e3:g} s)")
+    # About 500 samples a run (the simulator's runs last seconds of virtual time).
+    bin_us = max(1000, round(duration_ms * 1000 / 500))
+    name = {n: (f"S{n}" if n in topo["switches"] else f"H{n}") for n in range(topo["nodes"])}
+    used = {n for a, b, _, _ in topo["links"] for n in (a, b)}
+    rates = sorted({bps for _, _, bps, _ in topo["links"]})
+    base_rate = max(rates, key=lambda r: sum(1 for *_, bps, _ in topo["links"] if bps == r))
+    delays = sorted({d for *_, d in topo["links"]})
+    out = [f"# Converted by tools/hpcc_import.py from {topo_path}, {flow_path}"
+           + (f" and {config_path}" if config_path else "") + "; node i is S<i> or H<i>.",
+           f"fabric: {{ clock: virtual, duration: {duration_ms:g}ms, bin: {bin_us}us, seed: 1 }}",
+           "topology:",
+           f"  switches: [{', '.join(name[n] for n in sorted(topo['switches']) if n in used)}]",
+           f"  hosts: [{', '.join(name[n] for n in range(topo['nodes']) if n not in topo['switches'] and n in used)}]",
+           "  links: [" + ", ".join(f"[{name[a]}, {name[b]}]" for a, b, _, _ in topo["links"]) + "]",
+           f"links: {{ rate: {_rate_text(base_rate)}, delay: {delays[0]}ns"]
+    overrides = [f"{{ between: [{name[a]}, {name[b]}], rate: {_rate_text(bps)}, delay: {d}ns }}"
+                 for a, b, bps, d in topo["links"] if bps != base_rate or d != delays[0]]
+    out[-1] += (", overrides: [ " + ", ".join(overrides) + " ] }") if overrides else " }"
+    out.append("switch: { config: switch.yaml }")
+    if cc == "dcqcn":
+        d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]
+        if d:
+            out.append("dcqcn: { " + ", ".join(d) + " }")
+    out.append("flows:")
+    for i, (src, dst, pg, dport, size, start) in enumerate(flows):
+        out.append(f"  - {{ name: f{i}, from: {name[src]}, to: {name[dst]}, dscp: {pg}, prio: {pg}, "
+                   f"frame: {frame}, bytes: {size}, start: {start}ns"
+                   + (", ecn: ect0" if ecn else "") + f", cc: {cc} }}")
+    pgs = sorted({f[2] for f in flows}) or [3]
+    tmpl = ["# Converted by tools/hpcc_import.py: the flows' priority groups lossless,",
+            "# tag = priority group; CNPs (DSCP 48) on priority 6.",
+            "switch: { idle_sleep_us: 0 }",
+            "qos:",
+            "  tag_map: { " + ", ".join(f"{p}: {p}" for p in pgs) + (", 48: 6" if 6 not in pgs else "") + " }",
+            f"  lossless: [{', '.join(str(p) for p in pgs)}]",
+            "  lossy_priority: 0",
+            "  lossy_tag: 0",
+            "buffer:",
+            f"  total_bytes: {val('BUFFER_SIZE', 'int', 32)}M",
+            "  lossless: { reserved: 16K, xoff: dynamic, alpha: 0.5, headroom: auto }"]
+    if ecn and all(k in conf for k in ("KMIN_MAP", "KMAX_MAP", "PMAX_MAP")):
+        kmin = _map_at(config_path, conf, "KMIN_MAP", base_rate)
+        kmax = _map_at(config_path, conf, "KMAX_MAP", base_rate)
+        pmax = _map_at(config_path, conf, "PMAX_MAP", base_rate)
+        tmpl += ["ecn:",
+                 f"  # KMIN_MAP / KMAX_MAP / PMAX_MAP at {_rate_text(base_rate)}, the most common link rate",
+                 "  profiles:",
+                 f"    SIM: {{ green_min_threshold: {round(kmin * 1000)}, green_max_threshold: "
+                 f"{round(kmax * 1000)}, green_drop_probability: {pmax * 100:g} }}",
+                 "  queues:",
+                 f"    - {{ priorities: [{', '.join(str(p) for p in pgs)}], profile: SIM }}"]
+        if len(rates) > 1:
+            notes.append(f"ECN thresholds of the {_rate_text(base_rate)} links on every port "
+                         f"(the emulator gives profiles per queue, the simulator per link rate)")
+    elif ecn:
+        notes.append("ENABLE_QCN without KMIN_MAP/KMAX_MAP/PMAX_MAP: no ECN profile, nothing is marked")
+    return "\n".join(out) + "\n", "\n".join(tmpl) + "\n", notes
