@@ -8,6 +8,7 @@ malformed files, each refused with its file, line and what was expected.
 
   hpcc_import_test.py BUILD_DIR SOURCE_DIR
 """
+import csv
 import json
 import math
 import os
@@ -89,6 +90,12 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
         check(f"{f['name']} delivered all its {size} bytes ({frames} frames)",
               f["rx_frames"] == frames and f["lost"] == 0, json.dumps(f))
     check("no lossless drop", res["lossless_drops"] == 0, str(res["lossless_drops"]))
+    rows = list(csv.DictReader(open(os.path.join(d, "out", "fct.csv"))))
+    print("fct.csv:", rows)
+    check("fct.csv: every flow completed, no faster than its ideal",
+          len(rows) == 3 and all(r["completed"] == "1" and float(r["slowdown"]) >= 0.999 for r in rows))
+    check("fct.csv: the incast's flows slowed by sharing (slowdown > 1.5)",
+          all(float(r["slowdown"]) > 1.5 for r in rows[:2]), str([r["slowdown"] for r in rows]))
 
     bad = [
         (dict(topo="5 1 4\n0\n0 1 25Gbps 0.001ms 0\n"), "topology.txt:4: expected 4 links (found 1)"),

@@ -224,7 +224,10 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
     }
   }
   r->last_ns = now_ns;
-  if (now_ns >= h.sent_ns) r->sum_delay_ns += now_ns - h.sent_ns;
+  if (now_ns >= h.sent_ns) {
+    r->sum_delay_ns += now_ns - h.sent_ns;
+    r->min_delay_ns = std::min(r->min_delay_ns, now_ns - h.sent_ns);
+  }
   if (h.seq < r->next_seq) {
     ++r->reordered;
   } else {

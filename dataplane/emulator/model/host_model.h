@@ -101,6 +101,7 @@ struct FlowRx {
   std::optional<DcqcnNp> np;
   uint64_t last_ns = 0;
   uint64_t sum_delay_ns = 0;        // one-way delay total, for the mean
+  uint64_t min_delay_ns = kNever;   // the smallest one-way delay (fct.h)
   std::vector<uint64_t> bin_bytes;  // bytes received per bin_ns
 };
 

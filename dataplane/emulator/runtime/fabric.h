@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/emulator/model/fct.h"
 #include "dataplane/emulator/model/host_model.h"
 #include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/emulator/runtime/dcfit_report.h"
@@ -80,7 +81,8 @@ class Fabric {
   void RunReal(const std::atomic<bool>& stop);
   std::vector<Worker>& workers() { return workers_; }
 
-  // results.json, flows.csv, ports.csv in the spec's out_dir.
+  // results.json, flows.csv, ports.csv and (sized flows) fct.csv in the
+  // spec's out_dir.
   bool WriteResults(double wall_seconds, std::string* err) const;
 
   std::vector<Switch*> switches() const;
@@ -94,6 +96,11 @@ class Fabric {
  private:
   Fabric(const emu::FabricSpec& spec, const emu::FabricPlan& plan) : spec_(spec), plan_(plan) {}
   EmuPort* PortOf(uint32_t node, uint16_t port) const;
+  // Flow i of the spec: what its receiver saw (nullptr: nothing), its
+  // completion time (a sized flow), fct.csv.
+  const emu::FlowRx* RxFlow(size_t i) const;
+  emu::Fct FlowFct(size_t i) const;
+  bool WriteFctCsv(const std::string& path, std::string* err) const;
   void ApplyEvent(const emu::EventSpec& e, uint64_t now);
   void SetLink(uint32_t a, uint32_t b, bool up);
   // Both clocks, once a loop: the recorder's samples due by now, and at a

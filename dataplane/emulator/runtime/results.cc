@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "dataplane/emulator/model/fct.h"
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/pfcswitch/stats_report.h"
 
@@ -40,6 +41,41 @@ uint64_t Fabric::DropsOf(DropReason r) const {
       for (size_t p = 0; p < s.sw->ports.size(); p++)
         for (int q = 0; q < kNumPrio; q++) n += w->prio[p][q].drops[static_cast<int>(r)].Get();
   return n;
+}
+
+const emu::FlowRx* Fabric::RxFlow(size_t i) const {
+  for (const Host& h : hosts_)
+    if (const emu::FlowRx* x = h.model->rx_flow(static_cast<uint32_t>(i + 1))) return x;
+  return nullptr;
+}
+
+emu::Fct Fabric::FlowFct(size_t i) const {
+  const emu::FlowSpecFile& fl = spec_.flows[i];
+  const emu::HostPlan* hp = plan_.host(fl.from);
+  const uint64_t link = hp != nullptr ? hp->rate_bps : spec_.link_rate_bps;
+  const uint64_t send = fl.rate_bps != 0 ? std::min(fl.rate_bps, link) : link;
+  return emu::FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, RxFlow(i));
+}
+
+// fct.csv: one line per sized flow, the simulator's fct.txt in columns.
+bool Fabric::WriteFctCsv(const std::string& path, std::string* err) const {
+  std::ofstream f(path);
+  f << "flow,from,to,bytes,start_ns,completed,fct_ns,ideal_ns,slowdown\n";
+  for (size_t i = 0; i < spec_.flows.size(); i++) {
+    const emu::FlowSpecFile& fl = spec_.flows[i];
+    if (fl.bytes == 0) continue;
+    const emu::Fct c = FlowFct(i);
+    char line[320];
+    std::snprintf(line, sizeof line, "%s,%s,%s,%lu,%lu,%d,%lu,%lu,%.4f\n", fl.name.c_str(),
+                  spec_.topo.node(fl.from).name.c_str(), spec_.topo.node(fl.to).name.c_str(),
+                  fl.bytes, fl.start_ns, c.completed ? 1 : 0, c.fct_ns, c.ideal_ns, c.slowdown);
+    f << line;
+  }
+  if (!f) {
+    *err = path + ": cannot write";
+    return false;
+  }
+  return true;
 }
 
 bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
@@ -86,6 +122,14 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
       }
     }
     if (!j.contains("rx_frames")) j["rx_frames"] = 0;
+    if (fl.bytes != 0) {
+      const emu::Fct f = FlowFct(i);
+      j["fct"] = {{"completed", f.completed},
+                  {"frames", f.frames},
+                  {"fct_ns", f.fct_ns},
+                  {"ideal_ns", f.ideal_ns},
+                  {"slowdown", f.slowdown}};
+    }
     flows.push_back(j);
   }
   r["flows"] = flows;
@@ -152,10 +196,7 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   fcsv << "t_ms,flow,gbps\n";
   const uint64_t bins = (spec_.duration_ns + spec_.bin_ns - 1) / spec_.bin_ns;
   for (size_t i = 0; i < spec_.flows.size(); i++) {
-    const emu::FlowRx* rx = nullptr;
-    for (const Host& h : hosts_) {
-      if (const emu::FlowRx* x = h.model->rx_flow(static_cast<uint32_t>(i + 1))) rx = x;
-    }
+    const emu::FlowRx* rx = RxFlow(i);
     for (uint64_t b = 0; b < bins; b++) {
       const uint64_t bytes = rx != nullptr && b < rx->bin_bytes.size() ? rx->bin_bytes[b] : 0;
       char line[160];
@@ -165,6 +206,7 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
     }
   }
   if (!rec_.WriteCsv((dir / "ports.csv").string(), err)) return false;
+  if (!WriteFctCsv((dir / "fct.csv").string(), err)) return false;
   // Wall-clock facts apart, so results.json stays byte-identical across runs.
   std::ofstream(dir / "timing.json")
       << json{{"wall_seconds", wall_seconds},

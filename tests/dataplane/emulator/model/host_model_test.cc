@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "dataplane/emulator/model/fct.h"
 #include "dataplane/emulator/model/link_model.h"
 #include "dataplane/emulator/model/roce_frame.h"
 #include "dataplane/net/ipv4_edit.h"
@@ -152,10 +153,10 @@ TEST(HostModel, DcqcnCnpFromReceiverSlowsTheSender) {
   EXPECT_TRUE(h.icrc_ok);
   EXPECT_EQ(cnp[15] >> 2, 48) << "the CNP class";
   EXPECT_EQ(be_read32(cnp + 30), sp.ip) << "to the data's sender";
-  // More CE frames within the interval: no second CNP.
-  rx.Receive(buf, 1000, 20'000);
+  // More CE frames within the interval (4 us by default): no second CNP.
+  rx.Receive(buf, 1000, 4'999);
   EXPECT_EQ(rx.rx_flow(5)->cnp_tx, 1u);
-  EXPECT_EQ(rx.NextFrame(20'000, cnp, sizeof cnp, &control), 0u);
+  EXPECT_EQ(rx.NextFrame(4'999, cnp, sizeof cnp, &control), 0u);
 
   // The sender: the CNP starts DCQCN; after the first decrease check
   // (RATE_DECREASE_INTERVAL 4 us + 1 ns) the flow is paced below 10G.
@@ -175,6 +176,28 @@ TEST(HostModel, DcqcnCnpFromReceiverSlowsTheSender) {
   BuildCnp(other, cnp);
   tx.Receive(cnp, kCnpFrameLen, 20'000);
   EXPECT_EQ(tx.counters().cnp_unknown, 1u);
+}
+
+// A sized flow's completion time against its ideal: 2,500 bytes in 1000-byte
+// frames are 3 frames; ideal = the smallest one-way delay seen + 2 frames'
+// wire time at 10G (1024 bytes on the wire: 819 ns each).
+TEST(HostModel, FlowCompletionTimeAndSlowdown) {
+  FlowRx rx;
+  EXPECT_FALSE(FctOf(2500, 1000, 0, k10G, nullptr).completed);
+  rx.frames = 2;
+  rx.min_delay_ns = 5'000;
+  rx.last_ns = 12'000;
+  Fct f = FctOf(2500, 1000, 1'000, k10G, &rx);
+  EXPECT_EQ(f.frames, 3u);
+  EXPECT_FALSE(f.completed) << "a frame missing";
+  EXPECT_EQ(f.ideal_ns, 5'000 + 2 * WireTimeNs(1000, k10G));
+  rx.frames = 3;
+  f = FctOf(2500, 1000, 1'000, k10G, &rx);
+  EXPECT_TRUE(f.completed);
+  EXPECT_EQ(f.fct_ns, 11'000u);
+  EXPECT_DOUBLE_EQ(f.slowdown, 11'000.0 / static_cast<double>(f.ideal_ns));
+  rx.lost = 1;
+  EXPECT_FALSE(FctOf(2500, 1000, 1'000, k10G, &rx).completed) << "a sequence gap";
 }
 
 TEST(HostModel, RateLimitedFlowIsSpacedByItsWireTime) {
