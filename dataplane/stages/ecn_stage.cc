@@ -35,16 +35,6 @@ int64_t EcnDepth(const Switch& sw, PortId p, int q) {
   return static_cast<int64_t>(in - out);
 }
 
-uint16_t EcnOnEnqueueShared(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n) {
-  // The caller checked the queue has a profile.
-  const uint64_t bytes = EcnBytes(pkts, n);
-  const int64_t depth = EcnDepth(*w.sw, out, eprio);
-  if (depth + static_cast<int64_t>(bytes) - 1 > w.t->ecn[out][eprio].min_bytes())
-    return EcnMarkGroup(w, out, eprio, pkts, n);
-  w.st->prio[out][eprio].ecn_queued_bytes.Add(bytes);
-  return n;
-}
-
 uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n) {
   const RedQueue& red = w.t->ecn[out][eprio];
   PrioCounters& pc = w.st->prio[out][eprio];

@@ -27,9 +27,9 @@
 namespace pfc {
 
 // Bytes in egress queue (p, q) now, as seen from any thread; kept only for
-// queues with a profile. The owner's
-// counters are read first: what they count went in before (a packet is
-// counted as queued before it is), so traffic meanwhile can only add.
+// queues with a profile. The owner's counters are read first: what they
+// count went in before (a packet is counted as queued before it is), so
+// traffic meanwhile can only add.
 int64_t EcnDepth(const Switch& sw, PortId p, int q);
 
 inline int64_t EcnDepthSolo(const PrioCounters& c) {
@@ -50,20 +50,14 @@ inline uint64_t EcnBytes(rte_mbuf* const* pkts, unsigned n) {
 [[gnu::noinline]] uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts,
                                         uint16_t n);
 
-// Several workers serve the switch: the depth sums their counters.
-[[gnu::noinline]] uint16_t EcnOnEnqueueShared(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts,
-                                              uint16_t n);
-
-// Every way out of the common path is a tail call, so it saves no registers.
 inline uint16_t EcnOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                              ReleaseBatch&, uint32_t*) {
   const RedQueue& red = w.t->ecn[out][eprio];
   if (!red.enabled()) return n;  // no profile: its depth is never asked
-  if (!w.solo) [[unlikely]]
-    return EcnOnEnqueueShared(w, out, eprio, pkts, n);
   PrioCounters& c = w.st->prio[out][eprio];
   const uint64_t bytes = EcnBytes(pkts, n);
-  const int64_t depth = EcnDepthSolo(c);
+  // Several workers serving the switch: the depth sums their counters.
+  const int64_t depth = w.solo ? EcnDepthSolo(c) : EcnDepth(*w.sw, out, eprio);
   // The last packet finds depth + bytes - its length (at least 1) ahead.
   if (depth + static_cast<int64_t>(bytes) - 1 > red.min_bytes()) [[unlikely]]
     return EcnMarkGroup(w, out, eprio, pkts, n);

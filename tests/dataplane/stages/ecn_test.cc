@@ -82,6 +82,25 @@ TEST_F(StageTest, EcnStepMarksEctPacketsOverTheThreshold) {
   EXPECT_EQ(c.at("p3.q3.tx_packets"), 60u);
 }
 
+// Two workers: p0's owner queues, p3's owner sends (port i on worker i % 2,
+// switch.cc), so the depth sums the queuing worker's count and subtracts
+// the other's tx counters: the same marks, and the depth back to 0.
+TEST_F(StageTest, EcnWithTwoWorkers) {
+  std::string y = BaseYaml("", EcnYaml(1));
+  y.replace(y.find("workers: 1"), 10, "workers: 2");
+  Start(y);
+  ASSERT_NE(&Owner(0), &Owner(3));
+  Ingress(0, ToP3(24, kEcnEct0, 32), kT0);
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 32 * kFrame);
+  EXPECT_EQ(Egress(3, kT0 + 100), 32);
+  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 0);
+  const Frames out = TakeTx(3);
+  ASSERT_EQ(out.size(), 32u);
+  for (size_t i = 0; i < out.size(); i++)
+    EXPECT_EQ(EcnOf(out[i]), i >= 11 ? kEcnCe : kEcnEct0) << i;
+  EXPECT_EQ(Snapshot(*sw_).at("p3.q3.ecn_marked"), 21u);
+}
+
 // Between the thresholds: exactly the decisions of the worker's generator
 // (seeded from ecn.seed and the worker id), drawn only for depths in
 // (min, max].
