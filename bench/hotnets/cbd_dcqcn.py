@@ -12,7 +12,9 @@ and at the simulator's 900 us. Virtual clock, 20 ms a run.
 
 A run deadlocks when at its end the four ring egresses (A->B, B->C, C->D,
 D->A) are paused and have sent nothing for 1 ms; its onset is the end of
-the last bin in which any of them sent.
+the last bin in which any of them sent. Then the same three ways on
+Tagger's Fig. 10 (the 1-bounce deadlock on the Clos testbed, 1 us links,
+its loop L2 -> S1 -> L3 -> S2).
 
   cbd_dcqcn.py FABRIC_BIN OUT_DIR [DELAYS_US...]
 Figure OUT_DIR/cbd_dcqcn.png; last line
@@ -28,6 +30,9 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CFG = os.path.join(ROOT, "configs", "fabric")
 RING = [("A", "B"), ("B", "C"), ("C", "D"), ("D", "A")]
+# Tagger Fig. 10's 1-bounce deadlock (configs/fabric/fig10-1bounce.yaml): the
+# same question on the Clos testbed, its loop L2 -> S1 -> L3 -> S2 -> L2.
+FIG10_RING = [("L2", "S1"), ("S1", "L3"), ("L3", "S2"), ("S2", "L2")]
 MODES = {"pfc": ("none", None), "dcqcn-55us": ("dcqcn", "55us"), "dcqcn-900us": ("dcqcn", "900us")}
 DURATION_MS, BIN_US = 20, 200
 
@@ -54,31 +59,49 @@ def fabric_files(out, delay_us, mode):
     return path
 
 
-def run(fabric, out, delay_us, mode):
-    d = os.path.join(out, f"{delay_us}us-{mode}")
-    p = subprocess.run([fabric, "--fabric", fabric_files(out, delay_us, mode), "--out", d],
+def fig10_file(out, delay_us, mode):
+    cc, rp_timer = MODES[mode]
+    lines = [f"fabric: {{ clock: virtual, duration: {DURATION_MS}ms, bin: {BIN_US}us, seed: 1 }}",
+             f"include: [{CFG}/clos-fig2.topo.yaml, {CFG}/fig10-paths.yaml]",
+             f"links: {{ rate: 40G, delay: {delay_us}us }}",
+             f"switch: {{ config: {CFG}/switch-lossless-ecn.yaml }}"]
+    if rp_timer:
+        lines.append(f"dcqcn: {{ rp_timer: {rp_timer} }}")
+    lines += ["flows:",
+              f"  - {{ name: blue, from: H5, to: H13, dscp: 1, prio: 1, ecn: ect0, cc: {cc} }}",
+              f"  - {{ name: green, from: H9, to: H1, dscp: 1, prio: 1, start: 2ms, ecn: ect0, cc: {cc} }}"]
+    path = os.path.join(out, f"fig10-{delay_us}us-{mode}.yaml")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def run(fabric, out, delay_us, mode, fig10=False):
+    d = os.path.join(out, f"{'fig10-' if fig10 else ''}{delay_us}us-{mode}")
+    path = (fig10_file if fig10 else fabric_files)(out, delay_us, mode)
+    p = subprocess.run([fabric, "--fabric", path, "--out", d],
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"pfcfabric failed ({delay_us} us, {mode}):\n{p.stdout}{p.stderr}")
     return d
 
 
-def measure(d):
+def measure(d, ring=RING):
     """(deadlocked, onset ms or None, goodput of the three flows in Gb/s
     over the whole run, pause frames sent)."""
     last_tx, paused_end = {}, {}
     for row in csv.DictReader(open(os.path.join(d, "ports.csv"))):
         key = (row["switch"], row["port"])
-        if row["prio"] != "1" or key not in RING:
+        if row["prio"] != "1" or key not in ring:
             continue
         t = float(row["t_ms"])
         if float(row["tx_gbps"]) > 0:
             last_tx[key] = max(last_tx.get(key, 0.0), t)
         paused_end[key] = float(row["paused"])
     r = json.load(open(os.path.join(d, "results.json")))
-    quiet = all(DURATION_MS - last_tx.get(k, 0.0) >= 1.0 for k in RING)
-    dead = quiet and all(paused_end.get(k, 0) > 0 for k in RING)
-    onset = max(last_tx.get(k, 0.0) for k in RING) if dead else None
+    quiet = all(DURATION_MS - last_tx.get(k, 0.0) >= 1.0 for k in ring)
+    dead = quiet and all(paused_end.get(k, 0) > 0 for k in ring)
+    onset = max(last_tx.get(k, 0.0) for k in ring) if dead else None
     gbps = sum(f["rx_bytes"] for f in r["flows"]) * 8 / (DURATION_MS * 1e6)
     frames = sum(q["pfc_xoff_tx"] + q["pfc_refresh_tx"] for sw in r["switches"].values()
                  for p in sw["ports"] for q in p["prio"])
@@ -134,13 +157,23 @@ def main():
             print(f"delay {dl:2d} us {mode:12s}: {'DEADLOCK at %.1f ms' % onset if dead else 'no deadlock':20s} "
                   f"goodput {gbps:6.2f} Gb/s, pause frames {frames:5d}, lossless drops {drops}")
     print("figure:", plot(res, delays, out))
+    # Tagger Fig. 10 (blue at 0, green at 2 ms) at the testbed's 1 us links.
+    fig10 = {}
+    for mode in MODES:
+        fig10[mode] = measure(run(fabric, out, 1, mode, fig10=True), FIG10_RING)
+        dead, onset, gbps, frames, drops = fig10[mode]
+        print(f"Tagger Fig. 10, 1 us {mode:12s}: "
+              f"{'DEADLOCK at %.1f ms' % onset if dead else 'no deadlock':20s} goodput {gbps:6.2f} Gb/s, "
+              f"pause frames {frames:5d}, lossless drops {drops}")
     dl_pfc = sum(res[(d, "pfc")][0] for d in delays)
     dl_55 = sum(res[(d, "dcqcn-55us")][0] for d in delays)
     dl_900 = sum(res[(d, "dcqcn-900us")][0] for d in delays)
     first = next((d for d in delays if res[(d, "dcqcn-55us")][0]), None)
-    drops = sum(v[4] for v in res.values())
+    drops = sum(v[4] for v in res.values()) + sum(v[4] for v in fig10.values())
     print(f"RESULT runs={len(res)} deadlocks_pfc={dl_pfc} deadlocks_dcqcn_55us={dl_55} "
-          f"deadlocks_dcqcn_900us={dl_900} first_delay_us_dcqcn_deadlock={first} lossless_drops={drops}")
+          f"deadlocks_dcqcn_900us={dl_900} first_delay_us_dcqcn_deadlock={first} "
+          f"fig10_deadlock_pfc={int(fig10['pfc'][0])} fig10_deadlock_dcqcn_55us={int(fig10['dcqcn-55us'][0])} "
+          f"fig10_deadlock_dcqcn_900us={int(fig10['dcqcn-900us'][0])} lossless_drops={drops}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #   bench/hotnets/cbd_dcqcn.sh [BUILD_DIR] [OUT_DIR] [DELAYS_US...]
 # Writes OUT_DIR/cbd_dcqcn.png; last line:
 #   RESULT runs=<n> deadlocks_pfc=<n> deadlocks_dcqcn_55us=<n> deadlocks_dcqcn_900us=<n> ...
+#     fig10_deadlock_pfc=<0/1> fig10_deadlock_dcqcn_55us=<0/1> fig10_deadlock_dcqcn_900us=<0/1>
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/lib.sh
