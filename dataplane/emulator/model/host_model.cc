@@ -218,7 +218,7 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
   if (h.ecn == kEcnCe) {
     ++r->ce;
     if (!r->np) r->np.emplace(p_.dcqcn.cnp_interval_ns);
-    if (p_.send_cnp && r->np->OnCe(now_ns)) {
+    if (r->np->OnCe(now_ns)) {
       cnp_q_.push_back({h.src_ip, h.flow});
       ++r->cnp_tx;
     }

@@ -72,10 +72,8 @@ struct HostParams {
   // DCQCN: the reaction point's parameters for the flows that use it
   // (line_bps: the link's rate), and the notification point: a CNP (RoCEv2,
   // emulator/model/roce_frame.h) on cnp_dscp / cnp_prio for a flow's
-  // CE-marked frames, at most one per dcqcn.cnp_interval_ns, unless
-  // send_cnp is off.
+  // CE-marked frames, at most one per dcqcn.cnp_interval_ns.
   DcqcnParams dcqcn{};
-  bool send_cnp = true;
   uint8_t cnp_dscp = 48, cnp_prio = 6;
 };
 
