@@ -8,6 +8,10 @@
 # holds wall time, and it is left out). Both builds read this tree's configs,
 # so only the binaries differ.
 #   bench/fabric_identical.sh BUILD_BEFORE BUILD_AFTER [OUT_DIR]
+#   env: IGNORE_KEYS=a,b,c  keys (at any depth) a change added to results.json,
+#        dropped from both sides' results.json before comparing, so a run
+#        that only reports more still counts as identical
+#        (e.g. IGNORE_KEYS=ecn_marked,ecn_not_ect,ecn_queued_bytes,tx_discards,tx_discard_bytes,ce_frames,cnps_received,cnps_sent,cnp_tx,cnp_rx,cnp_unknown,rx_malformed)
 # Cases: Fig. 10 (1-bounce, and with pfc-tagger's rules), Fig. 11 and 12,
 # HotNets loop and CBD, the mixed runs (lossless, storm, lossless with the
 # watchdog), Fig. 10 with DCFIT (detection only, and break) and DCFIT's
@@ -81,6 +85,21 @@ for c in "${CASES[@]}"; do
       > "$OUT/$side/$name.log" 2>&1 || { echo "fabric_identical: $name failed with $b" >&2; exit 1; }
     [[ -z ${rules_from:-} ]] || mv "$OUT/rules" "$OUT/$side/$name/rules"
   done
+  # Keys the later build adds (IGNORE_KEYS) leave results.json on both sides.
+  if [[ -n ${IGNORE_KEYS:-} ]]; then
+    for side in A B; do
+      /usr/bin/python3 - "$OUT/$side/$name/results.json" "$IGNORE_KEYS" <<'PY'
+import json, sys
+path, drop = sys.argv[1], set(sys.argv[2].split(","))
+def strip(o):
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items() if k not in drop}
+    return [strip(v) for v in o] if isinstance(o, list) else o
+r = strip(json.load(open(path)))
+open(path, "w").write(json.dumps(r, indent=1) + "\n")
+PY
+    done
+  fi
   if diff -r -q -x timing.json "$OUT/A/$name" "$OUT/B/$name" > "$OUT/$name.diff"; then
     same=$((same + 1)); echo "$name: identical"
   else

@@ -81,8 +81,8 @@ class Fabric {
   void RunReal(const std::atomic<bool>& stop);
   std::vector<Worker>& workers() { return workers_; }
 
-  // results.json, flows.csv, ports.csv and (sized flows) fct.csv in the
-  // spec's out_dir.
+  // results.json, flows.csv, ports.csv and, when some flow is sized,
+  // fct.csv in the spec's out_dir.
   bool WriteResults(double wall_seconds, std::string* err) const;
 
   std::vector<Switch*> switches() const;

@@ -57,8 +57,12 @@ emu::Fct Fabric::FlowFct(size_t i) const {
   return emu::FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, RxFlow(i));
 }
 
-// fct.csv: one line per sized flow, the simulator's fct.txt in columns.
+// fct.csv: one line per sized flow, the simulator's fct.txt in columns;
+// no file when no flow is sized.
 bool Fabric::WriteFctCsv(const std::string& path, std::string* err) const {
+  bool any = false;
+  for (const emu::FlowSpecFile& fl : spec_.flows) any |= fl.bytes != 0;
+  if (!any) return true;
   std::ofstream f(path);
   f << "flow,from,to,bytes,start_ns,completed,fct_ns,ideal_ns,slowdown\n";
   for (size_t i = 0; i < spec_.flows.size(); i++) {
