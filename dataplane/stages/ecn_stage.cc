@@ -30,7 +30,7 @@ uint8_t* Ipv4Header(rte_mbuf* m) {
 int64_t EcnDepth(const Switch& sw, PortId p, int q) {
   const PrioCounters& owner = sw.stats[sw.ports[p].owner]->prio[p][q];
   uint64_t in = 0;
-  const uint64_t out = owner.tx_bytes.Get() + owner.tx_discard_bytes.Get();
+  const uint64_t out = EcnLeft(owner);
   for (const auto& st : sw.stats) in += st->prio[p][q].ecn_queued_bytes.Get();
   return static_cast<int64_t>(in - out);
 }

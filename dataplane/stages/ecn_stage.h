@@ -32,8 +32,13 @@ namespace pfc {
 // traffic meanwhile can only add.
 int64_t EcnDepth(const Switch& sw, PortId p, int q);
 
+// What left egress queue (p, q): its owner's counters of it.
+inline uint64_t EcnLeft(const PrioCounters& c) {
+  return c.tx_bytes.Get() + c.tx_discard_bytes.Get();
+}
+
 inline int64_t EcnDepthSolo(const PrioCounters& c) {
-  const uint64_t out = c.tx_bytes.Get() + c.tx_discard_bytes.Get();
+  const uint64_t out = EcnLeft(c);
   return static_cast<int64_t>(c.ecn_queued_bytes.Get() - out);
 }
 
