@@ -36,7 +36,24 @@ void HostModel::AddFlow(const FlowSpec& f) {
     dp.line_bps = p_.link_bps;
     t.rp.emplace(dp);
   }
+  if (f.rc) t.rc.emplace(p_.rc, f.bytes, f.message_bytes);
   tx_.push_back(t);
+}
+
+void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio) {
+  FlowRx* r = RxOf(id);
+  r->rc.emplace(p_.rc.ack_interval);
+  r->ack_dscp = dscp;
+  r->ack_prio = prio;
+}
+
+FlowRx* HostModel::RxOf(uint32_t id) {
+  for (FlowRx& x : rx_) {
+    if (x.id == id) return &x;
+  }
+  rx_.push_back(FlowRx{});
+  rx_.back().id = id;
+  return &rx_.back();
 }
 
 void HostModel::StartFlow(uint32_t id, uint64_t now_ns) {
@@ -68,6 +85,7 @@ uint64_t HostModel::StormInterval() const {
 }
 
 bool HostModel::Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const {
+  if (f.rc && !f.rc->HasData()) return false;
   return !f.done() && now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns && now_ns >= f.next_ns &&
          !(paused >> f.spec.prio & 1);
 }
@@ -89,15 +107,19 @@ uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool*
     *control = true;
     return static_cast<uint32_t>(n);
   }
+  for (FlowTx& f : tx_) {
+    if (f.rc) f.rc->Advance(now_ns);  // retransmission timeouts
+  }
   if (!data_ok) return 0;
   const uint8_t paused = PausedMask(now_ns);
-  // CNPs go ahead of data, as a NIC sends them (unless their class is paused).
-  if (cnp_head_ < cnp_q_.size() && !(paused >> p_.cnp_prio & 1)) return NextCnp(buf, cap);
+  // CNPs, ACKs and NAKs go ahead of data, as a NIC sends them (unless
+  // their class is paused).
+  if (const uint32_t n = NextControl(paused, buf, cap)) return n;
   for (size_t k = 0; k < tx_.size(); ++k) {
     FlowTx& f = tx_[(rr_ + k) % tx_.size()];
     if (!Eligible(f, paused, now_ns)) continue;
     rr_ = (rr_ + k + 1) % tx_.size();
-    return BuildData(f, now_ns, buf, cap);
+    return f.rc ? BuildRc(f, now_ns, buf, cap) : BuildData(f, now_ns, buf, cap);
   }
   return 0;
 }
@@ -130,6 +152,39 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
   Put64(h + 8, f.seq++);
   Put64(h + 16, now_ns);
 
+  Pace(f, len, now_ns);
+  return len;
+}
+
+uint32_t HostModel::BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap) {
+  const RcPacket k = f.rc->Next(now_ns);
+  RoceWrite w;
+  w.opcode = k.first ? (k.last ? kBthOpWriteOnly : kBthOpWriteFirst)
+                     : (k.last ? kBthOpWriteLast : kBthOpWriteMiddle);
+  w.ack_req = k.last;
+  w.psn = static_cast<uint32_t>(k.psn & kPsnMask);
+  w.payload = k.payload;
+  w.va = k.msg << 32;  // message k's buffer
+  w.rkey = f.spec.id;
+  w.dma_len = k.msg_len;
+  w.stamp_ns = now_ns;
+  RoceAddr a;
+  a.dst_mac = p_.gw_mac;
+  a.src_mac = p_.mac;
+  a.src_ip = p_.ip;
+  a.dst_ip = f.spec.dst_ip;
+  a.dscp = f.spec.dscp;
+  a.ecn = f.spec.ecn;
+  a.src_port = static_cast<uint16_t>(0xc000 | (f.spec.id & 0x3fff));  // ECMP entropy
+  a.dest_qp = f.spec.id;
+  a.ip_id = ip_id_++;
+  const uint32_t len = BuildWrite(a, w, buf, cap);
+  if (len == 0) return 0;
+  Pace(f, len, now_ns);
+  return len;
+}
+
+void HostModel::Pace(FlowTx& f, uint32_t len, uint64_t now_ns) {
   ++f.tx_frames;
   f.tx_bytes += len;
   ++c_.tx_frames;
@@ -138,7 +193,7 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
   // at most one slot when asked late (no burst after a pause); an unlimited
   // one is paced by the link (the glue only asks when the link accepts).
   // DCQCN, once a CNP came, limits the rate to its own.
-  uint64_t rate_gap = f.gap_ns;
+  uint64_t rate_gap = f.rc && f.spec.rate_bps != 0 ? WireTimeNs(len, f.spec.rate_bps) : f.gap_ns;
   if (f.rp) {
     f.rp->Advance(now_ns);
     if (f.rp->active()) {
@@ -153,7 +208,6 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
   } else {
     f.next_ns = now_ns;
   }
-  return len;
 }
 
 bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out) {
@@ -204,26 +258,8 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
     ++c_.rx_other;
     return;
   }
-  FlowRx* r = nullptr;
-  for (FlowRx& x : rx_) {
-    if (x.id == h.flow) r = &x;
-  }
-  if (r == nullptr) {
-    rx_.push_back(FlowRx{});
-    r = &rx_.back();
-    r->id = h.flow;
-  }
-  ++r->frames;
-  r->bytes += len;
-  if (h.ecn == kEcnCe) {
-    ++r->ce;
-    if (!r->np) r->np.emplace(p_.dcqcn.cnp_interval_ns);
-    if (r->np->OnCe(now_ns)) {
-      cnp_q_.push_back({h.src_ip, h.flow});
-      ++r->cnp_tx;
-    }
-  }
-  r->last_ns = now_ns;
+  FlowRx* r = RxOf(h.flow);
+  if (h.ecn == kEcnCe) OnCe(*r, h.src_ip, now_ns);
   if (now_ns >= h.sent_ns) {
     r->sum_delay_ns += now_ns - h.sent_ns;
     r->min_delay_ns = std::min(r->min_delay_ns, now_ns - h.sent_ns);
@@ -234,47 +270,123 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
     r->lost += h.seq - r->next_seq;
     r->next_seq = h.seq + 1;
   }
+  CountRx(*r, len, now_ns);
+}
+
+void HostModel::CountRx(FlowRx& r, uint32_t len, uint64_t now_ns) {
+  ++r.frames;
+  r.bytes += len;
+  r.last_ns = now_ns;
   const size_t bin = static_cast<size_t>(now_ns / p_.bin_ns);
-  if (bin >= r->bin_bytes.size()) r->bin_bytes.resize(bin + 1, 0);
-  r->bin_bytes[bin] += len;
+  if (bin >= r.bin_bytes.size()) r.bin_bytes.resize(bin + 1, 0);
+  r.bin_bytes[bin] += len;
 }
 
-uint32_t HostModel::NextCnp(uint8_t* buf, uint32_t cap) {
-  if (cap < kCnpFrameLen) return 0;
-  const PendingCnp c = cnp_q_[cnp_head_++];
-  if (cnp_head_ == cnp_q_.size()) cnp_q_.clear(), cnp_head_ = 0;
-  CnpSpec s;
-  s.dst_mac = p_.gw_mac;
-  s.src_mac = p_.mac;
-  s.src_ip = p_.ip;
-  s.dst_ip = c.ip;
-  s.dscp = p_.cnp_dscp;
-  s.src_port = static_cast<uint16_t>(0xc000 | (c.qp & 0x3fff));
-  s.dest_qp = c.qp;
-  ++c_.cnp_tx;
-  ++c_.tx_frames;
-  c_.tx_bytes += kCnpFrameLen;
-  return BuildCnp(s, buf);
+// A CE-marked frame of flow r from src_ip: a CNP back, at most one per
+// interval (the notification point).
+void HostModel::OnCe(FlowRx& r, uint32_t src_ip, uint64_t now_ns) {
+  ++r.ce;
+  if (!r.np) r.np.emplace(p_.dcqcn.cnp_interval_ns);
+  if (!r.np->OnCe(now_ns)) return;
+  ctl_q_.push_back({src_ip, r.id, p_.cnp_dscp, p_.cnp_prio, true, 0, 0, 0});
+  ++r.cnp_tx;
 }
 
-// A RoCEv2 frame: a CNP for one of our DCQCN flows cuts its rate. True
-// when the frame was RoCEv2 (handled here, whatever it was).
+// The first control frame whose class is not paused, or 0.
+uint32_t HostModel::NextControl(uint8_t paused, uint8_t* buf, uint32_t cap) {
+  for (auto it = ctl_q_.begin(); it != ctl_q_.end(); ++it) {
+    if (paused >> it->prio & 1) continue;
+    const PendingCtl c = *it;
+    RoceAddr a;
+    a.dst_mac = p_.gw_mac;
+    a.src_mac = p_.mac;
+    a.src_ip = p_.ip;
+    a.dst_ip = c.ip;
+    a.dscp = c.dscp;
+    a.src_port = static_cast<uint16_t>(0xc000 | (c.qp & 0x3fff));
+    a.dest_qp = c.qp;
+    uint32_t len;
+    if (c.cnp) {
+      if (cap < kCnpFrameLen) return 0;
+      len = BuildCnp(a, buf);
+      ++c_.cnp_tx;
+    } else {
+      if (cap < kAckFrameLen) return 0;
+      a.ip_id = ip_id_++;
+      len = BuildAck(a, c.syndrome, c.psn, c.msn, buf);
+      ++(c.syndrome == kAethAck ? c_.ack_tx : c_.nak_tx);
+    }
+    ctl_q_.erase(it);
+    ++c_.tx_frames;
+    c_.tx_bytes += len;
+    return len;
+  }
+  return 0;
+}
+
+// A RoCEv2 frame: a CNP for one of our DCQCN flows cuts its rate; an
+// ACK/NAK goes to the flow's requester, an RDMA WRITE to its responder.
+// True when the frame was RoCEv2 (handled here, whatever it was).
 bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
   RoceHeader rh;
   if (!ParseRoce(frame, len, &rh)) return false;
-  if (rh.opcode != kBthOpCnp || !rh.icrc_ok) {
+  if (!rh.complete || !rh.icrc_ok) {
     ++c_.rx_malformed;
+    return true;
+  }
+  if (IsWrite(rh.opcode)) {
+    ReceiveWrite(len, rh, now_ns);
+    return true;
+  }
+  if (rh.opcode != kBthOpCnp && rh.opcode != kBthOpAck) {
+    ++c_.rx_malformed;  // an opcode no emulated NIC sends
     return true;
   }
   for (FlowTx& f : tx_) {
     if (f.spec.id != rh.dest_qp) continue;
-    ++f.cnp_rx;
-    ++c_.cnp_rx;
-    if (f.rp) f.rp->OnCnp(now_ns);
+    if (rh.opcode == kBthOpCnp) {
+      ++f.cnp_rx;
+      ++c_.cnp_rx;
+      if (f.rp) f.rp->OnCnp(now_ns);
+    } else if (!f.rc) {
+      ++c_.qp_unknown;
+    } else if (rh.syndrome >> 5 == 0) {
+      ++c_.ack_rx;
+      f.rc->OnAck(rh.psn, now_ns);
+    } else if (rh.syndrome == kAethNakPsnSeq) {
+      ++c_.nak_rx;
+      f.rc->OnNak(rh.psn, now_ns);
+    } else {
+      ++c_.rx_malformed;  // RNR NAK and the other NAKs: not sent by the emulated NICs
+    }
     return true;
   }
-  ++c_.cnp_unknown;
+  ++(rh.opcode == kBthOpCnp ? c_.cnp_unknown : c_.qp_unknown);
   return true;
+}
+
+// An RDMA WRITE packet for one of our responders.
+void HostModel::ReceiveWrite(uint32_t len, const RoceHeader& rh, uint64_t now_ns) {
+  FlowRx* r = nullptr;
+  for (FlowRx& x : rx_) {
+    if (x.id == rh.dest_qp && x.rc) r = &x;
+  }
+  if (r == nullptr) {
+    ++c_.qp_unknown;
+    return;
+  }
+  if (rh.ecn == kEcnCe) OnCe(*r, rh.src_ip, now_ns);
+  if (rh.has_stamp && now_ns >= rh.stamp_ns) {
+    r->min_delay_ns = std::min(r->min_delay_ns, now_ns - rh.stamp_ns);
+  }
+  RcReply rep;
+  if (r->rc->OnPacket(rh.psn, rh.ack_req, IsLastOrOnly(rh.opcode), &rep)) {
+    if (rh.has_stamp && now_ns >= rh.stamp_ns) r->sum_delay_ns += now_ns - rh.stamp_ns;
+    CountRx(*r, len, now_ns);
+  }
+  if (rep.kind == RcReply::kNone) return;
+  ctl_q_.push_back({rh.src_ip, r->id, r->ack_dscp, r->ack_prio, false,
+                    rep.kind == RcReply::kAck ? kAethAck : kAethNakPsnSeq, rep.psn24, rep.msn});
 }
 
 Deadline HostModel::NextEventNs(uint64_t now_ns) const {
@@ -283,11 +395,15 @@ Deadline HostModel::NextEventNs(uint64_t now_ns) const {
     t = std::max(storm_next_ns_, p_.storm_start_ns);
   }
   const uint8_t paused = PausedMask(now_ns);
-  if (cnp_head_ < cnp_q_.size()) {
-    const bool held = paused >> p_.cnp_prio & 1;
-    t = std::min(t, held ? std::max(now_ns, pause_.PausedUntil(p_.cnp_prio)) : now_ns);
+  for (const PendingCtl& c : ctl_q_) {
+    const bool held = paused >> c.prio & 1;
+    t = std::min(t, held ? std::max(now_ns, pause_.PausedUntil(c.prio)) : now_ns);
   }
   for (const FlowTx& f : tx_) {
+    if (f.rc) {
+      t = std::min(t, std::max(f.rc->NextEventNs(), now_ns));  // its timeout
+      if (!f.rc->HasData()) continue;
+    }
     if (f.done() || f.spec.stop_ns <= now_ns) continue;
     uint64_t ready = std::max(f.next_ns, f.spec.start_ns);
     if (paused >> f.spec.prio & 1) ready = std::max(ready, pause_.PausedUntil(f.spec.prio));

@@ -10,6 +10,12 @@
 // notification point, sending a RoCEv2 CNP for a flow's CE-marked frames
 // (at most one per interval), ahead of its data.
 //
+// Transport: a flow is either raw (constant-rate IPv4/UDP frames with the
+// header below, no acknowledgement) or an RC queue pair (rc_qp.h) sending
+// RDMA WRITE messages as RoCEv2 frames (roce_frame.h) to a responder QP
+// registered at the receiving host (AddResponder), which ACKs and NAKs on
+// the flow's own class; the QP number on the wire is the flow id.
+//
 // Misbehaviour is one option away, for the experiments that need it:
 //  * ignore_pause: received PFC frames are counted but not honoured;
 //  * storm: the host keeps pausing its switch (an XOFF for the storm's
@@ -25,17 +31,20 @@
 // all big-endian; the rest of the frame is zero padding.
 #pragma once
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "dataplane/common/deadline.h"
 #include "dataplane/emulator/model/dcqcn.h"
+#include "dataplane/emulator/model/rc_qp.h"
 #include "dataplane/pfc/pause_timer.h"
 
 namespace pfc::emu {
 
 using Mac = std::array<uint8_t, 6>;
+struct RoceHeader;
 
 inline constexpr uint16_t kFlowUdpPort = 7471;      // not RoCEv2's 4791: tshark
                                                     // would expect a BTH
@@ -50,9 +59,11 @@ struct FlowSpec {
   uint8_t ttl = 64;           // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
   uint8_t ecn = 0;            // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
   bool dcqcn = false;         // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
-  uint32_t frame_len = 1000;  // bytes without FCS, >= kFlowHdrLen, <= 1514
+  bool rc = false;            // an RC QP (HostParams::rc); else raw frames
+  uint32_t frame_len = 1000;  // raw: bytes without FCS, >= kFlowHdrLen, <= 1514
   uint64_t rate_bps = 0;      // 0 = as fast as the link and pause allow
-  uint64_t bytes = 0;         // 0 = unbounded
+  uint64_t bytes = 0;         // 0 = unbounded; raw: frame bytes, rc: message data
+  uint64_t message_bytes = 0;  // rc: each message's size (0: all `bytes` in one)
   uint64_t start_ns = 0;
   uint64_t stop_ns = kNever;
 };
@@ -75,6 +86,7 @@ struct HostParams {
   // CE-marked frames, at most one per dcqcn.cnp_interval_ns.
   DcqcnParams dcqcn{};
   uint8_t cnp_dscp = 48, cnp_prio = 6;
+  RcParams rc{};  // the RC QPs' MTU, ACK interval, timeout, retries
 };
 
 struct FlowTx {
@@ -84,8 +96,12 @@ struct FlowTx {
   uint64_t seq = 0;
   uint64_t tx_frames = 0, tx_bytes = 0;
   std::optional<DcqcnRp> rp;  // spec.dcqcn: the flow's rate
-  uint64_t cnp_rx = 0;        // CNPs for this flow
-  bool done() const { return spec.bytes != 0 && tx_bytes >= spec.bytes; }
+  std::optional<RcRequester> rc;  // spec.rc: the QP's send side
+  uint64_t cnp_rx = 0;            // CNPs for this flow
+  bool done() const {
+    if (rc) return rc->completed() || rc->failed();
+    return spec.bytes != 0 && tx_bytes >= spec.bytes;
+  }
 };
 
 struct FlowRx {
@@ -97,6 +113,10 @@ struct FlowRx {
   uint64_t ce = 0;         // arrived with ECN = CE (a switch marked them)
   uint64_t cnp_tx = 0;     // CNPs sent for them (at most one per interval)
   std::optional<DcqcnNp> np;
+  // An RC flow's responder (frames, bytes and bins count what it took):
+  // its ACKs and NAKs go on the flow's class.
+  std::optional<RcResponder> rc;
+  uint8_t ack_dscp = 0, ack_prio = 0;
   uint64_t last_ns = 0;
   uint64_t sum_delay_ns = 0;        // one-way delay total, for the mean
   uint64_t min_delay_ns = kNever;   // the smallest one-way delay (fct.h)
@@ -108,6 +128,8 @@ struct HostCounters {
   uint64_t pfc_rx = 0, pfc_ignored = 0, pfc_tx = 0;
   uint64_t tx_frames = 0, tx_bytes = 0;
   uint64_t cnp_tx = 0, cnp_rx = 0, cnp_unknown = 0;  // unknown: for no flow of ours
+  uint64_t ack_tx = 0, nak_tx = 0, ack_rx = 0, nak_rx = 0;
+  uint64_t qp_unknown = 0;  // RC frames for no QP of ours
 };
 
 class HostModel {
@@ -115,6 +137,8 @@ class HostModel {
   explicit HostModel(const HostParams& p);
 
   void AddFlow(const FlowSpec& f);
+  // This host answers RC flow `id` (its receiver), ACKing on dscp/prio.
+  void AddResponder(uint32_t id, uint8_t dscp, uint8_t prio);
   // Run-time changes (fabric events).
   void StartFlow(uint32_t id, uint64_t now_ns);
   void StopFlow(uint32_t id, uint64_t now_ns);
@@ -148,8 +172,14 @@ class HostModel {
  private:
   bool Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const;
   uint32_t BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap);
-  uint32_t NextCnp(uint8_t* buf, uint32_t cap);
+  uint32_t BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap);
+  void Pace(FlowTx& f, uint32_t len, uint64_t now_ns);
+  FlowRx* RxOf(uint32_t id);
+  void CountRx(FlowRx& r, uint32_t len, uint64_t now_ns);
+  uint32_t NextControl(uint8_t paused, uint8_t* buf, uint32_t cap);
   bool ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns);
+  void ReceiveWrite(uint32_t len, const RoceHeader& rh, uint64_t now_ns);
+  void OnCe(FlowRx& r, uint32_t src_ip, uint64_t now_ns);
   uint64_t StormInterval() const;
 
   HostParams p_;
@@ -159,12 +189,17 @@ class HostModel {
   size_t rr_ = 0;  // round-robin position among tx_
   uint64_t storm_next_ns_ = 0;
   uint16_t ip_id_ = 0;
-  // CNPs to send, in order: the data sender's address and the flow (QP).
-  struct PendingCnp {
+  // CNPs, ACKs and NAKs to send, in order (each waits only while its own
+  // class is paused): the peer's address, the flow (QP), the class; for
+  // an ACK/NAK its AETH syndrome, PSN and MSN.
+  struct PendingCtl {
     uint32_t ip, qp;
+    uint8_t dscp, prio;
+    bool cnp;
+    uint8_t syndrome;
+    uint32_t psn, msn;
   };
-  std::vector<PendingCnp> cnp_q_;
-  size_t cnp_head_ = 0;
+  std::deque<PendingCtl> ctl_q_;
   HostCounters c_;
 };
 

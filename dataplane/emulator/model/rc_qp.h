@@ -88,6 +88,9 @@ class RcRequester {
   uint64_t completed_ns() const { return done_ns_; }  // the last message's ACK
   uint64_t outstanding() const { return high_ - una_; }
   uint64_t packets_total() const { return total_pkts_; }
+  uint64_t bytes() const { return bytes_; }  // 0: unbounded
+  uint64_t message_bytes() const { return msg_bytes_; }
+  uint32_t mtu() const { return p_.mtu; }
   // The smallest ACK round trip seen (first transmissions only; kNever
   // before one): the base RTT of the flow's completion-time ideal.
   uint64_t min_rtt_ns() const { return min_rtt_; }

@@ -12,8 +12,11 @@ namespace pfc::emu {
 namespace {
 
 using be::Get16;
+using be::Get32;
+using be::Get64;
 using be::Put16;
 using be::Put32;
+using be::Put64;
 
 constexpr uint32_t kIp = 14, kUdp = kIp + 20, kBth = kUdp + 8;
 
@@ -37,50 +40,130 @@ uint32_t RoceIcrc(const uint8_t* frame, uint32_t len) {
   return static_cast<uint32_t>(crc);
 }
 
-uint32_t BuildCnp(const CnpSpec& s, uint8_t* buf) {
-  std::memset(buf, 0, kCnpFrameLen);
-  std::memcpy(buf, s.dst_mac.data(), 6);
-  std::memcpy(buf + 6, s.src_mac.data(), 6);
+namespace {
+
+// Ethernet, IPv4, UDP and the BTH of a frame of `len` bytes.
+void PutHeaders(const RoceAddr& a, uint8_t opcode, uint32_t len, uint8_t* buf) {
+  std::memcpy(buf, a.dst_mac.data(), 6);
+  std::memcpy(buf + 6, a.src_mac.data(), 6);
   Put16(buf + 12, 0x0800);
   uint8_t* ip = buf + kIp;
   ip[0] = 0x45;
-  ip[1] = static_cast<uint8_t>(s.dscp << 2);  // Not-ECT: a CNP is not marked
-  Put16(ip + 2, static_cast<uint16_t>(kCnpFrameLen - kIp));
+  ip[1] = static_cast<uint8_t>(a.dscp << 2 | (a.ecn & 3));
+  Put16(ip + 2, static_cast<uint16_t>(len - kIp));
+  Put16(ip + 4, a.ip_id);
   Put16(ip + 6, 0x4000);  // DF
   ip[8] = 64;
   ip[9] = 17;
-  Put32(ip + 12, s.src_ip);
-  Put32(ip + 16, s.dst_ip);
+  Put32(ip + 12, a.src_ip);
+  Put32(ip + 16, a.dst_ip);
+  ip[10] = ip[11] = 0;
   const uint16_t csum = Ipv4HeaderChecksum(ip, 20);
   std::memcpy(ip + 10, &csum, 2);
   uint8_t* udp = buf + kUdp;
-  Put16(udp, s.src_port);
+  Put16(udp, a.src_port);
   Put16(udp + 2, kRoceV2Port);
-  Put16(udp + 4, static_cast<uint16_t>(kCnpFrameLen - kUdp));
-  // UDP checksum 0: not used over IPv4 (RoCEv2 allows it).
+  Put16(udp + 4, static_cast<uint16_t>(len - kUdp));
+  Put16(udp + 6, 0);  // UDP checksum 0: not used over IPv4 (RoCEv2 allows it)
   uint8_t* bth = buf + kBth;
-  bth[0] = kBthOpCnp;
+  bth[0] = opcode;
   bth[1] = 0;                            // SE, MigReq, PadCnt, TVer
   Put16(bth + 2, 0xffff);                // P_Key: the default partition
-  Put32(bth + 4, s.dest_qp & 0xffffff);  // reserved byte, then the QP
-  // bytes 8..11: AckReq, reserved, PSN 0; then 16 reserved bytes.
-  const uint32_t icrc = RoceIcrc(buf, kCnpFrameLen);
-  uint8_t* f = buf + kCnpFrameLen - kIcrcLen;
+  Put32(bth + 4, a.dest_qp & 0xffffff);  // reserved byte, then the QP
+  Put32(bth + 8, 0);                     // AckReq, reserved, PSN
+}
+
+void PutIcrc(uint8_t* buf, uint32_t len) {
+  const uint32_t icrc = RoceIcrc(buf, len);
+  uint8_t* f = buf + len - kIcrcLen;
   for (int i = 0; i < 4; i++) f[i] = static_cast<uint8_t>(icrc >> (8 * i));
+}
+
+uint32_t Pad4(uint32_t n) { return (4 - n % 4) % 4; }
+
+}  // namespace
+
+uint32_t BuildCnp(const RoceAddr& s, uint8_t* buf) {
+  std::memset(buf, 0, kCnpFrameLen);
+  RoceAddr a = s;
+  a.ecn = 0;  // Not-ECT: a CNP is not marked
+  a.ip_id = 0;
+  PutHeaders(a, kBthOpCnp, kCnpFrameLen, buf);
+  // BTH PSN 0, then 16 reserved bytes (zero).
+  PutIcrc(buf, kCnpFrameLen);
   return kCnpFrameLen;
 }
 
+uint32_t RoceWriteLen(uint8_t opcode, uint32_t payload) {
+  return kRoceHdrLen + (HasReth(opcode) ? kRethLen : 0) + payload + Pad4(payload) + kIcrcLen;
+}
+
+uint32_t BuildWrite(const RoceAddr& a, const RoceWrite& w, uint8_t* buf, uint32_t cap) {
+  const uint32_t len = RoceWriteLen(w.opcode, w.payload);
+  if (len > cap || w.payload > 4096 || !IsWrite(w.opcode)) return 0;
+  PutHeaders(a, w.opcode, len, buf);
+  uint8_t* bth = buf + kBth;
+  bth[1] = static_cast<uint8_t>(Pad4(w.payload) << 4);
+  Put32(bth + 8, (w.ack_req ? 0x80000000u : 0) | (w.psn & 0xffffff));
+  uint8_t* p = bth + kBthLen;
+  if (HasReth(w.opcode)) {
+    Put64(p, w.va);
+    Put32(p + 8, w.rkey);
+    Put32(p + 12, w.dma_len);
+    p += kRethLen;
+  }
+  std::memset(p, 0, w.payload + Pad4(w.payload));
+  if (w.payload >= 8) Put64(p, w.stamp_ns);
+  PutIcrc(buf, len);
+  return len;
+}
+
+uint32_t BuildAck(const RoceAddr& a, uint8_t syndrome, uint32_t psn, uint32_t msn, uint8_t* buf) {
+  RoceAddr x = a;
+  x.ecn = 0;
+  PutHeaders(x, kBthOpAck, kAckFrameLen, buf);
+  Put32(buf + kBth + 8, psn & 0xffffff);
+  Put32(buf + kRoceHdrLen, uint32_t{syndrome} << 24 | (msn & 0xffffff));
+  PutIcrc(buf, kAckFrameLen);
+  return kAckFrameLen;
+}
+
 bool ParseRoce(const uint8_t* frame, uint32_t len, RoceHeader* out) {
-  if (len < kBth + kBthLen + kIcrcLen || Get16(frame + 12) != 0x0800) return false;
+  if (len < kRoceHdrLen + kIcrcLen || Get16(frame + 12) != 0x0800) return false;
   const uint8_t* ip = frame + kIp;
   if (ip[0] != 0x45 || ip[9] != 17 || Get16(frame + kUdp + 2) != kRoceV2Port) return false;
+  *out = RoceHeader{};
+  out->src_ip = Get32(ip + 12);
+  out->dscp = ip[1] >> 2;
+  out->ecn = ip[1] & 3;
   const uint8_t* bth = frame + kBth;
   out->opcode = bth[0];
   out->dest_qp = uint32_t{bth[5]} << 16 | uint32_t{bth[6]} << 8 | bth[7];
+  out->ack_req = bth[8] & 0x80;
   out->psn = uint32_t{bth[9]} << 16 | uint32_t{bth[10]} << 8 | bth[11];
   const uint8_t* f = frame + len - kIcrcLen;
   const uint32_t stored = f[0] | f[1] << 8 | f[2] << 16 | uint32_t{f[3]} << 24;
   out->icrc_ok = stored == RoceIcrc(frame, len);
+  const uint32_t body = len - kRoceHdrLen - kIcrcLen;  // between the BTH and the ICRC
+  if (out->opcode == kBthOpAck) {
+    out->complete = body >= kAethLen;
+    if (!out->complete) return true;
+    out->has_aeth = true;
+    out->syndrome = frame[kRoceHdrLen];
+    out->msn = Get32(frame + kRoceHdrLen) & 0xffffff;
+  } else if (IsWrite(out->opcode)) {
+    const uint32_t ext = HasReth(out->opcode) ? kRethLen : 0;
+    const uint32_t pad = bth[1] >> 4 & 3;
+    out->complete = body >= ext + pad;
+    if (!out->complete) return true;
+    out->payload = body - ext - pad;
+    if (out->payload >= 8) {
+      out->has_stamp = true;
+      out->stamp_ns = Get64(frame + kRoceHdrLen + ext);
+    }
+  } else {
+    out->complete = out->opcode == kBthOpCnp && body >= 16;
+  }
   return true;
 }
 

@@ -73,5 +73,77 @@ TEST(RoceFrame, ParserRefusesWhatIsNotRoceV2) {
   EXPECT_FALSE(ParseRoce(f.data(), kCnpFrameLen, &h));
 }
 
+TEST(RoceFrame, WriteFirstCarriesRethPaddingAndStamp) {
+  RoceWrite w;
+  w.opcode = kBthOpWriteFirst;
+  w.psn = 0x123456;
+  w.payload = 1001;  // padded to 1004
+  w.va = 0x10000;
+  w.rkey = 0x42;
+  w.dma_len = 5000;
+  w.stamp_ns = 987654321;
+  RoceAddr a = Spec();
+  a.ecn = 2;
+  std::vector<uint8_t> f(kRoceMaxFrameLen);
+  const uint32_t len = BuildWrite(a, w, f.data(), static_cast<uint32_t>(f.size()));
+  ASSERT_EQ(len, 54u + 16 + 1004 + 4);
+  EXPECT_EQ(len, RoceWriteLen(kBthOpWriteFirst, 1001));
+  EXPECT_TRUE(Ipv4ChecksumOk(f.data() + 14, 20));
+  EXPECT_EQ(f[15] & 3, 2) << "ECT(0) as asked";
+  EXPECT_EQ(f[43] >> 4 & 3, 3) << "PadCnt";
+  RoceHeader h;
+  ASSERT_TRUE(ParseRoce(f.data(), len, &h));
+  EXPECT_TRUE(h.complete);
+  EXPECT_TRUE(h.icrc_ok);
+  EXPECT_EQ(h.opcode, kBthOpWriteFirst);
+  EXPECT_EQ(h.psn, 0x123456u);
+  EXPECT_FALSE(h.ack_req);
+  EXPECT_EQ(h.payload, 1001u);
+  ASSERT_TRUE(h.has_stamp);
+  EXPECT_EQ(h.stamp_ns, 987654321u);
+  EXPECT_EQ(h.src_ip, a.src_ip);
+  EXPECT_EQ(h.ecn, 2);
+  EXPECT_EQ(BuildWrite(a, w, f.data(), len - 1), 0u) << "a buffer too small";
+  // Cut short: still RoCEv2, but not complete.
+  ASSERT_TRUE(ParseRoce(f.data(), 54 + 10 + 4, &h));
+  EXPECT_FALSE(h.complete);
+}
+
+TEST(RoceFrame, WriteLastAsksForAnAck) {
+  RoceWrite w;
+  w.opcode = kBthOpWriteLast;
+  w.ack_req = true;
+  w.psn = 9;
+  w.payload = 4;  // too short for a stamp
+  std::vector<uint8_t> f(128);
+  const uint32_t len = BuildWrite(Spec(), w, f.data(), 128);
+  ASSERT_EQ(len, 54u + 4 + 4);
+  RoceHeader h;
+  ASSERT_TRUE(ParseRoce(f.data(), len, &h));
+  EXPECT_TRUE(h.ack_req);
+  EXPECT_TRUE(IsLastOrOnly(h.opcode));
+  EXPECT_FALSE(h.has_stamp);
+  EXPECT_EQ(h.payload, 4u);
+  w.opcode = 0x09;  // WRITE Last with Immediate: not one we build
+  EXPECT_EQ(BuildWrite(Spec(), w, f.data(), 128), 0u);
+}
+
+TEST(RoceFrame, AckAndNakCarryAeth) {
+  std::vector<uint8_t> f(kAckFrameLen);
+  ASSERT_EQ(BuildAck(Spec(), kAethAck, 0xabcdef, 17, f.data()), kAckFrameLen);
+  RoceHeader h;
+  ASSERT_TRUE(ParseRoce(f.data(), kAckFrameLen, &h));
+  EXPECT_TRUE(h.complete && h.icrc_ok && h.has_aeth);
+  EXPECT_EQ(h.opcode, kBthOpAck);
+  EXPECT_EQ(h.psn, 0xabcdefu);
+  EXPECT_EQ(h.syndrome, kAethAck);
+  EXPECT_EQ(h.msn, 17u);
+  EXPECT_EQ(f[15] & 3, 0) << "an ACK is Not-ECT";
+  BuildAck(Spec(), kAethNakPsnSeq, 5, 0, f.data());
+  ASSERT_TRUE(ParseRoce(f.data(), kAckFrameLen, &h));
+  EXPECT_EQ(h.syndrome, kAethNakPsnSeq);
+  EXPECT_EQ(h.psn, 5u);
+}
+
 }  // namespace
 }  // namespace pfc::emu

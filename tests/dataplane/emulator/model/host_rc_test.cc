@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Two emulated RDMA hosts joined by a wire (fixed delay, optional loss):
+// an RC flow's messages as RDMA WRITE frames, ACKs and NAKs back on the
+// flow's class, go-back-N after a lost frame, the timeout after a lost
+// last packet, ECN marks answered by CNPs, PFC holding ACKs, the
+// completion time from the sender's side.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "dataplane/emulator/model/fct.h"
+#include "dataplane/emulator/model/host_model.h"
+#include "dataplane/emulator/model/roce_frame.h"
+#include "dataplane/pfc/pfc_frame.h"
+
+namespace pfc::emu {
+namespace {
+
+constexpr uint64_t k10G = 10'000'000'000ull;
+constexpr uint32_t kIpA = 0x0a000001, kIpB = 0x0a000102;
+
+HostParams Params(uint32_t ip, uint8_t last_mac) {
+  HostParams p;
+  p.mac = {0x02, 0, 0, 0, 0, last_mac};
+  p.gw_mac = {0x02, 0, 0, 0, 0, 0xfe};
+  p.ip = ip;
+  p.link_bps = k10G;
+  p.rc.mtu = 1000;
+  p.rc.timeout = 2;  // 16 us
+  return p;
+}
+
+FlowSpec RcFlow(uint64_t bytes, uint64_t message_bytes) {
+  FlowSpec f;
+  f.id = 5;
+  f.dst_ip = kIpB;
+  f.dscp = 26;
+  f.prio = 3;
+  f.rc = true;
+  f.bytes = bytes;
+  f.message_bytes = message_bytes;
+  return f;
+}
+
+struct Frame {
+  uint64_t at;
+  bool to_b;
+  std::vector<uint8_t> b;
+};
+
+// Runs A -> B for up to `until` ns, 1 us of wire delay, frames back to back
+// at 10G; `drop(to_b, frame)` loses a frame; `mark(frame)` sets CE.
+struct Pair {
+  HostModel a{Params(kIpA, 1)}, b{Params(kIpB, 2)};
+  std::function<bool(bool, const std::vector<uint8_t>&)> drop = [](bool, auto&) { return false; };
+  std::vector<std::vector<uint8_t>> a_sent, b_sent;
+
+  void Run(uint64_t until) {
+    std::deque<Frame> wire;
+    uint64_t free_a = 0, free_b = 0;
+    for (uint64_t now = 0; now < until;) {
+      Send(a, true, now, &free_a, &wire, &a_sent);
+      Send(b, false, now, &free_b, &wire, &b_sent);
+      while (!wire.empty() && wire.front().at <= now) {
+        const Frame f = wire.front();
+        wire.pop_front();
+        (f.to_b ? b : a).Receive(f.b.data(), static_cast<uint32_t>(f.b.size()), now);
+      }
+      // The next thing to happen: a host ready (once its wire is free), a frame landing.
+      auto ready = [&](HostModel& h, uint64_t free) -> uint64_t {
+        const uint64_t t = h.NextEventNs(now);
+        return t == kNever ? t : std::max(t, free);
+      };
+      uint64_t next = std::min(ready(a, free_a), ready(b, free_b));
+      if (!wire.empty()) next = std::min(next, wire.front().at);
+      if (next == kNever) break;
+      now = std::max(next, now + 1);
+    }
+  }
+  void Send(HostModel& h, bool to_b, uint64_t now, uint64_t* free, std::deque<Frame>* wire,
+            std::vector<std::vector<uint8_t>>* log) {
+    if (now < *free) return;
+    std::vector<uint8_t> buf(kRoceMaxFrameLen);
+    bool control;
+    const uint32_t n = h.NextFrame(now, buf.data(), static_cast<uint32_t>(buf.size()), &control);
+    if (n == 0) return;
+    buf.resize(n);
+    log->push_back(buf);
+    *free = now + WireTimeNs(n, k10G);
+    if (drop(to_b, buf)) return;
+    Frame f{*free + 1000, to_b, buf};
+    auto it = wire->end();
+    while (it != wire->begin() && (it - 1)->at > f.at) --it;
+    wire->insert(it, f);
+  }
+};
+
+RoceHeader Parse(const std::vector<uint8_t>& f) {
+  RoceHeader h;
+  EXPECT_TRUE(ParseRoce(f.data(), static_cast<uint32_t>(f.size()), &h));
+  EXPECT_TRUE(h.icrc_ok && h.complete);
+  return h;
+}
+
+TEST(HostRc, MessagesAsWriteFramesAckedOnTheFlowsClass) {
+  Pair p;
+  p.a.AddFlow(RcFlow(5000, 2500));
+  p.b.AddResponder(5, 26, 3);
+  p.Run(1'000'000);
+  const FlowTx& tx = p.a.tx_flows()[0];
+  ASSERT_TRUE(tx.rc->completed());
+  EXPECT_EQ(tx.rc->counters().messages_done, 2u);
+  EXPECT_EQ(tx.rc->counters().retransmits, 0u);
+  // Data: First, Middle, Last twice (1000 + 1000 + 500 each), PSN 0..5.
+  ASSERT_EQ(p.a_sent.size(), 6u);
+  const uint8_t ops[] = {kBthOpWriteFirst, kBthOpWriteMiddle, kBthOpWriteLast,
+                         kBthOpWriteFirst, kBthOpWriteMiddle, kBthOpWriteLast};
+  for (size_t i = 0; i < 6; i++) {
+    const RoceHeader h = Parse(p.a_sent[i]);
+    EXPECT_EQ(h.opcode, ops[i]) << i;
+    EXPECT_EQ(h.psn, i);
+    EXPECT_EQ(h.dest_qp, 5u);
+    EXPECT_EQ(h.dscp, 26);
+    EXPECT_EQ(h.ack_req, i % 3 == 2);
+    EXPECT_EQ(h.payload, i % 3 == 2 ? 500u : 1000u);
+  }
+  // ACKs, one a packet (ack_interval 1), on the flow's DSCP.
+  ASSERT_EQ(p.b_sent.size(), 6u);
+  for (size_t i = 0; i < 6; i++) {
+    const RoceHeader h = Parse(p.b_sent[i]);
+    EXPECT_EQ(h.opcode, kBthOpAck);
+    EXPECT_EQ(h.syndrome, kAethAck);
+    EXPECT_EQ(h.psn, i);
+    EXPECT_EQ(h.msn, i / 3 + (i % 3 == 2));
+    EXPECT_EQ(h.dscp, 26);
+  }
+  EXPECT_EQ(p.b.counters().ack_tx, 6u);
+  EXPECT_EQ(p.a.counters().ack_rx, 6u);
+  const FlowRx* rx = p.b.rx_flow(5);
+  ASSERT_NE(rx, nullptr);
+  EXPECT_EQ(rx->frames, 6u);
+  EXPECT_EQ(rx->rc->counters().messages, 2u);
+  // Completion at the sender: the last ACK, against base RTT + 5 frames.
+  const Fct c = FctOfRc(*tx.rc, 0, k10G);
+  EXPECT_TRUE(c.completed);
+  EXPECT_EQ(c.fct_ns, tx.rc->completed_ns());
+  EXPECT_GT(c.ideal_ns, tx.rc->min_rtt_ns());
+  EXPECT_GE(c.slowdown, 1.0);
+  EXPECT_LT(c.slowdown, 1.2);
+}
+
+TEST(HostRc, LostFrameIsNakedAndResentGoBackN) {
+  Pair p;
+  p.a.AddFlow(RcFlow(10'000, 0));
+  p.b.AddResponder(5, 26, 3);
+  int data = 0;
+  p.drop = [&](bool to_b, const std::vector<uint8_t>&) { return to_b && ++data == 3; };
+  p.Run(1'000'000);
+  const FlowTx& tx = p.a.tx_flows()[0];
+  ASSERT_TRUE(tx.rc->completed());
+  EXPECT_EQ(p.b.counters().nak_tx, 1u);
+  EXPECT_EQ(p.a.counters().nak_rx, 1u);
+  EXPECT_GT(tx.rc->counters().retransmits, 0u);
+  EXPECT_EQ(tx.rc->counters().timeouts, 0u);
+  const FlowRx* rx = p.b.rx_flow(5);
+  EXPECT_EQ(rx->frames, 10u) << "each PSN taken once";
+  EXPECT_GT(rx->rc->counters().out_of_sequence, 0u);
+}
+
+TEST(HostRc, LostLastPacketIsResentAfterTheTimeout) {
+  Pair p;
+  p.a.AddFlow(RcFlow(3000, 0));
+  p.b.AddResponder(5, 26, 3);
+  int data = 0;
+  p.drop = [&](bool to_b, const std::vector<uint8_t>&) { return to_b && ++data == 3; };
+  p.Run(1'000'000);
+  const FlowTx& tx = p.a.tx_flows()[0];
+  ASSERT_TRUE(tx.rc->completed());
+  EXPECT_EQ(tx.rc->counters().timeouts, 1u);
+  EXPECT_EQ(p.b.counters().nak_tx, 0u);
+  EXPECT_GE(tx.rc->completed_ns(), 16'384u) << "not before the timeout";
+}
+
+TEST(HostRc, LostAcksAreCoveredByLaterOnes) {
+  Pair p;
+  p.a.AddFlow(RcFlow(8000, 0));
+  p.b.AddResponder(5, 26, 3);
+  int acks = 0;
+  p.drop = [&](bool to_b, const std::vector<uint8_t>&) { return !to_b && ++acks % 2 == 1; };
+  p.Run(1'000'000);
+  const FlowTx& tx = p.a.tx_flows()[0];
+  ASSERT_TRUE(tx.rc->completed());
+  EXPECT_EQ(tx.rc->counters().retransmits, 0u) << "ACKs are cumulative";
+}
+
+TEST(HostRc, CeMarkedWritesGetCnpsAndPausedClassHoldsAcks) {
+  Pair p;
+  FlowSpec f = RcFlow(4000, 0);
+  f.ecn = 2;
+  p.a.AddFlow(f);
+  p.b.AddResponder(5, 26, 3);
+  // Pause priority 3 at B (its ACKs) for a while: only the CNP goes.
+  PauseRequest r;
+  r.class_enable = 1 << 3;
+  r.quanta[3] = 0xffff;  // 3.4 ms at 10G
+  std::vector<uint8_t> pfc(64);
+  pfc.resize(BuildPfcFrame({0x02, 0, 0, 0, 0, 0xfe}, r, pfc.data(), pfc.size()));
+  p.b.Receive(pfc.data(), static_cast<uint32_t>(pfc.size()), 0);
+  std::vector<uint8_t> w(kRoceMaxFrameLen);
+  RoceAddr a;
+  a.src_ip = kIpA;
+  a.dst_ip = kIpB;
+  a.dscp = 26;
+  a.ecn = 3;  // CE
+  a.dest_qp = 5;
+  RoceWrite wr;
+  wr.payload = 1000;
+  wr.opcode = kBthOpWriteFirst;
+  w.resize(BuildWrite(a, wr, w.data(), static_cast<uint32_t>(w.size())));
+  p.b.Receive(w.data(), static_cast<uint32_t>(w.size()), 10);
+  std::vector<uint8_t> out(kRoceMaxFrameLen);
+  bool control;
+  const uint32_t n = p.b.NextFrame(20, out.data(), static_cast<uint32_t>(out.size()), &control);
+  ASSERT_EQ(n, kCnpFrameLen) << "the CNP's class is not paused";
+  EXPECT_EQ(p.b.NextFrame(20, out.data(), static_cast<uint32_t>(out.size()), &control), 0u)
+      << "the ACK waits for priority 3";
+  EXPECT_GT(p.b.NextEventNs(20), 3'000'000u);
+  EXPECT_EQ(p.b.rx_flow(5)->ce, 1u);
+}
+
+TEST(HostRc, WritesForAnUnknownQpAreCounted) {
+  HostModel b(Params(kIpB, 2));
+  std::vector<uint8_t> w(kRoceMaxFrameLen);
+  RoceAddr a;
+  a.dest_qp = 9;
+  RoceWrite wr;
+  wr.payload = 64;
+  w.resize(BuildWrite(a, wr, w.data(), static_cast<uint32_t>(w.size())));
+  b.Receive(w.data(), static_cast<uint32_t>(w.size()), 0);
+  EXPECT_EQ(b.counters().qp_unknown, 1u);
+  w[60] ^= 1;  // payload bit: the ICRC no longer matches
+  b.Receive(w.data(), static_cast<uint32_t>(w.size()), 0);
+  EXPECT_EQ(b.counters().rx_malformed, 1u);
+}
+
+}  // namespace
+}  // namespace pfc::emu
