@@ -176,7 +176,7 @@ uint32_t HostModel::BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t c
   a.dscp = f.spec.dscp;
   a.ecn = f.spec.ecn;
   a.src_port = static_cast<uint16_t>(0xc000 | (f.spec.id & 0x3fff));  // ECMP entropy
-  a.dest_qp = f.spec.id;
+  a.dest_qp = QpOf(f.spec.id);
   a.ip_id = ip_id_++;
   const uint32_t len = BuildWrite(a, w, buf, cap);
   if (len == 0) return 0;
@@ -304,7 +304,7 @@ uint32_t HostModel::NextControl(uint8_t paused, uint8_t* buf, uint32_t cap) {
     a.dst_ip = c.ip;
     a.dscp = c.dscp;
     a.src_port = static_cast<uint16_t>(0xc000 | (c.qp & 0x3fff));
-    a.dest_qp = c.qp;
+    a.dest_qp = QpOf(c.qp);
     uint32_t len;
     if (c.cnp) {
       if (cap < kCnpFrameLen) return 0;
@@ -343,7 +343,7 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
     return true;
   }
   for (FlowTx& f : tx_) {
-    if (f.spec.id != rh.dest_qp) continue;
+    if (QpOf(f.spec.id) != rh.dest_qp) continue;
     if (rh.opcode == kBthOpCnp) {
       ++f.cnp_rx;
       ++c_.cnp_rx;
@@ -369,7 +369,7 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
 void HostModel::ReceiveWrite(uint32_t len, const RoceHeader& rh, uint64_t now_ns) {
   FlowRx* r = nullptr;
   for (FlowRx& x : rx_) {
-    if (x.id == rh.dest_qp && x.rc) r = &x;
+    if (QpOf(x.id) == rh.dest_qp && x.rc) r = &x;
   }
   if (r == nullptr) {
     ++c_.qp_unknown;

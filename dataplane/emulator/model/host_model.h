@@ -14,7 +14,9 @@
 // header below, no acknowledgement) or an RC queue pair (rc_qp.h) sending
 // RDMA WRITE messages as RoCEv2 frames (roce_frame.h) to a responder QP
 // registered at the receiving host (AddResponder), which ACKs and NAKs on
-// the flow's own class; the QP number on the wire is the flow id.
+// the flow's own class. The QP number on the wire (both ends', CNPs'
+// too) is QpOf(flow id): QPs 0 and 1 are InfiniBand's management QPs,
+// whose payload tshark would read as MADs.
 //
 // Misbehaviour is one option away, for the experiments that need it:
 //  * ignore_pause: received PFC frames are counted but not honoured;
@@ -50,6 +52,8 @@ inline constexpr uint16_t kFlowUdpPort = 7471;      // not RoCEv2's 4791: tshark
                                                     // would expect a BTH
 inline constexpr uint32_t kFlowMagic = 0x50464346;  // "PFCF"
 inline constexpr uint32_t kFlowHdrLen = 14 + 20 + 8 + 24;
+inline constexpr uint32_t kQpBase = 16;  // flow 1 is QP 17, as rxe numbers its first
+inline constexpr uint32_t QpOf(uint32_t flow) { return flow + kQpBase; }
 
 struct FlowSpec {
   uint32_t id = 0;  // unique in the fabric; carried in every frame

@@ -158,6 +158,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     p.dcqcn = spec.dcqcn;
     p.cnp_dscp = spec.cnp_dscp;
     p.cnp_prio = spec.cnp_prio;
+    p.rc = spec.rc;
     Host h;
     h.name = hp.name;
     h.node = hp.node;
@@ -176,9 +177,16 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       fs.ttl = fl.ttl;
       fs.ecn = fl.ecn;
       fs.dcqcn = fl.dcqcn;
+      fs.rc = fl.rc;
+      fs.message_bytes = fl.message_bytes;
       fs.start_ns = fl.start_ns;
       fs.stop_ns = fl.stop_ns;
       h.model->AddFlow(fs);
+    }
+    for (size_t i = 0; i < spec.flows.size(); i++) {
+      const emu::FlowSpecFile& fl = spec.flows[i];
+      if (fl.rc && fl.to == hp.node)
+        h.model->AddResponder(static_cast<uint32_t>(i + 1), fl.dscp, fl.prio);
     }
     h.nic = f->ports_[hp.node][0].get();
     f->hosts_.push_back(std::move(h));

@@ -54,6 +54,12 @@ emu::Fct Fabric::FlowFct(size_t i) const {
   const emu::HostPlan* hp = plan_.host(fl.from);
   const uint64_t link = hp != nullptr ? hp->rate_bps : spec_.link_rate_bps;
   const uint64_t send = fl.rate_bps != 0 ? std::min(fl.rate_bps, link) : link;
+  if (fl.rc) {
+    for (const Host& h : hosts_)
+      for (const emu::FlowTx& tx : h.model->tx_flows())
+        if (tx.spec.id == i + 1 && tx.rc) return emu::FctOfRc(*tx.rc, fl.start_ns, send);
+    return emu::Fct{};
+  }
   return emu::FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, RxFlow(i));
 }
 
@@ -114,6 +120,17 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
                         {"additive", c.ai},
                         {"hyper", c.hai}};
         }
+        if (tx.rc) {
+          const emu::RcRequesterCounters& c = tx.rc->counters();
+          j["rc"] = {{"packets", c.packets},
+                     {"retransmits", c.retransmits},
+                     {"acks", c.acks},
+                     {"naks", c.naks},
+                     {"timeouts", c.timeouts},
+                     {"messages_done", c.messages_done},
+                     {"completed", tx.rc->completed()},
+                     {"failed", tx.rc->failed()}};
+        }
       }
       if (const emu::FlowRx* rx = h.model->rx_flow(static_cast<uint32_t>(i + 1))) {
         j["rx_frames"] = rx->frames;
@@ -123,6 +140,15 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
         j["ce_frames"] = rx->ce;
         j["cnps_sent"] = rx->cnp_tx;
         j["mean_delay_ns"] = rx->frames ? rx->sum_delay_ns / rx->frames : 0;
+        if (rx->rc) {
+          const emu::RcResponderCounters& c = rx->rc->counters();
+          j["responder"] = {{"accepted", c.accepted},
+                            {"duplicates", c.duplicates},
+                            {"out_of_sequence", c.out_of_sequence},
+                            {"acks", c.acks},
+                            {"naks", c.naks},
+                            {"messages", c.messages}};
+        }
       }
     }
     if (!j.contains("rx_frames")) j["rx_frames"] = 0;
@@ -169,6 +195,13 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
                      {"cnp_rx", c.cnp_rx},
                      {"cnp_unknown", c.cnp_unknown},
                      {"rx_malformed", c.rx_malformed}};
+    if (c.ack_tx + c.nak_tx + c.ack_rx + c.nak_rx + c.qp_unknown != 0) {
+      hosts[h.name].update({{"ack_tx", c.ack_tx},
+                            {"nak_tx", c.nak_tx},
+                            {"ack_rx", c.ack_rx},
+                            {"nak_rx", c.nak_rx},
+                            {"qp_unknown", c.qp_unknown}});
+    }
   }
   r["hosts"] = hosts;
   r["events"] = event_log_;

@@ -293,6 +293,7 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
         << Ipv4String(p.ip) + "/" + std::to_string(p.prefix_len) << YAML::Key << "speed"
         << YAML::Value << RateString(p.rate_bps) << YAML::Key << "cable_m" << YAML::Value
         << (p.delay_ns + 4) / 5;  // 5 ns/m: headroom covers the delay
+      if (spec.switch_mtu != 1500) y << YAML::Key << "mtu" << YAML::Value << spec.switch_mtu;
       if (spec.dwrr)
         y << YAML::Key << "scheduler" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
           << "mode" << YAML::Value << "dwrr" << YAML::EndMap;

@@ -17,6 +17,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "dataplane/config/config.h"
 #include "dataplane/config/yaml_util.h"
+#include "dataplane/emulator/spec/nic_sections.h"
 
 namespace pfc::emu {
 namespace fs = std::filesystem;
@@ -66,7 +67,7 @@ void Collect(const std::string& path, std::vector<std::string>* stack, Sections*
   if (!root.IsMap()) rd.Fail(root, "(document)", "a map of sections (fabric, topology, ...)");
   rd.CheckKeys(root, "",
                {"fabric", "topology", "links", "switch", "routes", "hosts", "flows", "events",
-                "captures", "dcqcn", "include"});
+                "captures", "dcqcn", "rc", "include"});
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     if (key == "include") continue;
@@ -153,41 +154,6 @@ void ParseFabric(const Section& sec, FabricSpec* s) {
     if (s->quantum_ns > 1'000'000)
       rd.Fail(n["quantum"], "fabric.quantum", "a step of at most 1ms (0 = exact)");
   }
-}
-
-// The emulated NICs' DCQCN, with the simulator's parameter names in lower
-// case (emulator/model/dcqcn.h has their meaning and defaults).
-void ParseDcqcn(const Section& sec, FabricSpec* s) {
-  const Reader rd(sec.file);
-  const YAML::Node& n = sec.node;
-  rd.RequireMap(n, "dcqcn");
-  rd.CheckKeys(n, "dcqcn",
-               {"rate_ai", "rate_hai", "min_rate", "ewma_gain", "alpha_resume_interval",
-                "rate_decrease_interval", "rp_timer", "fast_recovery_times", "clamp_target_rate",
-                "rate_on_first_cnp", "cnp_interval", "cnp_dscp", "cnp_prio"});
-  DcqcnParams& d = s->dcqcn;
-  auto interval = [&](const char* key, uint64_t* ns) {
-    if (!n[key]) return;
-    *ns = Duration(rd, n[key], std::string("dcqcn.") + key);
-    if (*ns == 0) rd.Fail(n[key], std::string("dcqcn.") + key, "a time > 0");
-  };
-  if (n["rate_ai"]) d.rate_ai_bps = rd.Rate(n["rate_ai"], "dcqcn.rate_ai");
-  if (n["rate_hai"]) d.rate_hai_bps = rd.Rate(n["rate_hai"], "dcqcn.rate_hai");
-  if (n["min_rate"]) d.min_rate_bps = rd.Rate(n["min_rate"], "dcqcn.min_rate");
-  if (n["ewma_gain"]) d.ewma_gain = rd.Real(n["ewma_gain"], "dcqcn.ewma_gain", 0, 1);
-  interval("alpha_resume_interval", &d.alpha_resume_interval_ns);
-  interval("rate_decrease_interval", &d.rate_decrease_interval_ns);
-  interval("rp_timer", &d.rp_timer_ns);
-  interval("cnp_interval", &d.cnp_interval_ns);
-  if (n["fast_recovery_times"])
-    d.fast_recovery_times =
-        uint32_t(rd.Int(n["fast_recovery_times"], "dcqcn.fast_recovery_times", 0, 1000));
-  if (n["clamp_target_rate"])
-    d.clamp_target_rate = rd.Bool(n["clamp_target_rate"], "dcqcn.clamp_target_rate");
-  if (n["rate_on_first_cnp"])
-    d.rate_on_first_cnp = rd.Real(n["rate_on_first_cnp"], "dcqcn.rate_on_first_cnp", 0.001, 1);
-  if (n["cnp_dscp"]) s->cnp_dscp = uint8_t(rd.Int(n["cnp_dscp"], "dcqcn.cnp_dscp", 0, 63));
-  if (n["cnp_prio"]) s->cnp_prio = uint8_t(rd.Int(n["cnp_prio"], "dcqcn.cnp_prio", 0, 7));
 }
 
 void ParseTopology(const Section& sec, FabricSpec* s) {
@@ -290,7 +256,8 @@ void ParseLinks(const Section& sec, FabricSpec* s) {
 void ParseSwitch(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
-  rd.CheckKeys(n, "switch", {"config", "rules", "scheduler"});
+  rd.CheckKeys(n, "switch", {"config", "rules", "scheduler", "mtu"});
+  if (n["mtu"]) s->switch_mtu = uint32_t(rd.Int(n["mtu"], "switch.mtu", 1500, 9216));
   if (n["scheduler"]) {
     const std::string m = rd.Str(n["scheduler"], "switch.scheduler");
     if (m != "strict" && m != "dwrr") rd.Fail(n["scheduler"], "switch.scheduler", "strict or dwrr");
@@ -386,7 +353,7 @@ std::vector<bool> Reachable(const tagger::Topology& t, uint32_t from) {
 void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
   rd.CheckKeys(n, f,
                {"name", "from", "to", "dscp", "prio", "ecn", "cc", "rate", "frame", "bytes", "ttl",
-                "start", "stop"});
+                "transport", "message", "start", "stop"});
   FlowSpecFile fl;
   fl.name = rd.Str(n["name"], f + ".name");
   for (const auto& o : s->flows)
@@ -419,6 +386,9 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
   if (n["frame"]) fl.frame_len = uint32_t(rd.Int(n["frame"], f + ".frame", 66, 1514));
   if (n["bytes"]) fl.bytes = rd.Bytes(n["bytes"], f + ".bytes", 1, uint64_t{1} << 50);
   if (n["ttl"]) fl.ttl = uint8_t(rd.Int(n["ttl"], f + ".ttl", 1, 255));
+  ParseFlowTransport(rd, n, f, *s, &fl);
+  if (fl.rc && s->flows.size() + 32 >= kPsnMask)
+    rd.Fail(n, f, "fewer than 2^24 - 32 flows (an rc flow's QP number is 16 + its id)");
   if (n["start"]) fl.start_ns = Duration(rd, n["start"], f + ".start");
   if (n["stop"]) fl.stop_ns = Duration(rd, n["stop"], f + ".stop");
   if (fl.stop_ns <= fl.start_ns) rd.Fail(n["stop"], f + ".stop", "a time after start");
@@ -623,11 +593,13 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
       if (v != "shortest" && v != "none") rd.Fail(r->node, "routes", "shortest or none");
       s.shortest_routes = v == "shortest";
     }
-    if (const Section* d = one("dcqcn")) ParseDcqcn(*d, &s);
+    if (const Section* d = one("dcqcn")) ParseDcqcn(Reader(d->file), d->node, &s);
+    if (const Section* r = one("rc")) ParseRc(Reader(r->file), r->node, &s);
     EachItem(secs, "hosts", &s, ParseHost);
     EachItem(secs, "flows", &s, ParseFlow);
     EachItem(secs, "events", &s, ParseEvent);
     EachItem(secs, "captures", &s, ParseCapture);
+    if (std::string e; !CheckRcFrames(s, &e)) throw ConfigError(e);
     if (s.quantum_ns != 0) {
       // A step no longer than any link's delay: a frame sent in a step lands
       // in a later one (and host pacing stays within a frame of exact).

@@ -20,7 +20,8 @@
 //   links:    { rate: 40G, delay: 1us, fifo: 2us,
 //               overrides: [ { between: [T1, L1], rate: 10G, delay: 5us,
 //                              devices: { T1: net_af_xdp0 } } ] }
-//   switch:   { config: base.yaml, rules: rules-dir/, scheduler: strict|dwrr }
+//   switch:   { config: base.yaml, rules: rules-dir/, scheduler: strict|dwrr,
+//               mtu: 1500 }
 //   routes:   shortest | none
 //   hosts:    [ { name: H1, device: "net_af_packet0,iface=h1" } |
 //               { name: H2, ignore_pause: true, storm: [3],
@@ -29,13 +30,16 @@
 //                 gateway: 10.0.1.1 } ]
 //   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
 //                 frame: 1000, bytes: 0, ttl: 64, ecn: not-ect|ect0|ect1,
-//                 cc: none|dcqcn, start: 0, stop: 50ms } ]
+//                 cc: none|dcqcn, transport: raw|rc, message: 64K,
+//                 start: 0, stop: 50ms } ]
 //   dcqcn:    { rate_ai: 50M, rate_hai: 100M, min_rate: 100M,
 //               ewma_gain: 0.00390625, alpha_resume_interval: 1us,
 //               rate_decrease_interval: 4us, rp_timer: 900us,
 //               fast_recovery_times: 1, clamp_target_rate: false,
 //               rate_on_first_cnp: 1.0, cnp_interval: 4us,
 //               cnp_dscp: 48, cnp_prio: 6 }   (emulator/model/dcqcn.h)
+//   rc:       { mtu: 1000, ack_interval: 1, timeout: 8, retry_cnt: 7 }
+//                                             (emulator/model/rc_qp.h)
 //   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
 //               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
 //                                    via: T1 } },
@@ -56,6 +60,7 @@
 
 #include "ctrl/tagger/topology.h"
 #include "dataplane/emulator/model/dcqcn.h"
+#include "dataplane/emulator/model/rc_qp.h"
 
 namespace pfc::emu {
 
@@ -102,6 +107,10 @@ struct FlowSpecFile {
   // 1 ECT(1); an ECN-capable flow's frames can be marked CE by the switches.
   uint8_t ecn = 0;
   bool dcqcn = false;  // cc: dcqcn
+  // transport: rc: an RC queue pair sending `bytes` of data (0: without
+  // end) as RDMA WRITE messages of message_bytes (0: one message).
+  bool rc = false;
+  uint64_t message_bytes = 0;
   uint64_t start_ns = 0, stop_ns = ~uint64_t{0};
 };
 
@@ -153,12 +162,15 @@ struct FabricSpec {
   // `scheduler.mode`). dwrr: equal shares, so that the higher priority a
   // Tagger rule moves bounced packets to does not starve the lower one.
   bool dwrr = false;
+  // Every generated port's `mtu` (jumbo frames for rc.mtu above ~1,400).
+  uint32_t switch_mtu = 1500;
   bool shortest_routes = true;
 
   // The emulated NICs' DCQCN (section dcqcn; line_bps is each host's link)
   // and the class of their CNPs.
   DcqcnParams dcqcn;
   uint8_t cnp_dscp = 48, cnp_prio = 6;
+  RcParams rc;  // section rc: the RC queue pairs' transport
 
   std::vector<HostSpec> hosts;  // one per topology host, in node order
   std::vector<FlowSpecFile> flows;

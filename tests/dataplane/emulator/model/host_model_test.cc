@@ -149,7 +149,7 @@ TEST(HostModel, DcqcnCnpFromReceiverSlowsTheSender) {
   RoceHeader h;
   ASSERT_TRUE(ParseRoce(cnp, kCnpFrameLen, &h));
   EXPECT_EQ(h.opcode, kBthOpCnp);
-  EXPECT_EQ(h.dest_qp, 5u);
+  EXPECT_EQ(h.dest_qp, QpOf(5));
   EXPECT_TRUE(h.icrc_ok);
   EXPECT_EQ(cnp[15] >> 2, 48) << "the CNP class";
   EXPECT_EQ(be_read32(cnp + 30), sp.ip) << "to the data's sender";

@@ -121,7 +121,7 @@ TEST(HostRc, MessagesAsWriteFramesAckedOnTheFlowsClass) {
     const RoceHeader h = Parse(p.a_sent[i]);
     EXPECT_EQ(h.opcode, ops[i]) << i;
     EXPECT_EQ(h.psn, i);
-    EXPECT_EQ(h.dest_qp, 5u);
+    EXPECT_EQ(h.dest_qp, QpOf(5));
     EXPECT_EQ(h.dscp, 26);
     EXPECT_EQ(h.ack_req, i % 3 == 2);
     EXPECT_EQ(h.payload, i % 3 == 2 ? 500u : 1000u);
@@ -214,7 +214,7 @@ TEST(HostRc, CeMarkedWritesGetCnpsAndPausedClassHoldsAcks) {
   a.dst_ip = kIpB;
   a.dscp = 26;
   a.ecn = 3;  // CE
-  a.dest_qp = 5;
+  a.dest_qp = QpOf(5);
   RoceWrite wr;
   wr.payload = 1000;
   wr.opcode = kBthOpWriteFirst;
@@ -234,7 +234,7 @@ TEST(HostRc, WritesForAnUnknownQpAreCounted) {
   HostModel b(Params(kIpB, 2));
   std::vector<uint8_t> w(kRoceMaxFrameLen);
   RoceAddr a;
-  a.dest_qp = 9;
+  a.dest_qp = QpOf(9);
   RoceWrite wr;
   wr.payload = 64;
   w.resize(BuildWrite(a, wr, w.data(), static_cast<uint32_t>(w.size())));
