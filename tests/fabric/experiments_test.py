@@ -4,6 +4,9 @@
 asserting the paper's qualitative result exactly and no lossless drop:
   fig11    Tagger Fig. 11: a routing loop at run time deadlocks flow 2
            without Tagger, not with it; flow 1 dies of TTL expiry in both.
+  fig11_rc Tagger Fig. 11 with RC transport (loop from 2 to 3 ms): with
+           Tagger the looping packets are dropped as lossy and go-back-N
+           completes every message; without, the deadlock outlives the route.
   fig12    Tagger Fig. 12: all 8 shuffle flows stop without Tagger, none with.
   hotnets  HotNets'16 §3: the 2-switch loop (TTL 16, 40 Gb/s) is clear at
            4 Gb/s and deadlocks at 6 Gb/s (analytic turn 5.33); the 4-switch
@@ -57,6 +60,26 @@ def fig11(tmp):
           str(w["flows"]["flow1"]["rx_bytes"]))
 
 
+def fig11_rc(tmp):
+    w, t = pair(tmp, "fig11-rc-loop.yaml", "fig11-rc-tagger.yaml")
+    loop = {("T1", "L1"), ("L1", "T1")}
+    rc = {run: {n: f["rc"] for n, f in s["flows"].items()} for run, s in (("without", w), ("with", t))}
+    check("with Tagger every message of both flows completes",
+          all(f["completed"] and f["messages_done"] == 64 for f in rc["with"].values()), str(rc["with"]))
+    check("with Tagger flow 1's looping packets are resent (go-back-N after NAKs)",
+          rc["with"]["flow1"]["retransmits"] > 0 and rc["with"]["flow1"]["naks"] > 0, str(rc["with"]["flow1"]))
+    check("with Tagger flow 2 resends nothing", rc["with"]["flow2"]["retransmits"] == 0, str(rc["with"]["flow2"]))
+    check("with Tagger flow 2 completes near its ideal time",
+          t["flows"]["flow2"]["fct"]["slowdown"] < 1.01, str(t["flows"]["flow2"]["fct"]))
+    check("with Tagger no link is stuck", t["stuck"] == [], str(t["stuck"]))
+    check("without Tagger the deadlock outlives the route: the loop stays paused", loop <= set(w["stuck"]),
+          str(w["stuck"]))
+    check("without Tagger no flow completes, each keeps timing out",
+          all(not f["completed"] and f["timeouts"] > 0 for f in rc["without"].values()), str(rc["without"]))
+    for name, s in (("without", w), ("with", t)):
+        no_loss(name, s)
+
+
 def fig12(tmp):
     w, t = pair(tmp, "fig12-shuffle.yaml", "fig12-tagger.yaml")
     check("8 flows", len(w["rates"]) == 8 and len(t["rates"]) == 8)
@@ -98,5 +121,5 @@ def hotnets(tmp):
 
 
 with tempfile.TemporaryDirectory(prefix=f"fabric-{case}-") as tmp:
-    {"fig11": fig11, "fig12": fig12, "hotnets": hotnets}[case](tmp)
+    {"fig11": fig11, "fig11_rc": fig11_rc, "fig12": fig12, "hotnets": hotnets}[case](tmp)
 finish()

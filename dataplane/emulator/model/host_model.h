@@ -33,8 +33,8 @@
 // all big-endian; the rest of the frame is zero padding.
 #pragma once
 #include <array>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -58,15 +58,15 @@ inline constexpr uint32_t QpOf(uint32_t flow) { return flow + kQpBase; }
 struct FlowSpec {
   uint32_t id = 0;  // unique in the fabric; carried in every frame
   uint32_t dst_ip = 0;
-  uint8_t dscp = 0;           // the tag
-  uint8_t prio = 0;           // the NIC queue (pause of this priority holds it)
-  uint8_t ttl = 64;           // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
-  uint8_t ecn = 0;            // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
-  bool dcqcn = false;         // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
-  bool rc = false;            // an RC QP (HostParams::rc); else raw frames
-  uint32_t frame_len = 1000;  // raw: bytes without FCS, >= kFlowHdrLen, <= 1514
-  uint64_t rate_bps = 0;      // 0 = as fast as the link and pause allow
-  uint64_t bytes = 0;         // 0 = unbounded; raw: frame bytes, rc: message data
+  uint8_t dscp = 0;            // the tag
+  uint8_t prio = 0;            // the NIC queue (pause of this priority holds it)
+  uint8_t ttl = 64;            // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
+  uint8_t ecn = 0;             // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
+  bool dcqcn = false;          // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
+  bool rc = false;             // an RC QP (HostParams::rc); else raw frames
+  uint32_t frame_len = 1000;   // raw: bytes without FCS, >= kFlowHdrLen, <= 1514
+  uint64_t rate_bps = 0;       // 0 = as fast as the link and pause allow
+  uint64_t bytes = 0;          // 0 = unbounded; raw: frame bytes, rc: message data
   uint64_t message_bytes = 0;  // rc: each message's size (0: all `bytes` in one)
   uint64_t start_ns = 0;
   uint64_t stop_ns = kNever;
@@ -99,7 +99,7 @@ struct FlowTx {
   uint64_t next_ns = 0;  // rate limiter: earliest next frame
   uint64_t seq = 0;
   uint64_t tx_frames = 0, tx_bytes = 0;
-  std::optional<DcqcnRp> rp;  // spec.dcqcn: the flow's rate
+  std::optional<DcqcnRp> rp;      // spec.dcqcn: the flow's rate
   std::optional<RcRequester> rc;  // spec.rc: the QP's send side
   uint64_t cnp_rx = 0;            // CNPs for this flow
   bool done() const {

@@ -31,15 +31,14 @@
 namespace pfc::emu {
 
 inline constexpr uint16_t kRoceV2Port = 4791;
-inline constexpr uint8_t kBthOpWriteFirst = 0x06, kBthOpWriteMiddle = 0x07,
-                         kBthOpWriteLast = 0x08, kBthOpWriteOnly = 0x0a, kBthOpAck = 0x11,
-                         kBthOpCnp = 0x81;
+inline constexpr uint8_t kBthOpWriteFirst = 0x06, kBthOpWriteMiddle = 0x07, kBthOpWriteLast = 0x08,
+                         kBthOpWriteOnly = 0x0a, kBthOpAck = 0x11, kBthOpCnp = 0x81;
 inline constexpr uint8_t kAethAck = 0x1f;        // ACK, credit count "invalid" (not counted)
 inline constexpr uint8_t kAethNakPsnSeq = 0x60;  // NAK: PSN sequence error
 inline constexpr uint32_t kBthLen = 12, kRethLen = 16, kAethLen = 4, kIcrcLen = 4;
-inline constexpr uint32_t kRoceHdrLen = 14 + 20 + 8 + kBthLen;                  // 54
-inline constexpr uint32_t kCnpFrameLen = kRoceHdrLen + 16 + kIcrcLen;            // 74
-inline constexpr uint32_t kAckFrameLen = kRoceHdrLen + kAethLen + kIcrcLen;      // 62
+inline constexpr uint32_t kRoceHdrLen = 14 + 20 + 8 + kBthLen;               // 54
+inline constexpr uint32_t kCnpFrameLen = kRoceHdrLen + 16 + kIcrcLen;        // 74
+inline constexpr uint32_t kAckFrameLen = kRoceHdrLen + kAethLen + kIcrcLen;  // 62
 inline constexpr uint32_t kRoceMaxFrameLen = kRoceHdrLen + kRethLen + 4096 + kIcrcLen;
 
 // Who a frame goes from and to.
@@ -99,7 +98,9 @@ struct RoceHeader {
 // opcodes above) and its padding fit too.
 bool ParseRoce(const uint8_t* frame, uint32_t len, RoceHeader* out);
 // True for the RDMA WRITE opcodes above.
-inline bool IsWrite(uint8_t op) { return op >= kBthOpWriteFirst && op <= kBthOpWriteOnly && op != 0x09; }
+inline bool IsWrite(uint8_t op) {
+  return op >= kBthOpWriteFirst && op <= kBthOpWriteOnly && op != 0x09;
+}
 inline bool IsLastOrOnly(uint8_t op) { return op == kBthOpWriteLast || op == kBthOpWriteOnly; }
 inline bool HasReth(uint8_t op) { return op == kBthOpWriteFirst || op == kBthOpWriteOnly; }
 

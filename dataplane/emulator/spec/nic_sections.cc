@@ -76,7 +76,8 @@ void ParseFlowTransport(const Reader& rd, const YAML::Node& n, const std::string
     fl->rc = t == "rc";
   }
   if (n["message"]) {
-    if (!fl->rc) rd.Fail(n["message"], f + ".message", "no message size on a raw flow (transport: rc)");
+    if (!fl->rc)
+      rd.Fail(n["message"], f + ".message", "no message size on a raw flow (transport: rc)");
     fl->message_bytes = rd.Bytes(n["message"], f + ".message", 1, uint64_t{1} << 31);
   }
   if (!fl->rc) return;
