@@ -26,6 +26,7 @@
 #   bench/fabric_cost.sh [BUILD_DIR] [TORS]   (default build, 4 ToRs = 6 switches)
 #   env: DURATION=1ms (virtual time of the fabric run)  PFCFABRIC_ARGS (extra pfcfabric options)
 #        CC=dcqcn (ECN marking on, the flows ECN-capable under DCQCN: what having them costs)
+#        TRANSPORT=rc (the flows RC queue pairs: their ACKs are switch-hops too)
 #        QUANTUM=0 (fabric.quantum: the virtual clock's step; 0 = exact)
 #        KEEP=1 (keep the work directory: callgrind files, the fabric run)
 # Last line: RESULT emu_instr_per_hop=<n> pipeline_instr_per_pkt=<n> emu_over_pipeline=<ratio>

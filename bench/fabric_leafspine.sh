@@ -3,6 +3,8 @@
 # leafspine_switch FILE : writes the switches' template (tag 1 lossless on priority 1).
 # With CC=dcqcn in the environment, ECN marking on priority 1 too (and the
 # flows of leafspine_body ECN-capable under DCQCN): what having them on costs.
+# With TRANSPORT=rc, the flows are RC queue pairs writing 64 KB messages
+# without end (1,000-byte payloads, an ACK a packet).
 leafspine_switch() {
   cat > "$1" <<'Y'
 switch: { idle_sleep_us: 0 }
@@ -23,6 +25,7 @@ Y
 leafspine_body() {
   local t=$1 i j cc=""
   [[ ${CC:-none} == dcqcn ]] && cc=", ecn: ect0, cc: dcqcn"
+  [[ ${TRANSPORT:-raw} == rc ]] && cc+=", transport: rc, message: 64K"
   echo "topology: { gen: 'leafspine:$t:2:2' }"
   echo "links: { rate: 40G, delay: 1us }"
   echo "switch: { config: $2 }"

@@ -8,7 +8,7 @@ PKGS=(
   # build
   meson ninja-build pkg-config g++ clang libclang-rt-14-dev clang-format
   dpdk dpdk-dev libdpdk-dev            # dpdk-testpmd is in dpdk-dev
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libtbb-dev zlib1g-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libtbb-dev zlib1g-dev libisal-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # system tests: namespaces, traffic, captures, PFC decoding
   iproute2 ethtool iputils-ping tcpdump tshark python3 python3-scapy procps time

@@ -316,7 +316,10 @@ uint32_t HostModel::NextControl(uint8_t paused, uint8_t* buf, uint32_t cap) {
       len = BuildAck(a, c.syndrome, c.psn, c.msn, buf);
       ++(c.syndrome == kAethAck ? c_.ack_tx : c_.nak_tx);
     }
-    ctl_q_.erase(it);
+    if (it == ctl_q_.begin())
+      ctl_q_.pop_front();  // the usual case, without erase()'s bookkeeping
+    else
+      ctl_q_.erase(it);
     ++c_.tx_frames;
     c_.tx_bytes += len;
     return len;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/emulator/model/roce_frame.h"
 
-#include <zlib.h>
+#include <isa-l/crc.h>
 
 #include <cstring>
 
@@ -33,11 +33,8 @@ uint32_t RoceIcrc(const uint8_t* frame, uint32_t len) {
   ip[10] = ip[11] = 0xff;          // header checksum
   ip[20 + 6] = ip[20 + 7] = 0xff;  // UDP checksum
   ip[28 + 4] = 0xff;               // BTH reserved byte (FECN/BECN in InfiniBand)
-  uLong crc = crc32(0L, Z_NULL, 0);
-  crc = crc32(crc, hdr, sizeof hdr);
-  const uint32_t rest = len - kBth - kBthLen - kIcrcLen;
-  crc = crc32(crc, frame + kBth + kBthLen, rest);
-  return static_cast<uint32_t>(crc);
+  const uint32_t crc = crc32_gzip_refl(0, hdr, sizeof hdr);
+  return crc32_gzip_refl(crc, frame + kBth + kBthLen, len - kBth - kBthLen - kIcrcLen);
 }
 
 namespace {

@@ -16,7 +16,8 @@
 //    notification point sends: BTH with the destination QP, 16 reserved
 //    bytes.
 //
-// ICRC: CRC-32 (the Ethernet polynomial, as zlib computes it) over 8 bytes
+// ICRC: CRC-32 (the Ethernet polynomial, as zlib computes it; ISA-L's
+// PCLMULQDQ version here) over 8 bytes
 // of 0xff standing for the absent LRH, then the IPv4 header with TOS, TTL
 // and checksum set to all ones, the UDP header with its checksum all ones,
 // the BTH with its reserved byte (after the P_Key) all ones, and the rest
@@ -108,5 +109,7 @@ inline bool HasReth(uint8_t op) { return op == kBthOpWriteFirst || op == kBthOpW
 // no FCS) whose last 4 bytes are the ICRC field, over an IPv4 header of
 // 20 bytes; as stored (read the field little-endian to compare).
 uint32_t RoceIcrc(const uint8_t* frame, uint32_t len);
+// zlib's crc32(crc, n zero bytes), without reading them.
+uint32_t Crc32Zeros(uint32_t crc, uint32_t n);
 
 }  // namespace pfc::emu

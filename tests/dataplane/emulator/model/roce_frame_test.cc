@@ -6,7 +6,9 @@
 #include "dataplane/emulator/model/roce_frame.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
+#include <cstring>
 #include <vector>
 
 #include "dataplane/net/ipv4_edit.h"
@@ -107,6 +109,28 @@ TEST(RoceFrame, WriteFirstCarriesRethPaddingAndStamp) {
   // Cut short: still RoCEv2, but not complete.
   ASSERT_TRUE(ParseRoce(f.data(), 54 + 10 + 4, &h));
   EXPECT_FALSE(h.complete);
+}
+
+TEST(RoceFrame, IcrcMatchesZlibOverTheMaskedFrame) {
+  // ISA-L's CRC against zlib's (the reference), over a 1,000-byte WRITE.
+  RoceWrite w;
+  w.opcode = kBthOpWriteMiddle;
+  w.payload = 1000;
+  w.stamp_ns = 42;
+  std::vector<uint8_t> f(kRoceMaxFrameLen);
+  const uint32_t len = BuildWrite(Spec(), w, f.data(), static_cast<uint32_t>(f.size()));
+  for (uint8_t v : {0, 0x5a}) {  // zeros, then a payload byte set
+    f[500] = v;
+    uLong slow = crc32(0L, Z_NULL, 0);
+    uint8_t hdr[8 + 20 + 8 + 12];
+    std::memset(hdr, 0xff, 8);
+    std::memcpy(hdr + 8, f.data() + 14, 40);
+    hdr[8 + 1] = hdr[8 + 8] = hdr[8 + 10] = hdr[8 + 11] = 0xff;
+    hdr[8 + 26] = hdr[8 + 27] = hdr[8 + 32] = 0xff;
+    slow = crc32(slow, hdr, sizeof hdr);
+    slow = crc32(slow, f.data() + 54, len - 54 - 4);
+    EXPECT_EQ(RoceIcrc(f.data(), len), static_cast<uint32_t>(slow)) << int{v};
+  }
 }
 
 TEST(RoceFrame, WriteLastAsksForAnAck) {
