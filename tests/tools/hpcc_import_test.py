@@ -85,10 +85,12 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     check("pfcfabric runs the converted experiment", r.returncode == 0, r.stdout + r.stderr)
     res = json.load(open(os.path.join(d, "out", "results.json")))
     sizes = [3000000, 3000000, 500000]
+    check("the flows are RC queue pairs with the simulator's payload and ACK interval",
+          "rc: { mtu: 1000, ack_interval: 1 }" in fab and fab.count("transport: rc") == 3, fab)
     for f, size in zip(res["flows"], sizes):
-        frames = math.ceil(size / 1058)  # the payload plus RoCEv2's 58 bytes of headers
-        check(f"{f['name']} delivered all its {size} bytes ({frames} frames)",
-              f["rx_frames"] == frames and f["lost"] == 0, json.dumps(f))
+        packets = math.ceil(size / 1000)  # PACKET_PAYLOAD_SIZE 1000
+        check(f"{f['name']} wrote all its {size} bytes ({packets} packets, each taken once, all ACKed)",
+              f["rc"]["completed"] and f["responder"]["accepted"] == packets, json.dumps(f))
     check("no lossless drop", res["lossless_drops"] == 0, str(res["lossless_drops"]))
     rows = list(csv.DictReader(open(os.path.join(d, "out", "fct.csv"))))
     print("fct.csv:", rows)
@@ -111,11 +113,20 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
         (dict(config=CONFIG.replace("CC_MODE 1", "CC_MODE 3")), "config.txt:5: CC_MODE 3 (HPCC): expected 1 (DCQCN)"),
         (dict(config=CONFIG + "FANCY_KEY 1\n"), "config.txt:18: FANCY_KEY: expected a key of the simulator's config"),
         (dict(config=CONFIG.replace("RATE_AI 50Mb/s", "RATE_AI fast")), "config.txt:11: rate: expected a rate such as 100Gbps or 50Mb/s (got fast)"),
+        (dict(config=CONFIG.replace("PACKET_PAYLOAD_SIZE 1000", "PACKET_PAYLOAD_SIZE 100")),
+         "config.txt:2: PACKET_PAYLOAD_SIZE 100: expected 256..4096 (an RC MTU)"),
         (dict(topo=""), "topology.txt:1: expected '<nodes> <switches> <links>' (got an empty file)"),
     ]
     for kw, want in bad:
         p = convert(d, **kw)
         check(f"refused: {want}", p.returncode == 2 and want in p.stderr, p.stderr.strip())
+    p = convert(d, config=CONFIG.replace("PACKET_PAYLOAD_SIZE 1000", "PACKET_PAYLOAD_SIZE 4000")
+                + "L2_ACK_INTERVAL 16000\nL2_BACK_TO_ZERO 1\n")
+    fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
+    check("a 4,000-byte payload: jumbo switch ports; L2_ACK_INTERVAL in bytes becomes packets",
+          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4 }" in fab, fab[:600])
+    check("L2_BACK_TO_ZERO 1 is named as not modelled", "L2_BACK_TO_ZERO 1" in p.stdout + p.stderr,
+          p.stdout + p.stderr)
     p = convert(d, config=CONFIG.replace("CC_MODE 1", "CC_MODE 3"), extra=["--cc", "none"])
     check("--cc none runs an HPCC experiment's flows without congestion control", p.returncode == 0,
           p.stderr)

@@ -17,7 +17,8 @@ pfcfabric fabric file and switch template:
                 ALPHA_RESUME_INTERVAL, RATE_DECREASE_INTERVAL, RP_TIMER,
                 FAST_RECOVERY_TIMES, CLAMP_TARGET_RATE; ENABLE_QCN and
                 KMIN_MAP / KMAX_MAP / PMAX_MAP for ECN marking; BUFFER_SIZE;
-                PACKET_PAYLOAD_SIZE; SIMULATOR_STOP_TIME), the file and
+                PACKET_PAYLOAD_SIZE and L2_ACK_INTERVAL for the RC
+                transport; SIMULATOR_STOP_TIME), the file and
                 tracing keys are noted and left, anything else is an error
 
 Every error names the file, the line and what was expected (HpccError).
@@ -30,8 +31,7 @@ import re
 IGNORED_KEYS = {
     "TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE", "TRACE_OUTPUT_FILE", "FCT_OUTPUT_FILE",
     "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE", "QLEN_MON_START", "QLEN_MON_END",
-    "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK", "L2_CHUNK_SIZE", "L2_ACK_INTERVAL",
-    "L2_BACK_TO_ZERO", "HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT", "U_TARGET", "MI_THRESH",
+    "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK", "L2_CHUNK_SIZE", "HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT", "U_TARGET", "MI_THRESH",
     "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND", "ACK_HIGH_PRIO", "LINK_DOWN",
     "DCTCP_RATE_AI"}
 DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
@@ -42,9 +42,9 @@ DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
     "FAST_RECOVERY_TIMES": ("fast_recovery_times", "int"),
     "CLAMP_TARGET_RATE": ("clamp_target_rate", "bool")}
 OTHER_KEYS = {"ENABLE_QCN", "CC_MODE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFFER_SIZE",
-              "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME"}
+              "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO"}
 CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP"}
-ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC
+ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC (and a RETH of 16 on a first packet)
 
 
 class HpccError(Exception):
@@ -244,12 +244,22 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
                             f"to run the flows without congestion control")
         cc = "dcqcn" if mode == 1 else "none"
     ecn = val("ENABLE_QCN", "int", 1 if cc == "dcqcn" else 0) == 1
+    # The simulator's flows are RC queue pairs: transport rc, its payload
+    # size as rc.mtu (jumbo switch ports above 1,456 bytes), its ACK
+    # interval (bytes there: an ACK each time that many more arrived) in packets.
     payload = val("PACKET_PAYLOAD_SIZE", "int", 1000)
-    frame = payload + ROCE_HEADERS
-    if not 64 <= frame <= 1514:
+    if not 256 <= payload <= 4096:
         ln = conf["PACKET_PAYLOAD_SIZE"][0]
-        raise HpccError(f"{config_path}:{ln}: PACKET_PAYLOAD_SIZE {payload}: expected 6..1456 "
-                        f"(frames up to 1514 bytes)")
+        raise HpccError(f"{config_path}:{ln}: PACKET_PAYLOAD_SIZE {payload}: expected 256..4096 "
+                        f"(an RC MTU)")
+    ack_bytes = val("L2_ACK_INTERVAL", "int", 1)
+    if ack_bytes < 1:
+        raise HpccError(f"{config_path}:{conf['L2_ACK_INTERVAL'][0]}: L2_ACK_INTERVAL {ack_bytes}: "
+                        f"expected bytes >= 1")
+    ack_interval = max(1, -(-ack_bytes // payload))
+    if val("L2_BACK_TO_ZERO", "int", 0) != 0:
+        notes.append(f"{config_path}:{conf['L2_BACK_TO_ZERO'][0]}: L2_BACK_TO_ZERO 1 (go back to "
+                     f"the message's start): the emulated NICs go back N (to the NAKed PSN)")
     if duration_ms is None:
         stop = val("SIMULATOR_STOP_TIME", "real")
         if stop is None:
@@ -278,7 +288,9 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     overrides = [f"{{ between: [{name[a]}, {name[b]}], rate: {_rate_text(bps)}, delay: {d}ns }}"
                  for a, b, bps, d in topo["links"] if bps != base_rate or d != delays[0]]
     out[-1] += (", overrides: [ " + ", ".join(overrides) + " ] }") if overrides else " }"
-    out.append("switch: { config: switch.yaml }")
+    jumbo = payload + ROCE_HEADERS + 16 > 1514
+    out.append("switch: { config: switch.yaml" + (", mtu: 9000 }" if jumbo else " }"))
+    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval} }}")
     if cc == "dcqcn":
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]
         if d:
@@ -286,7 +298,7 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     out.append("flows:")
     for i, (src, dst, pg, dport, size, start) in enumerate(flows):
         out.append(f"  - {{ name: f{i}, from: {name[src]}, to: {name[dst]}, dscp: {pg}, prio: {pg}, "
-                   f"frame: {frame}, bytes: {size}, start: {start}ns"
+                   f"transport: rc, bytes: {size}, start: {start}ns"
                    + (", ecn: ect0" if ecn else "") + f", cc: {cc} }}")
     pgs = sorted({f[2] for f in flows}) or [3]
     tmpl = ["# Converted by tools/hpcc_import.py: the flows' priority groups lossless,",
