@@ -5,14 +5,16 @@ plots them: the web search flow-size distribution
 (configs/workloads/websearch.cdf) at 30% and 50% load of the host links,
 Poisson arrivals, random pairs (tools/pfclib/workload.py), on a k = 4
 fat-tree (pfc-tagger's generator: 20 switches, 16 hosts) at 40 Gb/s,
-switches as configs/fabric/switch-lossless-ecn.yaml, every flow ECN-capable
-and lossless; with DCQCN (rate-increase timer 55 us, as in
+switches as configs/fabric/switch-lossless-ecn.yaml, every flow an RC queue
+pair writing one message of its size (1,000-byte packets, an ACK a packet),
+ECN-capable and lossless; with DCQCN (rate-increase timer 55 us, as in
 bench/dcqcn_incast.sh) and with none (PFC alone). Arrivals for WINDOW_MS,
 then the run goes on until RUN_MS so the flows can finish. Virtual clock,
 seed fixed: a rerun is byte-identical.
 
-Per run: every flow's completion time and slowdown (fct.csv: against the
-flow alone on an idle path), the median and 99th percentile slowdown of
+Per run: every flow's completion time and slowdown (fct.csv: from its
+start to the ACK of its last packet, against the flow alone on an idle
+path), the median and 99th percentile slowdown of
 flows under 100 KB and over 1 MB, the time switch egresses spent paused
 (summed over all of them), lossless drops. Figure: slowdown by flow size
 (median, 95th, 99th) for each load, and the pause time.
@@ -33,7 +35,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from pfclib.workload import generate, load_cdf  # noqa: E402
 
 HOSTS = [f"h{p}_{i}_{m}" for p in range(4) for i in range(2) for m in range(2)]
-LINK_GBPS, FRAME, SEED = 40, 1000, 1
+LINK_GBPS, MTU, SEED = 40, 1000, 1
 BUCKETS = [(0, 10_000, "<10K"), (10_000, 100_000, "10K-100K"), (100_000, 1_000_000, "100K-1M"),
            (1_000_000, 10_000_000, "1M-10M"), (10_000_000, 1e18, ">10M")]
 
@@ -46,9 +48,10 @@ def fabric_file(out, load, cc, window_ms, run_ms):
              f"links: {{ rate: {LINK_GBPS}G, delay: 1us }}",
              f"switch: {{ config: {ROOT}/configs/fabric/switch-lossless-ecn.yaml }}",
              "dcqcn: { rp_timer: 55us }",
+             f"rc: {{ mtu: {MTU}, ack_interval: 1 }}",
              "flows:"]
     for k, (src, dst, size, start) in enumerate(flows):
-        lines.append(f"  - {{ name: w{k}, from: {src}, to: {dst}, dscp: 1, prio: 1, frame: {FRAME}, "
+        lines.append(f"  - {{ name: w{k}, from: {src}, to: {dst}, dscp: 1, prio: 1, transport: rc, "
                      f"bytes: {size}, start: {start}ns, ecn: ect0, cc: {cc} }}")
     path = os.path.join(out, f"web-{round(load * 100)}-{cc}.yaml")
     with open(path, "w") as f:

@@ -140,6 +140,23 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
        "fab.yaml:4: dcqcn.g: unknown field (expected one of: rate_ai,"},
       {"dcqcn: { ewma_gain: 2 }\n", "fab.yaml:4: dcqcn.ewma_gain: expected"},
       {"dcqcn: { cnp_prio: 8 }\n", "fab.yaml:4: dcqcn.cnp_prio: expected an integer from 0 to 7"},
+      {"rc: { mtu: 128 }\n", "fab.yaml:4: rc.mtu: expected an integer from 256 to 4096"},
+      {"rc: { timeout: 0 }\n", "fab.yaml:4: rc.timeout: expected an integer from 1 to 31"},
+      {"rc: { retry_cnt: 8 }\n", "fab.yaml:4: rc.retry_cnt: expected an integer from 0 to 7"},
+      {"rc: { ack_interval: 0 }\n", "fab.yaml:4: rc.ack_interval: expected an integer from 1"},
+      {"flows:\n  - { name: a, from: H1, to: H2, transport: tcp }\n",
+       "fab.yaml:5: flows[0].transport: expected raw (UDP frames, no acknowledgement) or rc"},
+      {"flows:\n  - { name: a, from: H1, to: H2, transport: rc }\n",
+       "fab.yaml:5: flows[0].transport: expected bytes or message with transport rc"},
+      {"flows:\n  - { name: a, from: H1, to: H2, transport: rc, bytes: 1M, frame: 500 }\n",
+       "fab.yaml:5: flows[0].frame: expected no frame size on an rc flow"},
+      {"flows:\n  - { name: a, from: H1, to: H2, bytes: 1M, message: 64K }\n",
+       "fab.yaml:5: flows[0].message: expected no message size on a raw flow"},
+      {"flows:\n  - { name: a, from: H1, to: H2, transport: rc, message: 4G }\n",
+       "fab.yaml:5: flows[0].message: expected"},
+      {"rc: { mtu: 4096 }\nflows:\n  - { name: a, from: H1, to: H2, transport: rc, bytes: 1M }\n",
+       "rc.mtu: 4096 makes 4170-byte frames, more than the switch ports' mtu 1500 carries"},
+      {"switch: { mtu: 1000 }\n", "fab.yaml:4: switch.mtu: expected an integer from 1500 to 9216"},
       {"flows:\n  - { name: a, from: H1, to: H2, ecn: ect2 }\n",
        "fab.yaml:5: flows[0].ecn: expected not-ect, ect0 or ect1 (the ECN field the host sends) "
        "(got 'ect2')"},
@@ -176,6 +193,31 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
     const std::string err = LoadErr(Fig2(c.extra));
     EXPECT_NE(err.find(c.expect), std::string::npos) << "case:\n" << c.extra << "got: " << err;
   }
+}
+
+TEST_F(FabricFile, RcFlowsAndTheirTransport) {
+  const std::string p =
+      Fig2(("rc: { mtu: 4096, ack_interval: 4, timeout: 10, retry_cnt: 3 }\n"
+            "switch: { mtu: 9000 }\n"
+            "flows:\n"
+            "  - { name: a, from: H1, to: H2, transport: rc, bytes: 1M, message: 64K }\n"
+            "  - { name: b, from: H1, to: H3, transport: rc, message: 8K }\n"
+            "  - { name: c, from: H1, to: H3 }\n"));
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  EXPECT_EQ(s.rc.mtu, 4096u);
+  EXPECT_EQ(s.rc.ack_interval, 4u);
+  EXPECT_EQ(s.rc.TimeoutNs(), 4096u << 10);
+  EXPECT_EQ(s.rc.retry_cnt, 3);
+  EXPECT_EQ(s.switch_mtu, 9000u);
+  ASSERT_EQ(s.flows.size(), 3u);
+  EXPECT_TRUE(s.flows[0].rc);
+  EXPECT_EQ(s.flows[0].bytes, 1u << 20);
+  EXPECT_EQ(s.flows[0].message_bytes, 64u << 10);
+  EXPECT_TRUE(s.flows[1].rc);
+  EXPECT_EQ(s.flows[1].bytes, 0u) << "an endless QP";
+  EXPECT_FALSE(s.flows[2].rc) << "raw by default";
 }
 
 TEST_F(FabricFile, FlowBetweenUnreachableHostsIsRejected) {
