@@ -16,6 +16,10 @@
 #   4. PFC (skipped with ROCEV2_PFC=0): two switches in a row, the second shaped below the load:
 #      PFC frames leave the first switch towards the sender (decoded by tshark) and the lossless
 #      counters stay at zero drops on the second switch;
+#   3b. ECN: tclass 98 (DSCP 24 with ECT(0): rxe puts the tclass in the TOS byte as it is) is
+#      marked CE by the switch on its way to b0 (rocev2.yaml's ecn section), tclass 96 (Not-ECT)
+#      never is, rxe completes with the marks, and rxe at b0 sends no CNP (opcode 0x81) back to
+#      a0: soft-RoCE has no DCQCN notification point (nor a reaction point);
 #   5. the switch stops cleanly on SIGINT and its exit counters agree;
 #   6. fabric (with --pfcfabric; skipped with ROCEV2_FABRIC=0): the hosts keep their addresses and
 #      reach each other across three emulated switches in one pfcfabric process (fabric3.yaml),
@@ -134,6 +138,26 @@ if [ $HAVE_CTL = 1 ] && check "pfcctl stats after the tclass 184 run" live after
     'p1.prio0.tx_packets>=50' '*.lossless.drops_total==0'
 fi
 
+# ---- 3b. ECN on rxe's own traffic --------------------------------------------------------------
+count() {  # count PCAP FILTER : packets of PCAP that tshark's display filter FILTER matches
+  tshark -r "$1" -Y "$2" 2>/dev/null | wc -l
+}
+ecn_phase() {
+  rv_require tshark || return 1
+  check "rxe completes with tclass 98 (DSCP 24, ECT(0))" tag_run tc98 98 || alive
+  local ce ect cnp ce96
+  ce=$(count "$RV_OUT/tc98.b0.pcap" 'infiniband && ip.dsfield.ecn == 3')
+  ect=$(count "$RV_OUT/tc98.b0.pcap" 'infiniband && ip.dsfield.ecn == 2')
+  cnp=$(count "$RV_OUT/tc98.a0.pcap" 'infiniband.bth.opcode == 129')
+  ce96=$(count "$RV_OUT/tc96.b0.pcap" 'ip.dsfield.ecn != 0')
+  echo "    tclass 98 at b0: $ce CE, $ect ECT(0); CNPs at a0: $cnp; tclass 96 at b0 with ECN bits: $ce96"
+  check "ECN: the switch marks rxe's ECT(0) data CE on its way to b0" test "$ce" -gt 0
+  RV_ECN_CE=$ce  # the exit counters must count as many
+  check "ECN: tclass 96 (Not-ECT) is never marked" test "$ce96" -eq 0
+  check "ECN: rxe sends no CNP for the CE marks it receives" test "$cnp" -eq 0
+}
+[ $FWD = pfcswitch ] && ecn_phase
+
 # ---- 5. clean stop and the exit counters ----------------------------------------------------
 check "$FWD stops cleanly on SIGINT" rv_fwd_stop
 if [ $FWD = pfcswitch ]; then
@@ -146,6 +170,8 @@ if [ $FWD = pfcswitch ]; then
     'p0.arp_reply_tx>0' 'p1.arp_request_tx>0' \
     'p0.prio3.rx_packets>0' 'p1.prio4.tx_packets>0' 'p0.prio3.rewrites>0' 'p0.prio0.to_lossy_tag>0' \
     '*.lossless.drops_total==0'
+  check "exit counters: ECN marks counted where they were made (p1, priority 4), nowhere else" \
+    counters "$F" "p1.prio4.ecn_marked>=${RV_ECN_CE:-0}" "p1.prio4.ecn_marked>0" 'p0.prio3.ecn_marked==0' 'p0.prio4.ecn_marked==0'
   echo "  final counters (nonzero):"; $STATS show "$F"
 fi
 
