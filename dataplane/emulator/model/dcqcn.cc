@@ -46,6 +46,16 @@ void DcqcnRp::Advance(uint64_t now_ns) {
   }
 }
 
+void DcqcnRp::OnSent(uint32_t bytes, uint64_t now_ns) {
+  if (!active_ || p_.byte_counter_bytes == 0) return;
+  Advance(now_ns);
+  for (sent_ += bytes; sent_ >= p_.byte_counter_bytes; sent_ -= p_.byte_counter_bytes) {
+    ++c_.byte_counter;
+    Increase();
+    ++bc_stage_;
+  }
+}
+
 Deadline DcqcnRp::NextEventNs() const {
   if (!active_) return kNever;
   return Earliest(alpha_at_, Earliest(decrease_at_, increase_at_));
@@ -57,18 +67,31 @@ void DcqcnRp::AlphaUpdate() {
 }
 
 void DcqcnRp::DecreaseCheck() {
-  if (p_.clamp_target_rate || stage_ != 0) target_ = rate_;
+  if (p_.clamp_target_rate || stage_ + bc_stage_ != 0) target_ = rate_;
   const auto cut = static_cast<uint64_t>(static_cast<double>(rate_) * (1 - alpha_ / 2));
   rate_ = std::max(p_.min_rate_bps, cut);
-  stage_ = 0;
+  stage_ = bc_stage_ = 0;
+  sent_ = 0;
   decrease_cnp_ = false;
   ++c_.cuts;
 }
 
 void DcqcnRp::Increase() {
-  if (stage_ < p_.fast_recovery_times) {
+  const uint32_t f = p_.fast_recovery_times;
+  if (p_.byte_counter_bytes != 0) {  // the paper's rule on both counts
+    const uint32_t hi = std::max(stage_, bc_stage_), lo = std::min(stage_, bc_stage_);
+    if (hi < f) {
+      ++c_.recoveries;
+    } else if (lo > f) {
+      target_ = std::min(p_.line_bps, target_ + p_.rate_hai_bps);
+      ++c_.hai;
+    } else {
+      target_ = std::min(p_.line_bps, target_ + p_.rate_ai_bps);
+      ++c_.ai;
+    }
+  } else if (stage_ < f) {
     ++c_.recoveries;
-  } else if (stage_ == p_.fast_recovery_times) {
+  } else if (stage_ == f) {
     target_ = std::min(p_.line_bps, target_ + p_.rate_ai_bps);
     ++c_.ai;
   } else {

@@ -22,7 +22,12 @@
 //    target) / 2; s == FAST_RECOVERY_TIMES: additive increase, target +=
 //    RATE_AI first; beyond: hyper increase, target += RATE_HAI first; the
 //    target never above the line rate.
-// No byte counter: like the simulator, increases are driven by the timer.
+// With BYTE_COUNTER (the DCQCN paper's B; 0, the default, leaves it off as
+// the simulator has no byte counter) every that many bytes the flow sends
+// since the last cut are an increase event too, and the phase follows the
+// paper's rule on T (timer events) and BC (byte-counter events) since the
+// cut, counted before this one: max(T, BC) < F fast recovery, min(T, BC) > F
+// hyper increase, else additive increase (F = FAST_RECOVERY_TIMES).
 //
 // The notification point sends a flow at most one CNP per cnp_interval
 // (default 4 us, see DcqcnParams), for the first CE-marked packet after it.
@@ -50,6 +55,7 @@ struct DcqcnParams {
   uint32_t fast_recovery_times = 1;            // FAST_RECOVERY_TIMES 1
   bool clamp_target_rate = false;              // CLAMP_TARGET_RATE 0
   double rate_on_first_cnp = 1.0;              // RateOnFirstCnp (rdma-hw.cc) 1.0
+  uint64_t byte_counter_bytes = 0;             // the paper's B (10 MB there); 0 = off
   // NP: at most one CNP per flow per this. 4 us: one per rate-decrease
   // interval, so each decision sees the marks of the interval before it
   // (the simulator flags every ACK of a marked packet instead; the DCQCN
@@ -62,6 +68,7 @@ struct DcqcnCounters {
   uint64_t cuts = 0;        // rate decreases
   uint64_t recoveries = 0;  // fast-recovery steps
   uint64_t ai = 0, hai = 0;
+  uint64_t byte_counter = 0;  // increase events from the byte counter
 };
 
 // One flow's sending rate (the reaction point).
@@ -73,6 +80,9 @@ class DcqcnRp {
   void OnCnp(uint64_t now_ns);
   // Runs every timer due at or before now_ns, in time order.
   void Advance(uint64_t now_ns);
+  // The flow sent `bytes` at now_ns (the byte counter; nothing when off or
+  // before the first CNP).
+  void OnSent(uint32_t bytes, uint64_t now_ns);
   // When the next timer is due (kNever before the first CNP).
   Deadline NextEventNs() const;
 
@@ -93,7 +103,9 @@ class DcqcnRp {
   bool active_ = false;        // a CNP has arrived: the timers run
   bool alpha_cnp_ = false;     // a CNP since the last alpha update
   bool decrease_cnp_ = false;  // ... since the last decrease check
-  uint32_t stage_ = 0;         // increase events since the last cut
+  uint32_t stage_ = 0;         // timer increase events since the last cut (T)
+  uint32_t bc_stage_ = 0;      // byte-counter increase events since the last cut (BC)
+  uint64_t sent_ = 0;          // bytes toward the next byte-counter event
   Deadline alpha_at_ = kNever, decrease_at_ = kNever, increase_at_ = kNever;
   DcqcnCounters c_;
 };

@@ -196,6 +196,7 @@ void HostModel::Pace(FlowTx& f, uint32_t len, uint64_t now_ns) {
   uint64_t rate_gap = f.rc && f.spec.rate_bps != 0 ? WireTimeNs(len, f.spec.rate_bps) : f.gap_ns;
   if (f.rp) {
     f.rp->Advance(now_ns);
+    f.rp->OnSent(len, now_ns);  // the byte counter, when on
     if (f.rp->active()) {
       const uint64_t rate =
           f.spec.rate_bps != 0 ? std::min(f.spec.rate_bps, f.rp->rate_bps()) : f.rp->rate_bps();

@@ -119,6 +119,7 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
                         {"fast_recovery", c.recoveries},
                         {"additive", c.ai},
                         {"hyper", c.hai}};
+          if (spec_.dcqcn.byte_counter_bytes != 0) j["dcqcn"]["byte_counter"] = c.byte_counter;
         }
         if (tx.rc) {
           const emu::RcRequesterCounters& c = tx.rc->counters();

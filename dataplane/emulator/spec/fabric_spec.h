@@ -36,7 +36,7 @@
 //               ewma_gain: 0.00390625, alpha_resume_interval: 1us,
 //               rate_decrease_interval: 4us, rp_timer: 900us,
 //               fast_recovery_times: 1, clamp_target_rate: false,
-//               rate_on_first_cnp: 1.0, cnp_interval: 4us,
+//               rate_on_first_cnp: 1.0, byte_counter: 0, cnp_interval: 4us,
 //               cnp_dscp: 48, cnp_prio: 6 }   (emulator/model/dcqcn.h)
 //   rc:       { mtu: 1000, ack_interval: 1, timeout: 8, retry_cnt: 7 }
 //                                             (emulator/model/rc_qp.h)

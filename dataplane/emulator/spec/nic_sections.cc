@@ -26,7 +26,7 @@ void ParseDcqcn(const Reader& rd, const YAML::Node& n, FabricSpec* s) {
   rd.CheckKeys(n, "dcqcn",
                {"rate_ai", "rate_hai", "min_rate", "ewma_gain", "alpha_resume_interval",
                 "rate_decrease_interval", "rp_timer", "fast_recovery_times", "clamp_target_rate",
-                "rate_on_first_cnp", "cnp_interval", "cnp_dscp", "cnp_prio"});
+                "rate_on_first_cnp", "byte_counter", "cnp_interval", "cnp_dscp", "cnp_prio"});
   DcqcnParams& d = s->dcqcn;
   auto interval = [&](const char* key, uint64_t* ns) {
     if (!n[key]) return;
@@ -48,6 +48,8 @@ void ParseDcqcn(const Reader& rd, const YAML::Node& n, FabricSpec* s) {
     d.clamp_target_rate = rd.Bool(n["clamp_target_rate"], "dcqcn.clamp_target_rate");
   if (n["rate_on_first_cnp"])
     d.rate_on_first_cnp = rd.Real(n["rate_on_first_cnp"], "dcqcn.rate_on_first_cnp", 0.001, 1);
+  if (n["byte_counter"])
+    d.byte_counter_bytes = rd.Bytes(n["byte_counter"], "dcqcn.byte_counter", 0, uint64_t{1} << 40);
   if (n["cnp_dscp"]) s->cnp_dscp = uint8_t(rd.Int(n["cnp_dscp"], "dcqcn.cnp_dscp", 0, 63));
   if (n["cnp_prio"]) s->cnp_prio = uint8_t(rd.Int(n["cnp_prio"], "dcqcn.cnp_prio", 0, 7));
 }

@@ -107,6 +107,42 @@ TEST(DcqcnRp, NeverBelowTheMinimumRate) {
   EXPECT_EQ(rp.rate_bps(), 3'000'000'000u) << "2.5G is below MIN_RATE";
 }
 
+// With the byte counter on, bytes sent are increase events too, and the
+// phase follows the paper's rule on both counts (before the event):
+// max(T, BC) < F fast recovery, min(T, BC) > F hyper, else additive.
+TEST(DcqcnRp, ByteCounterHandComputed) {
+  DcqcnParams p = Hand();
+  p.ewma_gain = 0;  // alpha stays 1: a cut halves the rate
+  p.rate_on_first_cnp = 0.5;
+  p.byte_counter_bytes = 1'000'000;
+  DcqcnRp rp(p);
+  rp.OnSent(5'000'000, 0);
+  EXPECT_EQ(rp.counters().byte_counter, 0u) << "nothing before the first CNP";
+  rp.OnCnp(0);               // rate = target = 5G
+  rp.Advance(40 * kUs + 1);  // the cut: 2.5G, target 5G; T = BC = 0
+  EXPECT_EQ(rp.rate_bps(), 2'500'000'000u);
+  rp.OnSent(500'000, 50 * kUs);
+  EXPECT_EQ(rp.rate_bps(), 2'500'000'000u) << "half a counter";
+  rp.OnSent(500'000, 50 * kUs);  // BC event: T 0, BC 0: fast recovery
+  EXPECT_EQ(rp.rate_bps(), 3'750'000'000u);
+  rp.OnSent(1'000'000, 60 * kUs);  // T 0, BC 1: additive, target 5.1G
+  EXPECT_EQ(rp.target_bps(), 5'100'000'000u);
+  EXPECT_EQ(rp.rate_bps(), 4'425'000'000u);
+  rp.Advance(140 * kUs + 1);  // the timer: T 0, BC 2: additive (min is 0)
+  EXPECT_EQ(rp.rate_bps(), 4'812'500'000u);
+  rp.OnSent(1'000'000, 150 * kUs);  // T 1, BC 2: additive (min 1 is not > F)
+  EXPECT_EQ(rp.rate_bps(), 5'056'250'000u);
+  rp.Advance(240 * kUs + 1);  // T 1, BC 3: additive, target 5.4G
+  EXPECT_EQ(rp.rate_bps(), 5'228'125'000u);
+  rp.OnSent(1'000'000, 250 * kUs);  // T 2, BC 3: hyper, target 6.4G
+  EXPECT_EQ(rp.target_bps(), 6'400'000'000u);
+  EXPECT_EQ(rp.rate_bps(), 5'814'062'500u);
+  EXPECT_EQ(rp.counters().byte_counter, 4u);
+  EXPECT_EQ(rp.counters().recoveries, 1u);
+  EXPECT_EQ(rp.counters().ai, 4u);
+  EXPECT_EQ(rp.counters().hai, 1u);
+}
+
 // The first CNP may cut at once (the simulator's RateOnFirstCnp).
 TEST(DcqcnRp, RateOnFirstCnp) {
   DcqcnParams p = Hand();
