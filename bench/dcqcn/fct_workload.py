@@ -16,8 +16,11 @@ Per run: every flow's completion time and slowdown (fct.csv: from its
 start to the ACK of its last packet, against the flow alone on an idle
 path), the median and 99th percentile slowdown of
 flows under 100 KB and over 1 MB, the time switch egresses spent paused
-(summed over all of them), lossless drops. Figure: slowdown by flow size
-(median, 95th, 99th) for each load, and the pause time.
+(summed over all of them), the switches' ingress buffers of the lossless
+priority sampled every 250 us during the arrivals (queue length, as
+ports.csv records it), lossless drops. Figure: slowdown by flow size
+(median, 95th, 99th) for each load, the pause time, and the distribution
+of the queue samples.
 
   fct_workload.py FABRIC_BIN OUT_DIR [WINDOW_MS] [RUN_MS] [LOADS...]
 Last line: RESULT flows=<n> completed=<n> small_p99_slowdown_dcqcn=<x>
@@ -43,7 +46,7 @@ BUCKETS = [(0, 10_000, "<10K"), (10_000, 100_000, "10K-100K"), (100_000, 1_000_0
 def fabric_file(out, load, cc, window_ms, run_ms):
     cdf = load_cdf(os.path.join(ROOT, "configs", "workloads", "websearch.cdf"))
     flows = generate(HOSTS, LINK_GBPS * 1e9, load, window_ms * 1e6, cdf, SEED)
-    lines = [f"fabric: {{ clock: virtual, duration: {run_ms}ms, bin: 1ms, seed: {SEED} }}",
+    lines = [f"fabric: {{ clock: virtual, duration: {run_ms}ms, bin: 250us, seed: {SEED} }}",
              "topology: { gen: fattree:4 }",
              f"links: {{ rate: {LINK_GBPS}G, delay: 1us }}",
              f"switch: {{ config: {ROOT}/configs/fabric/switch-lossless-ecn.yaml }}",
@@ -80,7 +83,11 @@ def run(fabric, out, load, cc, window_ms, run_ms):
     large = [s for b, s in sd if b > 1_000_000]
     pause_ns = sum(q["paused_ns"] for sw in r["switches"].values() for p in sw["ports"]
                    for q in p["prio"] if q["lossless"])
+    # Queue samples: every switch port's lossless ingress buffer, each bin of the arrivals.
+    queue_kb = sorted(int(x["buffer_bytes"]) / 1000 for x in csv.DictReader(open(os.path.join(d, "ports.csv")))
+                      if x["prio"] == "1" and float(x["t_ms"]) <= window_ms)
     return {"flows": len(rows), "completed": len(done), "lossless_drops": r["lossless_drops"],
+            "queue_kb": queue_kb, "queue_p99_kb": pct(queue_kb, 0.99),
             "small_p50": pct(small, 0.5), "small_p99": pct(small, 0.99),
             "large_p50": pct(large, 0.5), "large_p99": pct(large, 0.99),
             "pause_ms": pause_ns / 1e6,
@@ -95,7 +102,7 @@ def plot(res, loads, out):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker  # noqa: F401 (the slowdown axis' labels)
-    fig, ax = plt.subplots(1, len(loads) + 1, figsize=(5.5 * (len(loads) + 1), 4.6))
+    fig, ax = plt.subplots(1, len(loads) + 2, figsize=(5.5 * (len(loads) + 2), 4.6))
     style = {"none": ("tab:gray", "PFC alone"), "dcqcn": ("tab:blue", "PFC + DCQCN")}
     for k, load in enumerate(loads):
         a = ax[k]
@@ -115,7 +122,7 @@ def plot(res, loads, out):
         a.set_xlabel("flow size")
         a.set_title(f"web search at {round(load * 100)}% load")
         a.legend(fontsize=7)
-    a = ax[-1]
+    a = ax[-2]
     xs = range(len(loads))
     a.bar([x - 0.2 for x in xs], [res[(ld, "none")]["pause_ms"] for ld in loads], width=0.4,
           color="tab:gray", label="PFC alone")
@@ -125,6 +132,18 @@ def plot(res, loads, out):
     a.set_xticklabels([f"{round(ld * 100)}% load" for ld in loads])
     a.set_ylabel("ms, summed over the switches' egresses")
     a.set_title("time paused")
+    a.legend(fontsize=8)
+    a = ax[-1]
+    for k, load in enumerate(loads):
+        for cc, (color, label) in style.items():
+            q = res[(load, cc)]["queue_kb"]
+            if q:
+                a.plot(q, [(i + 1) / len(q) for i in range(len(q))], color=color,
+                       linestyle="-" if k == 0 else "--", label=f"{label}, {round(load * 100)}%")
+    a.set_xscale("symlog", linthresh=1)
+    a.set_xlabel("lossless ingress buffer of a switch port (KB), every 250 us")
+    a.set_ylabel("fraction of samples")
+    a.set_title("queue length while flows arrive")
     a.legend(fontsize=8)
     fig.suptitle("FCT under the web search workload, k=4 fat-tree at 40 Gb/s (virtual clock)")
     fig.tight_layout()
@@ -146,17 +165,19 @@ def main():
             print(f"load {round(load * 100)}% {cc:6s}: {x['completed']}/{x['flows']} flows completed; "
                   f"slowdown <100KB median {x['small_p50']:.2f} p99 {x['small_p99']:.2f}, "
                   f">1MB median {x['large_p50']:.2f} p99 {x['large_p99']:.2f}; paused {x['pause_ms']:.2f} ms; "
-                  f"lossless drops {x['lossless_drops']}")
+                  f"queue p99 {x['queue_p99_kb']:.1f} KB; lossless drops {x['lossless_drops']}")
     print("figure:", plot(res, loads, out))
-    json.dump({f"{k[0]}-{k[1]}": v for k, v in res.items()}, open(os.path.join(out, "summary.json"), "w"),
-              indent=1)
+    json.dump({f"{k[0]}-{k[1]}": {a: b for a, b in v.items() if a != "queue_kb"} for k, v in res.items()},
+              open(os.path.join(out, "summary.json"), "w"), indent=1)
     ld = loads[0]
     n, d = res[(ld, "none")], res[(ld, "dcqcn")]
     flows = sum(v["flows"] for v in res.values())
     done = sum(v["completed"] for v in res.values())
     print(f"RESULT flows={flows} completed={done} small_p99_slowdown_dcqcn={d['small_p99']:.2f} "
           f"small_p99_slowdown_none={n['small_p99']:.2f} pause_ms_dcqcn={d['pause_ms']:.2f} "
-          f"pause_ms_none={n['pause_ms']:.2f} lossless_drops={sum(v['lossless_drops'] for v in res.values())}")
+          f"pause_ms_none={n['pause_ms']:.2f} queue_p99_kb_dcqcn={d['queue_p99_kb']:.1f} "
+          f"queue_p99_kb_none={n['queue_p99_kb']:.1f} "
+          f"lossless_drops={sum(v['lossless_drops'] for v in res.values())}")
 
 
 if __name__ == "__main__":

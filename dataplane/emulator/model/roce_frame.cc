@@ -70,8 +70,27 @@ void PutHeaders(const RoceAddr& a, uint8_t opcode, uint32_t len, uint8_t* buf) {
   Put32(bth + 8, 0);                     // AckReq, reserved, PSN
 }
 
+// The ICRC of a frame being built, in one CRC pass over it: the variant
+// fields are masked in place and put back (RoceIcrc, for frames it may not
+// write, copies the headers instead), and the 8 bytes of 0xff are a
+// constant starting state.
+uint32_t IcrcInPlace(uint8_t* buf, uint32_t len) {
+  static const uint32_t kLrhState = [] {
+    uint8_t ff[8];
+    std::memset(ff, 0xff, sizeof ff);
+    return crc32_gzip_refl(0, ff, sizeof ff);
+  }();
+  uint8_t* ip = buf + kIp;
+  constexpr int kMasked[] = {1, 8, 10, 11, 20 + 6, 20 + 7, 28 + 4};  // as RoceIcrc
+  uint8_t saved[sizeof kMasked / sizeof kMasked[0]];
+  for (size_t i = 0; i < sizeof saved; i++) saved[i] = ip[kMasked[i]], ip[kMasked[i]] = 0xff;
+  const uint32_t crc = crc32_gzip_refl(kLrhState, ip, len - kIp - kIcrcLen);
+  for (size_t i = 0; i < sizeof saved; i++) ip[kMasked[i]] = saved[i];
+  return crc;
+}
+
 void PutIcrc(uint8_t* buf, uint32_t len) {
-  const uint32_t icrc = RoceIcrc(buf, len);
+  const uint32_t icrc = IcrcInPlace(buf, len);
   uint8_t* f = buf + len - kIcrcLen;
   for (int i = 0; i < 4; i++) f[i] = static_cast<uint8_t>(icrc >> (8 * i));
 }
