@@ -58,16 +58,17 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const Route* a, const Route* b) { return a->len < b->len; });
 
-  std::vector<uint16_t> tbl24(size_t{1} << 24, kNoRoute);
+  ZeroPages<uint16_t> tbl24(size_t{1} << 24);  // all "no route" (stored XOR kNoRoute)
   std::vector<uint16_t> tbl8;
   for (const Route* r : sorted) {
     if (r->len <= 24) {
       const size_t first = r->prefix >> 8;
       const size_t count = size_t{1} << (24 - r->len);
-      std::fill_n(tbl24.begin() + first, count, r->nh);
+      std::fill_n(tbl24.data() + first, count, static_cast<uint16_t>(r->nh ^ kNoRoute));
       continue;
     }
-    uint16_t& e = tbl24[r->prefix >> 8];
+    uint16_t& stored = tbl24[r->prefix >> 8];
+    const uint16_t e = stored ^ kNoRoute;
     if (!(e & kGroupFlag) || e == kNoRoute) {
       const size_t group = tbl8.size() >> 8;
       if (group >= kGroupFlag - 1) {  // 0x7fff | flag would read as kNoRoute
@@ -76,9 +77,10 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
         return false;
       }
       tbl8.resize(tbl8.size() + 256, e);
-      e = static_cast<uint16_t>(kGroupFlag | group);
+      stored = static_cast<uint16_t>((kGroupFlag | group) ^ kNoRoute);
     }
-    const size_t base = (static_cast<size_t>(e & ~kGroupFlag) << 8) | (r->prefix & 0xff);
+    const uint16_t g = stored ^ kNoRoute;
+    const size_t base = (static_cast<size_t>(g & ~kGroupFlag) << 8) | (r->prefix & 0xff);
     std::fill_n(tbl8.begin() + base, size_t{1} << (32 - r->len), r->nh);
   }
 
@@ -102,7 +104,7 @@ void RouteTable::LookupBurst(const uint32_t* dst_ips, uint16_t* nh, int n) const
   for (int base = 0; base < n; base += kMaxBurst) {
     const int m = std::min(kMaxBurst, n - base);
     uint16_t e[kMaxBurst];
-    for (int i = 0; i < m; ++i) e[i] = t24[dst_ips[base + i] >> 8];
+    for (int i = 0; i < m; ++i) e[i] = t24[dst_ips[base + i] >> 8] ^ kNoRoute;
     for (int i = 0; i < m; ++i) {
       if ((e[i] & kGroupFlag) && e[i] != kNoRoute) {
         e[i] = t8[(static_cast<uint32_t>(e[i] & ~kGroupFlag) << 8) | (dst_ips[base + i] & 0xff)];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dataplane/common/types.h"
+#include "dataplane/common/zero_pages.h"
 
 namespace pfc {
 
@@ -43,7 +44,7 @@ class RouteTable {
     if (tbl24_.empty()) [[unlikely]] {
       return kNoRoute;
     }
-    const uint16_t e = tbl24_[dst_ip >> 8];
+    const uint16_t e = tbl24_[dst_ip >> 8] ^ kNoRoute;
     if (!(e & kGroupFlag) || e == kNoRoute) return e;
     return tbl8_[(static_cast<uint32_t>(e & ~kGroupFlag) << 8) | (dst_ip & 0xff)];
   }
@@ -53,11 +54,18 @@ class RouteTable {
   void LookupBurst(const uint32_t* dst_ips, uint16_t* nh, int n) const;
   const NextHop& next_hop(uint16_t i) const { return next_hops_[i]; }
   size_t size() const { return routes_.size(); }
+  // Memory the table holds now: tbl24's resident pages, tbl8, the lists.
+  size_t MemoryBytes() const {
+    return tbl24_.ResidentBytes() + tbl8_.capacity() * sizeof(uint16_t) +
+           next_hops_.capacity() * sizeof(NextHop) + routes_.capacity() * sizeof(Route);
+  }
 
  private:
   static constexpr uint16_t kGroupFlag = 0x8000;
-  std::vector<uint16_t> tbl24_;  // 1<<24 entries; top bit set (and != kNoRoute): tbl8 group
-  std::vector<uint16_t> tbl8_;   // groups of 256
+  // 1<<24 entries, each stored XOR kNoRoute (0: no route); decoded, the
+  // top bit set (and != kNoRoute) names a tbl8 group.
+  ZeroPages<uint16_t> tbl24_;
+  std::vector<uint16_t> tbl8_;  // groups of 256
   std::vector<NextHop> next_hops_;
   std::vector<Route> routes_;
 };

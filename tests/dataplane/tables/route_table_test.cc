@@ -172,6 +172,27 @@ TEST(RouteTable, RandomRouteSetsAgreeWithNaive) {
   }
 }
 
+// tbl24 costs the pages its routes write: an emulated switch's few hundred
+// routes, not 32 MiB; a default route writes them all.
+TEST(RouteTable, MemoryFollowsTheRoutes) {
+  std::vector<RouteTable::Route> routes;
+  for (uint32_t i = 0; i < 300; ++i) {
+    routes.push_back({0x0a000000u | i << 14, 30, static_cast<uint16_t>(i % 4)});  // a /30 each
+  }
+  std::vector<NextHop> nhs(4);
+  RouteTable t;
+  std::string err;
+  ASSERT_TRUE(t.Build(routes, nhs, &err)) << err;
+  EXPECT_EQ(t.Lookup(0x0a000001u), 0u);
+  EXPECT_EQ(t.Lookup(0x0b000001u), RouteTable::kNoRoute) << "an untouched page reads as no route";
+  EXPECT_LT(t.MemoryBytes(), size_t{2} << 20) << "300 routes, far under tbl24's 32 MiB";
+  routes.push_back({0, 0, 1});  // a default route
+  ASSERT_TRUE(t.Build(routes, nhs, &err)) << err;
+  EXPECT_GE(t.MemoryBytes(), size_t{32} << 20);
+  EXPECT_EQ(t.Lookup(0x0b000001u), 1u);
+  EXPECT_EQ(t.Lookup(0x0a000001u), 0u);
+}
+
 TEST(RouteTable, NaiveRouteLookupBasics) {
   const std::vector<Route> routes = {{Ip(1, 0, 0, 0), 8, 3}, {Ip(1, 2, 0, 0), 16, 4}};
   EXPECT_EQ(NaiveRouteLookup(routes, Ip(1, 2, 3, 4)), 4);
