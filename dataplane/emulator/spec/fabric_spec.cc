@@ -316,7 +316,8 @@ void ParseHost(const Reader& rd, const YAML::Node& h, const std::string& f, Fabr
   rd.CheckKeys(h, f,
                {"name", "device", "ignore_pause", "storm", "storm_quanta", "storm_interval",
                 "address", "gateway"});
-  HostSpec& hs = s->hosts[Node(rd, *s, h["name"], f + ".name", 1)];
+  HostSpec& hs = s->hosts[Node(rd, *s, rd.Need(h, "name", f + ".name", "a host of the topology"),
+                               f + ".name", 1)];
   if (h["device"]) hs.device = rd.Str(h["device"], f + ".device");
   if (h["address"] || h["gateway"]) ParseHostAddress(rd, h, f, s, &hs);
   if (h["ignore_pause"]) hs.ignore_pause = rd.Bool(h["ignore_pause"], f + ".ignore_pause");
@@ -355,11 +356,11 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
                {"name", "from", "to", "dscp", "prio", "ecn", "cc", "rate", "frame", "bytes", "ttl",
                 "transport", "message", "start", "stop"});
   FlowSpecFile fl;
-  fl.name = rd.Str(n["name"], f + ".name");
+  fl.name = rd.Str(rd.Need(n, "name", f + ".name", "a flow name"), f + ".name");
   for (const auto& o : s->flows)
     if (o.name == fl.name) rd.Fail(n["name"], f + ".name", "a unique flow name");
-  fl.from = Node(rd, *s, n["from"], f + ".from", 1);
-  fl.to = Node(rd, *s, n["to"], f + ".to", 1);
+  fl.from = Node(rd, *s, rd.Need(n, "from", f + ".from", "the sending host"), f + ".from", 1);
+  fl.to = Node(rd, *s, rd.Need(n, "to", f + ".to", "the receiving host"), f + ".to", 1);
   if (fl.from == fl.to) rd.Fail(n["to"], f + ".to", "a host other than the sender");
   if (!s->hosts[fl.from].device.empty())
     rd.Fail(n["from"], f + ".from",
@@ -402,7 +403,7 @@ void ParseEvent(const Reader& rd, const YAML::Node& n, const std::string& f, Fab
   rd.RequireMap(n, f);
   EventSpec e;
   e.line = n.Mark().line + 1;
-  e.at_ns = Duration(rd, n["at"], f + ".at");
+  e.at_ns = Duration(rd, rd.Need(n, "at", f + ".at", "the time of the event"), f + ".at");
   if (n["link"]) {
     rd.CheckKeys(n, f, {"at", "link", "state"});
     e.kind = EventSpec::Kind::kLink;
@@ -415,12 +416,14 @@ void ParseEvent(const Reader& rd, const YAML::Node& n, const std::string& f, Fab
     const YAML::Node r = n["route"];
     rd.CheckKeys(r, f + ".route", {"switch", "to", "via"});
     e.kind = EventSpec::Kind::kRoute;
-    e.a = Node(rd, *s, r["switch"], f + ".route.switch", 0);
-    const std::string to = rd.Str(r["to"], f + ".route.to");
+    e.a =
+        Node(rd, *s, rd.Need(r, "switch", f + ".route.switch", "a switch"), f + ".route.switch", 0);
+    const std::string to =
+        rd.Str(rd.Need(r, "to", f + ".route.to", "a host or a prefix"), f + ".route.to");
     e.b = s->topo.Find(to);
     if (e.b == kNoNode ? !ParsePrefix(to, &e.prefix, &e.prefix_len) : s->topo.is_switch(e.b))
       rd.Fail(r["to"], f + ".route.to", "a host of the topology or a prefix a.b.c.d/len");
-    e.c = Node(rd, *s, r["via"], f + ".route.via", -1);
+    e.c = Node(rd, *s, rd.Need(r, "via", f + ".route.via", "a neighbour"), f + ".route.via", -1);
     if (s->topo.PortTo(e.a, e.c) < 0)
       rd.Fail(r["via"], f + ".route.via", "a neighbour of " + s->topo.node(e.a).name);
   } else if (n["flow"]) {
@@ -447,8 +450,10 @@ void ParseEvent(const Reader& rd, const YAML::Node& n, const std::string& f, Fab
     const YAML::Node r = n["rules"];
     rd.CheckKeys(r, f + ".rules", {"switch", "file"});
     e.kind = EventSpec::Kind::kRules;
-    e.a = Node(rd, *s, r["switch"], f + ".rules.switch", 0);
-    e.file = Resolve(rd.file(), rd.Str(r["file"], f + ".rules.file"));
+    e.a =
+        Node(rd, *s, rd.Need(r, "switch", f + ".rules.switch", "a switch"), f + ".rules.switch", 0);
+    e.file = Resolve(rd.file(), rd.Str(rd.Need(r, "file", f + ".rules.file", "a rules file"),
+                                       f + ".rules.file"));
     if (!fs::is_regular_file(e.file))
       rd.Fail(r["file"], f + ".rules.file", "a readable rules file (" + e.file + ")");
   } else {
@@ -460,8 +465,9 @@ void ParseEvent(const Reader& rd, const YAML::Node& n, const std::string& f, Fab
 void ParseCapture(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
   rd.CheckKeys(n, f, {"link", "file"});
   CaptureSpec c;
-  std::tie(c.a, c.b) = LinkRef(rd, *s, n["link"], f + ".link");
-  c.file = rd.Str(n["file"], f + ".file");
+  std::tie(c.a, c.b) =
+      LinkRef(rd, *s, rd.Need(n, "link", f + ".link", "the two ends of a link"), f + ".link");
+  c.file = rd.Str(rd.Need(n, "file", f + ".file", "a pcapng file name"), f + ".file");
   s->captures.push_back(c);
 }
 
