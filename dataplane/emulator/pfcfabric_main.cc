@@ -20,6 +20,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "dataplane/config/eal_needs.h"
@@ -46,6 +47,19 @@ uint64_t MemoryMb(const std::vector<pfc::SwitchConfig>& configs) {
     mb += pfc::PlanMemory(c, need).EalMb();
   }
   return 2 * mb + 256;
+}
+
+// rte_eal_cleanup, then the runtime directory of the file prefix this
+// process chose itself (pfcfabric-<pid>; left alone when the user gave EAL
+// options), which DPDK leaves behind.
+void EalCleanup(bool own_prefix) {
+  const std::string dir = rte_eal_get_runtime_dir();
+  rte_eal_cleanup();
+  // Its telemetry socket is unlinked only at exit: the directory goes whole.
+  const std::string mine = "/pfcfabric-" + std::to_string(getpid());
+  std::error_code ec;
+  if (own_prefix && dir.size() > mine.size() && dir.ends_with(mine))
+    std::filesystem::remove_all(dir, ec);
 }
 
 }  // namespace
@@ -145,10 +159,10 @@ int main(int argc, char** argv) {
   if (split < 0) {
     // Real clock: the main lcore runs hosts and events, the others switches.
     const unsigned cores = std::max(2u, std::min(3u, std::thread::hardware_concurrency()));
-    eal.insert(eal.end(),
-               {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge", "--no-pci",
-                "--no-shconf", "-m", std::to_string(MemoryMb(configs)), "--file-prefix",
-                "pfcfabric-" + std::to_string(getpid()), "--log-level", "lib.eal:error"});
+    eal.insert(eal.end(), {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge",
+                           "--no-pci", "--no-shconf", "-m", std::to_string(MemoryMb(configs)),
+                           "--file-prefix", "pfcfabric-" + std::to_string(getpid()), "--log-level",
+                           "lib.eal:error", "--log-level", "lib.telemetry:error"});
     for (const std::string& v : pfc::emu::VdevArgs(spec)) eal.insert(eal.end(), {"--vdev", v});
   } else {
     for (int i = 1; i < split; i++) eal.emplace_back(argv[i]);
@@ -159,6 +173,7 @@ int main(int argc, char** argv) {
   }
   std::vector<char*> eal_argv;
   for (std::string& s : eal) eal_argv.push_back(s.data());
+  const bool own_prefix = split < 0;
   if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0) {
     std::fprintf(stderr, "pfcfabric: EAL init failed: %s\n", rte_strerror(rte_errno));
     return 1;
@@ -166,7 +181,7 @@ int main(int argc, char** argv) {
   const unsigned workers = virt ? 0 : rte_lcore_count() - 1;
   if (!virt && workers == 0) {
     std::fprintf(stderr, "pfcfabric: the real clock needs worker lcores (EAL -l 0-1 or more)\n");
-    rte_eal_cleanup();
+    EalCleanup(own_prefix);
     return 2;
   }
   int rc = 0;
@@ -174,7 +189,7 @@ int main(int argc, char** argv) {
     auto fab = pfc::emu::Fabric::Create(spec, plan, configs, workers, &err);
     if (!fab) {
       std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
-      rte_eal_cleanup();
+      EalCleanup(own_prefix);
       return 1;
     }
     std::signal(SIGINT, OnSignal);
@@ -205,6 +220,6 @@ int main(int argc, char** argv) {
                 fab->now_ns() / 1e6, virt ? "virtual" : "real", wall,
                 static_cast<unsigned long long>(fab->LosslessDrops()), spec.out_dir.c_str());
   }
-  rte_eal_cleanup();
+  EalCleanup(own_prefix);
   return rc;
 }
