@@ -108,6 +108,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pfcfabric: fabric error: %s\n", err.c_str());
     return 2;
   }
+  for (const std::string& w : spec.warnings)
+    std::fprintf(stderr, "pfcfabric: warning: %s\n", w.c_str());
   if (!out_dir.empty()) spec.out_dir = std::filesystem::absolute(out_dir).string();
   if (!rules_dir.empty()) {
     spec.rules_dir = std::filesystem::absolute(rules_dir).string();

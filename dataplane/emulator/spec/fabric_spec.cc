@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <queue>
@@ -351,6 +352,13 @@ std::vector<bool> Reachable(const tagger::Topology& t, uint32_t from) {
   return seen;
 }
 
+// The rate of a host's link: its override's, else the fabric's default.
+uint64_t HostLinkBps(const FabricSpec& s, uint32_t host) {
+  for (const LinkOverride& o : s.overrides)
+    if ((o.a == host || o.b == host) && o.rate_bps != 0) return o.rate_bps;
+  return s.link_rate_bps;
+}
+
 void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
   rd.CheckKeys(n, f,
                {"name", "from", "to", "dscp", "prio", "ecn", "cc", "rate", "frame", "bytes", "ttl",
@@ -393,6 +401,22 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
   if (n["start"]) fl.start_ns = Duration(rd, n["start"], f + ".start");
   if (n["stop"]) fl.stop_ns = Duration(rd, n["stop"], f + ".stop");
   if (fl.stop_ns <= fl.start_ns) rd.Fail(n["stop"], f + ".stop", "a time after start");
+  const auto where = [&](const YAML::Node& x) {
+    return rd.file() + ":" + std::to_string(x.Mark().line + 1) + ": ";
+  };
+  const auto gbps = [](uint64_t bps) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g Gb/s", static_cast<double>(bps) / 1e9);
+    return std::string(b);
+  };
+  if (const uint64_t link = HostLinkBps(*s, fl.from); fl.rate_bps > link)
+    s->warnings.push_back(where(n["rate"]) + f + ".rate: " + gbps(fl.rate_bps) + " is more than " +
+                          s->topo.node(fl.from).name + "'s link (" + gbps(link) +
+                          "): it sends at the link's rate");
+  if (s->duration_ns != 0 && fl.start_ns >= s->duration_ns)
+    s->warnings.push_back(where(n["start"]) + f + ".start: " + std::to_string(fl.start_ns) +
+                          " ns is not before the run's end (fabric.duration " +
+                          std::to_string(s->duration_ns) + " ns): the flow never starts");
   if (!Reachable(s->topo, fl.from)[fl.to])
     rd.Fail(n["to"], f + ".to",
             "a host joined to " + s->topo.node(fl.from).name + " through switches (unreachable)");

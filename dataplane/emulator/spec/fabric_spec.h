@@ -182,6 +182,11 @@ struct FabricSpec {
   // naming that server's switches; a host runs where its switch does.
   std::vector<bool> here;
 
+  // What the file asks that runs but is likely not what was meant, each
+  // "file:line: field: what happens" (a flow faster than its host's link,
+  // a flow starting after the run's end); pfcfabric prints them.
+  std::vector<std::string> warnings;
+
   const HostSpec* host(uint32_t node) const;
   bool Local(uint32_t node) const;
 };

@@ -236,6 +236,26 @@ TEST_F(FabricFile, RcFlowsAndTheirTransport) {
   EXPECT_FALSE(s.flows[2].rc) << "raw by default";
 }
 
+TEST_F(FabricFile, WarnsOfFlowsThatCannotRunAsWritten) {
+  const std::string p = Fig2(
+      "flows:\n"
+      "  - { name: a, from: H1, to: H2, rate: 100G }\n"
+      "  - { name: b, from: H1, to: H3, start: 100ms }\n"
+      "  - { name: c, from: H1, to: H3, rate: 40G, start: 99ms }\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  ASSERT_EQ(s.warnings.size(), 2u);
+  EXPECT_NE(
+      s.warnings[0].find("fab.yaml:5: flows[0].rate: 100 Gb/s is more than H1's link (40 Gb/s)"),
+      std::string::npos)
+      << s.warnings[0];
+  EXPECT_NE(
+      s.warnings[1].find("fab.yaml:6: flows[1].start: 100000000 ns is not before the run's end"),
+      std::string::npos)
+      << s.warnings[1];
+}
+
 TEST_F(FabricFile, FlowBetweenUnreachableHostsIsRejected) {
   const std::string p =
       Write("u.yaml",

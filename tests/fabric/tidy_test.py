@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""pfcfabric is quiet and tidy (suite 'fabric', virtual clock): a run prints
+no DPDK notice (telemetry's "No legacy callbacks" line), leaves no runtime
+directory of its own file prefix in /var/run/dpdk, and prints a warning
+with file:line for a flow faster than its host's link and for one that
+starts after the run's end, while still running.
+
+  tidy_test.py BUILD_DIR SOURCE_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from pfclib.checks import check, finish  # noqa: E402
+
+build, src = sys.argv[1], sys.argv[2]
+fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
+cfg = os.path.abspath(os.path.join(src, "configs/fabric"))
+
+FAB = f"""fabric: {{ clock: virtual, duration: 1ms, bin: 250us }}
+include: {cfg}/incast-3to1.yaml
+flows:
+  - {{ name: f1, from: H1, to: H4, rate: 40G }}
+  - {{ name: f2, from: H2, to: H4, start: 2ms }}
+"""
+
+with tempfile.TemporaryDirectory(prefix="fabric-tidy-") as tmp:
+    path = os.path.join(tmp, "tidy.yaml")
+    with open(path, "w") as f:
+        f.write(FAB)
+    p = subprocess.run([fabric, "--fabric", path, "--out", os.path.join(tmp, "out")], capture_output=True,
+                       text=True, env=dict(os.environ, PFCFABRIC_SHOW_EAL="1"), timeout=120)
+    out = p.stdout + p.stderr
+    print(out)
+    check("the run succeeds", p.returncode == 0)
+    check("no DPDK notice on the output", "TELEMETRY" not in out and "EAL:" not in out)
+    prefix = re.search(r"--file-prefix (\S+)", out)
+    check("the EAL arguments name its own file prefix", prefix is not None)
+    if prefix:
+        d = os.path.join("/var/run/dpdk", prefix.group(1))
+        check(f"nothing left in {d}", not os.path.exists(d))
+    check("a warning with file:line for the flow faster than its link",
+          f"pfcfabric: warning: {path}:4: flows[0].rate: 40 Gb/s is more than H1's link (10 Gb/s)" in out)
+    check("a warning with file:line for the flow that never starts",
+          f"pfcfabric: warning: {path}:5: flows[1].start: 2000000 ns is not before the run's end" in out)
+finish()
