@@ -17,6 +17,7 @@
 #include "ctrl/tagger/schemes.h"
 #include "ctrl/tagger/topo_gen.h"
 #include "ctrl/tagger/verify.h"
+#include "pfc_version.h"
 
 using namespace pfc::tagger;
 
@@ -200,7 +201,13 @@ int main(int argc, char** argv) {
   an_topo.Add(an);
   an_elp.Add(an, false);
 
-  CLI11_PARSE(app, argc, argv);
+  app.set_version_flag("--version", std::string("pfc-tagger ") + PFC_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help, the version or the error
+    return rc == 0 ? 0 : 2;      // 2 for usage errors, as pfcswitch
+  }
   const bool progress = progress_flag || isatty(2);
   std::string err;
   Topology topo;

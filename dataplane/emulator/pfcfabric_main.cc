@@ -28,6 +28,7 @@
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 #include "dataplane/stages/worker.h"
+#include "pfc_version.h"
 
 namespace {
 
@@ -95,11 +96,13 @@ int main(int argc, char** argv) {
   app.add_flag("--check", check,
                "validate the fabric, write the switch configs and topology.json (for pfc-tagger), "
                "then exit");
+  app.set_version_flag("--version", std::string("pfcfabric ") + PFC_VERSION);
   std::reverse(app_args.begin(), app_args.end());
   try {
     app.parse(app_args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int rc = app.exit(e);  // prints help, the version or the error
+    return rc == 0 ? 0 : 2;      // 2 for usage errors, as pfcswitch
   }
 
   pfc::emu::FabricSpec spec;

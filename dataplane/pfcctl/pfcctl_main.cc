@@ -12,6 +12,7 @@
 
 #include "dataplane/config/config.h"
 #include "dataplane/pfcctl/telemetry_client.h"
+#include "pfc_version.h"
 
 namespace {
 
@@ -98,7 +99,13 @@ int main(int argc, char** argv) {
   std::string raw_cmd;
   auto* raw = app.add_subcommand("raw", "send a raw telemetry command");
   raw->add_option("command", raw_cmd, "e.g. /pfcswitch/info or /ethdev/stats,0")->required();
-  CLI11_PARSE(app, argc, argv);
+  app.set_version_flag("--version", std::string("pfcctl ") + PFC_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help, the version or the error
+    return rc == 0 ? 0 : 2;      // 2 for usage errors, as pfcswitch
+  }
   if (!sw_name.empty()) g_sw = sw_name + ",";
   const std::string info_cmd = "/pfcswitch/info" + (sw_name.empty() ? "" : "," + sw_name);
 

@@ -30,6 +30,7 @@
 #include "dataplane/switch/dataplane.h"
 #include "dataplane/switch/log.h"
 #include "dataplane/switch/switch.h"
+#include "pfc_version.h"
 
 namespace {
 
@@ -111,10 +112,13 @@ int main(int argc, char** argv) {
                  "with --check-config: fail unless the config fits in this EAL memory")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   app.add_option("--stats-json", stats_json, "write the final counters to this file at exit");
+  app.set_version_flag("--version", std::string("pfcswitch ") + PFC_VERSION);
   std::reverse(app_args.begin(), app_args.end());
   try {
     app.parse(app_args);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // CLI11 lists extra arguments from the reversed vector; name them in order.
