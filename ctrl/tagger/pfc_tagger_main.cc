@@ -17,6 +17,7 @@
 #include "ctrl/tagger/schemes.h"
 #include "ctrl/tagger/topo_gen.h"
 #include "ctrl/tagger/verify.h"
+#include "dataplane/common/cli_parse.h"
 #include "pfc_version.h"
 
 using namespace pfc::tagger;
@@ -202,12 +203,7 @@ int main(int argc, char** argv) {
   an_elp.Add(an, false);
 
   app.set_version_flag("--version", std::string("pfc-tagger ") + PFC_VERSION);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints help, the version or the error
-    return rc == 0 ? 0 : 2;      // 2 for usage errors, as pfcswitch
-  }
+  if (const auto rc = pfc::CliParse(app, argc, argv)) return *rc;
   const bool progress = progress_flag || isatty(2);
   std::string err;
   Topology topo;

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "dataplane/common/cli_parse.h"
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/emulator/spec/fabric_plan.h"
@@ -98,12 +99,7 @@ int main(int argc, char** argv) {
                "then exit");
   app.set_version_flag("--version", std::string("pfcfabric ") + PFC_VERSION);
   std::reverse(app_args.begin(), app_args.end());
-  try {
-    app.parse(app_args);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints help, the version or the error
-    return rc == 0 ? 0 : 2;      // 2 for usage errors, as pfcswitch
-  }
+  if (const auto rc = pfc::CliParse(app, app_args)) return *rc;
 
   pfc::emu::FabricSpec spec;
   std::string err;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "dataplane/common/cli_parse.h"
 #include "dataplane/config/config.h"
 #include "dataplane/pfcctl/telemetry_client.h"
 #include "pfc_version.h"
@@ -100,12 +101,7 @@ int main(int argc, char** argv) {
   auto* raw = app.add_subcommand("raw", "send a raw telemetry command");
   raw->add_option("command", raw_cmd, "e.g. /pfcswitch/info or /ethdev/stats,0")->required();
   app.set_version_flag("--version", std::string("pfcctl ") + PFC_VERSION);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints help, the version or the error
-    return rc == 0 ? 0 : 2;      // 2 for usage errors, as pfcswitch
-  }
+  if (const auto rc = pfc::CliParse(app, argc, argv)) return *rc;
   if (!sw_name.empty()) g_sw = sw_name + ",";
   const std::string info_cmd = "/pfcswitch/info" + (sw_name.empty() ? "" : "," + sw_name);
 
