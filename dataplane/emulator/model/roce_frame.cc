@@ -4,6 +4,7 @@
 #include <isa-l/crc.h>
 
 #include <cstring>
+#include <iterator>
 
 #include "dataplane/net/be_bytes.h"
 #include "dataplane/net/ipv4_edit.h"
@@ -20,20 +21,30 @@ using be::Put64;
 
 constexpr uint32_t kIp = 14, kUdp = kIp + 20, kBth = kUdp + 8;
 
+// The fields the ICRC masks (all ones), from the IPv4 header: those a switch
+// may change on the way (ECN marks, DSCP rewrites, TTL) and their checksums:
+// TOS, TTL, the header checksum, the UDP checksum, the BTH's reserved byte
+// (FECN/BECN in InfiniBand).
+constexpr int kIcrcMasked[] = {1, 8, 10, 11, 20 + 6, 20 + 7, 28 + 4};
+
+// The CRC state after the 8 bytes of 0xff that stand for the absent LRH.
+uint32_t LrhState() {
+  static const uint32_t k = [] {
+    uint8_t ff[8];
+    std::memset(ff, 0xff, sizeof ff);
+    return crc32_gzip_refl(0, ff, sizeof ff);
+  }();
+  return k;
+}
+
 }  // namespace
 
 uint32_t RoceIcrc(const uint8_t* frame, uint32_t len) {
-  // The invariant part of the headers, with the variant fields masked.
-  uint8_t hdr[8 + 20 + 8 + kBthLen];
-  std::memset(hdr, 0xff, 8);
-  std::memcpy(hdr + 8, frame + kIp, 20 + 8 + kBthLen);
-  uint8_t* ip = hdr + 8;
-  ip[1] = 0xff;                    // TOS: DSCP and ECN
-  ip[8] = 0xff;                    // TTL
-  ip[10] = ip[11] = 0xff;          // header checksum
-  ip[20 + 6] = ip[20 + 7] = 0xff;  // UDP checksum
-  ip[28 + 4] = 0xff;               // BTH reserved byte (FECN/BECN in InfiniBand)
-  const uint32_t crc = crc32_gzip_refl(0, hdr, sizeof hdr);
+  // The invariant part of the headers: a copy, masked.
+  uint8_t hdr[20 + 8 + kBthLen];
+  std::memcpy(hdr, frame + kIp, sizeof hdr);
+  for (int o : kIcrcMasked) hdr[o] = 0xff;
+  const uint32_t crc = crc32_gzip_refl(LrhState(), hdr, sizeof hdr);
   return crc32_gzip_refl(crc, frame + kBth + kBthLen, len - kBth - kBthLen - kIcrcLen);
 }
 
@@ -70,22 +81,18 @@ void PutHeaders(const RoceAddr& a, uint8_t opcode, uint32_t len, uint8_t* buf) {
   Put32(bth + 8, 0);                     // AckReq, reserved, PSN
 }
 
-// The ICRC of a frame being built, in one CRC pass over it: the variant
-// fields are masked in place and put back (RoceIcrc, for frames it may not
-// write, copies the headers instead), and the 8 bytes of 0xff are a
-// constant starting state.
+// The ICRC of a frame being built, in one CRC pass over it: the masked
+// fields are set in place and put back (RoceIcrc, for frames it may not
+// write, copies the headers instead).
 uint32_t IcrcInPlace(uint8_t* buf, uint32_t len) {
-  static const uint32_t kLrhState = [] {
-    uint8_t ff[8];
-    std::memset(ff, 0xff, sizeof ff);
-    return crc32_gzip_refl(0, ff, sizeof ff);
-  }();
   uint8_t* ip = buf + kIp;
-  constexpr int kMasked[] = {1, 8, 10, 11, 20 + 6, 20 + 7, 28 + 4};  // as RoceIcrc
-  uint8_t saved[sizeof kMasked / sizeof kMasked[0]];
-  for (size_t i = 0; i < sizeof saved; i++) saved[i] = ip[kMasked[i]], ip[kMasked[i]] = 0xff;
-  const uint32_t crc = crc32_gzip_refl(kLrhState, ip, len - kIp - kIcrcLen);
-  for (size_t i = 0; i < sizeof saved; i++) ip[kMasked[i]] = saved[i];
+  uint8_t saved[std::size(kIcrcMasked)];
+  for (size_t i = 0; i < std::size(kIcrcMasked); i++) {
+    saved[i] = ip[kIcrcMasked[i]];
+    ip[kIcrcMasked[i]] = 0xff;
+  }
+  const uint32_t crc = crc32_gzip_refl(LrhState(), ip, len - kIp - kIcrcLen);
+  for (size_t i = 0; i < std::size(kIcrcMasked); i++) ip[kIcrcMasked[i]] = saved[i];
   return crc;
 }
 
@@ -154,9 +161,9 @@ bool ParseRoce(const uint8_t* frame, uint32_t len, RoceHeader* out) {
   out->ecn = ip[1] & 3;
   const uint8_t* bth = frame + kBth;
   out->opcode = bth[0];
-  out->dest_qp = uint32_t{bth[5]} << 16 | uint32_t{bth[6]} << 8 | bth[7];
+  out->dest_qp = Get32(bth + 4) & 0xffffff;
   out->ack_req = bth[8] & 0x80;
-  out->psn = uint32_t{bth[9]} << 16 | uint32_t{bth[10]} << 8 | bth[11];
+  out->psn = Get32(bth + 8) & 0xffffff;
   const uint8_t* f = frame + len - kIcrcLen;
   const uint32_t stored = f[0] | f[1] << 8 | f[2] << 16 | uint32_t{f[3]} << 24;
   out->icrc_ok = stored == RoceIcrc(frame, len);
