@@ -157,6 +157,8 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
 }
 
 uint32_t HostModel::BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap) {
+  // Room for the QP's largest frame first: Next() commits the PSN.
+  if (cap < RoceWriteLen(kBthOpWriteFirst, p_.rc.mtu)) return 0;
   const RcPacket k = f.rc->Next(now_ns);
   RoceWrite w;
   w.opcode = k.first ? (k.last ? kBthOpWriteOnly : kBthOpWriteFirst)
@@ -168,20 +170,26 @@ uint32_t HostModel::BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t c
   w.rkey = f.spec.id;
   w.dma_len = k.msg_len;
   w.stamp_ns = now_ns;
+  RoceAddr a = AddrTo(f.spec.dst_ip, f.spec.id, f.spec.dscp);
+  a.ecn = f.spec.ecn;
+  a.ip_id = ip_id_++;
+  const uint32_t len = BuildWrite(a, w, buf, cap);
+  Pace(f, len, now_ns);
+  return len;
+}
+
+// From this host to `ip`, for flow `flow` (its QP; its UDP source port,
+// ECMP entropy), in class `dscp`.
+RoceAddr HostModel::AddrTo(uint32_t ip, uint32_t flow, uint8_t dscp) const {
   RoceAddr a;
   a.dst_mac = p_.gw_mac;
   a.src_mac = p_.mac;
   a.src_ip = p_.ip;
-  a.dst_ip = f.spec.dst_ip;
-  a.dscp = f.spec.dscp;
-  a.ecn = f.spec.ecn;
-  a.src_port = static_cast<uint16_t>(0xc000 | (f.spec.id & 0x3fff));  // ECMP entropy
-  a.dest_qp = QpOf(f.spec.id);
-  a.ip_id = ip_id_++;
-  const uint32_t len = BuildWrite(a, w, buf, cap);
-  if (len == 0) return 0;
-  Pace(f, len, now_ns);
-  return len;
+  a.dst_ip = ip;
+  a.dscp = dscp;
+  a.src_port = static_cast<uint16_t>(0xc000 | (flow & 0x3fff));
+  a.dest_qp = QpOf(flow);
+  return a;
 }
 
 void HostModel::Pace(FlowTx& f, uint32_t len, uint64_t now_ns) {
@@ -298,14 +306,7 @@ uint32_t HostModel::NextControl(uint8_t paused, uint8_t* buf, uint32_t cap) {
   for (auto it = ctl_q_.begin(); it != ctl_q_.end(); ++it) {
     if (paused >> it->prio & 1) continue;
     const PendingCtl c = *it;
-    RoceAddr a;
-    a.dst_mac = p_.gw_mac;
-    a.src_mac = p_.mac;
-    a.src_ip = p_.ip;
-    a.dst_ip = c.ip;
-    a.dscp = c.dscp;
-    a.src_port = static_cast<uint16_t>(0xc000 | (c.qp & 0x3fff));
-    a.dest_qp = QpOf(c.qp);
+    RoceAddr a = AddrTo(c.ip, c.flow, c.dscp);
     uint32_t len;
     if (c.cnp) {
       if (cap < kCnpFrameLen) return 0;

@@ -47,6 +47,7 @@ namespace pfc::emu {
 
 using Mac = std::array<uint8_t, 6>;
 struct RoceHeader;
+struct RoceAddr;
 
 inline constexpr uint16_t kFlowUdpPort = 7471;      // not RoCEv2's 4791: tshark
                                                     // would expect a BTH
@@ -177,6 +178,7 @@ class HostModel {
   bool Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const;
   uint32_t BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap);
   uint32_t BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap);
+  RoceAddr AddrTo(uint32_t ip, uint32_t flow, uint8_t dscp) const;
   void Pace(FlowTx& f, uint32_t len, uint64_t now_ns);
   FlowRx* RxOf(uint32_t id);
   void CountRx(FlowRx& r, uint32_t len, uint64_t now_ns);
@@ -197,7 +199,7 @@ class HostModel {
   // class is paused): the peer's address, the flow (QP), the class; for
   // an ACK/NAK its AETH syndrome, PSN and MSN.
   struct PendingCtl {
-    uint32_t ip, qp;
+    uint32_t ip, flow;
     uint8_t dscp, prio;
     bool cnp;
     uint8_t syndrome;

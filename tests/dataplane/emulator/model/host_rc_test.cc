@@ -230,6 +230,19 @@ TEST(HostRc, CeMarkedWritesGetCnpsAndPausedClassHoldsAcks) {
   EXPECT_EQ(p.b.rx_flow(5)->ce, 1u);
 }
 
+TEST(HostRc, ABufferTooSmallSendsNothingAndLosesNoPsn) {
+  HostModel a(Params(kIpA, 1));
+  a.AddFlow(RcFlow(3000, 0));
+  std::vector<uint8_t> buf(kRoceMaxFrameLen);
+  bool control;
+  EXPECT_EQ(a.NextFrame(0, buf.data(), 500, &control), 0u);
+  EXPECT_EQ(a.tx_flows()[0].rc->counters().packets, 0u);
+  const uint32_t n = a.NextFrame(0, buf.data(), static_cast<uint32_t>(buf.size()), &control);
+  ASSERT_GT(n, 0u);
+  buf.resize(n);
+  EXPECT_EQ(Parse(buf).psn, 0u) << "the first PSN still goes first";
+}
+
 TEST(HostRc, WritesForAnUnknownQpAreCounted) {
   HostModel b(Params(kIpB, 2));
   std::vector<uint8_t> w(kRoceMaxFrameLen);
