@@ -25,19 +25,21 @@ std::string KeyLine(const YAML::Node& map, const std::string& key) {
   return "";
 }
 
+std::string Reader::Where(const YAML::Node& n) const {
+  if (n.IsDefined() && n.Mark().line >= 0) return file_ + ":" + std::to_string(n.Mark().line + 1);
+  return file_;
+}
+
 void Reader::Fail(const YAML::Node& n, const std::string& field,
                   const std::string& expected) const {
-  std::string where = file_;
-  if (n.IsDefined() && n.Mark().line >= 0) where += ":" + std::to_string(n.Mark().line + 1);
-  throw ConfigError(where + ": " + field + ": expected " + expected + " (got " + Scalar(n) + ")");
+  throw ConfigError(Where(n) + ": " + field + ": expected " + expected + " (got " + Scalar(n) +
+                    ")");
 }
 
 YAML::Node Reader::Need(const YAML::Node& map, const char* key, const std::string& field,
                         const std::string& expected) const {
   if (map.IsMap() && map[key]) return map[key];
-  std::string where = file_;
-  if (map.Mark().line >= 0) where += ":" + std::to_string(map.Mark().line + 1);
-  throw ConfigError(where + ": " + field + ": expected " + expected + " (missing)");
+  throw ConfigError(Where(map) + ": " + field + ": expected " + expected + " (missing)");
 }
 
 void Reader::CheckUniqueKeys(const YAML::Node& n, const std::string& path) const {

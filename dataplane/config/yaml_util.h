@@ -21,6 +21,9 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
   const std::string& file() const { return file_; }
+  // "file:line" of node n ("file" when it has no line), the start of every
+  // message about it: errors (Fail, Need) and a loader's warnings.
+  std::string Where(const YAML::Node& n) const;
 
   [[noreturn]] void Fail(const YAML::Node& n, const std::string& field,
                          const std::string& expected) const;

@@ -46,10 +46,10 @@ RcPacket RcRequester::Next(uint64_t now_ns) {
   return k;
 }
 
-bool RcRequester::Unwrap(uint32_t psn24, uint64_t base, uint64_t* out) const {
-  const uint64_t delta = (psn24 - (base & kPsnMask)) & kPsnMask;
+bool RcRequester::Unwrap(uint32_t psn24, uint64_t* out) const {
+  const uint64_t delta = (psn24 - (una_ & kPsnMask)) & kPsnMask;
   if (delta >= (kPsnMask + 1) / 2) return false;
-  *out = base + delta;
+  *out = una_ + delta;
   return *out < high_;
 }
 
@@ -72,7 +72,7 @@ void RcRequester::Progress(uint64_t una, uint64_t now_ns) {
 void RcRequester::OnAck(uint32_t psn24, uint64_t now_ns) {
   Advance(now_ns);
   uint64_t v;
-  if (!Unwrap(psn24, una_, &v)) {
+  if (!Unwrap(psn24, &v)) {
     ++c_.stale;
     return;
   }
@@ -83,7 +83,7 @@ void RcRequester::OnAck(uint32_t psn24, uint64_t now_ns) {
 void RcRequester::OnNak(uint32_t psn24, uint64_t now_ns) {
   Advance(now_ns);
   uint64_t v;
-  if (failed_ || !Unwrap(psn24, una_, &v)) {
+  if (failed_ || !Unwrap(psn24, &v)) {
     ++c_.stale;
     return;
   }

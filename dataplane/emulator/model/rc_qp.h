@@ -99,9 +99,9 @@ class RcRequester {
  private:
   static constexpr uint64_t kUnbounded = ~uint64_t{0};
   static constexpr uint32_t kRttSlots = 64;
-  // The 64-bit PSN a wire PSN stands for, near `base`; false when it is
-  // not within [base, high_].
-  bool Unwrap(uint32_t psn24, uint64_t base, uint64_t* out) const;
+  // The 64-bit PSN a wire PSN stands for, at or after una_; false when it
+  // is not within [una_, high_).
+  bool Unwrap(uint32_t psn24, uint64_t* out) const;
   void Progress(uint64_t una, uint64_t now_ns);
 
   RcParams p_;

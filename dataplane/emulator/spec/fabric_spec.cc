@@ -18,6 +18,7 @@
 #include "ctrl/tagger/topo_gen.h"
 #include "dataplane/config/config.h"
 #include "dataplane/config/yaml_util.h"
+#include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/nic_sections.h"
 
 namespace pfc::emu {
@@ -87,13 +88,6 @@ void Collect(const std::string& path, std::vector<std::string>* stack, Sections*
     }
   }
   stack->pop_back();
-}
-
-uint64_t Duration(const Reader& rd, const YAML::Node& n, const std::string& field) {
-  uint64_t v = 0;
-  if (!n.IsScalar() || !ParseDuration(n.Scalar(), &v))
-    rd.Fail(n, field, "a time >= 0 such as 0, 500ns, 20us, 1.5ms or 2s");
-  return v;
 }
 
 uint32_t Node(const Reader& rd, const FabricSpec& s, const YAML::Node& n, const std::string& field,
@@ -352,11 +346,14 @@ std::vector<bool> Reachable(const tagger::Topology& t, uint32_t from) {
   return seen;
 }
 
-// The rate of a host's link: its override's, else the fabric's default.
+// The rate of a host's link (its first, as the plan wires it): the
+// override's, else the fabric's default (LinkParamsOf, fabric_plan.h).
 uint64_t HostLinkBps(const FabricSpec& s, uint32_t host) {
-  for (const LinkOverride& o : s.overrides)
-    if ((o.a == host || o.b == host) && o.rate_bps != 0) return o.rate_bps;
-  return s.link_rate_bps;
+  uint64_t rate = 0, delay = 0;
+  std::string device;
+  const uint32_t g = s.topo.gport(host, 0);
+  LinkParamsOf(s, s.topo.neighbor(g), host, &rate, &delay, &device);
+  return rate;
 }
 
 void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
@@ -401,25 +398,23 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
   if (n["start"]) fl.start_ns = Duration(rd, n["start"], f + ".start");
   if (n["stop"]) fl.stop_ns = Duration(rd, n["stop"], f + ".stop");
   if (fl.stop_ns <= fl.start_ns) rd.Fail(n["stop"], f + ".stop", "a time after start");
-  const auto where = [&](const YAML::Node& x) {
-    return rd.file() + ":" + std::to_string(x.Mark().line + 1) + ": ";
-  };
+  if (!Reachable(s->topo, fl.from)[fl.to])
+    rd.Fail(n["to"], f + ".to",
+            "a host joined to " + s->topo.node(fl.from).name + " through switches (unreachable)");
   const auto gbps = [](uint64_t bps) {
     char b[32];
     std::snprintf(b, sizeof b, "%g Gb/s", static_cast<double>(bps) / 1e9);
     return std::string(b);
   };
   if (const uint64_t link = HostLinkBps(*s, fl.from); fl.rate_bps > link)
-    s->warnings.push_back(where(n["rate"]) + f + ".rate: " + gbps(fl.rate_bps) + " is more than " +
-                          s->topo.node(fl.from).name + "'s link (" + gbps(link) +
+    s->warnings.push_back(rd.Where(n["rate"]) + ": " + f + ".rate: " + gbps(fl.rate_bps) +
+                          " is more than " + s->topo.node(fl.from).name + "'s link (" + gbps(link) +
                           "): it sends at the link's rate");
   if (s->duration_ns != 0 && fl.start_ns >= s->duration_ns)
-    s->warnings.push_back(where(n["start"]) + f + ".start: " + std::to_string(fl.start_ns) +
+    s->warnings.push_back(rd.Where(n["start"]) + ": " + f +
+                          ".start: " + std::to_string(fl.start_ns) +
                           " ns is not before the run's end (fabric.duration " +
                           std::to_string(s->duration_ns) + " ns): the flow never starts");
-  if (!Reachable(s->topo, fl.from)[fl.to])
-    rd.Fail(n["to"], f + ".to",
-            "a host joined to " + s->topo.node(fl.from).name + " through switches (unreachable)");
   s->flows.push_back(fl);
 }
 

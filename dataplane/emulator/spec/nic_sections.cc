@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The fabric file's sections for the emulated RDMA NICs: dcqcn (congestion
-// control) and rc (the transport), and the transport keys of a flow.
+// control) and rc (the transport), and the transport keys of a flow; and
+// the time values every section reads.
 #include "dataplane/emulator/spec/nic_sections.h"
 
 #include "dataplane/emulator/model/roce_frame.h"
@@ -8,16 +9,12 @@
 namespace pfc::emu {
 using cfg::Reader;
 
-namespace {
-
 uint64_t Duration(const Reader& rd, const YAML::Node& n, const std::string& field) {
   uint64_t v = 0;
   if (!n.IsScalar() || !ParseDuration(n.Scalar(), &v))
     rd.Fail(n, field, "a time >= 0 such as 0, 500ns, 20us, 1.5ms or 2s");
   return v;
 }
-
-}  // namespace
 
 // The emulated NICs' DCQCN, with the simulator's parameter names in lower
 // case (emulator/model/dcqcn.h has their meaning and defaults).

@@ -12,6 +12,10 @@
 
 namespace pfc::emu {
 
+// A time value of the fabric file (ParseDuration's forms), for every
+// section's parser (fabric_spec.cc's too).
+uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string& field);
+
 // Section dcqcn: the simulator's parameter names in lower case.
 void ParseDcqcn(const cfg::Reader& rd, const YAML::Node& n, FabricSpec* s);
 // Section rc: mtu, ack_interval, timeout, retry_cnt.
