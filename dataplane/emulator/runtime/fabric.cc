@@ -165,6 +165,8 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     h.model = std::make_unique<emu::HostModel>(p);
     for (size_t i = 0; i < spec.flows.size(); i++) {
       const emu::FlowSpecFile& fl = spec.flows[i];
+      if (fl.rc && fl.to == hp.node)  // this host answers the flow's QP
+        h.model->AddResponder(static_cast<uint32_t>(i + 1), fl.dscp, fl.prio);
       if (fl.from != hp.node) continue;
       emu::FlowSpec fs;
       fs.id = static_cast<uint32_t>(i + 1);
@@ -182,11 +184,6 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       fs.start_ns = fl.start_ns;
       fs.stop_ns = fl.stop_ns;
       h.model->AddFlow(fs);
-    }
-    for (size_t i = 0; i < spec.flows.size(); i++) {
-      const emu::FlowSpecFile& fl = spec.flows[i];
-      if (fl.rc && fl.to == hp.node)
-        h.model->AddResponder(static_cast<uint32_t>(i + 1), fl.dscp, fl.prio);
     }
     h.nic = f->ports_[hp.node][0].get();
     f->hosts_.push_back(std::move(h));

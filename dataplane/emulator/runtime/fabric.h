@@ -99,6 +99,7 @@ class Fabric {
   // Flow i of the spec: what its receiver saw (nullptr: nothing), its
   // completion time (a sized flow), fct.csv.
   const emu::FlowRx* RxFlow(size_t i) const;
+  const emu::FlowTx* TxFlow(size_t i) const;  // flow i's sender state, if it runs here
   emu::Fct FlowFct(size_t i) const;
   bool WriteFctCsv(const std::string& path, std::string* err) const;
   void ApplyEvent(const emu::EventSpec& e, uint64_t now);

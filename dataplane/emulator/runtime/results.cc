@@ -49,16 +49,21 @@ const emu::FlowRx* Fabric::RxFlow(size_t i) const {
   return nullptr;
 }
 
+const emu::FlowTx* Fabric::TxFlow(size_t i) const {
+  for (const Host& h : hosts_)
+    for (const emu::FlowTx& tx : h.model->tx_flows())
+      if (tx.spec.id == i + 1) return &tx;
+  return nullptr;
+}
+
 emu::Fct Fabric::FlowFct(size_t i) const {
   const emu::FlowSpecFile& fl = spec_.flows[i];
   const emu::HostPlan* hp = plan_.host(fl.from);
   const uint64_t link = hp != nullptr ? hp->rate_bps : spec_.link_rate_bps;
   const uint64_t send = fl.rate_bps != 0 ? std::min(fl.rate_bps, link) : link;
   if (fl.rc) {
-    for (const Host& h : hosts_)
-      for (const emu::FlowTx& tx : h.model->tx_flows())
-        if (tx.spec.id == i + 1 && tx.rc) return emu::FctOfRc(*tx.rc, fl.start_ns, send);
-    return emu::Fct{};
+    const emu::FlowTx* tx = TxFlow(i);
+    return tx != nullptr && tx->rc ? emu::FctOfRc(*tx->rc, fl.start_ns, send) : emu::Fct{};
   }
   return emu::FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, RxFlow(i));
 }
@@ -106,53 +111,52 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
     j["name"] = fl.name;
     j["from"] = spec_.topo.node(fl.from).name;
     j["to"] = spec_.topo.node(fl.to).name;
-    for (const Host& h : hosts_) {
-      for (const emu::FlowTx& tx : h.model->tx_flows()) {
-        if (tx.spec.id != i + 1) continue;
-        j["tx_frames"] = tx.tx_frames;
-        j["tx_bytes"] = tx.tx_bytes;
-        j["cnps_received"] = tx.cnp_rx;
-        if (tx.rp) {
-          const emu::DcqcnCounters& c = tx.rp->counters();
-          j["dcqcn"] = {{"rate_bps_end", tx.rp->rate_bps()},
-                        {"cuts", c.cuts},
-                        {"fast_recovery", c.recoveries},
-                        {"additive", c.ai},
-                        {"hyper", c.hai}};
-          if (spec_.dcqcn.byte_counter_bytes != 0) j["dcqcn"]["byte_counter"] = c.byte_counter;
-        }
-        if (tx.rc) {
-          const emu::RcRequesterCounters& c = tx.rc->counters();
-          j["rc"] = {{"packets", c.packets},
-                     {"retransmits", c.retransmits},
-                     {"acks", c.acks},
-                     {"naks", c.naks},
-                     {"timeouts", c.timeouts},
-                     {"messages_done", c.messages_done},
-                     {"completed", tx.rc->completed()},
-                     {"failed", tx.rc->failed()}};
-        }
+    if (const emu::FlowTx* t = TxFlow(i)) {  // the sender's side
+      const emu::FlowTx& tx = *t;
+      j["tx_frames"] = tx.tx_frames;
+      j["tx_bytes"] = tx.tx_bytes;
+      j["cnps_received"] = tx.cnp_rx;
+      if (tx.rp) {
+        const emu::DcqcnCounters& c = tx.rp->counters();
+        j["dcqcn"] = {{"rate_bps_end", tx.rp->rate_bps()},
+                      {"cuts", c.cuts},
+                      {"fast_recovery", c.recoveries},
+                      {"additive", c.ai},
+                      {"hyper", c.hai}};
+        if (spec_.dcqcn.byte_counter_bytes != 0) j["dcqcn"]["byte_counter"] = c.byte_counter;
       }
-      if (const emu::FlowRx* rx = h.model->rx_flow(static_cast<uint32_t>(i + 1))) {
-        j["rx_frames"] = rx->frames;
-        j["rx_bytes"] = rx->bytes;
-        j["lost"] = rx->lost;
-        j["reordered"] = rx->reordered;
-        j["ce_frames"] = rx->ce;
-        j["cnps_sent"] = rx->cnp_tx;
-        j["mean_delay_ns"] = rx->frames ? rx->sum_delay_ns / rx->frames : 0;
-        if (rx->rc) {
-          const emu::RcResponderCounters& c = rx->rc->counters();
-          j["responder"] = {{"accepted", c.accepted},
-                            {"duplicates", c.duplicates},
-                            {"out_of_sequence", c.out_of_sequence},
-                            {"acks", c.acks},
-                            {"naks", c.naks},
-                            {"messages", c.messages}};
-        }
+      if (tx.rc) {
+        const emu::RcRequesterCounters& c = tx.rc->counters();
+        j["rc"] = {{"packets", c.packets},
+                   {"retransmits", c.retransmits},
+                   {"acks", c.acks},
+                   {"naks", c.naks},
+                   {"timeouts", c.timeouts},
+                   {"messages_done", c.messages_done},
+                   {"completed", tx.rc->completed()},
+                   {"failed", tx.rc->failed()}};
       }
     }
-    if (!j.contains("rx_frames")) j["rx_frames"] = 0;
+    if (const emu::FlowRx* rx = RxFlow(i)) {  // the receiver's
+      j["rx_frames"] = rx->frames;
+      j["rx_bytes"] = rx->bytes;
+      j["lost"] = rx->lost;
+      j["reordered"] = rx->reordered;
+      j["ce_frames"] = rx->ce;
+      j["cnps_sent"] = rx->cnp_tx;
+      j["mean_delay_ns"] = rx->frames ? rx->sum_delay_ns / rx->frames : 0;
+      if (rx->rc) {
+        const emu::RcResponderCounters& c = rx->rc->counters();
+        j["responder"] = {{"accepted", c.accepted},
+                          {"duplicates", c.duplicates},
+                          {"out_of_sequence", c.out_of_sequence},
+                          {"acks", c.acks},
+                          {"naks", c.naks},
+                          {"messages", c.messages}};
+      }
+    } else {
+      j["rx_frames"] = 0;
+    }
     if (fl.bytes != 0) {
       const emu::Fct f = FlowFct(i);
       j["fct"] = {{"completed", f.completed},
