@@ -256,6 +256,13 @@ TEST(HostRc, WritesForAnUnknownQpAreCounted) {
   w[60] ^= 1;  // payload bit: the ICRC no longer matches
   b.Receive(w.data(), static_cast<uint32_t>(w.size()), 0);
   EXPECT_EQ(b.counters().rx_malformed, 1u);
+  w[60] ^= 1;
+  w[42] = 0x0c;  // RDMA READ Request: no emulated NIC sends one (the ICRC is redone below)
+  const uint32_t icrc = RoceIcrc(w.data(), static_cast<uint32_t>(w.size()));
+  for (int i = 0; i < 4; i++) w[w.size() - 4 + i] = static_cast<uint8_t>(icrc >> (8 * i));
+  b.Receive(w.data(), static_cast<uint32_t>(w.size()), 0);
+  EXPECT_EQ(b.counters().rx_malformed, 2u);
+  EXPECT_EQ(b.counters().qp_unknown, 1u);
 }
 
 }  // namespace

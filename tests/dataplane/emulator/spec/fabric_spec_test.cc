@@ -140,6 +140,7 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
        "fab.yaml:4: dcqcn.g: unknown field (expected one of: rate_ai,"},
       {"dcqcn: { ewma_gain: 2 }\n", "fab.yaml:4: dcqcn.ewma_gain: expected"},
       {"dcqcn: { cnp_prio: 8 }\n", "fab.yaml:4: dcqcn.cnp_prio: expected an integer from 0 to 7"},
+      {"dcqcn: { byte_counter: lots }\n", "fab.yaml:4: dcqcn.byte_counter: expected"},
       {"rc: { mtu: 128 }\n", "fab.yaml:4: rc.mtu: expected an integer from 256 to 4096"},
       {"rc: { timeout: 0 }\n", "fab.yaml:4: rc.timeout: expected an integer from 1 to 31"},
       {"rc: { retry_cnt: 8 }\n", "fab.yaml:4: rc.retry_cnt: expected an integer from 0 to 7"},
