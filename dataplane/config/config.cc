@@ -122,8 +122,10 @@ PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p) {
   return gc;
 }
 
-bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
-                const ReadTextFn& read) {
+// Both LoadConfig overloads: `gen` null reads routes and neighbours from
+// the file.
+static bool LoadConfigWith(const std::string& path, const GeneratedTables* gen, SwitchConfig* out,
+                           std::string* err, const ReadTextFn& read) {
   return Guarded(path, err, [&] {
     SwitchConfig c;
     // Recorded absolute: pfcctl re-reads it from its own working directory.
@@ -151,13 +153,32 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
     cfgsec::ParsePfcWatchdog(rd, root["pfc_watchdog"], &c);
     cfgsec::ParseBuffer(rd, root["buffer"], &c);
     cfgsec::ParseEcn(rd, root["ecn"], &c);
-    cfgsec::ParseRoutes(reader_for("routes"), root["routes"], &c);
-    cfgsec::ParseNeighbors(reader_for("neighbors"), root["neighbors"], &c);
+    if (gen != nullptr) {
+      for (const char* sec : {"routes", "neighbors"}) {
+        if (root[sec])
+          throw cfg::ConfigError(path + ":" + cfg::KeyLine(root, sec) + ": " + sec +
+                                 ": expected none here (the generator gives them)");
+      }
+      cfgsec::AddTables(rd, *gen, &c);
+    } else {
+      cfgsec::ParseRoutes(reader_for("routes"), root["routes"], &c);
+      cfgsec::ParseNeighbors(reader_for("neighbors"), root["neighbors"], &c);
+    }
     cfgsec::ParseL2(rd, root["l2_table"], &c);
     cfgsec::ParseRewrite(reader_for("rewrite"), root["rewrite"], &c);
     cfgsec::Validate(rd, &c);
     *out = std::move(c);
   });
+}
+
+bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
+                const ReadTextFn& read) {
+  return LoadConfigWith(path, nullptr, out, err, read);
+}
+
+bool LoadConfig(const std::string& path, const GeneratedTables& gen, SwitchConfig* out,
+                std::string* err, const ReadTextFn& read) {
+  return LoadConfigWith(path, &gen, out, err, read);
 }
 
 bool LoadRulesFile(const std::string& path, const std::vector<std::string>& port_names,

@@ -152,6 +152,25 @@ bool ReadRegularFile(const std::string& path, std::string* text);
 bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
                 const ReadTextFn& read = ReadRegularFile);
 
+// Routes and neighbours as values rather than YAML: the fabric emulator
+// generates thousands a switch, and parsing them back from text was most of
+// its start-up. Port indices are into the config's ports; via 0 is on-link.
+struct RouteSpec {
+  uint32_t prefix = 0;
+  uint8_t len = 0;
+  PortId port = 0;
+  uint32_t via = 0;
+};
+struct GeneratedTables {
+  std::vector<RouteSpec> routes;
+  std::vector<NeighborConfig> neighbors;
+};
+// LoadConfig of a file with no routes or neighbors sections, whose routes
+// and neighbours are `gen`'s: the same checks (a message names
+// "routes[i]" without a line) and the same validation of the whole.
+bool LoadConfig(const std::string& path, const GeneratedTables& gen, SwitchConfig* out,
+                std::string* err, const ReadTextFn& read = ReadRegularFile);
+
 // Loads a runtime update (rules/routes file: optional `qos`, `rewrite`,
 // `routes`, `neighbors` sections) on top of a copy of `base`, validating it
 // against base's ports. Used by the reload command.

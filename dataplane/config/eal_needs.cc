@@ -46,8 +46,8 @@ MemoryPlan PlanMemory(const SwitchConfig& c, const EalNeedsInput& in) {
   const uint64_t by_rings = nports * kNumPrio * (p.egress_ring_slots - 1 + kTxStashSlots);
   p.buffer_pkts = std::min(by_buffer, by_rings);
 
-  const uint64_t rx = in.rx_desc ? in.rx_desc : nports * kRxDesc;
-  const uint64_t tx = in.tx_desc ? in.tx_desc : nports * kTxDesc;
+  const uint64_t rx = in.rx_desc.value_or(nports * kRxDesc);
+  const uint64_t tx = in.tx_desc.value_or(nports * kTxDesc);
   const uint64_t lcores = c.workers + 1;  // workers and the main lcore
   p.mbufs = p.buffer_pkts + rx + tx + nports * ((kControlRing - 1) + kTxStashSlots) +
             c.workers * kMaxBurst + lcores * (kPoolCache * 3 / 2);
@@ -85,6 +85,22 @@ std::string MemoryPlan::Describe() const {
          (hugepages ? " in 2 MB hugepages" : " (--no-huge: one 4 KiB page per mbuf)") + " = " +
          Mb(pool_bytes) + ", rings " + Mb(ring_bytes) + ", EAL and pool overhead " +
          Mb(kEalOverheadBytes);
+}
+
+uint64_t FabricEalMb(const std::vector<SwitchConfig>& configs, bool emulated_only) {
+  uint64_t bytes = 0, mbufs = 0;
+  for (const SwitchConfig& c : configs) {
+    EalNeedsInput need;
+    need.rx_desc = 0;  // emulated ports have no descriptors
+    need.tx_desc = 0;
+    const MemoryPlan p = PlanMemory(c, need);
+    bytes += emulated_only ? 0 : p.TotalBytes();
+    mbufs += p.mbufs;
+  }
+  if (!emulated_only) return 2 * ((bytes + (1u << 20) - 1) >> 20) + 256;
+  // The pool's ring (twice the switches' mbufs, rounded to a power of two).
+  bytes += RingBytes(Pow2AtLeast(2 * mbufs + 1)) + kEalOverheadBytes;
+  return ((bytes + (1u << 20) - 1) >> 20) + 64;
 }
 
 EalMemoryArgs ParseEalMemoryArgs(const std::vector<std::string>& args) {

@@ -21,6 +21,7 @@
 //  * per lcore: the mempool cache, which holds up to 1.5 x its size.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,10 @@ inline constexpr uint64_t kEalOverheadBytes = 8ull << 20;
 
 struct EalNeedsInput {
   bool hugepages = false;  // false: --no-huge, 4 KiB pages
-  // Descriptors summed over all ports; 0 = ports x kRxDesc / kTxDesc.
-  uint64_t rx_desc = 0, tx_desc = 0;
+  // Descriptors summed over all ports; unset = ports x kRxDesc / kTxDesc
+  // (before EAL: the devices' own counts are not known). Emulated ports
+  // have none.
+  std::optional<uint64_t> rx_desc, tx_desc;
 };
 
 struct MemoryPlan {
@@ -69,6 +72,15 @@ struct MemoryPlan {
 };
 
 MemoryPlan PlanMemory(const SwitchConfig& c, const EalNeedsInput& in);
+
+// EAL memory (-m, MB) for the fabric emulator's switches under --no-huge.
+// When a real device may DMA into its frames (`emulated_only` false), the
+// pool and rings are EAL's: each switch's whole plan, doubled for the
+// links' and hosts' frames. Otherwise mbufs and rings are the process's own
+// memory (switch/mbuf_pool.h, heap_ring.h) and EAL holds only the pool's
+// ring, sized for the same bound. Address space: --no-huge memory is
+// touched as it is used, but EAL keeps a page descriptor for every 4 KiB.
+uint64_t FabricEalMb(const std::vector<SwitchConfig>& configs, bool emulated_only);
 
 // The memory EAL arguments give (`-m`, `--socket-mem`, `--no-huge`).
 struct EalMemoryArgs {

@@ -16,6 +16,8 @@ void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+// Generated routes and neighbours, with the checks of the two sections.
+void AddTables(const cfg::Reader& rd, const GeneratedTables& t, SwitchConfig* c);
 void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParsePfc(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);

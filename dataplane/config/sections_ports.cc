@@ -184,47 +184,85 @@ uint16_t NextHopIndex::Add(const NextHop& nh) {
   return i;
 }
 
+namespace {
+
+// The checks every route gets, parsed or generated (RouteSpec): `e` is the
+// route's YAML node, or nullptr for a generated one (its messages then name
+// the field without a line).
+class RouteChecker {
+ public:
+  RouteChecker(const cfg::Reader& rd, SwitchConfig* c) : rd_(rd), c_(c), next_hops_(c) {}
+  void Add(const YAML::Node* e, const std::string& f, const RouteSpec& s) {
+    auto at = [e](const char* key) { return e ? (*e)[key] : YAML::Node(); };
+    if (s.len > 32 || (s.len < 32 && (s.prefix & (0xffffffffu >> s.len))))
+      rd_.Fail(at("prefix"), f + ".prefix", "a network like 10.0.9.0/24 with no host bits set");
+    if (s.port >= c_->ports.size())
+      rd_.Fail(at("port"), f + ".port",
+               "a port name from 'ports' or an index 0.." + std::to_string(c_->ports.size() - 1));
+    if (s.via != 0) {
+      // The gateway is resolved by ARP on that port, so it must be on its link.
+      const PortConfig& p = c_->ports[s.port];
+      const uint32_t m = PrefixMask(p.prefix_len);
+      if (p.has_ipv4 && (s.via & m) != (p.ipv4 & m))
+        rd_.Fail(at("via"), f + ".via",
+                 "a gateway inside port " + p.name + "'s subnet " +
+                     PrefixText(p.ipv4 & m, p.prefix_len));
+    }
+    const size_t i = c_->routes.size();
+    const auto [prev, fresh] = seen_.emplace((static_cast<uint64_t>(s.prefix) << 8) | s.len, i);
+    if (!fresh)
+      rd_.Fail(
+          at("prefix"), f + ".prefix",
+          "a prefix not already routed (routes[" + std::to_string(prev->second) + "] routes it)");
+    RouteTable::Route r{};
+    r.prefix = s.prefix;
+    r.len = s.len;
+    r.nh = next_hops_.Add(NextHop{s.port, s.via});
+    if (r.nh == RouteTable::kMaxNextHops)
+      rd_.Fail(e ? *e : YAML::Node(), f,
+               "at most " + std::to_string(RouteTable::kMaxNextHops) +
+                   " distinct next hops (port, via) over all routes");
+    c_->routes.push_back(r);
+  }
+
+ private:
+  const cfg::Reader& rd_;
+  SwitchConfig* c_;
+  NextHopIndex next_hops_;
+  // (prefix, length) -> index in `routes`, so a duplicate is found without a
+  // quadratic scan over 100,000 routes. Routes are added to an empty route
+  // list (LoadConfig and a reload both start from none).
+  std::unordered_map<uint64_t, size_t> seen_;
+};
+
+void CheckNeighbor(const cfg::Reader& rd, const YAML::Node* e, const std::string& f,
+                   const SwitchConfig& c, const NeighborConfig& nb) {
+  auto at = [e](const char* key) { return e ? (*e)[key] : YAML::Node(); };
+  if (nb.ip == 0) rd.Fail(at("ip"), f + ".ip", "an IPv4 address");
+  if (nb.mac[0] & 1) rd.Fail(at("mac"), f + ".mac", "a unicast MAC address");
+  if (nb.port >= c.ports.size())
+    rd.Fail(at("port"), f + ".port",
+            "a port name from 'ports' or an index 0.." + std::to_string(c.ports.size() - 1));
+}
+
+}  // namespace
+
 void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.RequireSeq(n, "routes");
-  NextHopIndex next_hops(c);
-  // (prefix, length) -> index in `routes`, so a duplicate is found without a
-  // quadratic scan over 100,000 routes. The section is parsed into an empty
-  // route list (LoadConfig and a reload both start from none).
-  std::unordered_map<uint64_t, size_t> seen;
+  RouteChecker check(rd, c);
   for (size_t i = 0; i < n.size(); i++) {
     const YAML::Node& e = n[i];
     const std::string f = "routes[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"prefix", "port", "via"});
-    RouteTable::Route r{};
+    RouteSpec s{};
     const YAML::Node prefix = rd.Need(e, "prefix", f + ".prefix", "a network like 10.0.9.0/24");
-    if (!ParsePrefix(rd.Str(prefix, f + ".prefix"), &r.prefix, &r.len) ||
-        (r.len < 32 && (r.prefix & (0xffffffffu >> r.len))))
+    if (!ParsePrefix(rd.Str(prefix, f + ".prefix"), &s.prefix, &s.len))
       rd.Fail(e["prefix"], f + ".prefix", "a network like 10.0.9.0/24 with no host bits set");
-    NextHop nh;
-    nh.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);
-    if (e["via"]) {
-      if (!ParseIpv4(rd.Str(e["via"], f + ".via"), &nh.gateway) || nh.gateway == 0)
-        rd.Fail(e["via"], f + ".via", "the next hop's IPv4 address");
-      // The gateway is resolved by ARP on that port, so it must be on its link.
-      const PortConfig& p = c->ports[nh.port];
-      const uint32_t m = PrefixMask(p.prefix_len);
-      if (p.has_ipv4 && (nh.gateway & m) != (p.ipv4 & m))
-        rd.Fail(e["via"], f + ".via",
-                "a gateway inside port " + p.name + "'s subnet " +
-                    PrefixText(p.ipv4 & m, p.prefix_len));
-    }
-    const auto [prev, fresh] = seen.emplace((static_cast<uint64_t>(r.prefix) << 8) | r.len, i);
-    if (!fresh)
-      rd.Fail(
-          e["prefix"], f + ".prefix",
-          "a prefix not already routed (routes[" + std::to_string(prev->second) + "] routes it)");
-    r.nh = next_hops.Add(nh);
-    if (r.nh == RouteTable::kMaxNextHops)
-      rd.Fail(e, f,
-              "at most " + std::to_string(RouteTable::kMaxNextHops) +
-                  " distinct next hops (port, via) over all routes");
-    c->routes.push_back(r);
+    s.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);
+    if (e["via"] && (!ParseIpv4(rd.Str(e["via"], f + ".via"), &s.via) || s.via == 0))
+      rd.Fail(e["via"], f + ".via", "the next hop's IPv4 address");
+    check.Add(&e, f, s);
   }
 }
 
@@ -236,15 +274,24 @@ void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c)
     const std::string f = "neighbors[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"ip", "mac", "port"});
     NeighborConfig nb{};
-    if (!ParseIpv4(rd.Str(rd.Need(e, "ip", f + ".ip", "an IPv4 address"), f + ".ip"), &nb.ip) ||
-        nb.ip == 0)
+    if (!ParseIpv4(rd.Str(rd.Need(e, "ip", f + ".ip", "an IPv4 address"), f + ".ip"), &nb.ip))
       rd.Fail(e["ip"], f + ".ip", "an IPv4 address");
     if (!ParseMac(rd.Str(rd.Need(e, "mac", f + ".mac", "a unicast MAC address"), f + ".mac"),
-                  &nb.mac) ||
-        (nb.mac[0] & 1))
+                  &nb.mac))
       rd.Fail(e["mac"], f + ".mac", "a unicast MAC address");
     nb.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);
+    CheckNeighbor(rd, &e, f, *c, nb);
     c->neighbors.push_back(nb);
+  }
+}
+
+void AddTables(const cfg::Reader& rd, const GeneratedTables& t, SwitchConfig* c) {
+  RouteChecker check(rd, c);
+  for (size_t i = 0; i < t.routes.size(); i++)
+    check.Add(nullptr, "routes[" + std::to_string(i) + "]", t.routes[i]);
+  for (size_t i = 0; i < t.neighbors.size(); i++) {
+    CheckNeighbor(rd, nullptr, "neighbors[" + std::to_string(i) + "]", *c, t.neighbors[i]);
+    c->neighbors.push_back(t.neighbors[i]);
   }
 }
 

@@ -36,21 +36,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
-// EAL memory for the whole fabric under --no-huge (the costlier case): each
-// switch's own plan, doubled for the links' and hosts' frames in flight,
-// the emulated ports' rings and the pool's rounding (address space: --no-huge
-// memory is only touched as it is used).
-uint64_t MemoryMb(const std::vector<pfc::SwitchConfig>& configs) {
-  uint64_t mb = 0;
-  for (const pfc::SwitchConfig& c : configs) {
-    pfc::EalNeedsInput need;
-    need.rx_desc = 1;  // emulated ports have no descriptors (0 means "default")
-    need.tx_desc = 1;
-    mb += pfc::PlanMemory(c, need).EalMb();
-  }
-  return 2 * mb + 256;
-}
-
 // rte_eal_cleanup, then the runtime directory of the file prefix this
 // process chose itself (pfcfabric-<pid>; left alone when the user gave EAL
 // options), which DPDK leaves behind.
@@ -159,11 +144,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> eal = {argv[0]};
   if (split < 0) {
     // Real clock: the main lcore runs hosts and events, the others switches.
+    // Frames live in emulated links only unless a device carries some
+    // (Fabric::Create chooses the pool the same way).
+    const bool emulated_only = pfc::emu::VdevArgs(spec).empty() && here.empty();
     const unsigned cores = std::max(2u, std::min(3u, std::thread::hardware_concurrency()));
-    eal.insert(eal.end(), {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge",
-                           "--no-pci", "--no-shconf", "-m", std::to_string(MemoryMb(configs)),
-                           "--file-prefix", "pfcfabric-" + std::to_string(getpid()), "--log-level",
-                           "lib.eal:error", "--log-level", "lib.telemetry:error"});
+    eal.insert(eal.end(),
+               {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge", "--no-pci",
+                "--no-shconf", "-m", std::to_string(pfc::FabricEalMb(configs, emulated_only)),
+                "--file-prefix", "pfcfabric-" + std::to_string(getpid()), "--log-level",
+                "lib.eal:error", "--log-level", "lib.telemetry:error"});
     for (const std::string& v : pfc::emu::VdevArgs(spec)) eal.insert(eal.end(), {"--vdev", v});
   } else {
     for (int i = 1; i < split; i++) eal.emplace_back(argv[i]);

@@ -105,8 +105,11 @@ nlohmann::json SwitchStatsJson(const Switch& sw) {
   j["generation"] = sw.generation();
   j["buffer_shared_used"] = sw.buffer.shared_used();
   j["buffer_shared_size"] = sw.buffer.shared_size();
-  j["pool_in_use"] = rte_mempool_in_use_count(sw.dp.pool);
+  // The fabric's pool grows (switch/mbuf_pool.h): in use counts mbufs
+  // taken out of the populated part; the size is its bound.
+  j["pool_in_use"] = sw.dp.pool->populated_size - rte_mempool_avail_count(sw.dp.pool);
   j["pool_size"] = sw.dp.pool->size;
+  j["pool_populated"] = sw.dp.pool->populated_size;
   for (const auto& w : sw.stats) {
     ForEachWorkerCounter(*w, [&](const char* name, const Counter& c) { AddTo(&j, name, c.Get()); });
   }

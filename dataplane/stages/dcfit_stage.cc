@@ -96,7 +96,7 @@ void DcfitSendStandalone(WorkerCtx& w, PortId port, const dcfit::CheckMsg& msg) 
   PortRuntime& pr = w.sw->ports[port];
   PortCounters& pc = w.st->port[port];
   MarkQueued(w, port);
-  rte_mbuf* m = rte_pktmbuf_alloc(w.sw->dp.pool);
+  rte_mbuf* m = w.sw->dp.Alloc();
   uint8_t* f = m ? reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen)) : nullptr;
   if (f == nullptr || dcfit::BuildCheckingPacket(pr.mac, msg, f, kPfcFrameLen) == 0 ||
       rte_ring_enqueue(pr.control, m) != 0) {

@@ -107,7 +107,7 @@ void RequestArp(WorkerCtx& w, PortId port, uint32_t ip) {
   w.arp_last_ns[slot] = w.now_ns;
   Switch& sw = *w.sw;
   const PortRuntime& p = sw.ports[port];
-  rte_mbuf* m = rte_pktmbuf_alloc(sw.dp.pool);
+  rte_mbuf* m = sw.dp.Alloc();
   if (!m) return;  // pool empty: the next packet to this host retries
   uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kArpFrameLen));
   if (!f) {

@@ -65,7 +65,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   if (os.pfc_gen.quiet()) return;
   PauseRequest req;
   if (!os.pfc_gen.Collect(w.now_ns, &req)) return;
-  rte_mbuf* m = rte_pktmbuf_alloc(sw.dp.pool);
+  rte_mbuf* m = sw.dp.Alloc();
   if (!m) return;  // retried next round: the generator still wants it
   uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen));
   if (!f) {

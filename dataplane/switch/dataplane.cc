@@ -4,6 +4,10 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include <cstdio>
+
+#include "dataplane/switch/mbuf_pool.h"
+
 namespace pfc {
 
 Dataplane::~Dataplane() {
@@ -12,7 +16,7 @@ Dataplane::~Dataplane() {
 }
 
 std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, uint16_t room,
-                                           std::string* err) {
+                                           std::string* err, uint64_t populate) {
   auto dp = std::make_unique<Dataplane>();
   dp->workers = workers;
   dp->tsc_hz = rte_get_tsc_hz();
@@ -25,8 +29,13 @@ std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, ui
     *err = "cannot register the mbuf metadata field";
     return nullptr;
   }
-  dp->pool = rte_pktmbuf_pool_create("pfc_pool", static_cast<unsigned>(nmbufs), 256, 0, room,
-                                     rte_socket_id());
+  if (populate != 0) {
+    dp->pool = CreateGrowablePool("pfc_pool", nmbufs, populate, room, err);
+    if (!dp->pool) return nullptr;
+  } else {
+    dp->pool = rte_pktmbuf_pool_create("pfc_pool", static_cast<unsigned>(nmbufs), 256, 0, room,
+                                       rte_socket_id());
+  }
   if (!dp->pool) {
     *err =
         "cannot allocate " + std::to_string(nmbufs) + " mbufs of " + std::to_string(room) +
@@ -40,6 +49,22 @@ std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, ui
     return nullptr;
   }
   return dp;
+}
+
+rte_mbuf* Dataplane::GrowAndAlloc() {
+  if (GrowPool(pool, NextPoolChunk(pool->populated_size)) == 0) {
+    // Its callers retry (a host's frame, a pause frame next round): say
+    // once why the fabric stalls rather than letting it look deadlocked.
+    if (pool->populated_size < pool->size && !grow_failed_) {
+      grow_failed_ = true;
+      std::fprintf(stderr,
+                   "pfcfabric: warning: cannot grow the mbuf pool past %u mbufs (out of memory): "
+                   "senders wait for buffers\n",
+                   pool->populated_size);
+    }
+    return nullptr;
+  }
+  return rte_pktmbuf_alloc(pool);
 }
 
 }  // namespace pfc

@@ -33,6 +33,13 @@ struct PktMeta {
 class Dataplane {
  public:
   rte_mempool* pool = nullptr;
+  // The pool grows when an allocation finds it empty (switch/mbuf_pool.h):
+  // set by the fabric emulator on its virtual clock, the one thread that
+  // allocates. pfcswitch's pool holds its whole plan from the start.
+  bool grow_on_empty = false;
+  // The switches' rings in the C heap rather than EAL's (switch/heap_ring.h):
+  // the fabric emulator when no device carries its frames.
+  bool own_memory = false;
   rte_rcu_qsbr* qsbr = nullptr;
   unsigned workers = 1;         // worker lcores registered with qsbr
   uint32_t idle_sleep_us = 50;  // the workers' idle back-off
@@ -47,6 +54,12 @@ class Dataplane {
   // 0 so that switches, emulated hosts and the timeline share one time base.
   uint64_t epoch_ns = 0;
 
+  // Every mbuf the switches and emulated hosts make comes from here.
+  rte_mbuf* Alloc() {
+    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    if (__builtin_expect(m == nullptr, 0) && grow_on_empty) m = GrowAndAlloc();
+    return m;
+  }
   PktMeta* Meta(rte_mbuf* m) const { return RTE_MBUF_DYNFIELD(m, meta_off, PktMeta*); }
   uint64_t NowNs() const {
     // A multiply, not a 128-bit division: this runs after every rx burst.
@@ -56,12 +69,18 @@ class Dataplane {
   }
 
   ~Dataplane();
+
+ private:
+  rte_mbuf* GrowAndAlloc();
+  bool grow_failed_ = false;  // warned once
 };
 
 // Creates the pool (nmbufs of room bytes of data each), RCU for `workers`
 // worker lcores and the metadata field. After rte_eal_init. nullptr with
-// *err naming what failed.
+// *err naming what failed. `populate` 0: a DPDK pool in EAL memory, whole
+// (devices may DMA into it); else a growable pool of emulated frames with
+// `populate` mbufs to begin with (switch/mbuf_pool.h).
 std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, uint16_t room,
-                                           std::string* err);
+                                           std::string* err, uint64_t populate = 0);
 
 }  // namespace pfc

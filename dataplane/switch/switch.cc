@@ -163,6 +163,8 @@ Switch::~Switch() {
 MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg, const EmuPortLookup& emu_port) {
   EalNeedsInput need;
   need.hugepages = rte_eal_has_hugepages() != 0;
+  need.rx_desc = 0;
+  need.tx_desc = 0;
   for (const PortConfig& pc : cfg.ports) {
     uint16_t pid;
     if (emu_port && emu_port(pc.device) != nullptr) continue;  // no descriptors
@@ -170,8 +172,8 @@ MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg, const EmuPortLookup& emu_po
       continue;  // CreateSwitch says so
     uint16_t nrx, ntx;
     AdjustedDesc(pid, &nrx, &ntx);
-    need.rx_desc += nrx;
-    need.tx_desc += ntx;
+    *need.rx_desc += nrx;
+    *need.tx_desc += ntx;
   }
   return PlanMemory(cfg, need);
 }
@@ -263,11 +265,12 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
     for (int q = 0; q < kNumPrio; q++) {
       std::string rn = prefix + "eg_" + std::to_string(i) + "_" + std::to_string(q);
       const unsigned flags = RING_F_SC_DEQ | (one_producer ? RING_F_SP_ENQ : 0);
-      pr.egress[q] = CreateHeapRing(rn, sizeof(void*), static_cast<unsigned>(ring_sz), flags, err);
+      pr.egress[q] = CreateHeapRing(rn, sizeof(void*), static_cast<unsigned>(ring_sz), flags,
+                                    dp.own_memory, err);
       if (!pr.egress[q]) return nullptr;
     }
     std::string cn = prefix + "ctl_" + std::to_string(i);
-    pr.control = CreateHeapRing(cn, sizeof(void*), kControlRing, RING_F_SC_DEQ, err);
+    pr.control = CreateHeapRing(cn, sizeof(void*), kControlRing, RING_F_SC_DEQ, dp.own_memory, err);
     if (!pr.control) return nullptr;
     pr.owner_state = std::make_unique<PortOwnerState>();
     pr.owner_state->sched.Configure(pc.sched, 0);

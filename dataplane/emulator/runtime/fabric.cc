@@ -9,6 +9,7 @@
 
 #include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/stages/worker.h"
+#include "dataplane/switch/mbuf_pool.h"
 
 namespace pfc::emu {
 namespace fs = std::filesystem;
@@ -111,9 +112,19 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     }
   }
   mbufs += uint64_t{kHostTxPerRound} * plan.hosts.size();
-  f->dp_ =
-      CreateDataplane(virt ? 1 : std::max(1u, workers), mbufs, static_cast<uint16_t>(room), err);
+  // Frames only ever in emulated links and switches: a growable pool in
+  // the process's own memory (switch/mbuf_pool.h), populated as the virtual
+  // clock's one thread needs it, or whole before the real clock's workers
+  // start. A real device may DMA: then a DPDK pool in EAL memory, whole.
+  bool devices = false;
+  for (const emu::SwitchPlan& sp : plan.switches)
+    for (const emu::PortPlan& pp : sp.ports) devices |= lookup(pp.device) == nullptr;
+  const uint64_t populate = devices ? 0 : virt ? NextPoolChunk(0) : mbufs;
+  f->dp_ = CreateDataplane(virt ? 1 : std::max(1u, workers), mbufs, static_cast<uint16_t>(room),
+                           err, populate);
   if (!f->dp_) return nullptr;
+  f->dp_->grow_on_empty = virt && !devices;
+  f->dp_->own_memory = !devices;
   f->dp_->idle_sleep_us = configs.empty() ? 0 : configs[0].idle_sleep_us;
   if (!configs.empty()) f->dp_->interrupt_sleep_ms = configs[0].interrupt_sleep_ms;
 

@@ -61,7 +61,7 @@ struct Host {
   rte_mbuf* spare = nullptr;
   // Receives what landed by now, sends what it may; returns the next time
   // something is due for it, or kNever.
-  Deadline Round(rte_mempool* pool, uint64_t now_ns);
+  Deadline Round(Dataplane& dp, uint64_t now_ns);
 };
 
 class Fabric {

@@ -10,14 +10,13 @@ namespace pfc::emu {
 
 void Fabric::RunReal(const std::atomic<bool>& stop) {
   const std::vector<EventSpec>& ev = spec_.events;
-  rte_mempool* pool = dp_->pool;
   while (!stop.load(std::memory_order_relaxed)) {
     now_ = dp_->NowNs();  // 0 at Create (Dataplane::epoch_ns)
     if (spec_.duration_ns != 0 && now_ >= spec_.duration_ns) break;
     while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
       ApplyEvent(ev[next_event_++], now_);
     Deadline soonest = kNever;
-    for (Host& h : hosts_) LowerTo(&soonest, h.Round(pool, now_));
+    for (Host& h : hosts_) LowerTo(&soonest, h.Round(*dp_, now_));
     Sample(now_);
     // Hosts run on this thread: spin while something is due within 20 us,
     // otherwise yield the core to the workers briefly.

@@ -12,7 +12,7 @@
 
 namespace pfc::emu {
 
-Deadline Host::Round(rte_mempool* pool, uint64_t now_ns) {
+Deadline Host::Round(Dataplane& dp, uint64_t now_ns) {
   rte_mbuf* pkts[kMaxBurst];
   for (;;) {
     const uint16_t n = nic->Rx(pkts, kMaxBurst, now_ns);
@@ -30,7 +30,7 @@ Deadline Host::Round(rte_mempool* pool, uint64_t now_ns) {
   }
   for (int k = 0; k < kHostTxPerRound; k++) {
     const bool data_ok = nic->link().up() && nic->link().CanSend(1514, now_ns);
-    if (spare == nullptr) spare = rte_pktmbuf_alloc(pool);
+    if (spare == nullptr) spare = dp.Alloc();
     rte_mbuf* m = spare;
     if (m == nullptr) break;  // retried next round: the model has not advanced
     bool control = false;
@@ -56,7 +56,6 @@ uint64_t Fabric::RunVirtual() {
   for (uint32_t id = 0; id < HostId(hosts_.size()); id++) due_.Set(id, 0);
   dcfit_sws_.clear();
   for (const SwitchRun& s : switches_) dcfit_sws_.push_back(s.sw.get());
-  rte_mempool* pool = dp_->pool;
   std::vector<uint32_t> run;
   for (;;) {
     while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
@@ -83,7 +82,7 @@ uint64_t Fabric::RunVirtual() {
           else if (ready != kNever)
             due_.Lower(id, std::max(ready, now_ + 1));
         } else {
-          due_.Lower(id, hosts_[id - switches_.size()].Round(pool, now_));
+          due_.Lower(id, hosts_[id - switches_.size()].Round(*dp_, now_));
         }
       }
     }

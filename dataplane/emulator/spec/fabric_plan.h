@@ -43,18 +43,9 @@ struct PortPlan {
   uint64_t delay_ns = 0;
 };
 
-struct RoutePlan {
-  uint32_t prefix = 0;
-  uint8_t len = 0;
-  uint16_t port = 0;
-  uint32_t via = 0;
-};
-
-struct NeighborPlan {
-  uint32_t ip = 0;
-  MacAddr mac{};
-  uint16_t port = 0;
-};
+// A switch's routes and neighbours go to its loader as values (config.h).
+using RoutePlan = RouteSpec;
+using NeighborPlan = NeighborConfig;
 
 struct SwitchPlan {
   uint32_t node = 0;

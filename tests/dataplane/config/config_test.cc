@@ -506,5 +506,66 @@ TEST_F(ConfigTest, DuplicatePrefixNamesTheFirstRoute) {
                  " routes[2].prefix: expected a prefix not already routed (routes[0] routes it)");
 }
 
+// Generated routes and neighbours (the fabric emulator's) load to the same
+// config as the same tables in YAML, and get the same checks.
+TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
+  const std::string tables =
+      "routes:\n  - { prefix: 20.0.0.0/24, port: p0, via: 10.0.1.2 }\n"
+      "  - { prefix: 20.0.1.0/24, port: p1, via: 10.0.2.3 }\n  - { prefix: 30.0.0.0/8, port: p1 }\n"
+      "neighbors:\n  - { ip: 10.0.1.2, mac: 02:00:00:00:00:07, port: p0 }\n";
+  SwitchConfig parsed;
+  ASSERT_EQ(Load(kPorts + tables, &parsed), "");
+  GeneratedTables gen;
+  gen.routes = {
+      {0x14000000, 24, 0, 0x0a000102}, {0x14000100, 24, 1, 0x0a000203}, {0x1e000000, 8, 1, 0}};
+  gen.neighbors = {{0x0a000102, {2, 0, 0, 0, 0, 7}, 0}};
+  const std::string p = Write("gen.yaml", kPorts);
+  SwitchConfig c;
+  std::string err;
+  ASSERT_TRUE(LoadConfig(p, gen, &c, &err)) << err;
+  ASSERT_EQ(c.routes.size(), parsed.routes.size());
+  for (size_t i = 0; i < c.routes.size(); i++) {
+    EXPECT_EQ(c.routes[i].prefix, parsed.routes[i].prefix) << i;
+    EXPECT_EQ(c.routes[i].len, parsed.routes[i].len) << i;
+    EXPECT_EQ(c.next_hops[c.routes[i].nh].port, parsed.next_hops[parsed.routes[i].nh].port) << i;
+    EXPECT_EQ(c.next_hops[c.routes[i].nh].gateway, parsed.next_hops[parsed.routes[i].nh].gateway)
+        << i;
+  }
+  ASSERT_EQ(c.neighbors.size(), 1u);
+  EXPECT_EQ(c.neighbors[0].ip, parsed.neighbors[0].ip);
+  EXPECT_EQ(c.neighbors[0].mac, parsed.neighbors[0].mac);
+  EXPECT_EQ(c.neighbors[0].port, parsed.neighbors[0].port);
+
+  auto refused = [&](const GeneratedTables& g) {
+    SwitchConfig x;
+    std::string e;
+    EXPECT_FALSE(LoadConfig(p, g, &x, &e));
+    return e;
+  };
+  GeneratedTables bad = gen;
+  bad.routes[1].port = 2;  // two ports: p0, p1
+  EXPECT_HAS(refused(bad),
+             p + ": routes[1].port: expected a port name from 'ports' or an index 0..1");
+  bad = gen;
+  bad.routes[2].prefix |= 1;
+  EXPECT_HAS(refused(bad),
+             p + ": routes[2].prefix: expected a network like 10.0.9.0/24 with no host bits set");
+  bad = gen;
+  bad.routes[0].via = 0x0a000202;  // on p1's link, not p0's
+  EXPECT_HAS(refused(bad), p + ": routes[0].via: expected a gateway inside port p0's subnet");
+  bad = gen;
+  bad.routes.push_back(gen.routes[0]);
+  EXPECT_HAS(refused(bad), "routes[3].prefix: expected a prefix not already routed (routes[0]");
+  bad = gen;
+  bad.neighbors[0].mac[0] = 1;
+  EXPECT_HAS(refused(bad), p + ": neighbors[0].mac: expected a unicast MAC address");
+  // The file gives no tables of its own then.
+  const std::string both = Write("both.yaml", kPorts + tables);
+  SwitchConfig x;
+  EXPECT_FALSE(LoadConfig(both, gen, &x, &err));
+  EXPECT_HAS(err, both + ":" + std::to_string(1 + std::count(kPorts.begin(), kPorts.end(), '\n')) +
+                      ": routes: expected none here (the generator gives them)");
+}
+
 }  // namespace
 }  // namespace pfc

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The fabric emulator's growable mbuf pool (switch/mbuf_pool.h) and the
+// rings in process memory (switch/heap_ring.h), under EAL.
+#include "dataplane/switch/mbuf_pool.h"
+
+#include <gtest/gtest.h>
+#include <rte_mbuf.h>
+
+#include <cstring>
+#include <vector>
+
+#include "dataplane/switch/dataplane.h"
+#include "dataplane/switch/heap_ring.h"
+
+namespace pfc {
+namespace {
+
+TEST(MbufPool, GrowsOnDemandUpToItsSizeAndEveryMbufIsInitialised) {
+  std::string err;
+  // Far more than 256 MB of EAL memory could hold as whole pages: the
+  // objects are the process's own memory, populated a chunk at a time.
+  const uint64_t max = 200000;
+  auto dp = CreateDataplane(1, max, 2048 + RTE_PKTMBUF_HEADROOM, &err, kMinPoolChunk);
+  ASSERT_TRUE(dp) << err;
+  dp->grow_on_empty = true;
+  EXPECT_EQ(dp->pool->populated_size, kMinPoolChunk);
+  std::vector<rte_mbuf*> held;
+  for (uint64_t i = 0; i < 3 * kMinPoolChunk; i++) {
+    rte_mbuf* m = dp->Alloc();
+    ASSERT_NE(m, nullptr) << "allocation " << i;
+    // What rte_pktmbuf_init gives every mbuf of a pool.
+    ASSERT_EQ(m->pool, dp->pool);
+    ASSERT_EQ(m->buf_len, 2048 + RTE_PKTMBUF_HEADROOM);
+    ASSERT_EQ(m->data_off, RTE_PKTMBUF_HEADROOM);
+    ASSERT_EQ(rte_pktmbuf_data_len(m), 0);
+    held.push_back(m);
+  }
+  // Grown by chunks (a quarter of the pool, at least kMinPoolChunk), not
+  // to the whole size.
+  EXPECT_GE(dp->pool->populated_size, 3 * kMinPoolChunk);
+  EXPECT_LT(dp->pool->populated_size, 5 * kMinPoolChunk);
+  // Distinct buffers that can be written end to end.
+  for (rte_mbuf* m : held) std::memset(rte_pktmbuf_mtod(m, void*), 0xab, 2048);
+  for (rte_mbuf* m : held) rte_pktmbuf_free(m);
+  EXPECT_EQ(rte_mempool_avail_count(dp->pool), dp->pool->populated_size);
+}
+
+TEST(MbufPool, StopsAtItsSizeWithoutGrowthItStaysEmpty) {
+  std::string err;
+  auto dp = CreateDataplane(1, 10000, 2048 + RTE_PKTMBUF_HEADROOM, &err, kMinPoolChunk);
+  ASSERT_TRUE(dp) << err;
+  std::vector<rte_mbuf*> held;
+  // Not growable: the populated part only.
+  for (rte_mbuf* m; (m = dp->Alloc()) != nullptr;) held.push_back(m);
+  EXPECT_EQ(held.size(), kMinPoolChunk);
+  dp->grow_on_empty = true;
+  for (rte_mbuf* m; (m = dp->Alloc()) != nullptr;) held.push_back(m);
+  EXPECT_EQ(held.size(), 10000u);  // the pool's size, then a refused allocation
+  EXPECT_EQ(GrowPool(dp->pool, 1), 0u);
+  for (rte_mbuf* m : held) rte_pktmbuf_free(m);
+}
+
+TEST(HeapRing, OwnMemoryRingWorksAndFreesEitherKind) {
+  std::string err;
+  for (const bool own : {false, true}) {
+    rte_ring* r =
+        CreateHeapRing("t", sizeof(void*), 1024, RING_F_SP_ENQ | RING_F_SC_DEQ, own, &err);
+    ASSERT_NE(r, nullptr) << err;
+    EXPECT_EQ(rte_ring_get_capacity(r), 1023u);
+    uintptr_t v = 0;
+    for (uintptr_t i = 1; i <= 1023; i++)
+      ASSERT_EQ(rte_ring_enqueue(r, reinterpret_cast<void*>(i)), 0);
+    EXPECT_NE(rte_ring_enqueue(r, reinterpret_cast<void*>(uintptr_t{1})), 0);
+    for (uintptr_t i = 1; i <= 1023; i++) {
+      void* p;
+      ASSERT_EQ(rte_ring_dequeue(r, &p), 0);
+      v += reinterpret_cast<uintptr_t>(p) == i;
+    }
+    EXPECT_EQ(v, 1023u);
+    FreeHeapRing(r);
+  }
+}
+
+}  // namespace
+}  // namespace pfc
