@@ -6,6 +6,7 @@
 #include "dataplane/emulator/runtime/fabric.h"
 
 #include <filesystem>
+#include <unordered_map>
 
 #include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/stages/worker.h"
@@ -89,14 +90,18 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     }
     f->captures_.push_back(std::move(cap));
   }
-  auto lookup = [&f](const std::string& device) -> EmuPort* {
-    if (device.rfind(emu::kEmuDevicePrefix, 0) != 0) return nullptr;
-    for (const emu::SwitchPlan& sp : f->plan_.switches) {
-      for (uint16_t p = 0; p < sp.ports.size(); p++) {
-        if (sp.ports[p].device == device) return f->ports_[sp.node][p].get();
-      }
+  // Device name -> its EmuPort, once: every switch looks up each of its
+  // ports (a scan per lookup was quadratic in the fabric's ports).
+  std::unordered_map<std::string, EmuPort*> emu_ports;
+  for (const emu::SwitchPlan& sp : f->plan_.switches) {
+    for (uint16_t p = 0; p < sp.ports.size(); p++) {
+      if (sp.ports[p].device.rfind(emu::kEmuDevicePrefix, 0) == 0)
+        emu_ports.emplace(sp.ports[p].device, f->ports_[sp.node][p].get());
     }
-    return nullptr;
+  }
+  auto lookup = [&emu_ports](const std::string& device) -> EmuPort* {
+    const auto it = emu_ports.find(device);
+    return it == emu_ports.end() ? nullptr : it->second;
   };
   // One pool for every switch, plus what the links and hosts can hold.
   uint64_t mbufs = 4096;
