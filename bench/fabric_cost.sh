@@ -5,8 +5,8 @@
 # of machine load), from the same build in the same run.
 #  * emulator: pfcfabric on the virtual clock, a leaf-spine fabric of T ToRs,
 #    2 spines, 2 hosts per ToR, 40 Gb/s links, every host sending 1000-byte
-#    frames at 10 Gb/s to a host under the next ToR (the fabric of
-#    bench/fabric_scale.sh). Every instruction of Fabric::RunVirtual (switch
+#    frames at 10 Gb/s to a host under the next ToR (bench/fabric_leafspine.sh;
+#    datacenter-scale fabrics: bench/fabric_scale.sh). Every instruction of Fabric::RunVirtual (switch
 #    rounds, emulated links and hosts, the driver, the recorder) is counted and
 #    divided by the switch-hops: data packets the switches transmitted (the
 #    sum of their per-priority tx_packets). The switch rounds' share

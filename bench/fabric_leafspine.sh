@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Sourced by bench/fabric_scale.sh and bench/fabric_cost.sh: the steady fabric both measure.
+# Sourced by bench/fabric_cost.sh: the steady leaf-spine fabric it measures.
 # leafspine_switch FILE : writes the switches' template (tag 1 lossless on priority 1).
 # With CC=dcqcn in the environment, ECN marking on priority 1 too (and the
 # flows of leafspine_body ECN-capable under DCQCN): what having them on costs.

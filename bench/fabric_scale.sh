@@ -1,45 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Fabric emulator throughput on the virtual clock (one core): switch-hops per
-# second of wall time for leaf-spine fabrics of 4 to 64 switches (2 spines,
-# 2 hosts per ToR, 40 Gb/s links, every host sending 1000-byte frames at 10
-# Gb/s to a host under the next ToR, 2 ms of virtual time), and how much
-# slower than real time the Tagger Fig. 10 run is.
-#   bench/fabric_scale.sh [BUILD_DIR] [SIZES]      (SIZES default "2 4 8 16 32 62" ToRs:
-#   4 to 64 switches; rings come from DPDK's heap, not one memzone each, so
-#   DPDK 22.11's 2560 memzones no longer bound the fabric)
-# Instructions per switch-hop, load-independent: bench/fabric_cost.sh.
-# Last line: RESULT switches=<largest> hops_mpps_per_core=<at the largest>
-#            virtual_over_real=<Fig. 10>
+# Datacenter-scale fabrics on the virtual clock: fat-trees k = 4, 8, 12, 16
+# (20 to 320 switches) and Jellyfish fabrics of 100, 500 and 1,000 switches
+# (16 ports, 12 to switches), pfc-tagger's generators. For each: peak RSS,
+# start-up seconds, 1 ms of the web search workload at 30% load (hops, wall
+# seconds, Mhops/s) and instructions per switch-hop (callgrind, 50 us of a 30% permutation, on
+# the build's -Dcpu=baseline twin; fabrics up to CALLGRIND_MAX=400 switches). Figures in
+# OUT/fabric_scale.png. See bench/fabric_scale.py.
+#   bench/fabric_scale.sh [BUILD_DIR] [OUT_DIR] [FABRIC...]
+# About 15 minutes here for the default set (most of it callgrind).
+# Last line: RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
+#            instr_per_hop_max_over_min=<x> threads2_speedup=na
 set -euo pipefail
-. "$(dirname "$0")/fabric_leafspine.sh"
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 B=${1:-build}
-SIZES=${2:-"2 4 8 16 32 62"}
-TMP=$(mktemp -d /tmp/fabric-scale-XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-leafspine_switch "$TMP/switch.yaml"
-printf "%-9s %-7s %-12s %-12s %-10s\n" switches hosts switch_hops wall_s hops_Mpps
-last=""
-for T in $SIZES; do
-  {
-    echo "fabric: { clock: virtual, duration: 2ms, bin: 1ms }"
-    leafspine_body "$T" "$TMP/switch.yaml"
-  } > "$TMP/ls$T.yaml"
-  "$B/dataplane/emulator/pfcfabric" --fabric "$TMP/ls$T.yaml" --out "$TMP/ls$T" > "$TMP/ls$T.log" 2>&1 ||
-    { cat "$TMP/ls$T.log"; exit 1; }
-  last=$(/usr/bin/python3 - "$TMP/ls$T" <<'PY'
-import json, sys
-d = sys.argv[1]
-r = json.load(open(d + "/results.json"))
-wall = json.load(open(d + "/timing.json"))["wall_seconds"]
-hops = sum(p["rx_packets"] for s in r["switches"].values() for p in s["ports"])
-print(f"{len(r['switches']):<9} {len(r['hosts']):<7} {hops:<12} {wall:<12.3f} {hops / wall / 1e6:<10.3f}")
-PY
-)
-  echo "$last"
-done
-"$B/dataplane/emulator/pfcfabric" --fabric configs/fabric/fig10-1bounce.yaml --out "$TMP/fig10" > /dev/null 2>&1
-v=$(/usr/bin/python3 -c "import json; print(round(json.load(open('$TMP/fig10/timing.json'))['virtual_over_real'], 5))")
-set -- $last
-echo "RESULT switches=$1 hops_mpps_per_core=$5 virtual_over_real=$v"
+OUT=$(realpath -m "${2:-fabric-scale}")
+shift $(( $# < 2 ? $# : 2 ))
+FABRICS=("$@")
+[ ${#FABRICS[@]} -gt 0 ] || FABRICS=(fattree:4 fattree:8 fattree:12 fattree:16
+  jellyfish:100:16:12 jellyfish:500:16:12 jellyfish:1000:16:12)
+pfc_build_target "$B" dataplane/emulator/pfcfabric
+# valgrind has no AVX-512: profile the -Dcpu=baseline twin of the build (see guest-build.sh).
+COST=$(tools/rocev2-vm/guest-build.sh "$B")
+ninja -C "$COST" dataplane/emulator/pfcfabric > /dev/null
+PYTHONPATH=tools /usr/bin/python3 bench/fabric_scale.py "$B/dataplane/emulator/pfcfabric" \
+  "$COST/dataplane/emulator/pfcfabric" "$OUT" "${FABRICS[@]}"

@@ -52,6 +52,7 @@ void EalCleanup(bool own_prefix) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();
   int split = -1;
   for (int i = 1; i < argc; i++) {
     if (std::string(argv[i]) == "--") {
@@ -202,7 +203,8 @@ int main(int argc, char** argv) {
     }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!fab->WriteResults(wall, &err)) {
+    const double startup = std::chrono::duration<double>(t0 - started).count();
+    if (!fab->WriteResults(wall, startup, &err)) {
       std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
       rc = 1;
     }

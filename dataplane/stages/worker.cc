@@ -53,24 +53,79 @@ bool PortQuiet(const WorkerCtx& w, PortId p) {
   return NothingQueued(w, pr);
 }
 
+// The ports of `*mask` in order, the mask re-read after each so that a
+// port added during the loop (something queued to it) is visited when the
+// full loop would visit it.
+template <typename F>
+void ForEachIn(const PortMask* mask, F&& f) {
+  for (PortMask m = *mask; m != 0;) {
+    const auto p = static_cast<PortId>(__builtin_ctzll(m));
+    f(p);
+    m = p == kMaxPorts - 1 ? 0 : *mask & (~PortMask{0} << (p + 1));
+  }
+}
+
+// Receives a burst on port p; returns the packets.
+unsigned RxPort(WorkerCtx& w, PortId p, bool refresh_clock) {
+  Switch& sw = *w.sw;
+  rte_mbuf* pkts[kMaxBurst];
+  const uint16_t n = PortRx(sw.ports[p].io, pkts, w.t->burst, w.now_ns);
+  if (n == 0) return 0;
+  if (n == w.t->burst) w.burst_full = true;
+  IngressBurst(w, p, pkts, n);
+  // A long burst (or a stalled round) must not date later events, such
+  // as a pause frame on the next port, from the start of the round. A
+  // virtual clock (tests) stays where the caller put it.
+  if (refresh_clock) w.now_ns = sw.dp.NowNs();
+  return n;
+}
+
+// Round over the active ports only (WorkerCtx::track_active): the same
+// work, the same deadlines. A port's next arrival is reported from the
+// receive loop (the full round has each port's Poll report it).
+unsigned ActiveRound(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns) {
+  Switch& sw = *w.sw;
+  w.now_ns = now_ns;
+  w.t = sw.CurrentTables();
+  w.burst_full = false;
+  unsigned work = 0;
+  ForEachIn(&w.rx_active, [&](PortId p) {
+    emu::EmuPort* link = sw.ports[p].io.emu;
+    Deadline next = link->NextArrivalNs();
+    if (next == kNever) {
+      w.rx_active &= ~(PortMask{1} << p);
+      return;
+    }
+    if (next <= w.now_ns) {
+      work += RxPort(w, p, false);
+      w.tx_active |= PortMask{1} << p;  // its buffer, a pause received
+      next = link->NextArrivalNs();
+    }
+    LowerTo(ready_ns, next);
+  });
+  w.hooks.Round(w);
+  ForEachIn(&w.tx_active, [&](PortId p) {
+    if (!PortQuiet(w, p)) {
+      work += EgressRound(w, p, ready_ns);
+      return;
+    }
+    emu::EmuPort* link = sw.ports[p].io.emu;
+    LowerTo(ready_ns, link->Poll(w.now_ns));
+    if (link->TxQuiet()) w.tx_active &= ~(PortMask{1} << p);
+  });
+  if (work == 0 && w.pool_slack.pending() != 0) w.pool_slack.Publish(sw.buffer);
+  return work;
+}
+
 unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_clock) {
+  if (w.track_active) return ActiveRound(w, now_ns, ready_ns);
   Switch& sw = *w.sw;
   w.now_ns = now_ns;
   w.t = sw.CurrentTables();
   w.burst_full = false;
   unsigned work = 0;
   for (PortId p : w.ports) {
-    if (NothingToReceive(sw.ports[p].io, w.now_ns)) continue;
-    rte_mbuf* pkts[kMaxBurst];
-    const uint16_t n = PortRx(sw.ports[p].io, pkts, w.t->burst, w.now_ns);
-    if (n == 0) continue;
-    if (n == w.t->burst) w.burst_full = true;
-    IngressBurst(w, p, pkts, n);
-    work += n;
-    // A long burst (or a stalled round) must not date later events, such
-    // as a pause frame on the next port, from the start of the round. A
-    // virtual clock (tests) stays where the caller put it.
-    if (refresh_clock) w.now_ns = sw.dp.NowNs();
+    if (!NothingToReceive(sw.ports[p].io, w.now_ns)) work += RxPort(w, p, refresh_clock);
   }
   w.hooks.Round(w);
   for (PortId p : w.ports) {
@@ -112,6 +167,13 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
 bool RoundLeftWork(const WorkerCtx& w) {
   const Switch& sw = *w.sw;
   if (w.burst_full || w.hooks.RoundAgain(w)) return true;
+  // An inactive port is quiet (worker_ctx.h): its generator too.
+  if (w.track_active) {
+    for (PortMask m = w.tx_active; m != 0; m &= m - 1) {
+      if (!sw.ports[__builtin_ctzll(m)].owner_state->pfc_gen.quiet()) return true;
+    }
+    return false;
+  }
   for (PortId p : w.ports) {
     if (!sw.ports[p].owner_state->pfc_gen.quiet() || w.hooks.PortBusy(w, p)) return true;
   }
@@ -126,6 +188,16 @@ unsigned WorkerRound(WorkerCtx& w, Deadline* ready_ns) {
   return Round(w, w.sw->dp.NowNs(), ready_ns, true);
 }
 
+bool ActivePortsAllowed(const WorkerCtx& w) {
+  if (!w.solo || w.sw->ports.size() > kMaxPorts) return false;
+  for (const PortRuntime& pr : w.sw->ports) {
+    if (pr.io.kind != PortIo::Kind::kEmu) return false;
+  }
+  const Hooks& h = w.hooks;
+  return h.round.n == 0 && h.egress.n == 0 && h.deadline.n == 0 && h.port_busy.n == 0 &&
+         h.held_lossy.n == 0 && h.round_again.n == 0;
+}
+
 WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
   WorkerCtx w;
   w.sw = &sw;
@@ -134,10 +206,12 @@ WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
   bool shared = false;  // does another worker serve ports of sw?
   for (PortId p = 0; p < sw.ports.size(); p++) {
     if (sw.ports[p].owner == id) w.ports.push_back(p);
+    if (sw.ports[p].owner == id && p < kMaxPorts) w.owned |= PortMask{1} << p;
     if (sw.ports[p].owner != id) shared = true;
   }
   w.pool_slack.set_enabled(shared);
   w.solo = !shared;
+  w.rx_active = w.tx_active = w.owned;
   w.dcfit_shard = shared ? id : 0;
   w.dcfit_lead = !sw.ports.empty() && sw.ports[0].owner == id;
   w.hooks = BuildHooks(sw);

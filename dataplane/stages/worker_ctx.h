@@ -39,6 +39,18 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // runs on the port's owner, so owner-only state can track it (the ports'
   // queued_hint).
   bool solo = false;
+  // Rounds visit only the ports with something to do (the fabric's virtual
+  // clock, when ActivePortsAllowed; worker.cc): `rx_active`, frames on
+  // their way in (set when a frame is pushed towards the port,
+  // EmuPort::active; cleared when none is left), and `tx_active`, ports
+  // whose egress round may do something (set when the port received,
+  // when something is queued to it (MarkQueued) and at a timeline event;
+  // cleared when a round finds it quiet with its link idle). What a round
+  // skips would change nothing and report no deadline, so skipping it
+  // changes no result, and a hop costs the same at every radix.
+  bool track_active = false;
+  PortMask rx_active = 0, tx_active = 0;
+  PortMask owned = 0;  // `ports` as a mask (up to kMaxPorts)
   // The current round stopped short of something due now: an rx burst came
   // back full, or an egress took a whole burst (data or control frames).
   // Set by the stages, cleared when a round starts; see RoundLeftWork.
@@ -70,6 +82,10 @@ struct alignas(kWorkerAlign) WorkerCtx {
 // Builds the context of worker `id` for `sw`: the ports the switch placed on
 // that worker (possibly none).
 WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id);
+// Whether rounds of w may visit only its active ports: it serves the whole
+// switch, every port an emulated link, and no feature that acts on a port
+// by its own clock or from a round of its own (the watchdog, DCFIT).
+bool ActivePortsAllowed(const WorkerCtx& w);
 
 // A worker lcore: the switches it serves, polled in this order every round.
 struct Worker {

@@ -89,6 +89,11 @@ class EmuPort {
   const EmuPortCounters& counters() const { return c_; }
   emu::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
   uint32_t wake_id = 0;           // and what runs this end in it
+  // Virtual clock: the owning switch's ports with frames on their way in
+  // (WorkerCtx::rx_active), where a frame pushed towards this end sets
+  // `active_bit`.
+  PortMask* active = nullptr;
+  PortMask active_bit = 0;
   // Called for every frame as it starts on our wire (captures, recorders).
   std::function<void(const rte_mbuf*, uint64_t start_ns, bool control)> on_wire;
 

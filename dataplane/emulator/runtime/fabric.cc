@@ -148,12 +148,19 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       return nullptr;
     }
     run.ctx = MakeWorkerCtx(*run.sw, static_cast<unsigned>(pin));
-    f->switches_.push_back(std::move(run));
+    run.ctx.track_active = virt && ActivePortsAllowed(run.ctx);
+    f->switches_.push_back(std::move(run));  // reserved: the ctx stays put
     f->printers_.emplace_back();
-    for (const auto& p : f->ports_[plan.switches[i].node]) {
-      if (!p) continue;
-      p->wake = wake;
-      p->wake_id = static_cast<uint32_t>(i);
+    WorkerCtx& ctx = f->switches_.back().ctx;
+    const auto& node_ports = f->ports_[plan.switches[i].node];
+    for (size_t p = 0; p < node_ports.size(); p++) {
+      if (!node_ports[p]) continue;
+      node_ports[p]->wake = wake;
+      node_ports[p]->wake_id = static_cast<uint32_t>(i);
+      if (ctx.track_active) {
+        node_ports[p]->active = &ctx.rx_active;
+        node_ports[p]->active_bit = PortMask{1} << p;
+      }
     }
   }
   f->hosts_.reserve(plan.hosts.size());

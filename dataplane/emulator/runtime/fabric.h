@@ -83,7 +83,9 @@ class Fabric {
 
   // results.json, flows.csv, ports.csv and, when some flow is sized,
   // fct.csv in the spec's out_dir.
-  bool WriteResults(double wall_seconds, std::string* err) const;
+  // timing.json: the run's wall time, the start-up before it (process
+  // start to the run's first step) and the mbufs the pool grew to.
+  bool WriteResults(double wall_seconds, double startup_seconds, std::string* err) const;
 
   std::vector<Switch*> switches() const;
   Dataplane& dp() { return *dp_; }

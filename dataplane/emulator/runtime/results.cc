@@ -93,7 +93,7 @@ bool Fabric::WriteFctCsv(const std::string& path, std::string* err) const {
   return true;
 }
 
-bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
+bool Fabric::WriteResults(double wall_seconds, double startup_seconds, std::string* err) const {
   std::error_code ec;
   fs::create_directories(spec_.out_dir, ec);
   json r;
@@ -252,7 +252,9 @@ bool Fabric::WriteResults(double wall_seconds, std::string* err) const {
   // Wall-clock facts apart, so results.json stays byte-identical across runs.
   std::ofstream(dir / "timing.json")
       << json{{"wall_seconds", wall_seconds},
-              {"virtual_over_real", wall_seconds > 0 ? now_ / 1e9 / wall_seconds : 0}}
+              {"startup_seconds", startup_seconds},
+              {"virtual_over_real", wall_seconds > 0 ? now_ / 1e9 / wall_seconds : 0},
+              {"pool_mbufs_populated", dp_->pool->populated_size}}
              .dump()
       << "\n";
   if (!fcsv) {
