@@ -151,7 +151,8 @@ def plot(rows, path):
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, label=fam)
         ax.set_xlabel("switches")
         ax.set_title(label)
-        ax.set_ylim(bottom=0)
+        top = max((r[key] for r in rows if r[key] != ""), default=1)
+        ax.set_ylim(0, top * 1.15)  # a lone point at the maximum stays in view
         ax.grid(alpha=0.3)
         ax.legend()
     fig.suptitle("pfcfabric at scale, virtual clock, one thread (bench/fabric_scale.sh)")
