@@ -5,6 +5,7 @@
 // events.cc, the results in results.cc.
 #include "dataplane/emulator/runtime/fabric.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <unordered_map>
 
@@ -148,7 +149,10 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       return nullptr;
     }
     run.ctx = MakeWorkerCtx(*run.sw, static_cast<unsigned>(pin));
-    run.ctx.track_active = virt && ActivePortsAllowed(run.ctx);
+    // PFCFABRIC_EVERY_PORT=1: rounds over every port, as before the active
+    // sets (tests/fabric/scale_test.py checks both give the same results).
+    run.ctx.track_active =
+        virt && ActivePortsAllowed(run.ctx) && std::getenv("PFCFABRIC_EVERY_PORT") == nullptr;
     f->switches_.push_back(std::move(run));  // reserved: the ctx stays put
     f->printers_.emplace_back();
     WorkerCtx& ctx = f->switches_.back().ctx;
