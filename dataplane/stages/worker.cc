@@ -80,63 +80,52 @@ unsigned RxPort(WorkerCtx& w, PortId p, bool refresh_clock) {
   return n;
 }
 
-// Round over the active ports only (WorkerCtx::track_active): the same
-// work, the same deadlines. A port's next arrival is reported from the
-// receive loop (the full round has each port's Poll report it).
-unsigned ActiveRound(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns) {
+// A round. Its two halves visit every owned port or, with track_active,
+// the ports with frames on their way in (receive) and the ports that may
+// have something to send (egress): one loop each either way, so that the
+// stages it calls have one call site and stay inlined (the standalone
+// switch's light-load cost, bench/fabric_cost.sh).
+unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_clock) {
   Switch& sw = *w.sw;
   w.now_ns = now_ns;
   w.t = sw.CurrentTables();
   w.burst_full = false;
+  const bool active = w.track_active;
   unsigned work = 0;
-  ForEachIn(&w.rx_active, [&](PortId p) {
-    emu::EmuPort* link = sw.ports[p].io.emu;
-    Deadline next = link->NextArrivalNs();
-    if (next == kNever) {
-      w.rx_active &= ~(PortMask{1} << p);
+  ForEachIn(active ? &w.rx_active : &w.owned, [&](PortId p) {
+    const PortIo& io = sw.ports[p].io;
+    if (active) {
+      // What is on its way in is reported here (a full round has each
+      // port's Poll report it), and a port with nothing leaves the set.
+      const Deadline next = io.emu->NextArrivalNs();
+      if (next == kNever) w.rx_active &= ~(PortMask{1} << p);
+      if (next > w.now_ns) {
+        LowerTo(ready_ns, next);
+        return;
+      }
+    } else if (NothingToReceive(io, w.now_ns)) {
       return;
     }
-    if (next <= w.now_ns) {
-      work += RxPort(w, p, false);
+    work += RxPort(w, p, refresh_clock);
+    if (active) {
       w.tx_active |= PortMask{1} << p;  // its buffer, a pause received
-      next = link->NextArrivalNs();
+      LowerTo(ready_ns, io.emu->NextArrivalNs());
     }
-    LowerTo(ready_ns, next);
   });
   w.hooks.Round(w);
-  ForEachIn(&w.tx_active, [&](PortId p) {
+  ForEachIn(active ? &w.tx_active : &w.owned, [&](PortId p) {
     if (!PortQuiet(w, p)) {
       work += EgressRound(w, p, ready_ns);
       return;
     }
+    if (sw.ports[p].io.kind != PortIo::Kind::kEmu) return;
+    // The link's part of EgressRound (with nothing to send on it, Poll
+    // returns just the next frame on its way to us); a quiet port with its
+    // link idle leaves the set.
     emu::EmuPort* link = sw.ports[p].io.emu;
     LowerTo(ready_ns, link->Poll(w.now_ns));
-    if (link->TxQuiet()) w.tx_active &= ~(PortMask{1} << p);
+    if (active && link->TxQuiet()) w.tx_active &= ~(PortMask{1} << p);
   });
-  if (work == 0 && w.pool_slack.pending() != 0) w.pool_slack.Publish(sw.buffer);
-  return work;
-}
-
-unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_clock) {
-  if (w.track_active) return ActiveRound(w, now_ns, ready_ns);
-  Switch& sw = *w.sw;
-  w.now_ns = now_ns;
-  w.t = sw.CurrentTables();
-  w.burst_full = false;
-  unsigned work = 0;
-  for (PortId p : w.ports) {
-    if (!NothingToReceive(sw.ports[p].io, w.now_ns)) work += RxPort(w, p, refresh_clock);
-  }
-  w.hooks.Round(w);
-  for (PortId p : w.ports) {
-    if (!PortQuiet(w, p)) {
-      work += EgressRound(w, p, ready_ns);
-    } else if (sw.ports[p].io.kind == PortIo::Kind::kEmu) {
-      // The link's part of EgressRound (with nothing to send on it, Poll
-      // returns just the next frame on its way to us).
-      LowerTo(ready_ns, sw.ports[p].io.emu->Poll(w.now_ns));
-    }
-  }
   // Nothing moved this round: what the batches held back of the pool is
   // published, so an idle switch shows its exact occupancy.
   if (work == 0 && w.pool_slack.pending() != 0) w.pool_slack.Publish(sw.buffer);
