@@ -12,6 +12,9 @@
 #        dropped from both sides' results.json before comparing, so a run
 #        that only reports more still counts as identical
 #        (e.g. IGNORE_KEYS=ecn_marked,ecn_not_ect,ecn_queued_bytes,tx_discards,tx_discard_bytes,ce_frames,cnps_received,cnps_sent,cnp_tx,cnp_rx,cnp_unknown,rx_malformed)
+#   env: THREADS_B=N    the after side runs with --threads N (the DCFIT cases,
+#        which --threads refuses, with one): the same build on both sides
+#        checks that the partitions change nothing
 # Cases: Fig. 10 (1-bounce, and with pfc-tagger's rules), Fig. 11 and 12,
 # HotNets loop and CBD, the mixed runs (lossless, storm, lossless with the
 # watchdog), Fig. 10 with DCFIT (detection only, and break) and DCFIT's
@@ -81,6 +84,7 @@ for c in "${CASES[@]}"; do
         --bounces 1 --algo clos -o "$OUT/rules" > /dev/null
       args=(--rules "$OUT/rules")
     fi
+    [[ $side == B && -n ${THREADS_B:-} && $name != dcfit-* ]] && args+=(--threads "$THREADS_B")
     "$b/dataplane/emulator/pfcfabric" --fabric "$file" --out "$OUT/$side/$name" "${args[@]}" \
       > "$OUT/$side/$name.log" 2>&1 || { echo "fabric_identical: $name failed with $b" >&2; exit 1; }
     [[ -z ${rules_from:-} ]] || mv "$OUT/rules" "$OUT/$side/$name/rules"

@@ -8,7 +8,11 @@ fat-tree and a 1,000-switch Jellyfish in one process). For each fabric:
   * 1 ms of the web search workload at 30% load of the 40 Gb/s host links
     (configs/workloads/websearch.cdf, Poisson arrivals, random pairs, RC
     flows, seed 1): switch-hops, the run's wall seconds, hops per second of
-    it (one thread: CPU seconds);
+    it (one thread: CPU seconds); then the same run on two threads
+    (--threads 2): its wall seconds, the speedup, and whether every output
+    file is byte-identical to the one-thread run's. On SPEEDUP_FABRIC
+    (default fattree:8) the pair runs PAIRS times (default 3), alternating,
+    and the speedup is the ratio of the medians (a shared machine's noise);
   * instructions per switch-hop: callgrind over the run only
     (--toggle-collect on Fabric::RunVirtual), 50 us of a permutation (every
     host to another at 30% of its link: the same load a host at every
@@ -21,13 +25,15 @@ fat-tree and a 1,000-switch Jellyfish in one process). For each fabric:
   FABRIC: fattree:K or jellyfish:N:PORTS:SWITCH_PORTS[:SEED] (pfc-tagger's
   generators). Writes OUT_DIR/fabric_scale.png and fabric_scale.csv; last line
   RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
-         instr_per_hop_max_over_min=<x> threads2_speedup=na
-(two threads in virtual time are not built yet: na, not a number.)
+         instr_per_hop_max_over_min=<x> threads2_speedup=<x>
+threads2_speedup is SPEEDUP_FABRIC's (na when it is not in the set).
 """
 import csv
+import filecmp
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 
@@ -37,6 +43,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 LINK_GBPS, LOAD, SEED = 40, 0.3, 1
 CALLGRIND_MAX = int(os.environ.get("CALLGRIND_MAX", "400"))
 PERM_US = 50  # the callgrind run's length
+SPEEDUP_FABRIC = os.environ.get("SPEEDUP_FABRIC", "fattree:8")
+PAIRS = int(os.environ.get("PAIRS", "3"))
+OUTPUTS = ("results.json", "flows.csv", "ports.csv", "fct.csv")
 
 
 def fabric_file(path, gen, hosts, window_ms, run_ms):
@@ -104,16 +113,27 @@ def measure(fabric, cost_fabric, out, gen):
         - len(hosts)
     path = os.path.join(out, tag + ".yaml")
     flows = fabric_file(path, gen, hosts, 1, 1)
-    d = os.path.join(out, tag)
-    rc, log, rss_mb = run([fabric, "--fabric", path, "--out", d])
-    if rc != 0:
-        sys.exit(f"fabric_scale: {gen}: pfcfabric failed:\n{log}")
-    t = json.load(open(os.path.join(d, "timing.json")))
+    d, d2 = os.path.join(out, tag), os.path.join(out, tag + "-t2")
+    walls = {1: [], 2: []}
+    rss_mb, t = 0, None
+    for _ in range(PAIRS if gen == SPEEDUP_FABRIC else 1):
+        for threads, dd in ((1, d), (2, d2)):
+            rc, log, rss = run([fabric, "--fabric", path, "--out", dd, "--threads", str(threads)])
+            if rc != 0:
+                sys.exit(f"fabric_scale: {gen}: pfcfabric --threads {threads} failed:\n{log}")
+            walls[threads].append(json.load(open(os.path.join(dd, "timing.json")))["wall_seconds"])
+            if threads == 1:
+                rss_mb, t = rss, json.load(open(os.path.join(d, "timing.json")))
+    run_s, run_s2 = statistics.median(walls[1]), statistics.median(walls[2])
+    same = all(filecmp.cmp(os.path.join(d, f), os.path.join(d2, f), shallow=False)
+               for f in OUTPUTS if os.path.exists(os.path.join(d, f)))
     hops = hops_of(d)
     row = {"fabric": gen, "switches": switches, "hosts": len(hosts), "flows": flows,
            "rss_mb": round(rss_mb), "startup_s": round(t["startup_seconds"], 2),
-           "run_s": round(t["wall_seconds"], 2), "hops": hops,
-           "mhops_per_s": round(hops / t["wall_seconds"] / 1e6, 3),
+           "run_s": round(run_s, 2), "hops": hops,
+           "mhops_per_s": round(hops / run_s / 1e6, 3),
+           "run_s_t2": round(run_s2, 2), "speedup_t2": round(run_s / run_s2, 2),
+           "identical_t2": int(same),
            "pool_mbufs": t["pool_mbufs_populated"], "instr_per_hop": ""}
     if cost_fabric and switches <= CALLGRIND_MAX:
         short = os.path.join(out, tag + "-short.yaml")
@@ -132,7 +152,8 @@ def measure(fabric, cost_fabric, out, gen):
         if ir and short_hops:
             row["instr_per_hop"] = round(ir / short_hops)
     print(("{fabric:<22} {switches:>8} {hosts:>6} {flows:>6} {rss_mb:>7} {startup_s:>9} "
-           "{run_s:>7} {hops:>9} {mhops_per_s:>10} {instr_per_hop:>10}").format(**row), flush=True)
+           "{run_s:>7} {hops:>9} {mhops_per_s:>10} {instr_per_hop:>10} {run_s_t2:>8} "
+           "{speedup_t2:>8} {identical_t2:>6}").format(**row), flush=True)
     return row
 
 
@@ -140,10 +161,11 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 4, figsize=(20, 4.4))
+    fig, axes = plt.subplots(1, 5, figsize=(25, 4.4))
     panels = [("rss_mb", "peak RSS (MB)"), ("startup_s", "start-up (s)"),
               ("instr_per_hop", "instructions per switch-hop (callgrind)"),
-              ("mhops_per_s", "Mhops per second, 1 ms at 30% load")]
+              ("mhops_per_s", "Mhops per second, 1 ms at 30% load"),
+              ("speedup_t2", "two threads' speedup (wall time, same results)")]
     for ax, (key, label) in zip(axes, panels):
         for fam, marker in (("fattree", "o-"), ("jellyfish", "s--")):
             pts = [(r["switches"], r[key]) for r in rows if r["fabric"].startswith(fam) and r[key] != ""]
@@ -155,7 +177,7 @@ def plot(rows, path):
         ax.set_ylim(0, top * 1.15)  # a lone point at the maximum stays in view
         ax.grid(alpha=0.3)
         ax.legend()
-    fig.suptitle("pfcfabric at scale, virtual clock, one thread (bench/fabric_scale.sh)")
+    fig.suptitle("pfcfabric at scale, virtual clock (bench/fabric_scale.sh)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -166,7 +188,8 @@ def main():
     fabric, cost_fabric, out = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(out, exist_ok=True)
     print(f"{'fabric':<22} {'switches':>8} {'hosts':>6} {'flows':>6} {'rss_mb':>7} {'startup_s':>9} "
-          f"{'run_s':>7} {'hops':>9} {'Mhops/s':>10} {'instr/hop':>10}")
+          f"{'run_s':>7} {'hops':>9} {'Mhops/s':>10} {'instr/hop':>10} {'run_s_t2':>8} "
+          f"{'speedup':>8} {'same':>6}")
     rows = [measure(fabric, cost_fabric, out, gen) for gen in sys.argv[4:]]
     with open(os.path.join(out, "fabric_scale.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -177,8 +200,14 @@ def main():
     # Instructions per hop of the largest fabric measured over the smallest's.
     cg = sorted((r for r in rows if r["instr_per_hop"] != ""), key=lambda r: r["switches"])
     ratio = round(cg[-1]["instr_per_hop"] / cg[0]["instr_per_hop"], 2) if len(cg) >= 2 else "na"
+    sp = [r for r in rows if r["fabric"] == SPEEDUP_FABRIC]
+    speedup = sp[0]["speedup_t2"] if sp else "na"
+    if any(not r["identical_t2"] for r in rows):
+        print("fabric_scale: two threads did NOT give the one-thread results for: " +
+              ", ".join(r["fabric"] for r in rows if not r["identical_t2"]))
     print(f"RESULT switches_max={big['switches']} rss_mb_per_switch={big['rss_mb'] / big['switches']:.1f} "
-          f"startup_s_at_max={big['startup_s']} instr_per_hop_max_over_min={ratio} threads2_speedup=na")
+          f"startup_s_at_max={big['startup_s']} instr_per_hop_max_over_min={ratio} "
+          f"threads2_speedup={speedup} identical_t2={int(all(r['identical_t2'] for r in rows))}")
 
 
 if __name__ == "__main__":

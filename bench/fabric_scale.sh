@@ -4,13 +4,14 @@
 # (20 to 320 switches) and Jellyfish fabrics of 100, 500 and 1,000 switches
 # (16 ports, 12 to switches), pfc-tagger's generators. For each: peak RSS,
 # start-up seconds, 1 ms of the web search workload at 30% load (hops, wall
-# seconds, Mhops/s) and instructions per switch-hop (callgrind, 50 us of a 30% permutation, on
+# seconds, Mhops/s; then on two threads: speedup and byte-identical results)
+# and instructions per switch-hop (callgrind, 50 us of a 30% permutation, on
 # the build's -Dcpu=baseline twin; fabrics up to CALLGRIND_MAX=400 switches). Figures in
 # OUT/fabric_scale.png. See bench/fabric_scale.py.
 #   bench/fabric_scale.sh [BUILD_DIR] [OUT_DIR] [FABRIC...]
 # About 15 minutes here for the default set (most of it callgrind).
 # Last line: RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
-#            instr_per_hop_max_over_min=<x> threads2_speedup=na
+#            instr_per_hop_max_over_min=<x> threads2_speedup=<x> identical_t2=<0|1>
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh

@@ -2,6 +2,7 @@
 // pfcfabric: a lossless fabric of pfcswitch switches in one process.
 //   pfcfabric --fabric fab.yaml                  (EAL options chosen for you)
 //   pfcfabric [EAL options] -- --fabric fab.yaml [--out DIR] [--here S1,..] [--check]
+//                                                [--threads N]
 // Real devices written with their vdev arguments in the fabric file
 // ("net_af_packet0,iface=h1") are given to EAL as --vdev when pfcfabric
 // chooses the EAL options; with explicit EAL options they are the caller's.
@@ -28,6 +29,7 @@
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
+#include "dataplane/emulator/spec/partition.h"
 #include "dataplane/stages/worker.h"
 #include "pfc_version.h"
 
@@ -80,6 +82,12 @@ int main(int argc, char** argv) {
                  "the switches this process runs, for a fabric split over servers (each runs the "
                  "same file with its own switches; the links between them on devices)")
       ->delimiter(',');
+  unsigned threads = 1;
+  app.add_option("--threads", threads,
+                 "virtual clock: threads to split the fabric over (conservative windows, the "
+                 "lookahead being the shortest delay of a link between parts); results are "
+                 "byte-identical for any number")
+      ->check(CLI::Range(1, 64));
   app.add_flag("--check", check,
                "validate the fabric, write the switch configs and topology.json (for pfc-tagger), "
                "then exit");
@@ -95,6 +103,15 @@ int main(int argc, char** argv) {
   }
   for (const std::string& w : spec.warnings)
     std::fprintf(stderr, "pfcfabric: warning: %s\n", w.c_str());
+  if (threads > 1 && spec.clock != pfc::emu::ClockKind::kVirtual) {
+    std::fprintf(
+        stderr,
+        "pfcfabric: --threads %u: expected the virtual clock (%s: fabric.clock is real; its "
+        "switches run on the EAL worker lcores)\n",
+        threads, spec.path.c_str());
+    return 2;
+  }
+  spec.threads = threads;
   if (!out_dir.empty()) spec.out_dir = std::filesystem::absolute(out_dir).string();
   if (!rules_dir.empty()) {
     spec.rules_dir = std::filesystem::absolute(rules_dir).string();
@@ -140,6 +157,14 @@ int main(int argc, char** argv) {
                 plan.sw(h.sw_node)->ports[h.sw_port].name.c_str());
   }
   pfc::emu::KeepLocal(spec, &plan, &configs);
+  {
+    std::vector<std::string> names;
+    for (const pfc::emu::SwitchPlan& sp : plan.switches) names.push_back(sp.name);
+    if (!pfc::emu::CheckThreads(spec, names, configs, &err)) {
+      std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
+      return 2;
+    }
+  }
   if (check) return 0;
 
   std::vector<std::string> eal = {argv[0]};
@@ -186,6 +211,9 @@ int main(int argc, char** argv) {
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     // Scripts wait for this line (stdout may be a file: flush it).
+    if (fab->lookahead_ns() != pfc::kNever)
+      std::printf("pfcfabric: %u threads, windows of %llu ns\n", threads,
+                  static_cast<unsigned long long>(fab->lookahead_ns()));
     std::printf("pfcfabric: running on the %s clock\n", virt ? "virtual" : "real");
     std::fflush(stdout);
     const auto t0 = std::chrono::steady_clock::now();

@@ -52,6 +52,9 @@ std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, ui
 }
 
 rte_mbuf* Dataplane::GrowAndAlloc() {
+  std::lock_guard<std::mutex> g(grow_mu_);
+  // Another thread may have grown it while this one waited.
+  if (rte_mbuf* m = rte_pktmbuf_alloc(pool)) return m;
   if (GrowPool(pool, NextPoolChunk(pool->populated_size)) == 0) {
     // Its callers retry (a host's frame, a pause frame next round): say
     // once why the fabric stalls rather than letting it look deadlocked.

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace pfc {
@@ -34,8 +35,9 @@ class Dataplane {
  public:
   rte_mempool* pool = nullptr;
   // The pool grows when an allocation finds it empty (switch/mbuf_pool.h):
-  // set by the fabric emulator on its virtual clock, the one thread that
-  // allocates. pfcswitch's pool holds its whole plan from the start.
+  // set by the fabric emulator on its virtual clock, whose partitions'
+  // threads may allocate at once (one grows, under grow_mu_). pfcswitch's
+  // pool holds its whole plan from the start.
   bool grow_on_empty = false;
   // The switches' rings in the C heap rather than EAL's (switch/heap_ring.h):
   // the fabric emulator when no device carries its frames.
@@ -72,7 +74,8 @@ class Dataplane {
 
  private:
   rte_mbuf* GrowAndAlloc();
-  bool grow_failed_ = false;  // warned once
+  std::mutex grow_mu_;        // one thread grows the pool at a time
+  bool grow_failed_ = false;  // warned once; under grow_mu_
 };
 
 // Creates the pool (nmbufs of room bytes of data each), RCU for `workers`

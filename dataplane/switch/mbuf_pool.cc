@@ -3,7 +3,7 @@
 
 #include <rte_errno.h>
 #include <rte_lcore.h>
-#include <rte_mbuf_pool_ops.h>
+#include <rte_ring.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -12,6 +12,69 @@ namespace pfc {
 namespace {
 
 void UnmapChunk(rte_mempool_memhdr* memhdr, void*) { munmap(memhdr->addr, memhdr->len); }
+
+// The pool's driver ("pfc_grow"): the objects in a multi-producer,
+// multi-consumer rte_ring, as DPDK's ring_mp_mc driver keeps them, with
+// one difference: populate initialises each mbuf before it enqueues it.
+// The default driver enqueues objects as it slices them, so an mbuf of a
+// chunk being added could be taken by another thread before
+// rte_pktmbuf_init had run on it; this way a chunk can be added while
+// other threads allocate (the virtual clock's partitions, Fabric).
+int GrowAlloc(rte_mempool* mp) {
+  char name[RTE_RING_NAMESIZE];
+  if (snprintf(name, sizeof name, "pg_%s", mp->name) >= static_cast<int>(sizeof name))
+    return -ENAMETOOLONG;
+  rte_ring* r = rte_ring_create(name, rte_align32pow2(mp->size + 1), mp->socket_id, 0);
+  if (r == nullptr) return -rte_errno;
+  mp->pool_data = r;
+  return 0;
+}
+void GrowFree(rte_mempool* mp) { rte_ring_free(static_cast<rte_ring*>(mp->pool_data)); }
+int GrowEnqueue(rte_mempool* mp, void* const* objs, unsigned n) {
+  return rte_ring_mp_enqueue_bulk(static_cast<rte_ring*>(mp->pool_data), objs, n, nullptr) == 0
+             ? -ENOBUFS
+             : 0;
+}
+int GrowDequeue(rte_mempool* mp, void** objs, unsigned n) {
+  return rte_ring_mc_dequeue_bulk(static_cast<rte_ring*>(mp->pool_data), objs, n, nullptr) == 0
+             ? -ENOBUFS
+             : 0;
+}
+unsigned GrowCount(const rte_mempool* mp) {
+  return rte_ring_count(static_cast<const rte_ring*>(mp->pool_data));
+}
+
+// What populate hands each object to (mempool_add_elem: the header, the
+// object list) and then rte_pktmbuf_init, all before the enqueue.
+struct InitArg {
+  rte_mempool_populate_obj_cb_t* add;
+  void* add_arg;
+  unsigned index;  // the mbuf's index in the pool, as rte_pktmbuf_init takes it
+};
+void AddAndInit(rte_mempool* mp, void* opaque, void* obj, rte_iova_t iova) {
+  InitArg* a = static_cast<InitArg*>(opaque);
+  a->add(mp, a->add_arg, obj, iova);
+  rte_pktmbuf_init(mp, nullptr, obj, a->index++);
+}
+int GrowPopulate(rte_mempool* mp, unsigned max_objs, void* vaddr, rte_iova_t iova, size_t len,
+                 rte_mempool_populate_obj_cb_t* obj_cb, void* obj_cb_arg) {
+  InitArg a{obj_cb, obj_cb_arg, mp->populated_size};
+  return rte_mempool_op_populate_helper(mp, 0, max_objs, vaddr, iova, len, AddAndInit, &a);
+}
+
+rte_mempool_ops g_grow_ops = {
+    .name = "pfc_grow",
+    .alloc = GrowAlloc,
+    .free = GrowFree,
+    .enqueue = GrowEnqueue,
+    .dequeue = GrowDequeue,
+    .get_count = GrowCount,
+    .calc_mem_size = nullptr,  // the default
+    .populate = GrowPopulate,
+    .get_info = nullptr,
+    .dequeue_contig_blocks = nullptr,
+};
+RTE_MEMPOOL_REGISTER_OPS(g_grow_ops);
 
 }  // namespace
 
@@ -26,7 +89,7 @@ rte_mempool* CreateGrowablePool(const char* name, uint64_t max_mbufs, uint64_t i
       rte_mempool_create_empty(name, static_cast<unsigned>(max_mbufs), sizeof(rte_mbuf) + room, 256,
                                sizeof(rte_pktmbuf_pool_private), static_cast<int>(rte_socket_id()),
                                RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-  if (mp == nullptr || rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0) {
+  if (mp == nullptr || rte_mempool_set_ops_byname(mp, g_grow_ops.name, nullptr) != 0) {
     *err = "cannot create the mbuf pool for " + std::to_string(max_mbufs) +
            " mbufs: " + rte_strerror(rte_errno);
     rte_mempool_free(mp);
@@ -53,20 +116,12 @@ uint64_t GrowPool(rte_mempool* mp, uint64_t n) {
   void* addr = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (addr == MAP_FAILED) return 0;
   madvise(addr, len, MADV_HUGEPAGE);  // a hint: fewer TLB misses where THP is on
-  // Where the next object header will be linked: afterwards it holds the
-  // first of this chunk's (the mempool appends to elt_list in order).
-  rte_mempool_objhdr** first_new = mp->elt_list.stqh_last;
   const int added = rte_mempool_populate_iova(mp, static_cast<char*>(addr), RTE_BAD_IOVA, len,
                                               UnmapChunk, nullptr);
   if (added <= 0) {
     munmap(addr, len);
     return 0;
   }
-  // rte_pktmbuf_pool_create does this for a whole pool (rte_mempool_obj_iter);
-  // here only for the chunk's objects, before anything can take one.
-  unsigned i = mp->populated_size - static_cast<unsigned>(added);
-  for (rte_mempool_objhdr* h = *first_new; h != nullptr; h = h->next.stqe_next)
-    rte_pktmbuf_init(mp, nullptr, reinterpret_cast<char*>(h) + sizeof(*h), i++);
   return static_cast<uint64_t>(added);
 }
 

@@ -12,9 +12,9 @@
 // one a page, which is what --no-huge costs a DPDK pool), and a chunk is
 // only touched when it is added. Transparent hugepages are asked for.
 //
-// Threads: Grow enqueues the new objects before it has initialised them,
-// so it runs only while no other thread allocates from the pool: the
-// virtual clock (one thread), or before the workers start.
+// Threads: allocation and free from any thread; GrowPool from one thread at
+// a time (Dataplane serialises it), while others allocate: the pool's own
+// driver initialises each mbuf of a chunk before another thread can take it.
 #pragma once
 #include <rte_mbuf.h>
 #include <rte_mempool.h>

@@ -7,7 +7,7 @@ proportional to use: peak RSS far below the 15 GB a k=8 fat-tree took when
 every switch's whole buffer was an mbuf pool in 4 KiB pages; the pool grew
 to a small part of its bound; the run is lossless, and rounds that visit
 only the ports with something to do give the same results, byte for byte,
-as rounds over every port.
+as rounds over every port, and so does the fabric split over two threads.
 
   scale_test.py BUILD_DIR SOURCE_DIR
 """
@@ -45,8 +45,9 @@ def write(path, gen, hosts, window_ms):
 ENV = {k: v for k, v in os.environ.items() if k != "MALLOC_PERTURB_"}
 
 
-def run(path, out, env=None):
-    p = subprocess.Popen([fabric, "--fabric", path, "--out", out], stdout=subprocess.PIPE,
+def run(path, out, env=None, threads=1):
+    p = subprocess.Popen([fabric, "--fabric", path, "--out", out, "--threads", str(threads)],
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, env=env or ENV)
     log = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
@@ -63,11 +64,13 @@ with tempfile.TemporaryDirectory(prefix="fabric-scale-") as tmp:
     path = os.path.join(tmp, "ft8.yaml")
     flows = write(path, "fattree:8", hosts, 0.3)
     runs = []
-    for k in range(2):
+    for k in range(3):
         out = os.path.join(tmp, f"run{k}")
         # The second run's rounds look at every port (PFCFABRIC_EVERY_PORT),
-        # the first's at the ports with something to do (worker_ctx.h).
-        rc, log, rss = run(path, out, dict(ENV, PFCFABRIC_EVERY_PORT="1") if k else ENV)
+        # the first's at the ports with something to do (worker_ctx.h); the
+        # third splits the fabric over two threads (--threads).
+        rc, log, rss = run(path, out, dict(ENV, PFCFABRIC_EVERY_PORT="1") if k == 1 else ENV,
+                           threads=2 if k == 2 else 1)
         check(f"run {k} succeeds", rc == 0, log)
         runs.append((out, rss))
     out, rss = runs[0]
@@ -87,6 +90,8 @@ with tempfile.TemporaryDirectory(prefix="fabric-scale-") as tmp:
     for name in ("results.json", "flows.csv", "ports.csv", "fct.csv"):
         check(f"{name} repeats byte for byte with rounds over every port",
               filecmp.cmp(os.path.join(runs[0][0], name), os.path.join(runs[1][0], name), shallow=False))
+        check(f"{name} repeats byte for byte on two threads",
+              filecmp.cmp(os.path.join(runs[0][0], name), os.path.join(runs[2][0], name), shallow=False))
 
     jf = os.path.join(tmp, "jf100.yaml")
     write(jf, "jellyfish:100:16:12", [], 0)

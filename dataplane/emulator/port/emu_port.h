@@ -14,7 +14,9 @@
 // Virtual time: `wake` (if set) is the driver's calendar and `wake_id` the
 // entity (switch or host) that runs this end; delivering a frame to this end
 // lowers that entity's due time to the frame's arrival, so the driver runs
-// it exactly when the frame lands. Unset on the real clock.
+// it exactly when the frame lands. Unset on the real clock, and on an end
+// whose peer runs in another partition of the virtual clock (the driver
+// makes its owner due at the window's boundary instead).
 #pragma once
 #include <rte_mbuf.h>
 
@@ -64,6 +66,13 @@ class EmuPort {
   // ends. Any thread may ask; the owner applies it at its next Tx or Poll
   // (the link model has one writer).
   void RequestUp(bool up) { want_up_.store(up ? 1 : 0, std::memory_order_release); }
+  // The same, applied at once: the virtual clock's driver, between rounds
+  // (no round runs, so it is every end's owner then). A receiver then sees
+  // the new epoch from the event's time on, whichever thread runs it.
+  void SetUpNow(bool up, uint64_t now_ns) {
+    RequestUp(up);
+    ApplyRequest(now_ns);
+  }
 
   // Receive side: no frame has landed by now_ns, so Rx would return
   // nothing. Looks at the head of what is on its way (frames arrive in

@@ -8,13 +8,19 @@
 
 namespace pfc::emu {
 
-void Fabric::SetLink(uint32_t a, uint32_t b, bool up) {
+void Fabric::SetLink(uint32_t a, uint32_t b, bool up, uint64_t now) {
   const tagger::Topology& t = spec_.topo;
   for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
     EmuPort* p = PortOf(x, static_cast<uint16_t>(t.PortTo(x, y)));
     if (p == nullptr) continue;
-    p->RequestUp(up);
-    if (p->wake != nullptr) p->wake->Lower(p->wake_id, now_);  // apply it now
+    if (spec_.clock == ClockKind::kVirtual) {
+      // At the event's time, before any round then, whichever partition
+      // runs the receiver; the owner runs now to see its link's new state.
+      p->SetUpNow(up, now);
+      DueOf(p->wake_id).Lower(p->wake_id, now);
+    } else {
+      p->RequestUp(up);  // the owner applies it at its next Tx or Poll
+    }
   }
 }
 
@@ -32,7 +38,7 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
   switch (e.kind) {
     case EventSpec::Kind::kLink:
       what = "link " + t.node(e.a).name + "-" + t.node(e.b).name + (e.up ? " up" : " down");
-      SetLink(e.a, e.b, e.up);
+      SetLink(e.a, e.b, e.up, now);
       break;
     case EventSpec::Kind::kRoute: {
       SwitchRun& sr = sw_of(e.a);
@@ -60,7 +66,10 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
             return true;
           },
           &err);
-      due_.Lower(static_cast<uint32_t>(&sr - switches_.data()), now);
+      {
+        const auto id = static_cast<uint32_t>(&sr - switches_.data());
+        DueOf(id).Lower(id, now);
+      }
       break;
     }
     case EventSpec::Kind::kFlow: {
@@ -73,7 +82,7 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
           h.model->StartFlow(static_cast<uint32_t>(e.flow + 1), now);
         else
           h.model->StopFlow(static_cast<uint32_t>(e.flow + 1), now);
-        due_.Lower(HostId(j), now);
+        DueOf(HostId(j)).Lower(HostId(j), now);
       }
       break;
     }
@@ -90,14 +99,17 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
           h.model->SetStorm(*e.storm_prios, now);
           what += " storm mask " + std::to_string(*e.storm_prios);
         }
-        due_.Lower(HostId(j), now);
+        DueOf(HostId(j)).Lower(HostId(j), now);
       }
       break;
     case EventSpec::Kind::kRules: {
       SwitchRun& sr = sw_of(e.a);
       what = "rules at " + sr.sw->name + " from " + e.file;
       ok = ReloadSwitch(*sr.sw, e.file, &err);
-      due_.Lower(static_cast<uint32_t>(&sr - switches_.data()), now);
+      {
+        const auto id = static_cast<uint32_t>(&sr - switches_.data());
+        DueOf(id).Lower(id, now);
+      }
       break;
     }
   }

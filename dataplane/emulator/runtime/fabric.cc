@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "dataplane/emulator/spec/partition.h"
 #include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/stages/worker.h"
 #include "dataplane/switch/mbuf_pool.h"
@@ -136,8 +137,13 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
 
   uint32_t n_hosts = 0;
   for (const emu::HostPlan& hp : plan.hosts) n_hosts += spec.hosts[hp.node].device.empty();
-  f->due_.Reset(static_cast<uint32_t>(plan.switches.size() + n_hosts));
-  emu::DueQueue* wake = virt ? &f->due_ : nullptr;
+  // One partition to start with (Partition splits it for --threads); the
+  // real clock keeps it too, unused but for the events' bookkeeping.
+  const auto entities = static_cast<uint32_t>(plan.switches.size() + n_hosts);
+  f->parts_.push_back(std::make_unique<Part>());
+  f->parts_[0]->due.Reset(entities);
+  f->part_of_.assign(entities, 0);
+  emu::DueQueue* wake = virt ? &f->parts_[0]->due : nullptr;
   f->switches_.reserve(plan.switches.size());
   for (size_t i = 0; i < plan.switches.size(); i++) {
     const int pin = virt ? 0 : static_cast<int>(i % f->dp_->workers);
@@ -229,6 +235,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       f->workers_[w].slots.push_back(MakeWorkerCtx(*f->switches_[i].sw, w));
     }
   }
+  if (virt && !f->Partition(configs, err)) return nullptr;
   RegisterTelemetry(f->switches());
   f->rec_.Init(f->switches(), spec.bin_ns, virt);
   if (!virt) {
@@ -259,6 +266,51 @@ std::vector<Switch*> Fabric::switches() const {
   std::vector<Switch*> v;
   for (const SwitchRun& s : switches_) v.push_back(s.sw.get());
   return v;
+}
+
+bool Fabric::Partition(const std::vector<SwitchConfig>& configs, std::string* err) {
+  const unsigned n = spec_.threads;
+  if (n <= 1) return true;
+  std::vector<std::string> names;
+  for (const emu::SwitchPlan& sp : plan_.switches) names.push_back(sp.name);
+  if (!CheckThreads(spec_, names, configs, err)) return false;
+  const tagger::Topology& t = spec_.topo;
+  // A captured link's two directions go to one file in the order they
+  // start: both ends in one partition keep that order the one-thread order.
+  std::vector<std::pair<uint32_t, uint32_t>> glue;
+  for (const emu::CaptureSpec& c : spec_.captures) glue.emplace_back(c.a, c.b);
+  const std::vector<uint16_t> node_part = PartitionNodes(t, n, glue);
+  const auto entities = static_cast<uint32_t>(part_of_.size());
+  while (parts_.size() < n) {
+    parts_.push_back(std::make_unique<Part>());
+    parts_.back()->due.Reset(entities);
+  }
+  auto own = [&](uint32_t node, uint32_t id) {
+    part_of_[id] = node_part[node];
+    for (const auto& e : ports_[node])
+      if (e) e->wake = &parts_[node_part[node]]->due;
+  };
+  for (size_t i = 0; i < switches_.size(); i++)
+    own(plan_.switches[i].node, static_cast<uint32_t>(i));
+  for (size_t j = 0; j < hosts_.size(); j++) own(hosts_[j].node, HostId(j));
+  // Receive ends fed across partitions: their owners are made due at
+  // boundaries; the shortest such link bounds the window.
+  for (uint32_t node = 0; node < ports_.size(); node++) {
+    for (uint32_t p = 0; p < ports_[node].size(); p++) {
+      EmuPort* e = ports_[node][p].get();
+      if (e == nullptr) continue;
+      const uint32_t g = t.peer(t.gport(node, p));
+      const uint32_t from = t.port_node(g);
+      if (node_part[from] == node_part[node]) continue;
+      const EmuPort* sender = ports_[from][t.local(g)].get();
+      parts_[node_part[node]]->inbound.push_back({e, e->wake_id, e->active, e->active_bit});
+      e->wake = nullptr;
+      e->active = nullptr;
+      // A frame lands at least its wire time (>= 1 ns) after the delay.
+      lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1);
+    }
+  }
+  return true;
 }
 
 EmuPort* Fabric::PortOf(uint32_t node, uint16_t port) const { return ports_[node][port].get(); }

@@ -15,6 +15,16 @@
 //    run is deterministic: same file and seed, same results, byte for byte.
 //    A calendar (model/due_queue.h) holds every switch's and host's due
 //    time: a step costs O(log n) in the entities, not a scan of all of them.
+//    With --threads N the fabric is split into N partitions
+//    (spec/partition.h), each with its own calendar and thread, in windows:
+//    a window is at most the lookahead long (the shortest delay of a link
+//    between partitions, plus the shortest wire time), so a frame one
+//    partition sends lands in another only after the window; at the
+//    boundary the main thread alone applies events, samples and makes the
+//    receivers of frames that crossed due. Entities that run at the same
+//    instant never interact (a frame takes wire time), so every entity runs
+//    the same rounds at the same times as on one thread: results are
+//    byte-identical for any thread count.
 //  * real: switches are pinned to worker lcores (whole switches, so
 //    per-switch state has one writer) and run WorkerMain as pfcswitch does;
 //    the main thread runs the emulated hosts, the events and the recorder.
@@ -76,6 +86,8 @@ class Fabric {
   // Virtual clock: runs from 0 to the spec's duration. Returns the number
   // of switch rounds run.
   uint64_t RunVirtual();
+  // The virtual clock's lookahead with --threads (kNever with one thread).
+  uint64_t lookahead_ns() const { return lookahead_ns_; }
   // Real clock: runs hosts, events and the recorder on this thread until
   // `stop` or the duration (0 = until stop); the workers run the switches.
   void RunReal(const std::atomic<bool>& stop);
@@ -105,7 +117,19 @@ class Fabric {
   emu::Fct FlowFct(size_t i) const;
   bool WriteFctCsv(const std::string& path, std::string* err) const;
   void ApplyEvent(const emu::EventSpec& e, uint64_t now);
-  void SetLink(uint32_t a, uint32_t b, bool up);
+  void SetLink(uint32_t a, uint32_t b, bool up, uint64_t now);
+  // Virtual clock: splits the fabric over spec_.threads partitions
+  // (spec/partition.h): calendars, cut links' receive ends, lookahead.
+  bool Partition(const std::vector<SwitchConfig>& configs, std::string* err);
+  // Virtual clock: between windows, on the main thread with every
+  // partition stopped: samples and the end, frames that crossed, the next
+  // window's start (events applied then) and end. Sets done_ at the end.
+  void Boundary();
+  // The virtual clock's step for a time (FabricSpec::quantum_ns).
+  uint64_t Step(uint64_t t) const {
+    const uint64_t q = spec_.quantum_ns;
+    return q == 0 || t == kNever ? t : (t + q - 1) / q * q;
+  }
   // Both clocks, once a loop: the recorder's samples due by now, and at a
   // sample bin's boundary the switches' new events printed.
   void Sample(uint64_t now);
@@ -121,6 +145,29 @@ class Fabric {
   };
   // Calendar ids: switch i is i, host j is switches_.size() + j.
   uint32_t HostId(size_t j) const { return static_cast<uint32_t>(switches_.size() + j); }
+  // The calendar of the partition that runs calendar id `id`.
+  emu::DueQueue& DueOf(uint32_t id) { return parts_[part_of_[id]]->due; }
+
+  // A partition of the virtual clock: its calendar (ids fabric-wide, only
+  // its own ever due) and the receive ends it owns whose sender runs in
+  // another partition. On those EmuPort::wake and ::active are null, so the
+  // sender's thread never touches this partition's state; Boundary makes
+  // their owners due instead. Written by its thread during a window, by
+  // the main thread at boundaries.
+  struct Part {
+    emu::DueQueue due;
+    std::vector<uint32_t> run;  // scratch: the ids due at a step
+    struct Inbound {
+      EmuPort* port;
+      uint32_t id;       // its owner's calendar id
+      PortMask* active;  // its owner's WorkerCtx::rx_active, or null
+      PortMask bit = 0;
+    };
+    std::vector<Inbound> inbound;
+    uint64_t rounds = 0;
+  };
+  // Runs part's entities due in [now_, win_end_), in time order.
+  void RunWindow(Part& part);
 
   const emu::FabricSpec& spec_;
   const emu::FabricPlan& plan_;
@@ -130,7 +177,14 @@ class Fabric {
   std::vector<std::vector<std::unique_ptr<EmuPort>>> ports_;
   std::vector<SwitchRun> switches_;
   std::vector<Host> hosts_;
-  emu::DueQueue due_;  // virtual clock: when each switch and host runs next
+  // Virtual clock: the partitions (one without --threads), each part
+  // behind a pointer of its own (its thread writes it), and which runs
+  // each calendar id.
+  std::vector<std::unique_ptr<Part>> parts_;
+  std::vector<uint16_t> part_of_;
+  uint64_t lookahead_ns_ = kNever;
+  uint64_t win_end_ = 0;  // the current window is [now_, win_end_)
+  bool started_ = false, done_ = false;
   std::vector<Worker> workers_;
   Recorder rec_;
   // Link captures: both directions of a link into one file, so the two

@@ -171,6 +171,9 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, std::stri
   json sws = json::object();
   for (const SwitchRun& s : switches_) {
     sws[s.sw->name] = StatsJson(*s.sw);
+    // How far the pool grew depends on which partition's thread found it
+    // empty first (--threads): timing.json has it, with the wall time.
+    sws[s.sw->name].erase("pool_populated");
     // What the detector did with the messages (dcfit/detector.h), for
     // telling why a loop was or was not found.
     if (const SwitchDcfit* d = s.sw->dcfit.get()) {

@@ -3,9 +3,17 @@
 // and host is an entity in a calendar (model/due_queue.h) with the time it
 // is next due; the loop runs what is due now, lets each report its next
 // deadline (common/deadline.h), then jumps to the earliest of those, the
-// next timeline event and the recorder's next sample. A host's round is here
-// too: the real clock runs the same one.
+// next timeline event and the recorder's next sample; with --threads, each
+// partition does so on its thread up to the window's end, and the main
+// thread does the boundary (fabric.h). A host's round is here too: the
+// real clock runs the same one.
+#include <pthread.h>
+#include <rte_lcore.h>
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/stages/worker.h"
@@ -50,16 +58,65 @@ Deadline Host::Round(Dataplane& dp, uint64_t now_ns) {
   return Earliest(t, nic->Poll(now_ns));
 }
 
-uint64_t Fabric::RunVirtual() {
-  const std::vector<EventSpec>& ev = spec_.events;
-  now_ = 0;
-  for (uint32_t id = 0; id < HostId(hosts_.size()); id++) due_.Set(id, 0);
-  dcfit_sws_.clear();
-  for (const SwitchRun& s : switches_) dcfit_sws_.push_back(s.sw.get());
-  std::vector<uint32_t> run;
+namespace {
+
+// The window boundary between the main thread and the partitions' threads:
+// each thread reports its window done (Arrive), the main thread waits for
+// all (AwaitAll), does the boundary alone and opens the next window
+// (Open). Spins a little (a window is often tens of microseconds), yields,
+// then sleeps in the kernel, so a waiting thread does not hold a core that
+// a partition's thread could use (more threads than cores).
+class WindowSync {
+ public:
+  void Arrive() {
+    arrived_.fetch_add(1, std::memory_order_release);
+    arrived_.notify_one();
+  }
+  // Worker: the next window after `seen` (its generation).
+  void AwaitOpen(uint64_t* seen) {
+    uint64_t g = Spin(gen_, *seen);
+    while (g == *seen) {
+      gen_.wait(g, std::memory_order_acquire);
+      g = gen_.load(std::memory_order_acquire);
+    }
+    *seen = g;
+  }
+  void AwaitAll(unsigned workers) {
+    for (unsigned a = Spin(arrived_, 0u); a != workers;
+         a = arrived_.load(std::memory_order_acquire))
+      arrived_.wait(a, std::memory_order_acquire);
+    arrived_.store(0, std::memory_order_relaxed);
+  }
+  void Open() {
+    gen_.fetch_add(1, std::memory_order_release);
+    gen_.notify_all();
+  }
+
+ private:
+  // Polls v while it equals `still` (up to a bound); its last value.
+  template <typename T>
+  static T Spin(const std::atomic<T>& v, T still) {
+    T x = v.load(std::memory_order_acquire);
+    for (int i = 0; i < 256 && x == still; i++) {
+      if (i < 192)
+        __builtin_ia32_pause();
+      else
+        std::this_thread::yield();
+      x = v.load(std::memory_order_acquire);
+    }
+    return x;
+  }
+  alignas(64) std::atomic<unsigned> arrived_{0};
+  alignas(64) std::atomic<uint64_t> gen_{0};
+};
+
+}  // namespace
+
+void Fabric::RunWindow(Part& part) {
+  std::vector<uint32_t>& run = part.run;
   for (;;) {
-    while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
-      ApplyEvent(ev[next_event_++], now_);
+    const uint64_t now = Step(part.due.Next());
+    if (now >= win_end_) break;  // kNever too
     // Run what is due now, switches by index then hosts, in passes until
     // nothing is (a round with work runs again at the same time when it may
     // have left something due now: RoundLeftWork). Nothing run in a pass
@@ -67,34 +124,114 @@ uint64_t Fabric::RunVirtual() {
     // wire time, which is > 0; events come before the passes), so taking a
     // pass's set up front runs the same rounds in the same order as scanning
     // every entity in turn.
-    for (due_.TakeDue(now_, &run); !run.empty(); due_.TakeDue(now_, &run)) {
+    for (part.due.TakeDue(now, &run); !run.empty(); part.due.TakeDue(now, &run)) {
       for (const uint32_t id : run) {
-        due_.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
+        part.due.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
         if (id < switches_.size()) {
           Deadline ready = kNever;
-          const unsigned work = WorkerRound(switches_[id].ctx, now_, &ready);
-          rounds_++;
+          const unsigned work = WorkerRound(switches_[id].ctx, now, &ready);
+          part.rounds++;
+          // One partition only (Partition refuses DCFIT with more).
           if (switches_[id].sw->dcfit) dcfit_.Take(dcfit_sws_, plan_, id, true);
           // A deadline already reached (none is, as the stages report them)
           // would also be due now.
-          if (work != 0 && (RoundLeftWork(switches_[id].ctx) || ready <= now_))
-            due_.Lower(id, now_);
+          if (work != 0 && (RoundLeftWork(switches_[id].ctx) || ready <= now))
+            part.due.Lower(id, now);
           else if (ready != kNever)
-            due_.Lower(id, std::max(ready, now_ + 1));
+            part.due.Lower(id, std::max(ready, now + 1));
         } else {
-          due_.Lower(id, hosts_[id - switches_.size()].Round(*dp_, now_));
+          part.due.Lower(id, hosts_[id - switches_.size()].Round(*dp_, now));
         }
       }
     }
-    Sample(now_);
-    if (now_ >= spec_.duration_ns) break;
-    uint64_t next = std::min(spec_.duration_ns, due_.Next());
-    if (next_event_ < ev.size()) next = std::min(next, ev[next_event_].at_ns);
-    next = std::min(next, rec_.next_ns());
-    if (spec_.quantum_ns != 0)  // the next step boundary (see FabricSpec::quantum_ns)
-      next = (next + spec_.quantum_ns - 1) / spec_.quantum_ns * spec_.quantum_ns;
-    now_ = std::max(next, now_ + 1);
   }
+}
+
+void Fabric::Boundary() {
+  const std::vector<EventSpec>& ev = spec_.events;
+  const uint64_t end = Step(spec_.duration_ns);
+  if (started_) {
+    // Every partition has run everything up to `last`: the state the one
+    // thread has after its step at that time.
+    const uint64_t last = win_end_ - 1;
+    if (last == Step(rec_.next_ns())) Sample(last);
+    if (last >= end) {
+      now_ = last;
+      done_ = true;
+      return;
+    }
+    // Frames that crossed into a partition: their receivers are due when
+    // the first lands (each receiver's round reports the next ones).
+    for (const auto& part : parts_) {
+      for (const Part::Inbound& in : part->inbound) {
+        const Deadline a = in.port->NextArrivalNs();
+        if (a == kNever) continue;
+        part->due.Lower(in.id, a);
+        if (in.active != nullptr) *in.active |= in.bit;
+      }
+    }
+  }
+  // The next step: the earliest thing due anywhere.
+  uint64_t t = std::min(end, Step(rec_.next_ns()));
+  for (const auto& part : parts_) t = std::min(t, Step(part->due.Next()));
+  if (next_event_ < ev.size()) t = std::min(t, Step(ev[next_event_].at_ns));
+  if (started_) t = std::max(t, win_end_);
+  started_ = true;
+  now_ = t;
+  while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
+    ApplyEvent(ev[next_event_++], now_);
+  // The window: up to the lookahead, and to the next event, sample or end,
+  // which are the main thread's.
+  uint64_t e = std::min(Step(rec_.next_ns()), end) + 1;
+  if (lookahead_ns_ != kNever) e = std::min(e, t + lookahead_ns_);
+  if (next_event_ < ev.size()) e = std::min(e, Step(ev[next_event_].at_ns));
+  win_end_ = std::max(e, t + 1);
+}
+
+uint64_t Fabric::RunVirtual() {
+  now_ = 0;
+  started_ = done_ = false;
+  for (uint32_t id = 0; id < HostId(hosts_.size()); id++) DueOf(id).Set(id, 0);
+  dcfit_sws_.clear();
+  for (const SwitchRun& s : switches_) dcfit_sws_.push_back(s.sw.get());
+  const unsigned workers = static_cast<unsigned>(parts_.size() - 1);
+  // EAL pinned this thread to the main lcore's one CPU, and threads
+  // inherit that: with partitions, every thread may run on any CPU.
+  cpu_set_t pinned, any;
+  pthread_getaffinity_np(pthread_self(), sizeof pinned, &pinned);
+  if (workers != 0) {
+    CPU_ZERO(&any);
+    for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); c++)
+      CPU_SET(c, &any);
+    pthread_setaffinity_np(pthread_self(), sizeof any, &any);
+  }
+  WindowSync sync;
+  std::vector<std::thread> threads;
+  for (unsigned w = 1; w <= workers; w++) {
+    threads.emplace_back([this, &sync, w] {
+      // An lcore id of its own: a mempool cache, as the main thread has.
+      const bool registered = rte_thread_register() == 0;
+      uint64_t seen = 0;
+      for (;;) {
+        sync.AwaitOpen(&seen);
+        if (done_) break;
+        RunWindow(*parts_[w]);
+        sync.Arrive();
+      }
+      if (registered) rte_thread_unregister();
+    });
+  }
+  for (;;) {
+    Boundary();
+    sync.Open();
+    if (done_) break;
+    RunWindow(*parts_[0]);
+    sync.AwaitAll(workers);
+  }
+  for (std::thread& th : threads) th.join();
+  if (workers != 0) pthread_setaffinity_np(pthread_self(), sizeof pinned, &pinned);
+  rounds_ = 0;
+  for (const auto& part : parts_) rounds_ += part->rounds;
   PrintEvents();
   ReleaseSpares();
   return rounds_;

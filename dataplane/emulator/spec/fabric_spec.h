@@ -181,6 +181,10 @@ struct FabricSpec {
   // fabric split over servers runs the same file on each, with --here
   // naming that server's switches; a host runs where its switch does.
   std::vector<bool> here;
+  // pfcfabric --threads: the virtual clock's partitions, each on a thread
+  // of its own (Fabric::RunVirtual). Not in the file: a run's results do
+  // not depend on it.
+  unsigned threads = 1;
 
   // What the file asks that runs but is likely not what was meant, each
   // "file:line: field: what happens" (a flow faster than its host's link,

@@ -4,9 +4,12 @@
 #include "dataplane/switch/mbuf_pool.h"
 
 #include <gtest/gtest.h>
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "dataplane/switch/dataplane.h"
@@ -42,6 +45,40 @@ TEST(MbufPool, GrowsOnDemandUpToItsSizeAndEveryMbufIsInitialised) {
   // Distinct buffers that can be written end to end.
   for (rte_mbuf* m : held) std::memset(rte_pktmbuf_mtod(m, void*), 0xab, 2048);
   for (rte_mbuf* m : held) rte_pktmbuf_free(m);
+  EXPECT_EQ(rte_mempool_avail_count(dp->pool), dp->pool->populated_size);
+}
+
+// The virtual clock's partitions allocate from two threads while one of
+// them grows the pool: the pool's driver initialises a chunk's mbufs before
+// either thread can take one.
+TEST(MbufPool, GrowsWhileAnotherThreadAllocates) {
+  std::string err;
+  auto dp = CreateDataplane(1, 400000, 2048 + RTE_PKTMBUF_HEADROOM, &err, kMinPoolChunk);
+  ASSERT_TRUE(dp) << err;
+  dp->grow_on_empty = true;
+  std::vector<rte_mbuf*> held[2];
+  std::atomic<int> bad{0};
+  auto take = [&](int t) {
+    const bool registered = rte_thread_register() == 0;  // a cache of its own, or none
+    for (uint64_t i = 0; i < 6 * kMinPoolChunk; i++) {
+      rte_mbuf* m = dp->Alloc();
+      if (m == nullptr || m->pool != dp->pool || m->buf_len != 2048 + RTE_PKTMBUF_HEADROOM ||
+          m->data_off != RTE_PKTMBUF_HEADROOM || m->buf_addr == nullptr) {
+        bad++;
+        break;
+      }
+      held[t].push_back(m);
+    }
+    if (registered) rte_thread_unregister();
+  };
+  std::thread a(take, 0), b(take, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(held[0].size() + held[1].size(), 12 * kMinPoolChunk);
+  EXPECT_LE(dp->pool->populated_size, 20 * kMinPoolChunk);
+  for (auto& h : held)
+    for (rte_mbuf* m : h) rte_pktmbuf_free(m);
   EXPECT_EQ(rte_mempool_avail_count(dp->pool), dp->pool->populated_size);
 }
 
