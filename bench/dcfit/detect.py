@@ -24,29 +24,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pfclib.dcfit_fabrics import with_dcfit  # noqa: E402
+from pfclib.fattree_loop import UNLIMITED, flow, pin  # noqa: E402,F401
 from pfclib.fabric_results import results, stuck_ports# noqa: E402
 from dcfit.detect_plot import plot  # noqa: E402
 
 CFG = os.path.join(SRC, "configs/fabric")
-UNLIMITED = 0
 # Set by main, or by a test importing this file: the pfcfabric binary and
 # the directory every run's files and results go to.
 fabric = out = None
-
-
-def flow(name, a, b, rate=UNLIMITED, start_us=0, nbytes=0):
-    lim = f", rate: {rate}G" if rate else ""
-    size = f", bytes: {nbytes}" if nbytes else ""
-    return f"  - {{ name: {name}, from: {a}, to: {b}, dscp: 1, prio: 1{lim}{size}, start: {start_us}us }}\n"
-
-
-def route(sw, host, via, at_us=0):
-    return f"  - {{ at: {at_us}us, route: {{ switch: {sw}, to: {host}, via: {via} }} }}\n"
-
-
-def pin(host, path, at_us=0):
-    """Routes toward host along path (switches, then the host's ToR last)."""
-    return "".join(route(a, host, b, at_us) for a, b in zip(path, path[1:]))
 
 
 # The fat-tree cases (configs/fabric/dcfit-fattree.yaml). Links a0_0-t0_0
@@ -255,6 +240,25 @@ def run(case, tag, spec, dur_ms=3):
     return rec
 
 
+def verdicts(recs):
+    """Runs declared without a deadlock (false positives) and deadlocked
+    without a declaration (false negatives), by tag; detection times (us)
+    with the trigger on the loop and off it."""
+    fp = [r["tag"] for r in recs if r["declared"] and not r["dead"]]
+    fn = [r["tag"] for r in recs if r["dead"] and not r["declared"]]
+    on = [x["us"] for r in recs for x in r["times"] if x["on_loop"]]
+    off = [x["us"] for r in recs for x in r["times"] if not x["on_loop"]]
+    return fp, fn, on, off
+
+
+def print_row(r, width, extra=""):
+    t = r["times"]
+    print(f"{r['tag']:{width}} {str(r['dead']):>10} {r['declared']:8d} {r['loops']:5d} {r['failed']:6d} "
+          f"{(min(x['us'] for x in t) if t else float('nan')):10.2f}  "
+          f"{(t[0]['trigger'] + (' on-loop' if t[0]['on_loop'] else ' off-loop')) if t else '-'}{extra}",
+          flush=True)
+
+
 def fixed_cases(runs):
     for k in range(runs):
         rng = random.Random(k)
@@ -303,15 +307,9 @@ def main():
         done = ex.map(lambda c: run(*c), todo)
         for r in done:
             recs.append(r)
-            t = r["times"]
-            print(f"{r['tag']:22} {str(r['dead']):>10} {r['declared']:8d} {r['loops']:5d} {r['failed']:6d} "
-                  f"{(min(x['us'] for x in t) if t else float('nan')):10.2f}  "
-                  f"{(t[0]['trigger'] + (' on-loop' if t[0]['on_loop'] else ' off-loop')) if t else '-'}", flush=True)
+            print_row(r, 22)
     json.dump(recs, open(os.path.join(out, "runs.json"), "w"), indent=1)
-    fp = [r["tag"] for r in recs if r["declared"] and not r["dead"]]
-    fn = [r["tag"] for r in recs if r["dead"] and not r["declared"]]
-    on = [x["us"] for r in recs for x in r["times"] if x["on_loop"]]
-    off = [x["us"] for r in recs for x in r["times"] if not x["on_loop"]]
+    fp, fn, on, off = verdicts(recs)
     print(f"deadlocked runs: {sum(r['dead'] for r in recs)}; runs with a loop found and no deadlock: "
           f"{sum(1 for r in recs if r['loops'] and not r['dead'])}")
     print(f"false positives: {' '.join(fp) or 'none'}; false negatives: {' '.join(fn) or 'none'}")
