@@ -88,6 +88,12 @@ int main(int argc, char** argv) {
                  "lookahead being the shortest delay of a link between parts); results are "
                  "byte-identical for any number")
       ->check(CLI::Range(1, 64));
+  uint64_t memory_limit_mb = 0;
+  app.add_option("--memory-limit", memory_limit_mb,
+                 "MB the fabric may use (default: the machine's MemAvailable): a fabric whose "
+                 "switches would not fit stops before it runs, and the frames' pool grows no "
+                 "further than what is left")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_flag("--check", check,
                "validate the fabric, write the switch configs and topology.json (for pfc-tagger), "
                "then exit");
@@ -112,6 +118,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   spec.threads = threads;
+  spec.memory_limit = memory_limit_mb << 20;
   if (!out_dir.empty()) spec.out_dir = std::filesystem::absolute(out_dir).string();
   if (!rules_dir.empty()) {
     spec.rules_dir = std::filesystem::absolute(rules_dir).string();

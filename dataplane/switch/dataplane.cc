@@ -4,6 +4,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "dataplane/switch/mbuf_pool.h"
@@ -55,15 +56,18 @@ rte_mbuf* Dataplane::GrowAndAlloc() {
   std::lock_guard<std::mutex> g(grow_mu_);
   // Another thread may have grown it while this one waited.
   if (rte_mbuf* m = rte_pktmbuf_alloc(pool)) return m;
-  if (GrowPool(pool, NextPoolChunk(pool->populated_size)) == 0) {
+  const uint64_t room = grow_limit > pool->populated_size ? grow_limit - pool->populated_size : 0;
+  if (GrowPool(pool, std::min(NextPoolChunk(pool->populated_size), room)) == 0) {
     // Its callers retry (a host's frame, a pause frame next round): say
     // once why the fabric stalls rather than letting it look deadlocked.
     if (pool->populated_size < pool->size && !grow_failed_) {
       grow_failed_ = true;
       std::fprintf(stderr,
-                   "pfcfabric: warning: cannot grow the mbuf pool past %u mbufs (out of memory): "
-                   "senders wait for buffers\n",
-                   pool->populated_size);
+                   "pfcfabric: warning: cannot grow the mbuf pool past %u mbufs (%s): senders "
+                   "wait for buffers, and a switch that cannot get one for a pause frame may "
+                   "overrun its headroom\n",
+                   pool->populated_size,
+                   room == 0 ? "the memory available when the run started" : "out of memory");
     }
     return nullptr;
   }

@@ -55,6 +55,10 @@ class Dataplane {
   // Subtracted from the clock: the fabric emulator starts its real clock at
   // 0 so that switches, emulated hosts and the timeline share one time base.
   uint64_t epoch_ns = 0;
+  // The most mbufs a growable pool may be populated with (the fabric sets
+  // it from the memory the machine has, so that growth stops with a
+  // warning rather than the OOM killer); the pool's size when unset.
+  uint64_t grow_limit = UINT64_MAX;
 
   // Every mbuf the switches and emulated hosts make comes from here.
   rte_mbuf* Alloc() {

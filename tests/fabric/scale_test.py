@@ -3,7 +3,8 @@
 """The short version of bench/fabric_scale.sh (suite 'fabric', virtual
 clock): a k=8 fat-tree (80 switches, 128 hosts) under 0.3 ms of the web
 search workload at 30% load, and a 100-switch Jellyfish idle. Memory is
-proportional to use: peak RSS far below the 15 GB a k=8 fat-tree took when
+proportional to use (and a fabric that would not fit in --memory-limit
+stops before it runs): peak RSS far below the 15 GB a k=8 fat-tree took when
 every switch's whole buffer was an mbuf pool in 4 KiB pages; the pool grew
 to a small part of its bound; the run is lossless, and rounds that visit
 only the ports with something to do give the same results, byte for byte,
@@ -60,6 +61,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-scale-") as tmp:
     rc, log, _ = run(idle, os.path.join(tmp, "check"))
     check("a k=8 fat-tree runs idle", rc == 0, log)
     hosts = [h["name"] for h in json.load(open(os.path.join(tmp, "check/hosts.json")))["hosts"]]
+    # Too little memory: stopped before it runs, with what it needs.
+    p = subprocess.run([fabric, "--fabric", idle, "--out", os.path.join(tmp, "small"),
+                        "--memory-limit", "150"], capture_output=True, text=True, env=ENV)
+    check("a fabric that does not fit in --memory-limit stops before it runs",
+          p.returncode == 1 and "needs about" in p.stderr and "150 MB available" in p.stderr
+          and not os.path.exists(os.path.join(tmp, "small/results.json")), p.stderr)
     check("128 hosts", len(hosts) == 128, str(len(hosts)))
     path = os.path.join(tmp, "ft8.yaml")
     flows = write(path, "fattree:8", hosts, 0.3)

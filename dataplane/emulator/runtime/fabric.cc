@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "dataplane/emulator/runtime/memory_budget.h"
 #include "dataplane/emulator/spec/partition.h"
 #include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/stages/worker.h"
@@ -21,6 +22,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
                                        const std::vector<SwitchConfig>& configs, unsigned workers,
                                        std::string* err) {
   std::unique_ptr<Fabric> f(new Fabric(spec, plan));
+  MemoryBudget budget(spec.memory_limit);
   const tagger::Topology& t = spec.topo;
   const bool virt = spec.clock == emu::ClockKind::kVirtual;
   // Link ends: an EmuPort for every end whose link is emulated.
@@ -154,6 +156,12 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       *err = plan.switches[i].config_path + ": switch " + plan.switches[i].name + ": " + *err;
       return nullptr;
     }
+    const rte_mempool* mp = f->dp_->pool;
+    if (!budget.Check(i + 1, plan.switches.size(),
+                      uint64_t{mp->populated_size} * (mp->header_size + mp->elt_size), err)) {
+      *err = spec.path + ": " + *err;
+      return nullptr;
+    }
     run.ctx = MakeWorkerCtx(*run.sw, static_cast<unsigned>(pin));
     // PFCFABRIC_EVERY_PORT=1: rounds over every port, as before the active
     // sets (tests/fabric/scale_test.py checks both give the same results).
@@ -234,6 +242,12 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       const unsigned w = static_cast<unsigned>(i % f->dp_->workers);
       f->workers_[w].slots.push_back(MakeWorkerCtx(*f->switches_[i].sw, w));
     }
+  }
+  // The pool grows into what the switches left of the budget.
+  if (f->dp_->grow_on_empty && budget.budget() != 0) {
+    const rte_mempool* mp = f->dp_->pool;
+    f->dp_->grow_limit =
+        mp->populated_size + budget.Left() / (mp->header_size + mp->elt_size + mp->trailer_size);
   }
   if (virt && !f->Partition(configs, err)) return nullptr;
   RegisterTelemetry(f->switches());

@@ -36,6 +36,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -116,6 +118,13 @@ class Fabric {
   const emu::FlowTx* TxFlow(size_t i) const;  // flow i's sender state, if it runs here
   emu::Fct FlowFct(size_t i) const;
   bool WriteFctCsv(const std::string& path, std::string* err) const;
+  struct SwitchRun;
+  // results.json's entry for one switch: its counters (StatsJson) and
+  // DCFIT detector's.
+  nlohmann::json SwitchResults(const SwitchRun& s) const;
+  // results.json: r (every key but "switches") and the switches, written
+  // as r.dump(1) would with them in it, one switch's JSON at a time.
+  void WriteResultsJson(const nlohmann::json& r, std::ostream& out) const;
   void ApplyEvent(const emu::EventSpec& e, uint64_t now);
   void SetLink(uint32_t a, uint32_t b, bool up, uint64_t now);
   // Virtual clock: splits the fabric over spec_.threads partitions

@@ -185,6 +185,9 @@ struct FabricSpec {
   // of its own (Fabric::RunVirtual). Not in the file: a run's results do
   // not depend on it.
   unsigned threads = 1;
+  // pfcfabric --memory-limit: the memory the fabric may use (bytes; 0: the
+  // machine's MemAvailable when it starts). Not in the file either.
+  uint64_t memory_limit = 0;
 
   // What the file asks that runs but is likely not what was meant, each
   // "file:line: field: what happens" (a flow faster than its host's link,

@@ -97,6 +97,22 @@ TEST(MbufPool, StopsAtItsSizeWithoutGrowthItStaysEmpty) {
   for (rte_mbuf* m : held) rte_pktmbuf_free(m);
 }
 
+// The fabric caps growth at what the machine had when the run started
+// (Dataplane::grow_limit): allocation then fails, counted by the caller,
+// instead of the OOM killer ending the process.
+TEST(MbufPool, GrowthStopsAtItsLimit) {
+  std::string err;
+  auto dp = CreateDataplane(1, 100000, 2048 + RTE_PKTMBUF_HEADROOM, &err, kMinPoolChunk);
+  ASSERT_TRUE(dp) << err;
+  dp->grow_on_empty = true;
+  dp->grow_limit = kMinPoolChunk + 1000;
+  std::vector<rte_mbuf*> held;
+  for (rte_mbuf* m; (m = dp->Alloc()) != nullptr;) held.push_back(m);
+  EXPECT_EQ(dp->pool->populated_size, kMinPoolChunk + 1000);
+  EXPECT_EQ(held.size(), kMinPoolChunk + 1000);
+  for (rte_mbuf* m : held) rte_pktmbuf_free(m);
+}
+
 TEST(HeapRing, OwnMemoryRingWorksAndFreesEitherKind) {
   std::string err;
   for (const bool own : {false, true}) {
