@@ -6,6 +6,8 @@
 // Real devices written with their vdev arguments in the fabric file
 // ("net_af_packet0,iface=h1") are given to EAL as --vdev when pfcfabric
 // chooses the EAL options; with explicit EAL options they are the caller's.
+// The last lines are the run's verdict (deadlocks, frames lost, flows
+// below their rate); --expect makes it the exit status (3 when not met).
 // The fabric file is validated completely, each switch's config generated
 // and loaded by the switch's own loader, before EAL starts. On the virtual
 // clock the run takes one lcore and ends at fabric.duration; on the real
@@ -94,6 +96,13 @@ int main(int argc, char** argv) {
                  "switches would not fit stops before it runs, and the frames' pool grows no "
                  "further than what is left")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  std::vector<std::string> expect;
+  app.add_option("--expect", expect,
+                 "exit 3 unless the verdict is so: no-deadlock, lossless (no frame lost on a "
+                 "lossless priority), no-loss (none lost at all), rates (every rate-limited flow "
+                 "within 90% of its rate), complete (every sized flow done)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"no-deadlock", "lossless", "no-loss", "rates", "complete"}));
   app.add_flag("--check", check,
                "validate the fabric, write the switch configs and topology.json (for pfc-tagger), "
                "then exit");
@@ -239,13 +248,23 @@ int main(int argc, char** argv) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double startup = std::chrono::duration<double>(t0 - started).count();
-    if (!fab->WriteResults(wall, startup, &err)) {
+    const nlohmann::json verdict = fab->Verdict();
+    if (!fab->WriteResults(wall, startup, verdict, &err)) {
       std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
       rc = 1;
     }
     std::printf("pfcfabric: ran %.3f ms of %s time in %.2f s; lossless drops %llu; results in %s\n",
                 fab->now_ns() / 1e6, virt ? "virtual" : "real", wall,
                 static_cast<unsigned long long>(fab->LosslessDrops()), spec.out_dir.c_str());
+    for (const std::string& line : pfc::emu::VerdictLines(verdict, !virt))
+      std::printf("pfcfabric: verdict: %s\n", line.c_str());
+    if (rc == 0) {
+      const std::string failed = pfc::emu::FailedExpectations(verdict, expect);
+      if (!failed.empty()) {
+        std::printf("pfcfabric: expected %s\n", failed.c_str());
+        rc = 3;
+      }
+    }
   }
   EalCleanup(own_prefix);
   return rc;

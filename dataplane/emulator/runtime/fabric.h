@@ -76,6 +76,14 @@ struct Host {
   Deadline Round(Dataplane& dp, uint64_t now_ns);
 };
 
+// The verdict's lines, as pfcfabric prints them last.
+std::vector<std::string> VerdictLines(const nlohmann::json& verdict, bool real_clock);
+// pfcfabric --expect: the expectations (no-deadlock, lossless, no-loss,
+// rates, complete) the verdict does not meet, each with what it saw
+// ("no-deadlock (1 deadlock)"), joined by "; "; empty when all hold.
+std::string FailedExpectations(const nlohmann::json& verdict,
+                               const std::vector<std::string>& expect);
+
 class Fabric {
  public:
   // After rte_eal_init. `workers` worker lcores for the real clock (0 for
@@ -99,7 +107,14 @@ class Fabric {
   // fct.csv in the spec's out_dir.
   // timing.json: the run's wall time, the start-up before it (process
   // start to the run's first step) and the mbufs the pool grew to.
-  bool WriteResults(double wall_seconds, double startup_seconds, std::string* err) const;
+  // With the run's verdict (Verdict()) as results.json's "verdict".
+  bool WriteResults(double wall_seconds, double startup_seconds, const nlohmann::json& verdict,
+                    std::string* err) const;
+  // The run's verdict (verdict.cc): {deadlocks: [{cycle, prios, since_ns,
+  // stuck_links}], stuck_links, held_by_hosts, lost: {lossless_prios,
+  // lossy_prios: {reason: frames}, link_down}, slow_flows: [{flow,
+  // asked_bps, got_bps}], sized_flows, incomplete_flows, ok}.
+  nlohmann::json Verdict() const;
 
   std::vector<Switch*> switches() const;
   Dataplane& dp() { return *dp_; }

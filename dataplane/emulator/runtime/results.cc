@@ -167,7 +167,8 @@ void Fabric::WriteResultsJson(const json& r, std::ostream& out) const {
   out << "\n}\n";
 }
 
-bool Fabric::WriteResults(double wall_seconds, double startup_seconds, std::string* err) const {
+bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const json& verdict,
+                          std::string* err) const {
   std::error_code ec;
   fs::create_directories(spec_.out_dir, ec);
   json r;
@@ -286,6 +287,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, std::stri
   }
   r["pfcwd_events"] = wd;
   r["pfcwd_storm_drops"] = DropsOf(DropReason::kPfcwdStorm);
+  r["verdict"] = verdict;
   const fs::path dir(spec_.out_dir);
   {
     std::ofstream out(dir / "results.json");

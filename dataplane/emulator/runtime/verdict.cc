@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Fabric: the verdict at the end of a run (results.json "verdict" and the
+// last lines pfcfabric prints): deadlocks found in the data plane (cycles
+// of links held paused and idle, model/deadlock_cycles.h), frames lost by
+// class and reason, flows below their asked rate, sized flows that did not
+// complete.
+#include <cstdio>
+#include <map>
+
+#include "dataplane/emulator/model/deadlock_cycles.h"
+#include "dataplane/emulator/runtime/fabric.h"
+
+namespace pfc::emu {
+namespace {
+
+using nlohmann::json;
+
+// A link is stuck when its sender was paused and sent nothing in each of
+// the last kQuietBins samples (tools/pfclib/fabric_results.py stuck_ports,
+// the truth the DCFIT benches use).
+constexpr size_t kQuietBins = 5;
+// A rate-limited flow below this share of its asked rate is reported.
+constexpr double kSlowShare = 0.9;
+
+std::string Thousands(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+std::string Ms(uint64_t ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f ms", ns / 1e6);
+  return b;
+}
+
+}  // namespace
+
+json Fabric::Verdict() const {
+  const tagger::Topology& t = spec_.topo;
+  json v;
+  // Stuck links from the recorder's samples: the trailing run of quiet,
+  // paused samples of each (switch, port, priority).
+  struct Run {
+    size_t n = 0;
+    uint64_t since = 0;
+  };
+  std::map<std::tuple<uint16_t, uint16_t, uint8_t>, Run> runs;
+  for (const PortSample& r : rec_.rows()) {
+    Run& run = runs[{r.sw, r.port, r.prio}];
+    if (r.paused && r.tx_bytes == 0) {
+      if (run.n++ == 0) run.since = r.t_ns - r.span_ns;
+    } else {
+      run.n = 0;
+    }
+  }
+  std::vector<StuckLink> stuck;
+  json by_host = json::array();
+  for (const auto& [key, run] : runs) {
+    if (run.n < kQuietBins) continue;
+    const auto [sw, port, prio] = key;
+    const uint32_t node = plan_.switches[sw].node;
+    const uint32_t peer = t.neighbor(t.gport(node, port));
+    if (const emu::SwitchPlan* p = plan_.sw(peer); p != nullptr)
+      stuck.push_back({sw, static_cast<uint32_t>(plan_.switch_index[peer]), prio, run.since});
+    else
+      by_host.push_back({{"switch", plan_.switches[sw].name},
+                         {"host", t.node(peer).name},
+                         {"prio", prio},
+                         {"since_ns", run.since}});
+  }
+  json dl = json::array();
+  for (const DeadlockCycle& c : FindDeadlocks(static_cast<uint32_t>(switches_.size()), stuck)) {
+    json names = json::array(), prios = json::array();
+    for (uint32_t s : c.switches) names.push_back(plan_.switches[s].name);
+    for (int q = 0; q < kNumPrio; q++)
+      if (c.prio_mask >> q & 1) prios.push_back(q);
+    dl.push_back({{"cycle", names},
+                  {"prios", prios},
+                  {"since_ns", c.since_ns},
+                  {"stuck_links", c.stuck_links}});
+  }
+  v["deadlocks"] = dl;
+  v["stuck_links"] = stuck.size();
+  v["held_by_hosts"] = by_host;
+  // Frames lost, by class of priority and reason; and on the links.
+  std::map<std::string, uint64_t> lossless, lossy;
+  for (const SwitchRun& s : switches_) {
+    for (const auto& w : s.sw->stats) {
+      for (size_t p = 0; p < s.sw->ports.size(); p++) {
+        for (int q = 0; q < kNumPrio; q++) {
+          auto& to = s.sw->cfg.tag_map.IsLossless(q) ? lossless : lossy;
+          for (int r = 0; r < kNumDropReasons; r++) {
+            if (const uint64_t n = w->prio[p][q].drops[r].Get())
+              to[std::string(DropReasonName(static_cast<DropReason>(r)))] += n;
+          }
+        }
+      }
+    }
+  }
+  uint64_t link_down = 0;
+  for (const auto& node_ports : ports_)
+    for (const auto& e : node_ports)
+      if (e) link_down += e->counters().tx_down + e->counters().rx_stale;
+  v["lost"] = {{"lossless_prios", lossless}, {"lossy_prios", lossy}, {"link_down", link_down}};
+  // Flows: rate-limited ones below their rate, sized ones not complete.
+  json slow = json::array();
+  uint64_t sized = 0, incomplete = 0;
+  for (size_t i = 0; i < spec_.flows.size(); i++) {
+    const emu::FlowSpecFile& fl = spec_.flows[i];
+    if (fl.bytes != 0) {
+      sized++;
+      incomplete += !FlowFct(i).completed;
+      continue;
+    }
+    const uint64_t end = std::min(fl.stop_ns, now_);
+    if (fl.rate_bps == 0 || fl.start_ns >= end) continue;
+    const emu::HostPlan* hp = plan_.host(fl.from);
+    const uint64_t asked = hp != nullptr ? std::min(fl.rate_bps, hp->rate_bps) : fl.rate_bps;
+    const emu::FlowRx* rx = RxFlow(i);
+    // Wire bits, as the rate counts them (emu::WireTimeNs).
+    const double got = rx == nullptr ? 0
+                                     : (rx->bytes + kWireOverheadBytes * rx->frames) * 8e9 /
+                                           static_cast<double>(end - fl.start_ns);
+    if (got < kSlowShare * static_cast<double>(asked))
+      slow.push_back({{"flow", fl.name}, {"asked_bps", asked}, {"got_bps", std::llround(got)}});
+  }
+  v["slow_flows"] = slow;
+  v["sized_flows"] = sized;
+  v["incomplete_flows"] = incomplete;
+  uint64_t lost = link_down;
+  for (const auto& m : {lossless, lossy})
+    for (const auto& [_, n] : m) lost += n;
+  v["ok"] = dl.empty() && lost == 0 && slow.empty() && incomplete == 0;
+  return v;
+}
+
+std::vector<std::string> VerdictLines(const nlohmann::json& v, bool real_clock) {
+  std::vector<std::string> out;
+  for (const json& d : v["deadlocks"]) {
+    std::string cyc;
+    for (const json& s : d["cycle"]) cyc += s.get<std::string>() + " -> ";
+    cyc += d["cycle"][0].get<std::string>();
+    std::string prios;
+    for (const json& q : d["prios"])
+      prios += (prios.empty() ? "" : ", ") + std::to_string(q.get<int>());
+    out.push_back("DEADLOCK " + cyc + " (priority " + prios +
+                  "): every link of it paused and idle since " + Ms(d["since_ns"].get<uint64_t>()) +
+                  " (" + std::to_string(d["stuck_links"].get<int>()) +
+                  " stuck links among these switches)");
+  }
+  uint64_t lossless = 0, lossy = 0;
+  std::string why;
+  for (const char* cls : {"lossless_prios", "lossy_prios"}) {
+    for (const auto& [reason, n] : v["lost"][cls].items()) {
+      (std::string(cls) == "lossless_prios" ? lossless : lossy) += n.get<uint64_t>();
+      why += std::string(why.empty() ? "" : ", ") + reason + " " + Thousands(n.get<uint64_t>()) +
+             (std::string(cls) == "lossless_prios" ? " (lossless)" : " (lossy)");
+    }
+  }
+  const uint64_t down = v["lost"]["link_down"].get<uint64_t>();
+  if (down != 0) why += std::string(why.empty() ? "" : ", ") + "link down " + Thousands(down);
+  if (lossless + lossy + down != 0)
+    out.push_back("lost " + Thousands(lossless + lossy + down) + " frames: " + why);
+  if (!v["slow_flows"].empty()) {
+    std::string s;
+    for (const json& f : v["slow_flows"]) {
+      char b[96];
+      std::snprintf(b, sizeof b, "%s %.2f of %.2f Gb/s", f["flow"].get<std::string>().c_str(),
+                    f["got_bps"].get<double>() / 1e9, f["asked_bps"].get<double>() / 1e9);
+      s += (s.empty() ? "" : ", ") + std::string(b);
+    }
+    out.push_back(std::to_string(v["slow_flows"].size()) + " flow(s) below " +
+                  std::to_string(static_cast<int>(kSlowShare * 100)) + "% of their asked rate: " +
+                  s + (real_clock ? " (real clock: the machine may not have kept up)" : ""));
+  }
+  if (const uint64_t n = v["incomplete_flows"].get<uint64_t>())
+    out.push_back(Thousands(n) + " of " + Thousands(v["sized_flows"].get<uint64_t>()) +
+                  " sized flows did not complete");
+  if (v["ok"].get<bool>())
+    out.push_back("ok: no deadlock, no frame lost, every flow at its asked rate and complete");
+  return out;
+}
+
+std::string FailedExpectations(const nlohmann::json& v, const std::vector<std::string>& expect) {
+  uint64_t lossless = 0, all = v["lost"]["link_down"].get<uint64_t>();
+  for (const auto& [_, n] : v["lost"]["lossless_prios"].items()) lossless += n.get<uint64_t>();
+  all += lossless;
+  for (const auto& [_, n] : v["lost"]["lossy_prios"].items()) all += n.get<uint64_t>();
+  std::string out;
+  auto fail = [&](const std::string& what, uint64_t n, const char* unit) {
+    out += (out.empty() ? "" : "; ") + what + " (" + Thousands(n) + " " + unit + ")";
+  };
+  for (const std::string& e : expect) {
+    if (e == "no-deadlock" && !v["deadlocks"].empty())
+      fail(e, v["deadlocks"].size(), "deadlock(s)");
+    else if (e == "lossless" && lossless != 0)
+      fail(e, lossless, "lossless frames lost");
+    else if (e == "no-loss" && all != 0)
+      fail(e, all, "frames lost");
+    else if (e == "rates" && !v["slow_flows"].empty())
+      fail(e, v["slow_flows"].size(), "flow(s) below their rate");
+    else if (e == "complete" && v["incomplete_flows"].get<uint64_t>() != 0)
+      fail(e, v["incomplete_flows"].get<uint64_t>(), "sized flow(s) not complete");
+  }
+  return out;
+}
+
+}  // namespace pfc::emu
