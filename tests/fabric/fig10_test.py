@@ -51,6 +51,16 @@ with tempfile.TemporaryDirectory(prefix="fabric-fig10-") as tmp:
     s1 = "02:00:08:"  # S1 is topology node 8: its ports are 02:00:08:<port>:00:01
     check("tshark decodes S1's PFC frames in the L2-S1 capture", len(pfc) > 0 and all(m.startswith(s1) for m in pfc),
           f"{len(pfc)} frames")
+    # The capture is taken at L2 (node 5): its frames outbound (2), S1's
+    # inbound (1), as epb_flags say.
+    dirs = subprocess.run(["tshark", "-r", os.path.join(a, "l2-s1.pcapng"), "-T", "fields", "-e",
+                           "eth.src", "-e", "frame.packet_flags_direction"],
+                          capture_output=True, text=True).stdout.split("\n")
+    pairs = {tuple(x.split("\t")) for x in dirs if x}
+    want = {m: ("0x00000002" if m.startswith("02:00:05:") else "0x00000001") for m, _ in pairs}
+    check("each frame's direction is in the capture (L2's outbound, S1's inbound)",
+          pairs and all(d == want[m] for m, d in pairs) and {d for _, d in pairs} == {"0x00000001", "0x00000002"},
+          str(sorted(pairs)))
     for f in ("results.json", "flows.csv", "ports.csv", "l2-s1.pcapng"):
         check(f"virtual clock is deterministic: {f} identical", filecmp.cmp(os.path.join(a, f), os.path.join(b, f),
                                                                            shallow=False))

@@ -74,12 +74,16 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     fs::create_directories(path.parent_path(), ec);
     auto cap = std::make_unique<Capture>();
     const std::string link = t.node(c.a).name + "-" + t.node(c.b).name;
-    cap->out = std::make_unique<PcapngWriter>(path.string(), link);
+    cap->out = std::make_unique<PcapngWriter>(path.string(), link,
+                                              "pfcfabric link " + link + ", captured at " +
+                                                  t.node(c.a).name + ": what " + t.node(c.a).name +
+                                                  " sends is outbound, what it receives inbound");
     if (!cap->out->ok()) {
       *err = spec.path + ": captures: cannot write " + path.string();
       return nullptr;
     }
     for (auto [x, y] : {std::pair{c.a, c.b}, std::pair{c.b, c.a}}) {
+      const Direction dir = x == c.a ? Direction::kOutbound : Direction::kInbound;
       EmuPort* p = f->ports_[x][t.PortTo(x, y)].get();
       if (p == nullptr) {
         *err = spec.path + ": captures: link " + link +
@@ -87,9 +91,9 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
         return nullptr;
       }
       Capture* cp = cap.get();
-      p->on_wire = [cp](const rte_mbuf* m, uint64_t start_ns, bool) {
+      p->on_wire = [cp, dir](const rte_mbuf* m, uint64_t start_ns, bool) {
         std::lock_guard<std::mutex> g(cp->mu);
-        cp->out->Write(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), start_ns);
+        cp->out->Write(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), start_ns, dir);
       };
     }
     f->captures_.push_back(std::move(cap));
