@@ -14,7 +14,7 @@
 # -timeout or a leak makes `run` exit non-zero and leaves the input in
 # OUT/TARGET-crash-* (or -timeout-, -leak-, -oom-).
 set -eu
-TARGETS="parser pfc_frame telemetry_cmd config dcfit_msg"
+TARGETS="parser pfc_frame telemetry_cmd config dcfit_msg fabric"
 CLANGXX=${CLANGXX:-clang++}
 
 # Sources of each target besides tests/fuzz/fuzz_TARGET.cc (paths in the tree).
@@ -29,14 +29,22 @@ sources() {
     config)
       (cd "$src" && ls dataplane/config/*.cc dataplane/net/*.cc dataplane/tables/*.cc \
         dataplane/buffer/*.cc dataplane/sched/*.cc dataplane/pfc/*.cc) | tr '\n' ' ' ;;
+    # The fabric loader, the topology generators, and what the config
+    # target has (the switch config a fabric names is checked with it).
+    fabric)
+      (cd "$src" && ls dataplane/config/*.cc dataplane/net/*.cc dataplane/tables/*.cc \
+        dataplane/buffer/*.cc dataplane/sched/*.cc dataplane/pfc/*.cc \
+        dataplane/emulator/spec/fabric_spec.cc dataplane/emulator/spec/nic_sections.cc \
+        dataplane/emulator/spec/fabric_plan.cc dataplane/emulator/model/*.cc \
+        ctrl/tagger/topology.cc ctrl/tagger/topo_gen.cc) | tr '\n' ' ' ;;
     *) echo "fuzz.sh: unknown target '$1' (expected one of: $TARGETS)" >&2; exit 2 ;;
   esac
 }
-libs() { [ "$1" = config ] && echo -lyaml-cpp || true; }
+libs() { case $1 in config) echo -lyaml-cpp ;; fabric) echo -lyaml-cpp -lisal ;; esac; }
 # Longest input: a frame (with VLAN tags) for the parser, a frame for the PFC
 # decoder, a request line, a config small enough that yaml-cpp stays fast.
 max_len() {
-  case $1 in parser) echo 2048 ;; pfc_frame | dcfit_msg) echo 128 ;; telemetry_cmd) echo 512 ;; config) echo 4096 ;; esac
+  case $1 in parser) echo 2048 ;; pfc_frame | dcfit_msg) echo 128 ;; telemetry_cmd) echo 512 ;; config | fabric) echo 4096 ;; esac
 }
 
 build() {
