@@ -74,7 +74,21 @@ rte_mempool_ops g_grow_ops = {
     .get_info = nullptr,
     .dequeue_contig_blocks = nullptr,
 };
-RTE_MEMPOOL_REGISTER_OPS(g_grow_ops);
+
+// Registered on first use, after EAL has loaded its mempool drivers, not
+// by a constructor at load time: a driver's index in the ops table is
+// what a pool records, and a secondary process (dpdk-dumpcap attached to
+// pfcswitch) has no pfc_grow in its table. Registered first, it shifted
+// every driver's index in pfcswitch, and dumpcap's capture pool (created
+// by the secondary with ring_mp_mc's index) ran the wrong driver in the
+// primary (tests/system/test_dumpcap.py). Appended last, the indices
+// both processes share agree.
+bool RegisterGrowOps(std::string* err) {
+  static const int index = rte_mempool_register_ops(&g_grow_ops);
+  if (index >= 0) return true;
+  *err = std::string("cannot register the mbuf pool's driver: ") + rte_strerror(-index);
+  return false;
+}
 
 }  // namespace
 
@@ -85,6 +99,7 @@ rte_mempool* CreateGrowablePool(const char* name, uint64_t max_mbufs, uint64_t i
            " mbufs is more than one pool holds (2^32 - 1)";
     return nullptr;
   }
+  if (!RegisterGrowOps(err)) return nullptr;
   rte_mempool* mp =
       rte_mempool_create_empty(name, static_cast<unsigned>(max_mbufs), sizeof(rte_mbuf) + room, 256,
                                sizeof(rte_pktmbuf_pool_private), static_cast<int>(rte_socket_id()),
