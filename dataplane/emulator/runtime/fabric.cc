@@ -160,9 +160,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       *err = plan.switches[i].config_path + ": switch " + plan.switches[i].name + ": " + *err;
       return nullptr;
     }
-    const rte_mempool* mp = f->dp_->pool;
-    if (!budget.Check(i + 1, plan.switches.size(),
-                      uint64_t{mp->populated_size} * (mp->header_size + mp->elt_size), err)) {
+    if (!budget.Check(i + 1, plan.switches.size(), err)) {
       *err = spec.path + ": " + *err;
       return nullptr;
     }

@@ -25,7 +25,7 @@ uint64_t Margin(uint64_t budget) { return budget / 20 + (64ull << 20); }
 MemoryBudget::MemoryBudget(uint64_t limit)
     : budget_(limit != 0 ? limit : MemAvailableBytes()), base_(ResidentBytes()) {}
 
-bool MemoryBudget::Check(size_t made, size_t total, uint64_t frames, std::string* err) {
+bool MemoryBudget::Check(size_t made, size_t total, std::string* err) {
   // The first switches pay for what later ones reuse (the heap keeps what
   // a switch's build freed), so the cost of a switch is measured from the
   // 16th on: projected at every 256th, and the whole checked at the last.
@@ -36,16 +36,17 @@ bool MemoryBudget::Check(size_t made, size_t total, uint64_t frames, std::string
   const uint64_t used = now > base_ ? now - base_ : 0;
   uint64_t per = 0;
   if (made > 16 && at16_ != 0) per = (now > at16_ ? now - at16_ : 0) / (made - 16);
-  const uint64_t need = used + per * (total - made) + frames + Margin(budget_);
+  const uint64_t need = used + per * (total - made) + Margin(budget_);
   if (need <= budget_) return true;
-  std::string how = "its " + std::to_string(made) + " switches so far " + Size(used);
+  std::string how = Size(used) + " so far for " + (made == total ? "its " : "its first ") +
+                    std::to_string(made) + " switches and the frames' pool it starts with";
   if (made != total) {
     char each[32];
     std::snprintf(each, sizeof each, "%.1f MB", static_cast<double>(per) / (1 << 20));
     how += ", the other " + std::to_string(total - made) + " " + each + " each";
   }
-  *err = "the fabric needs about " + Size(need) + " (" + how + "; its frames " + Size(frames) +
-         " to start; " + Size(Margin(budget_)) + " kept free), " + Size(budget_) +
+  *err = "the fabric needs about " + Size(need) + " (" + how + "; " + Size(Margin(budget_)) +
+         " kept free), " + Size(budget_) +
          " available (--memory-limit, else MemAvailable): run fewer switches, or on a machine "
          "with more memory";
   return false;

@@ -24,9 +24,9 @@ class MemoryBudget {
   explicit MemoryBudget(uint64_t limit);
   // After `made` of `total` switches: true when made is not a point to
   // check at, or the projection fits; else false with *err ("needs about
-  // N GB ..., M GB available"). `frames`: bytes the run needs from the
-  // start besides the switches (the pool's first chunk).
-  bool Check(size_t made, size_t total, uint64_t frames, std::string* err);
+  // N GB ..., M GB available"). What was allocated since the budget was
+  // made counts (the frames' pool, populated before the switches, too).
+  bool Check(size_t made, size_t total, std::string* err);
   // Bytes still free in the budget now, less a margin (0 without a budget).
   uint64_t Left() const;
   uint64_t budget() const { return budget_; }
