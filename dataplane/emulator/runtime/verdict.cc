@@ -63,6 +63,8 @@ json Fabric::Verdict() const {
     const uint32_t peer = t.neighbor(t.gport(node, port));
     if (const emu::SwitchPlan* p = plan_.sw(peer); p != nullptr)
       stuck.push_back({sw, static_cast<uint32_t>(plan_.switch_index[peer]), prio, run.since});
+    else if (t.is_switch(peer))
+      continue;  // a switch another process runs (--here): its side is not seen here
     else
       by_host.push_back({{"switch", plan_.switches[sw].name},
                          {"host", t.node(peer).name},
