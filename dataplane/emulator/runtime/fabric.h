@@ -123,6 +123,19 @@ class Fabric {
   uint64_t LosslessDrops() const;
   // Drops of reason r over every switch, port and priority.
   uint64_t DropsOf(DropReason r) const;
+  // f(lossless priority?, reason, drops) for every switch, worker, port,
+  // priority and reason with drops: the one walk the drop totals and the
+  // verdict share.
+  template <typename F>
+  void ForEachDrop(F&& f) const {
+    for (const SwitchRun& s : switches_)
+      for (const auto& w : s.sw->stats)
+        for (size_t p = 0; p < s.sw->ports.size(); p++)
+          for (int q = 0; q < kNumPrio; q++)
+            for (int r = 0; r < kNumDropReasons; r++)
+              if (const uint64_t n = w->prio[p][q].drops[r].Get())
+                f(s.sw->cfg.tag_map.IsLossless(q), static_cast<DropReason>(r), n);
+  }
 
  private:
   Fabric(const emu::FabricSpec& spec, const emu::FabricPlan& plan) : spec_(spec), plan_(plan) {}

@@ -18,32 +18,19 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 uint64_t Fabric::LosslessDrops() const {
-  uint64_t n = 0;
-  for (const SwitchRun& s : switches_) {
-    for (const auto& w : s.sw->stats) {
-      for (size_t p = 0; p < s.sw->ports.size(); p++) {
-        for (int q = 0; q < kNumPrio; q++) {
-          if (!s.sw->cfg.tag_map.IsLossless(q)) continue;
-          for (int r = 0; r < kNumDropReasons; r++) {
-            // Not a routing loop's own victims, nor the drops DCFIT and the
-            // storm watchdog chose (reported apart): see PFC_DROP_REASONS.
-            if (!DropIsLosslessLoss(static_cast<DropReason>(r))) continue;
-            n += w->prio[p][q].drops[r].Get();
-          }
-        }
-      }
-    }
-  }
-  return n;
+  uint64_t total = 0;
+  ForEachDrop([&](bool lossless, DropReason r, uint64_t n) {
+    // Not a routing loop's own victims, nor the drops DCFIT and the storm
+    // watchdog chose (reported apart): see PFC_DROP_REASONS.
+    if (lossless && DropIsLosslessLoss(r)) total += n;
+  });
+  return total;
 }
 
 uint64_t Fabric::DropsOf(DropReason r) const {
-  uint64_t n = 0;
-  for (const SwitchRun& s : switches_)
-    for (const auto& w : s.sw->stats)
-      for (size_t p = 0; p < s.sw->ports.size(); p++)
-        for (int q = 0; q < kNumPrio; q++) n += w->prio[p][q].drops[static_cast<int>(r)].Get();
-  return n;
+  uint64_t total = 0;
+  ForEachDrop([&](bool, DropReason x, uint64_t n) { total += x == r ? n : 0; });
+  return total;
 }
 
 const emu::FlowRx* Fabric::RxFlow(size_t i) const {

@@ -34,6 +34,19 @@ std::string Ms(uint64_t ns) {
   return b;
 }
 
+// The verdict's frames lost: on lossless priorities, and in all (both
+// classes of priority and the links).
+struct LostTotals {
+  uint64_t lossless = 0, all = 0;
+};
+LostTotals TotalsOf(const json& v) {
+  LostTotals t;
+  for (const auto& [_, n] : v["lost"]["lossless_prios"].items()) t.lossless += n.get<uint64_t>();
+  t.all = t.lossless + v["lost"]["link_down"].get<uint64_t>();
+  for (const auto& [_, n] : v["lost"]["lossy_prios"].items()) t.all += n.get<uint64_t>();
+  return t;
+}
+
 }  // namespace
 
 json Fabric::Verdict() const {
@@ -87,19 +100,9 @@ json Fabric::Verdict() const {
   v["held_by_hosts"] = by_host;
   // Frames lost, by class of priority and reason; and on the links.
   std::map<std::string, uint64_t> lossless, lossy;
-  for (const SwitchRun& s : switches_) {
-    for (const auto& w : s.sw->stats) {
-      for (size_t p = 0; p < s.sw->ports.size(); p++) {
-        for (int q = 0; q < kNumPrio; q++) {
-          auto& to = s.sw->cfg.tag_map.IsLossless(q) ? lossless : lossy;
-          for (int r = 0; r < kNumDropReasons; r++) {
-            if (const uint64_t n = w->prio[p][q].drops[r].Get())
-              to[std::string(DropReasonName(static_cast<DropReason>(r)))] += n;
-          }
-        }
-      }
-    }
-  }
+  ForEachDrop([&](bool on_lossless, DropReason r, uint64_t n) {
+    (on_lossless ? lossless : lossy)[std::string(DropReasonName(r))] += n;
+  });
   uint64_t link_down = 0;
   for (const auto& node_ports : ports_)
     for (const auto& e : node_ports)
@@ -130,10 +133,7 @@ json Fabric::Verdict() const {
   v["slow_flows"] = slow;
   v["sized_flows"] = sized;
   v["incomplete_flows"] = incomplete;
-  uint64_t lost = link_down;
-  for (const auto& m : {lossless, lossy})
-    for (const auto& [_, n] : m) lost += n;
-  v["ok"] = dl.empty() && lost == 0 && slow.empty() && incomplete == 0;
+  v["ok"] = dl.empty() && TotalsOf(v).all == 0 && slow.empty() && incomplete == 0;
   return v;
 }
 
@@ -144,26 +144,26 @@ std::vector<std::string> VerdictLines(const nlohmann::json& v, bool real_clock) 
     for (const json& s : d["cycle"]) cyc += s.get<std::string>() + " -> ";
     cyc += d["cycle"][0].get<std::string>();
     std::string prios;
-    for (const json& q : d["prios"])
-      prios += (prios.empty() ? "" : ", ") + std::to_string(q.get<int>());
+    for (const json& q : d["prios"]) {
+      if (!prios.empty()) prios.append(", ");
+      prios.append(std::to_string(q.get<int>()));
+    }
     out.push_back("DEADLOCK " + cyc + " (priority " + prios +
                   "): every link of it paused and idle since " + Ms(d["since_ns"].get<uint64_t>()) +
                   " (" + std::to_string(d["stuck_links"].get<int>()) +
                   " stuck links among these switches)");
   }
-  uint64_t lossless = 0, lossy = 0;
   std::string why;
   for (const char* cls : {"lossless_prios", "lossy_prios"}) {
     for (const auto& [reason, n] : v["lost"][cls].items()) {
-      (std::string(cls) == "lossless_prios" ? lossless : lossy) += n.get<uint64_t>();
       why += std::string(why.empty() ? "" : ", ") + reason + " " + Thousands(n.get<uint64_t>()) +
              (std::string(cls) == "lossless_prios" ? " (lossless)" : " (lossy)");
     }
   }
   const uint64_t down = v["lost"]["link_down"].get<uint64_t>();
   if (down != 0) why += std::string(why.empty() ? "" : ", ") + "link down " + Thousands(down);
-  if (lossless + lossy + down != 0)
-    out.push_back("lost " + Thousands(lossless + lossy + down) + " frames: " + why);
+  if (const uint64_t all = TotalsOf(v).all; all != 0)
+    out.push_back("lost " + Thousands(all) + " frames: " + why);
   if (!v["slow_flows"].empty()) {
     std::string s;
     for (const json& f : v["slow_flows"]) {
@@ -185,10 +185,7 @@ std::vector<std::string> VerdictLines(const nlohmann::json& v, bool real_clock) 
 }
 
 std::string FailedExpectations(const nlohmann::json& v, const std::vector<std::string>& expect) {
-  uint64_t lossless = 0, all = v["lost"]["link_down"].get<uint64_t>();
-  for (const auto& [_, n] : v["lost"]["lossless_prios"].items()) lossless += n.get<uint64_t>();
-  all += lossless;
-  for (const auto& [_, n] : v["lost"]["lossy_prios"].items()) all += n.get<uint64_t>();
+  const LostTotals lost = TotalsOf(v);
   std::string out;
   auto fail = [&](const std::string& what, uint64_t n, const char* unit) {
     out += (out.empty() ? "" : "; ") + what + " (" + Thousands(n) + " " + unit + ")";
@@ -196,10 +193,10 @@ std::string FailedExpectations(const nlohmann::json& v, const std::vector<std::s
   for (const std::string& e : expect) {
     if (e == "no-deadlock" && !v["deadlocks"].empty())
       fail(e, v["deadlocks"].size(), "deadlock(s)");
-    else if (e == "lossless" && lossless != 0)
-      fail(e, lossless, "lossless frames lost");
-    else if (e == "no-loss" && all != 0)
-      fail(e, all, "frames lost");
+    else if (e == "lossless" && lost.lossless != 0)
+      fail(e, lost.lossless, "lossless frames lost");
+    else if (e == "no-loss" && lost.all != 0)
+      fail(e, lost.all, "frames lost");
     else if (e == "rates" && !v["slow_flows"].empty())
       fail(e, v["slow_flows"].size(), "flow(s) below their rate");
     else if (e == "complete" && v["incomplete_flows"].get<uint64_t>() != 0)
