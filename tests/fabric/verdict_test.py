@@ -12,6 +12,8 @@ it the exit status (3).
     rate (--expect rates fails), and sized flows that cannot finish in the
     run are counted.
   * one flow alone: "ok".
+  * garbage for --expect, --threads and --memory-limit: exit 2 naming the
+    option, nothing run.
 
   verdict_test.py BUILD_DIR SOURCE_DIR
 """
@@ -94,4 +96,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-verdict-") as tmp:
     rc, log, v = run(alone, os.path.join(tmp, "alone"), "--expect", "no-deadlock,no-loss,rates")
     check("one flow alone: ok, and every expectation holds", rc == 0 and v and v[-1].startswith("ok"),
           "\n".join(v) + log[-300:])
+    # Garbage on the new options: a usage error naming the option, before
+    # anything runs.
+    for args, opt in ((["--expect", "nonsense"], "--expect"), (["--threads", "0"], "--threads"),
+                      (["--threads", "abc"], "--threads"), (["--memory-limit", "-5"], "--memory-limit"),
+                      (["--memory-limit", "0"], "--memory-limit")):
+        rc, log, _ = run(alone, os.path.join(tmp, "bad"), *args)
+        check(f"{' '.join(args)}: exit 2 naming {opt}", rc == 2 and opt in log
+              and not os.path.exists(os.path.join(tmp, "bad/results.json")), log[-300:])
 finish()
