@@ -15,6 +15,7 @@
 #include "ctrl/tagger/greedy.h"
 #include "ctrl/tagger/rules_file.h"
 #include "ctrl/tagger/schemes.h"
+#include "ctrl/tagger/tag_plan.h"
 #include "ctrl/tagger/topo_gen.h"
 #include "ctrl/tagger/verify.h"
 #include "dataplane/common/cli_parse.h"
@@ -170,6 +171,12 @@ int main(int argc, char** argv) {
   tg->add_option("--clos-bounces", clos_bounces, "clos: bounces M per class")
       ->capture_default_str();
   tg->add_option("-o,--out", out_dir, "write <dir>/<switch>.yaml rules files");
+  std::string plan_file;
+  const char* plan_help =
+      "the operator's DSCP/priority plan (YAML): which DSCP and priority carry Tagger's tags "
+      "1..N, which lossy classes pass untouched (e.g. CNPs), where the lossy fallback goes "
+      "(default: tag t = DSCP t on priority t, fallback DSCP 0 on priority 0)";
+  tg->add_option("--plan", plan_file, plan_help);
   tg->add_flag(
       "--hairpin-drop", hairpin,
       "switches drop packets sent back out of their ingress port: (in == out) is don't-care");
@@ -192,6 +199,7 @@ int main(int argc, char** argv) {
   vf->add_flag("--allow-extra", allow_extra,
                "lossless transitions beyond the ELP are a note, not an error");
   vf->add_flag("--hairpin-drop", vf_hairpin, "ignore (in == out) transitions");
+  vf->add_option("--plan", plan_file, plan_help);
 
   // analyze
   auto* an = app.add_subcommand(
@@ -207,6 +215,8 @@ int main(int argc, char** argv) {
   const bool progress = progress_flag || isatty(2);
   std::string err;
   Topology topo;
+  TagPlan plan;
+  if (!plan_file.empty() && !LoadTagPlan(plan_file, &plan, &err)) return Fail(err);
 
   if (*gt) {
     if (!GenTopoSpec(gt_spec, &topo, &err) || !SaveTopology(topo, gt_out, &err)) return Fail(err);
@@ -256,6 +266,9 @@ int main(int argc, char** argv) {
       const std::string path = rules_dir + "/" + topo.node(n).name + ".yaml";
       if (access(path.c_str(), R_OK) != 0) continue;  // no file: this node has no rules
       if (!LoadRulesYaml(path, topo, n, &by_node[n], &err)) return Fail(err);
+      if (plan.given &&
+          !ToTags(plan, NodeRules(by_node[n]), topo.node(n).num_ports, path, &by_node[n], &err))
+        return Fail(err);
     }
     Progress prog(progress);
     const VerifyReport r = Verify(topo, elp, &trees, by_node, {allow_extra, vf_hairpin}, &prog);
@@ -309,13 +322,31 @@ int main(int argc, char** argv) {
     total_rules += comp[n].size();
     if (comp[n].size() > max_rules) max_rules = comp[n].size(), max_sw = topo.node(n).name;
   }
-  if (!out_dir.empty() && !WriteRuleFiles(topo, comp, sum.max_tag, out_dir, &err)) return Fail(err);
+  if (plan.given && sum.max_tag > static_cast<int>(plan.tags.size()))
+    return Fail("the rules need " + std::to_string(sum.max_tag) + " lossless tags but the plan (" +
+                plan_file + ") gives " + std::to_string(plan.tags.size()));
+  if (!out_dir.empty() &&
+      !WriteRuleFiles(topo, comp, sum.max_tag, out_dir, &err, plan.given ? &plan : nullptr))
+    return Fail(err);
   const double t_write = Now();
   VerifyReport vr;
   if (!no_verify) {
     std::vector<NodeRules> by_node(topo.num_nodes());
-    for (uint32_t n = 0; n < topo.num_nodes(); ++n)
-      if (topo.forwards(n) && !comp[n].empty()) by_node[n] = MakeNodeRules(comp[n], sum.max_tag);
+    for (uint32_t n = 0; n < topo.num_nodes(); ++n) {
+      if (!topo.forwards(n) || comp[n].empty()) continue;
+      if (!plan.given) {
+        by_node[n] = MakeNodeRules(comp[n], sum.max_tag);
+        continue;
+      }
+      // On a plan, verify what the files say, read back as a switch reads
+      // them and translated to tags (pass classes checked on the way).
+      const std::string name = topo.node(n).name + ".yaml";
+      NodeRules wire;
+      if (!ParseRulesYaml(RulesYaml(topo, n, comp[n], sum.max_tag, &plan), name, topo, n, &wire,
+                          &err) ||
+          !ToTags(plan, wire, topo.node(n).num_ports, name, &by_node[n], &err))
+        return Fail(err);
+    }
     vr = Verify(topo, elp, &trees, by_node, {algo == "clos", hairpin}, &prog);
     PrintVerify(vr);
   }
@@ -335,6 +366,10 @@ int main(int argc, char** argv) {
   std::snprintf(buf, sizeof buf, "%d (tags 1..%d, %d incl. end-host-only tags)", sum.priorities,
                 sum.max_tag, sum.tags_total);
   PrintRow("lossless priorities", buf);
+  if (plan.given) {
+    std::istringstream lines(plan.Describe(sum.max_tag));
+    for (std::string l; std::getline(lines, l);) PrintRow("  plan", l);
+  }
   std::snprintf(buf, sizeof buf, "max %zu (%s), mean %.1f", max_rules, max_sw.c_str(),
                 nsw ? double(total_rules) / double(nsw) : 0.0);
   PrintRow(hairpin ? "rules per switch (hairpin)" : "rules per switch", buf);

@@ -59,6 +59,7 @@ struct NodeRules {
   uint8_t lossy_tag = 0;
   int8_t prio_of_tag[64];      // -1 = unmapped (lossy priority)
   uint8_t lossless_prios = 0;  // bit p = priority p is PFC-enabled
+  uint8_t lossy_prio = 0;      // the priority of unmapped tags
   NodeRules() { std::fill(prio_of_tag, prio_of_tag + 64, int8_t{-1}); }
   bool lossless(uint8_t tag) const {
     return tag < 64 && prio_of_tag[tag] >= 0 && ((lossless_prios >> prio_of_tag[tag]) & 1);
@@ -67,13 +68,17 @@ struct NodeRules {
   uint8_t Lookup(uint8_t tag, uint32_t in, uint32_t out) const;
 };
 
+struct TagPlan;  // tag_plan.h
+
 // Writes `dir`/<node name>.yaml for every forwarding node with rules.
-// max_tag: largest lossless tag in the network (tags 1..max_tag map to
-// priorities 1..max_tag; fails when max_tag > 7). Returns false with *err.
+// max_tag: largest lossless tag in the network; tags 1..max_tag go on the
+// wire as the plan says (no plan: DSCP t on priority t), and the file keeps
+// the plan's pass classes. Fails when the plan has fewer than max_tag tags.
+// Returns false with *err.
 bool WriteRuleFiles(const Topology& t, const std::vector<std::vector<Rule>>& rules, int max_tag,
-                    const std::string& dir, std::string* err);
-std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules,
-                      int max_tag);
+                    const std::string& dir, std::string* err, const TagPlan* plan = nullptr);
+std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules, int max_tag,
+                      const TagPlan* plan = nullptr);
 // Reads one rules file for `node` through the switch's own reader
 // (pfc::LoadRulesFile: the same sections, checks and messages as a switch
 // loading it, ports resolved against the node's neighbour names, as the

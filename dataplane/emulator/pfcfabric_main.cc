@@ -2,7 +2,7 @@
 // pfcfabric: a lossless fabric of pfcswitch switches in one process.
 //   pfcfabric --fabric fab.yaml                  (EAL options chosen for you)
 //   pfcfabric [EAL options] -- --fabric fab.yaml [--out DIR] [--here S1,..] [--check]
-//                                                [--threads N]
+//                                                [--threads N] [--plot FILE.png]
 // Real devices written with their vdev arguments in the fabric file
 // ("net_af_packet0,iface=h1") are given to EAL as --vdev when pfcfabric
 // chooses the EAL options; with explicit EAL options they are the caller's.
@@ -13,22 +13,27 @@
 // clock the run takes one lcore and ends at fabric.duration; on the real
 // clock switches run on the worker lcores and the run ends at the duration
 // or on SIGINT/SIGTERM. Results go to fabric.out (results.json, flows.csv,
-// ports.csv, switches/*.yaml); tools/fabric_plot.py draws them.
+// ports.csv, drops.csv, switches/*.yaml); tools/fabric_plot.py draws them,
+// and --plot runs it on the results at the end of the run.
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
 #include "dataplane/common/cli_parse.h"
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/emulator/spec/class_check.h"
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 #include "dataplane/emulator/spec/partition.h"
@@ -53,6 +58,43 @@ void EalCleanup(bool own_prefix) {
     std::filesystem::remove_all(dir, ec);
 }
 
+// --plot: the source tree's tools/fabric_plot.py draws the results
+// directory into png. It is run as itself, so its first line chooses the
+// interpreter (/usr/bin/python3, the one the project's scripts use, with
+// python3-matplotlib). Returns whether it drew, having said why not; the
+// results stay whatever happens.
+bool Plot(const std::string& out_dir, const std::string& png, const std::string& title) {
+  const char* script = PFC_FABRIC_PLOT;
+  if (access(script, X_OK) != 0) {
+    std::fprintf(stderr,
+                 "pfcfabric: --plot: expected the plot script at %s (the source tree): %s\n",
+                 script, std::strerror(errno));
+    return false;
+  }
+  std::vector<std::string> args = {script, out_dir, "-o", png, "--title", title};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  pid_t pid;
+  const int err = posix_spawn(&pid, script, nullptr, nullptr, argv.data(), environ);
+  int status = 0;
+  if (err != 0 || waitpid(pid, &status, 0) < 0) {
+    std::fprintf(stderr,
+                 "pfcfabric: --plot: cannot run %s: %s (it needs /usr/bin/python3 with "
+                 "python3-matplotlib)\n",
+                 script, std::strerror(err != 0 ? err : errno));
+    return false;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "pfcfabric: --plot: %s failed (%s %d), no %s\n", script,
+                 WIFEXITED(status) ? "exit" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), png.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,6 +115,7 @@ int main(int argc, char** argv) {
       "  --no-shconf, -m sized for the fabric, --file-prefix pfcfabric-<pid>"};
   std::string fabric_path, out_dir, rules_dir;
   bool check = false;
+  std::string plot_png;
   app.add_option("-f,--fabric", fabric_path, "fabric file (YAML)")->required();
   app.add_option("-o,--out", out_dir, "results directory (default: fabric.out)");
   app.add_option(
@@ -103,9 +146,15 @@ int main(int argc, char** argv) {
                  "within 90% of its rate), complete (every sized flow done)")
       ->delimiter(',')
       ->check(CLI::IsMember({"no-deadlock", "lossless", "no-loss", "rates", "complete"}));
-  app.add_flag("--check", check,
-               "validate the fabric, write the switch configs and topology.json (for pfc-tagger), "
-               "then exit");
+  auto* check_flag = app.add_flag(
+      "--check", check,
+      "validate the fabric, write the switch configs and topology.json (for pfc-tagger), "
+      "then exit");
+  app.add_option("--plot", plot_png,
+                 "after the run, draw its results into this PNG (tools/fabric_plot.py with "
+                 "python3-matplotlib: flow rates, pauses, buffers, frames lost, events); exit 1 "
+                 "when it cannot, the results kept")
+      ->excludes(check_flag);
   app.set_version_flag("--version", std::string("pfcfabric ") + PFC_VERSION);
   std::reverse(app_args.begin(), app_args.end());
   if (const auto rc = pfc::CliParse(app, app_args)) return *rc;
@@ -151,6 +200,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pfcfabric: config error: %s\n", err.c_str());
     return 2;
   }
+  for (const std::string& w : pfc::emu::ClassWarnings(spec, plan, configs))
+    std::fprintf(stderr, "pfcfabric: warning: %s\n", w.c_str());
   // The topology as pfc-tagger reads it, so rules can be made for this very
   // port numbering.
   if (!pfc::tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err) ||
@@ -267,5 +318,15 @@ int main(int argc, char** argv) {
     }
   }
   EalCleanup(own_prefix);
+  if (!plot_png.empty()) {
+    if (Plot(spec.out_dir, std::filesystem::absolute(plot_png).string(),
+             std::filesystem::path(spec.path).stem().string())) {
+      std::printf("pfcfabric: plot in %s\n", plot_png.c_str());
+    } else {
+      std::fprintf(stderr, "pfcfabric: --plot: no plot; the results are in %s\n",
+                   spec.out_dir.c_str());
+      if (rc == 0) rc = 1;
+    }
+  }
   return rc;
 }

@@ -15,7 +15,6 @@ asserting the paper's qualitative result exactly and no lossless drop:
   experiments_test.py CASE BUILD_DIR SOURCE_DIR
 """
 import os
-import subprocess
 import sys
 import tempfile
 

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """pfclib: the project's one Python package, for the scripts around the
 programs (tools/, bench/, tests/): reading pfcfabric's results
-(fabric_results), fabric files for the DCFIT experiments (dcfit_fabrics),
-PFC frames out of a pcapng capture (pfc_capture), and the fabric suite's
-named checks (checks). Python 3 standard library only.
+(fabric_results) and what its plots mark over time (fabric_timeline),
+fabric files for the DCFIT experiments (dcfit_fabrics), PFC frames out
+of a pcapng capture (pfc_capture), and the fabric suite's named checks
+(checks). Python 3 standard library only.
 
 Found without path tricks: scripts in tools/ have it beside them; meson's
 test suites and the bench scripts (bench/lib.sh) put tools/ (and bench/,

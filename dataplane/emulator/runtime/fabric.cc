@@ -253,7 +253,13 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
   }
   if (virt && !f->Partition(configs, err)) return nullptr;
   RegisterTelemetry(f->switches());
-  f->rec_.Init(f->switches(), spec.bin_ns, virt);
+  {
+    std::vector<const EmuPort*> links;
+    for (const auto& node_ports : f->ports_)
+      for (const auto& e : node_ports)
+        if (e) links.push_back(e.get());
+    f->rec_.Init(f->switches(), spec.bin_ns, virt, std::move(links));
+  }
   if (!virt) {
     // Events at time 0 are the fabric's initial state: applied before the
     // clock starts, since a route or rules change rebuilds the switch's

@@ -5,8 +5,12 @@
 
 namespace pfc::emu {
 
-void Recorder::Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact) {
+void Recorder::Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact,
+                    std::vector<const EmuPort*> links) {
   sw_ = switches;
+  links_ = exact ? std::move(links) : std::vector<const EmuPort*>{};
+  total_ = {};
+  drops_.clear();
   bin_ns_ = bin_ns;
   exact_ = exact;
   next_ns_ = bin_ns;
@@ -23,6 +27,8 @@ void Recorder::Sample(uint64_t now_ns) {
     const uint64_t span = t - last_ns_;
     last_ns_ = t;
     size_t flat = 0;
+    DropSample now{t, 0, 0, 0};
+    for (const EmuPort* e : links_) now.link_down += e->counters().rx_stale + e->counters().tx_down;
     for (uint16_t s = 0; s < sw_.size(); ++s) {
       const Switch& sw = *sw_[s];
       const uint8_t keep =
@@ -30,12 +36,14 @@ void Recorder::Sample(uint64_t now_ns) {
       for (uint16_t p = 0; p < sw.ports.size(); ++p) {
         const PortOwnerState& os = *sw.ports[p].owner_state;
         for (uint8_t q = 0; q < kNumPrio; ++q, ++flat) {
-          uint64_t tx = 0, paused = 0, pausing = 0;
+          uint64_t tx = 0, paused = 0, pausing = 0, dropped = 0;
           for (const auto& w : sw.stats) {
             tx += w->prio[p][q].tx_bytes.Get();
             paused += w->prio[p][q].paused_now.Get();
             pausing += w->prio[p][q].pausing_now.Get();
+            for (const Counter& d : w->prio[p][q].drops) dropped += d.Get();
           }
+          (sw.cfg.tag_map.IsLossless(q) ? now.lossless : now.lossy) += dropped;
           if (exact_) {
             paused = os.pause.PausedMask(t) >> q & 1;
             pausing = os.pfc_gen.peer_paused_mask(t) >> q & 1;
@@ -49,6 +57,9 @@ void Recorder::Sample(uint64_t now_ns) {
         }
       }
     }
+    drops_.push_back({t, now.lossless - total_.lossless, now.lossy - total_.lossy,
+                      now.link_down - total_.link_down});
+    total_ = now;
     next_ns_ += bin_ns_;
   }
 }
@@ -63,6 +74,25 @@ bool Recorder::WriteCsv(const std::string& path, std::string* err) const {
                   sw.name.c_str(), sw.ports[r.port].name.c_str(), r.prio, r.paused, r.pausing,
                   static_cast<unsigned long long>(r.buffer_bytes), r.tx_bytes * 8.0 / r.span_ns);
     f << line;
+  }
+  if (!f) {
+    *err = path + ": cannot write";
+    return false;
+  }
+  return true;
+}
+
+bool Recorder::WriteDropsCsv(const std::string& path, std::string* err) const {
+  std::ofstream f(path);
+  f << "t_ms,lossless,lossy,link_down\n";
+  char line[128];
+  for (const DropSample& d : drops_) {
+    std::snprintf(line, sizeof line, "%.6f,%llu,%llu,", d.t_ns / 1e6,
+                  static_cast<unsigned long long>(d.lossless),
+                  static_cast<unsigned long long>(d.lossy));
+    f << line;
+    if (exact_) f << d.link_down;
+    f << "\n";
   }
   if (!f) {
     *err = path + ": cannot write";

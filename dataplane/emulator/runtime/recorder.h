@@ -3,7 +3,9 @@
 // priority) for the lossless priorities and the lossy one: whether the
 // port's egress is paused by its peer, whether it holds its peer paused,
 // ingress buffer occupancy, and bytes transmitted in the bin. Flow rates come
-// from the receiving hosts' own per-flow bins (emu::FlowRx).
+// from the receiving hosts' own per-flow bins (emu::FlowRx). And one row per
+// bin of the frames lost in it over the whole fabric, counted as the
+// verdict's "lost" counts them (drops.csv), for a loss-over-time plot.
 //
 // Written by the thread that runs the fabric's control loop (the virtual
 // driver, or the main thread on the real clock); read when results are
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/switch/switch.h"
 
 namespace pfc::emu {
@@ -27,11 +30,23 @@ struct PortSample {
   uint64_t span_ns;   // since the previous sample (a bin, or more when late)
 };
 
+// Frames dropped since the previous sample: by the switches on lossless and
+// on lossy priorities (every reason), and by links that were down (on the
+// wire or sent then: EmuPortCounters rx_stale + tx_down).
+struct DropSample {
+  uint64_t t_ns;
+  uint64_t lossless, lossy, link_down;
+};
+
 class Recorder {
  public:
   // exact: read pause state from the ports' owner state (single-threaded
   // virtual clock); otherwise from the published counters.
-  void Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact);
+  // links: every link end, read at each sample; the virtual clock's only
+  // (on the real clock their owners are the workers, and the link drops
+  // are left out of the samples).
+  void Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact,
+            std::vector<const EmuPort*> links);
   uint64_t next_ns() const { return next_ns_; }
   // Takes the samples due by now: on the virtual clock one per bin boundary
   // passed (the clock stops at each); on the real clock one, at the last
@@ -41,6 +56,9 @@ class Recorder {
   const std::vector<PortSample>& rows() const { return rows_; }
   // CSV: t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps
   bool WriteCsv(const std::string& path, std::string* err) const;
+  const std::vector<DropSample>& drops() const { return drops_; }
+  // CSV: t_ms,lossless,lossy,link_down (link_down empty on the real clock)
+  bool WriteDropsCsv(const std::string& path, std::string* err) const;
 
  private:
   std::vector<Switch*> sw_;
@@ -50,6 +68,9 @@ class Recorder {
   bool exact_ = true;
   std::vector<uint64_t> last_tx_;  // per (switch, port, prio), flattened
   std::vector<PortSample> rows_;
+  std::vector<const EmuPort*> links_;
+  DropSample total_{};  // the counters' totals at the previous sample
+  std::vector<DropSample> drops_;
 };
 
 }  // namespace pfc::emu

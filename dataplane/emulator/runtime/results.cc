@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Fabric: what a run leaves behind (results.json, flows.csv, timing.json
-// and the per-port CSV through the recorder), and the drop totals the
+// and the per-port and per-bin drop CSVs through the recorder), and the drop totals the
 // verdict reads.
 #include <algorithm>
 #include <filesystem>
@@ -295,6 +295,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
     }
   }
   if (!rec_.WriteCsv((dir / "ports.csv").string(), err)) return false;
+  if (!rec_.WriteDropsCsv((dir / "drops.csv").string(), err)) return false;
   if (!WriteFctCsv((dir / "fct.csv").string(), err)) return false;
   // Wall-clock facts apart, so results.json stays byte-identical across runs.
   std::ofstream(dir / "timing.json")
