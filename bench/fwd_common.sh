@@ -80,7 +80,7 @@ if mode == 'ring':
     # NIC's rx would; block (32 of p0, then 32 of p1, ...) gives each port
     # one contiguous 76 KB run, and with ports on two workers the cores'
     # prefetchers, running past the end of one port's run into the next
-    # (another worker's), halved the two-worker rate (README, workers row).
+    # (another worker's), halved the two-worker rate (docs/results.md, workers row).
     if order not in ('interleaved', 'block'):
         sys.exit(f'SEED_ORDER={order}: expected interleaved or block')
     pk = [(p, k) for k in range(32) for p in range(4)] if order == 'interleaved' else \

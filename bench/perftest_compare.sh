@@ -34,8 +34,8 @@ ROOT=$(cd "$HERE/.." && pwd)
 FWDS=${FWDS:-bridge pfcswitch ovs}
 # The host switches' sleep. Under TCG the guest's vCPUs are the bottleneck and every wake-up of a
 # host switch thread (nice -10) takes CPU from them: the longer a switch sleeps while a stream
-# flows, the more bandwidth the guest has, and the longer a request can wait (README, "Attaching
-# VMs"; measured, README: pfcswitch at 100 / 300 / 1,000 us about 0.10 / 0.14 / 0.14-0.16 Gb/s and
+# flows, the more bandwidth the guest has, and the longer a request can wait (docs/howto/vms.md, "Attaching
+# VMs"; measured, docs/results.md: pfcswitch at 100 / 300 / 1,000 us about 0.10 / 0.14 / 0.14-0.16 Gb/s and
 # 0.5 / 0.44 / 1.2 ms; OVS at pmd-maxsleep 50 us 3-4 ms, at 300 us 0.45 ms, at 1,000 us 1.1 ms).
 # 300 us is the middle; OVS gets the same by default.
 IDLE_SLEEP_US=${IDLE_SLEEP_US:-300}

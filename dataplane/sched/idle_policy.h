@@ -10,7 +10,7 @@
 // first that ends with none puts it back on the kick. NAPI defers
 // re-enabling a NIC's interrupt while polls keep finding work, for the same
 // reason. The price is latency: a request that lands while the worker
-// polls waits for the end of the interval (README, "Attaching VMs").
+// polls waits for the end of the interval (docs/howto/vms.md).
 //
 // Not done: telling a request-response exchange from a stream to keep the
 // former on kicks. With reliable connections every message is answered by

@@ -89,7 +89,7 @@ void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
   // Answer in place: the request's buffer becomes the reply. A request that
   // came with an 802.1Q tag is answered with the same tag: a host on a VLAN
   // interface only hears its VLAN (the switch has no VLAN configuration of
-  // its own; the tag travels with the traffic, see README).
+  // its own; the tag travels with the traffic, see docs/explanation/tagger.md).
   uint8_t* f = rte_pktmbuf_mtod(m, uint8_t*);
   uint8_t sha[6], tag[4];
   std::memcpy(sha, arp.sha, 6);

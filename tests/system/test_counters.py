@@ -19,21 +19,19 @@ from swlib import Results, Switch, Topo, ns
 r = Results()
 
 
-def readme_counters():
-    """{scope row title: [names]} from the README's counter table."""
-    with open(os.path.join(swlib.ROOT, "README.md")) as f:
+def reference_counters():
+    """{scope row title: [names]} from the counter table of docs/reference/counters.md."""
+    with open(os.path.join(swlib.ROOT, "docs/reference/counters.md")) as f:
         text = f.read()
-    section = text[text.index("## Counters and control"):]
-    section = section[:section.index("\n## ")]
     rows = {}
-    for line in section.splitlines():
+    for line in text.splitlines():
         m = re.match(r"\| ([^|]+?) \| (.*) \|$", line)
         if m and m.group(1) not in ("scope", "---"):
             rows[m.group(1)] = re.findall(r"`([a-z0-9_]+)`", m.group(2))
     return rows
 
 
-rows = readme_counters()
+rows = reference_counters()
 port_names = rows.get("per port", [])
 prio_names = rows.get("per port and priority", [])
 drop_names = rows.get("drops, per port and priority, by ingress priority", [])

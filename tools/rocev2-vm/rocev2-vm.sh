@@ -81,7 +81,7 @@ for d in "${RW[@]}"; do
   echo "rw$i $d" >> "$OUT/.rw-mounts"; i=$((i + 1))
 done
 
-# vhost-user NICs (README "Attaching VMs to the switch"). vectors=0: qemu 7.2 under TCG crashes
+# vhost-user NICs (docs/howto/vms.md). vectors=0: qemu 7.2 under TCG crashes
 # in its MSI-X vector notifier when a vhost backend starts on an MSI-X virtio-pci device (a
 # KVM-only irqfd path); with INTx it works. The memory backend must be shared and as big as -m.
 # No checksum or segmentation offloads: when qemu reconnects to another backend it must offer
@@ -112,7 +112,7 @@ say "booting $(cat "$CACHE/kver") (accel=$ACCEL, $CPUS vCPU, $MEM MiB, limit ${T
 T0=$(date +%s.%N)
 : > "$OUT/console.log"
 # ROCEV2_VM_QEMU_PREFIX (e.g. "gdb -batch -ex run -ex bt --args") and ROCEV2_VM_QEMU_ARGS (extra
-# devices, e.g. a vhost-user NIC: README "vhost-user under TCG") are for investigations.
+# devices, e.g. a vhost-user NIC: docs/howto/vms.md, "vhost-user under TCG") are for investigations.
 ${ROCEV2_VM_QEMU_PREFIX:-} qemu-system-x86_64 -accel "$ACCEL" -cpu max -smp "$CPUS" -m "$MEM" \
   "${VHU[@]}" ${ROCEV2_VM_QEMU_ARGS:-} \
   -nodefaults -no-user-config -display none -monitor none -no-reboot \

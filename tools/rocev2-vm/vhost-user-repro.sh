@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# vhost-user-repro.sh [OUTDIR] : the smallest vhost-user setup under qemu/TCG (README "vhost-user
+# vhost-user-repro.sh [OUTDIR] : the smallest vhost-user setup under qemu/TCG (docs/howto/vms.md "vhost-user
 # under TCG"). dpdk-testpmd serves one net_vhost port (under gdb, so a crash leaves a backtrace);
 # the rocev2-vm guest (its kernel, memory-backend-memfd share=on) gets one virtio-net NIC on
 # -netdev vhost-user, brings it up and pings through it (testpmd swaps MACs and sends every frame

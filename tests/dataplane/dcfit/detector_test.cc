@@ -442,7 +442,7 @@ struct OffLoopRing {
   }
 };
 
-// The failure bench/dcfit/detect.sh found in ft_off (README "DCFIT deadlock
+// The failure bench/dcfit/detect.sh found in ft_off (docs/explanation/dcfit.md "DCFIT deadlock
 // detection"): A's own episode goes round while the loop forms and ends (A
 // resumes B) after D has forwarded it to A. When T's chain then closes the
 // loop, D is the middle switch, but its sent slot towards A still held A's
