@@ -35,6 +35,7 @@
 #include "dataplane/dcfit/heavy_hitter.h"
 #include "dataplane/dcfit/trigger_handler.h"
 #include "dataplane/switch/event_log.h"
+#include "dataplane/switch/log.h"
 
 namespace pfc {
 
@@ -67,11 +68,13 @@ struct DcfitLimiter {
   dcfit::TokenBucket bucket;
 };
 
-// One line for logs and telemetry: "deadlock prio=1 in=L2 out=L3
-// initiator=12/3 seq=5 trigger=12/3 hops=4 t_ns=2051200 break=37".
-// in/out: the names of the event's ports.
-std::string DcfitEventText(const DcfitEventRecord& r, const std::string& in,
-                           const std::string& out);
+// One line for logs and telemetry, in words an engineer reads the right way
+// round: "deadlock on priority 1: our egress to L3 is paused, we pause L2
+// upstream; declared by S2 port L1 (seq 5), trigger S2 port L1, 4 hops, at
+// 2.051200 ms". in/out: the names of the event's ports; the namer names the
+// episode's switches and ports (log.h), "switch N port P" without one.
+std::string DcfitEventText(const DcfitEventRecord& r, const std::string& in, const std::string& out,
+                           const DcfitNamer& namer = {});
 
 using DcfitEventLog = EventLog<DcfitEventRecord>;
 

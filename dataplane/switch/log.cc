@@ -22,12 +22,21 @@ void Line(int type, const Switch& sw, const char* module, const std::string& tex
 }
 }  // namespace
 
+DcfitNamer OwnDcfitNamer(const Switch& sw) {
+  const uint64_t own = sw.cfg.dcfit.switch_id < 0 ? 0 : uint64_t(sw.cfg.dcfit.switch_id);
+  return [&sw, own](uint64_t id, uint64_t port) {
+    if (id == own && port < sw.ports.size()) return "this switch port " + sw.ports[port].name;
+    return "switch " + std::to_string(id) + " port " + std::to_string(port);
+  };
+}
+
 void EventPrinter::Print(const Switch& sw) {
   if (sw.dcfit) {
+    if (!namer) namer = OwnDcfitNamer(sw);
     sw.dcfit->log.ForEachSince(&dcfit_seen_, [&](const DcfitEventRecord& r) {
       // (An action record has in_port = out_port = its port.)
       Line(pfc_logtype_dcfit, sw, "dcfit",
-           DcfitEventText(r, sw.ports[r.ev.in_port].name, sw.ports[r.ev.out_port].name));
+           DcfitEventText(r, sw.ports[r.ev.in_port].name, sw.ports[r.ev.out_port].name, namer));
     });
   }
   sw.pfcwd_log.ForEachSince(&pfcwd_seen_, [&](const PfcwdEvent& e) {

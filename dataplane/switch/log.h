@@ -15,6 +15,8 @@
 #include <rte_log.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
 namespace pfc {
 
@@ -29,12 +31,21 @@ extern int pfc_logtype_fabric;
 
 class Switch;
 
+// Names a port of any switch of a DCFIT episode (switch IDs are numbers on
+// the wire): the fabric knows every switch ("L2 port S1"); a lone switch
+// knows its own ports ("this switch port p0") and numbers the others
+// ("switch 12 port 3"), which is what OwnDcfitNamer gives.
+using DcfitNamer = std::function<std::string(uint64_t switch_id, uint64_t port)>;
+DcfitNamer OwnDcfitNamer(const Switch& sw);
+
 // Prints a switch's new DCFIT and pause-storm events (pfc.dcfit,
 // pfc.pfcwd, INFO), one line each: "pfcswitch: dcfit[S2]: deadlock ...".
-// One per switch, owned by the control thread.
+// One per switch, owned by the control thread; `namer` as above (default:
+// OwnDcfitNamer).
 class EventPrinter {
  public:
   void Print(const Switch& sw);
+  DcfitNamer namer;
 
  private:
   uint64_t dcfit_seen_ = 0;

@@ -18,6 +18,23 @@
 namespace pfc::emu {
 namespace fs = std::filesystem;
 
+// DCFIT's log lines name the episode's switches by the fabric's names
+// ("L2 port S1") rather than by their DCFIT switch IDs.
+void Fabric::NameDcfitPorts() {
+  auto by_id = std::make_shared<std::unordered_map<uint64_t, const Switch*>>();
+  for (size_t i = 0; i < switches_.size(); i++) {
+    const int32_t id = switches_[i].sw->cfg.dcfit.switch_id;
+    (*by_id)[id < 0 ? i : uint64_t(id)] = switches_[i].sw.get();
+  }
+  for (EventPrinter& p : printers_)
+    p.namer = [by_id](uint64_t id, uint64_t port) {
+      const auto it = by_id->find(id);
+      if (it == by_id->end() || port >= it->second->ports.size())
+        return "switch " + std::to_string(id) + " port " + std::to_string(port);
+      return it->second->name + " port " + it->second->ports[port].name;
+    };
+}
+
 std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::FabricPlan& plan,
                                        const std::vector<SwitchConfig>& configs, unsigned workers,
                                        std::string* err) {
@@ -252,6 +269,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
         mp->populated_size + budget.Left() / (mp->header_size + mp->elt_size + mp->trailer_size);
   }
   if (virt && !f->Partition(configs, err)) return nullptr;
+  f->NameDcfitPorts();
   RegisterTelemetry(f->switches());
   {
     std::vector<const EmuPort*> links;

@@ -158,6 +158,7 @@ class Fabric {
   // Virtual clock: splits the fabric over spec_.threads partitions
   // (spec/partition.h): calendars, cut links' receive ends, lookahead.
   bool Partition(const std::vector<SwitchConfig>& configs, std::string* err);
+  void NameDcfitPorts();
   // Virtual clock: between windows, on the main thread with every
   // partition stopped: samples and the end, frames that crossed, the next
   // window's start (events applied then) and end. Sets done_ at the end.

@@ -277,9 +277,21 @@ TEST_F(DcfitTest, DeadlockDetectedAndReportedOnly) {
   EXPECT_EQ(ev[1].ev.at_ns, kT0 + 50);
   EXPECT_TRUE(ev[1].ev.msg.SameEpisode(m));
   EXPECT_FALSE(ev[1].broke);
+  char at[32];
+  std::snprintf(at, sizeof at, "%.6f ms", (kT0 + 50) / 1e6);
+  // In words, the right way round: p3 is where we are paused, p0 where we
+  // pause; other switches by number without a namer, by name with one.
   EXPECT_EQ(DcfitEventText(ev[1], "p3", "p0"),
-            "deadlock prio=3 in=p3 out=p0 initiator=7/0 seq=1 trigger=7/3(host) hops=0 t_ns=" +
-                std::to_string(kT0 + 50));
+            std::string("deadlock on priority 3: our egress to p3 is paused, we pause p0 upstream; "
+                        "declared by switch 7 port 0 (seq 1), trigger switch 7 port 3 (a host), "
+                        "0 hops, at ") +
+                at);
+  const DcfitNamer namer = [](uint64_t sw, uint64_t port) {
+    return (sw == 7 ? std::string("T1") : std::string("?")) + " port H" + std::to_string(port);
+  };
+  EXPECT_NE(DcfitEventText(ev[1], "p3", "p0", namer)
+                .find("declared by T1 port H0 (seq 1), trigger T1 port H3 (a host)"),
+            std::string::npos);
   // Clean up: the peer resumes.
   Ingress(3, {PeerPfc(3, 0, nullptr)}, kT0 + 60);
   EXPECT_EQ(Egress(3, kT0 + 70), 32);
