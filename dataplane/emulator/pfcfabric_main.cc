@@ -248,6 +248,10 @@ int main(int argc, char** argv) {
                 "lib.eal:error", "--log-level", "lib.telemetry:error"});
     for (const std::string& v : pfc::emu::VdevArgs(spec)) eal.insert(eal.end(), {"--vdev", v});
   } else {
+    // Quiet by default with the caller's EAL options too (EAL's notes and
+    // telemetry's "No legacy callbacks" line on every run); their own
+    // --log-level, parsed after these, still wins.
+    eal.insert(eal.end(), {"--log-level", "lib.eal:error", "--log-level", "lib.telemetry:error"});
     for (int i = 1; i < split; i++) eal.emplace_back(argv[i]);
   }
   if (std::getenv("PFCFABRIC_SHOW_EAL") != nullptr) {

@@ -34,6 +34,32 @@
 
 namespace {
 
+// The exit's one line: what a user checks first (traffic, loss, pause);
+// every counter goes to --stats-json (a 15 KB line on every exit was noise).
+std::string ExitSummary(const nlohmann::json& st) {
+  uint64_t rx = 0, tx = 0, pfc_rx = 0, pfc_tx = 0, lossless_drops = 0;
+  for (const auto& p : st["ports"]) {
+    rx += p["rx_packets"].get<uint64_t>();
+    tx += p["tx_packets"].get<uint64_t>();
+    pfc_rx += p["pfc_frames_rx"].get<uint64_t>();
+    pfc_tx += p["pfc_frames_tx"].get<uint64_t>();
+    for (const auto& q : p["prio"]) {
+      const auto& l = q["lossless"];
+      if (l.is_boolean() ? l.get<bool>() : l.get<uint64_t>() != 0)
+        lossless_drops += q["drops_total"].get<uint64_t>();
+    }
+  }
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "rx %llu tx %llu packets, dropped %llu (lossless %llu), PFC frames sent %llu "
+                "received %llu",
+                (unsigned long long)rx, (unsigned long long)tx,
+                (unsigned long long)st["drops_total"].get<uint64_t>(),
+                (unsigned long long)lossless_drops, (unsigned long long)pfc_tx,
+                (unsigned long long)pfc_rx);
+  return b;
+}
+
 std::atomic<bool> g_signalled{false};
 void OnSignal(int) { g_signalled.store(true); }
 
@@ -111,7 +137,9 @@ int main(int argc, char** argv) {
   app.add_option("--memory-mb", memory_mb,
                  "with --check-config: fail unless the config fits in this EAL memory")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  app.add_option("--stats-json", stats_json, "write the final counters to this file at exit");
+  app.add_option("--stats-json", stats_json,
+                 "write every counter to this file at exit (- : to stdout, as the line "
+                 "'pfcswitch: stats {...}'); without it the exit prints a one-line summary");
   app.set_version_flag("--version", std::string("pfcswitch ") + PFC_VERSION);
   std::reverse(app_args.begin(), app_args.end());
   try {
@@ -202,6 +230,11 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // Telemetry's "No legacy callbacks, legacy socket not created" on every
+  // start is noise: its level goes to error first, so that a --log-level of
+  // the caller's, parsed after it, still wins.
+  char log_opt[] = "--log-level", log_telemetry[] = "lib.telemetry:error";
+  eal_argv.insert(eal_argv.begin() + 1, {log_opt, log_telemetry});
   int eal_argc = static_cast<int>(eal_argv.size());
   if (rte_eal_init(eal_argc, eal_argv.data()) < 0) {
     std::fprintf(stderr, "pfcswitch: EAL init failed: %s\n", rte_strerror(rte_errno));
@@ -261,9 +294,14 @@ int main(int argc, char** argv) {
   rte_eal_mp_wait_lcore();
   events.Print(*sw);
 
-  const std::string report = pfc::StatsJson(*sw).dump();
-  std::printf("pfcswitch: stats %s\n", report.c_str());
-  if (!stats_json.empty()) std::ofstream(stats_json) << report << "\n";
+  const nlohmann::json stats = pfc::StatsJson(*sw);
+  std::printf("pfcswitch: exit: %s\n", ExitSummary(stats).c_str());
+  if (stats_json == "-") {
+    std::printf("pfcswitch: stats %s\n", stats.dump().c_str());
+  } else if (!stats_json.empty()) {
+    std::ofstream(stats_json) << stats.dump() << "\n";
+    std::printf("pfcswitch: every counter in %s\n", stats_json.c_str());
+  }
   std::fflush(stdout);
   // Every mbuf home and every device closed (pcap frees its cached mbufs on
   // close) before the pool goes.

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """pfcfabric is quiet and tidy (suite 'fabric', virtual clock): a run prints
-no DPDK notice (telemetry's "No legacy callbacks" line), leaves no runtime
+no DPDK notice (telemetry's "No legacy callbacks" line; also with the
+caller's own EAL options), leaves no runtime
 directory of its own file prefix in /var/run/dpdk, and prints a warning
 with file:line for a flow faster than its host's link and for one that
 starts after the run's end, while still running.
@@ -46,4 +47,14 @@ with tempfile.TemporaryDirectory(prefix="fabric-tidy-") as tmp:
           f"pfcfabric: warning: {path}:4: flows[0].rate: 40 Gb/s is more than H1's link (10 Gb/s)" in out)
     check("a warning with file:line for the flow that never starts",
           f"pfcfabric: warning: {path}:5: flows[1].start: 2000000 ns is not before the run's end" in out)
+    # With the caller's own EAL options too (the rocev2 VM's real-clock
+    # fabric gives them): still no DPDK notice.
+    p = subprocess.run([fabric, "--no-huge", "--no-pci", "--no-shconf", "-m", "256", "--file-prefix",
+                        f"tidy{os.getpid()}", "--", "--fabric", path, "--out",
+                        os.path.join(tmp, "out2")], capture_output=True, text=True, timeout=120)
+    out = p.stdout + p.stderr
+    check("explicit EAL options: the run succeeds", p.returncode == 0, out[-300:])
+    check("explicit EAL options: no DPDK notice", "TELEMETRY" not in out and "EAL:" not in out,
+          "\n".join(x for x in out.splitlines() if "EAL" in x or "TELEMETRY" in x))
+    subprocess.run(["rm", "-rf", f"/var/run/dpdk/tidy{os.getpid()}"])
 finish()

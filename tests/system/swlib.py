@@ -169,7 +169,8 @@ class Switch:
         private = [] if shared else ["--no-huge", "--no-shconf"]
         self.cmd = ["ip", "netns", "exec", topo.sw, SWITCH, "--lcores", lcores, *private, "--no-pci",
                     "-m", str(mem), "--file-prefix", self.prefix,
-                    "--log-level=lib.eal:error", *vdevs, *extra_eal, "--", "--config", config]
+                    "--log-level=lib.eal:error", *vdevs, *extra_eal, "--", "--config", config,
+                    "--stats-json", "-"]
         self.proc = None
         self.out = ""
 
@@ -228,8 +229,8 @@ class Switch:
 
 
 def final_stats(out):
-    """The counters pfcswitch prints as it exits (`pfcswitch: stats {...}`),
-    or None when its output has none."""
+    """The counters pfcswitch prints as it exits with `--stats-json -`
+    (`pfcswitch: stats {...}`), or None when its output has none."""
     for line in out.splitlines():
         if line.startswith("pfcswitch: stats "):
             return json.loads(line[len("pfcswitch: stats "):])

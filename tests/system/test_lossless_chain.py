@@ -108,7 +108,8 @@ class Chain:
             log = open(swlib.run_file(P + name, ".log"), "w+")
             cmd = ["ip", "netns", "exec", P + name, swlib.SWITCH, "-l", lcores, "--main-lcore", lcores[0],
                    "--no-huge", "--no-pci", "--no-shconf", "-m", "768" if name == "sw1" else "256", "--file-prefix", P + name,
-                   "--log-level=lib.eal:error", *vdev, "--", "--config", swlib.write_config(cfg)]
+                   "--log-level=lib.eal:error", *vdev, "--", "--config", swlib.write_config(cfg),
+                   "--stats-json", "-"]
             self.sw.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
         for proc, log in self.sw:
             def ready():

@@ -42,7 +42,7 @@ cmd = [swlib.SWITCH, "--lcores", f"0@0,1@{1 % os.cpu_count()}", "--no-huge", "--
        "-m", "256", "--file-prefix", prefix, "--log-level=lib.eal:error",
        "--vdev", f"net_pcap0,rx_pcap={in0},tx_pcap={out0}",
        "--vdev", f"net_pcap1,rx_pcap={in1},tx_pcap={out1},infinite_rx=1",
-       "--", "--config", cfg]
+       "--", "--config", cfg, "--stats-json", "-"]
 
 
 def port(stats, name):
@@ -98,6 +98,12 @@ if stats:
     r.check(p1["rx_packets"] > 1000, f"the replayed capture kept arriving on p1 ({p1['rx_packets']} frames)")
     r.eq(p1["tx_packets"], 10, "the ten frames left by p1")
 r.check("Segmentation fault" not in text and "PANIC" not in text, "no crash in the log")
+r.check("TELEMETRY" not in text, "no telemetry notice (\"No legacy callbacks\") in the log")
+summary = [l for l in text.splitlines() if l.startswith("pfcswitch: exit: ")]
+r.check(len(summary) == 1 and bool(stats) and summary[0].startswith(
+    f"pfcswitch: exit: rx {sum(p['rx_packets'] for p in stats[0]['ports'])} "
+    f"tx {sum(p['tx_packets'] for p in stats[0]['ports'])} packets"),
+    f"the one-line exit summary sums the ports ({summary})")
 # Devices closed before the pool is freed: the replay's mbufs went home.
 r.check("not back in the pool" not in text, "every mbuf back in the pool at exit")
 sent = [p for p in rdpcap(out1) if p.haslayer(UDP)] if os.path.getsize(out1) > 24 else []

@@ -69,7 +69,8 @@ def guest(tag, sock, mac, extra, stdin=None):
 sw_log = os.path.join(D, "switch.log")
 sw = subprocess.Popen([swlib.SWITCH, *eal(PREFIX, "0@0,1@1",
                                           f"net_vhost0,iface={D}/a.sock,queues=1", 256),
-                       "--vdev", f"net_vhost1,iface={D}/b.sock,queues=1", "--", "--config", CFG],
+                       "--vdev", f"net_vhost1,iface={D}/b.sock,queues=1", "--", "--config", CFG,
+                       "--stats-json", "-"],
                       stdout=open(sw_log, "w"), stderr=subprocess.STDOUT, text=True)
 procs = [sw]
 try:

@@ -5,20 +5,23 @@ namespace pfc::emu {
 namespace {
 
 // What `sw` does with DSCP d arriving from a host; "" when it queues it on
-// priority `prio` as the sender asked.
+// priority `prio` as the sender asked (a lossy flow on the lossy priority
+// is what its sender asked for).
 std::string Fate(const SwitchConfig& c, const std::string& sw, uint8_t d, uint8_t prio) {
   const RewriteConfig& rw = c.rewrite;
+  const TagMap& t = c.tag_map;
+  auto queue = [&](uint8_t tag) { return t.mapped[tag] ? t.prio_of[tag] : t.lossy_prio; };
   bool matched = false;
   for (const RewriteRule& r : rw.rules) matched |= (r.tags >> d) & 1;
-  if (!rw.unmatched_keeps_tag && !matched)
+  if (!rw.unmatched_keeps_tag && !matched && queue(rw.default_tag) != prio)
     return "no rewrite rule of " + sw + " matches DSCP " + std::to_string(d) +
            " and its `unmatched: lossy` rewrites it to DSCP " + std::to_string(rw.default_tag) +
            ", lossy (rules for another DSCP plan? see pfc-tagger tag --plan)";
-  const TagMap& t = c.tag_map;
-  if (!t.mapped[d])
+  if (!t.mapped[d] && t.lossy_prio != prio)
     return sw + "'s qos.tag_map does not map DSCP " + std::to_string(d) + ": lossy, on priority " +
-           std::to_string(t.lossy_prio);
-  if (t.prio_of[d] != prio)
+           std::to_string(t.lossy_prio) + ", not on the " + std::to_string(prio) +
+           " the sender uses";
+  if (t.mapped[d] && t.prio_of[d] != prio)
     return sw + " queues DSCP " + std::to_string(d) + " on priority " +
            std::to_string(t.prio_of[d]) +
            (t.IsLossless(t.prio_of[d]) ? " (lossless)" : " (lossy)") + ", not on the " +
