@@ -288,6 +288,20 @@ int main(int argc, char** argv) {
     std::printf("pfcfabric: running on the %s clock\n", virt ? "virtual" : "real");
     std::fflush(stdout);
     const auto t0 = std::chrono::steady_clock::now();
+    // Progress on long runs, for a person watching: one line rewritten in
+    // place on stderr when it is a terminal, twice a second at most.
+    const bool progress = isatty(2) && spec.duration_ns > 0;
+    if (progress) {
+      auto last = t0 - std::chrono::seconds(1);  // the first bin prints
+      fab->on_bin = [&, last](uint64_t now) mutable {
+        const auto t = std::chrono::steady_clock::now();
+        if (t - last < std::chrono::milliseconds(500)) return;
+        last = t;
+        std::fprintf(stderr, "\rpfcfabric: %.3f of %.3f ms (%.0f%%), %.0f s\033[K", now / 1e6,
+                     spec.duration_ns / 1e6, 100.0 * now / spec.duration_ns,
+                     std::chrono::duration<double>(t - t0).count());
+      };
+    }
     if (virt) {
       fab->RunVirtual();
     } else {
@@ -300,6 +314,7 @@ int main(int argc, char** argv) {
       fab->dp().stop.store(true);
       rte_eal_mp_wait_lcore();
     }
+    if (progress) std::fprintf(stderr, "\r\033[K");
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double startup = std::chrono::duration<double>(t0 - started).count();

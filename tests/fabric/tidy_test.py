@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """pfcfabric is quiet and tidy (suite 'fabric', virtual clock): a run prints
 no DPDK notice (telemetry's "No legacy callbacks" line; also with the
-caller's own EAL options), leaves no runtime
+caller's own EAL options), shows its progress only when stderr is a
+terminal, leaves no runtime
 directory of its own file prefix in /var/run/dpdk, and prints a warning
 with file:line for a flow faster than its host's link and for one that
 starts after the run's end, while still running.
@@ -57,4 +58,13 @@ with tempfile.TemporaryDirectory(prefix="fabric-tidy-") as tmp:
     check("explicit EAL options: no DPDK notice", "TELEMETRY" not in out and "EAL:" not in out,
           "\n".join(x for x in out.splitlines() if "EAL" in x or "TELEMETRY" in x))
     subprocess.run(["rm", "-rf", f"/var/run/dpdk/tidy{os.getpid()}"])
+
+    # Progress when stderr is a terminal (script(1) gives it one), and none
+    # when it is not (the runs above).
+    check("no progress line when stderr is not a terminal", " of 1.000 ms (" not in out)
+    t = subprocess.run(["script", "-qec", f"{fabric} --fabric {path} --out {tmp}/out3", "/dev/null"],
+                       capture_output=True, timeout=120)  # bytes: keep the carriage returns
+    shown = b"\rpfcfabric: 0.250 of 1.000 ms (25%), " in t.stdout
+    check("a progress line on a terminal, rewritten in place", shown,
+          "" if shown else repr(t.stdout[-600:]))
 finish()

@@ -124,7 +124,10 @@ void Fabric::PrintEvents() {
 }
 
 void Fabric::Sample(uint64_t now) {
-  if (now >= rec_.next_ns()) PrintEvents();  // at most once a sample bin
+  if (now >= rec_.next_ns()) {  // at most once a sample bin
+    PrintEvents();
+    if (on_bin) on_bin(now);
+  }
   rec_.Sample(now);
 }
 

@@ -34,6 +34,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -119,6 +120,9 @@ class Fabric {
   std::vector<Switch*> switches() const;
   Dataplane& dp() { return *dp_; }
   uint64_t now_ns() const { return now_; }
+  // Called by the thread that runs the clock at each sample bin's boundary
+  // (pfcfabric's progress line); must not touch the fabric.
+  std::function<void(uint64_t now_ns)> on_bin;
   // Total lossless drops over every switch (a deadlock is a stall, not a loss).
   uint64_t LosslessDrops() const;
   // Drops of reason r over every switch, port and priority.
