@@ -175,8 +175,7 @@ def recv(seconds_max):
 # ---- the soak itself (root namespace) ----
 
 def soak(seconds, rss_limit_kb):
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests/system"))
-    import subprocess
+    import subprocess  # swlib: on PYTHONPATH (bench/soak.sh)
     import swlib
     from swlib import Switch, Topo, ns
 

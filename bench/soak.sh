@@ -13,5 +13,7 @@ set -euo pipefail
 minutes=${1:?usage: bench/soak.sh MINUTES [BUILD_DIR]}
 build=${2:-build}
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+export PYTHONPATH="$PYTHONPATH:$PFC_ROOT/tests/system"  # soak.py drives the switch with swlib
 seconds=$(/usr/bin/python3 -c "import sys; print(float(sys.argv[1]) * 60)" "$minutes")
 PFC_BUILD=$(realpath "$build") exec /usr/bin/python3 "$here/soak.py" "$seconds"

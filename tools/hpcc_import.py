@@ -15,7 +15,6 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pfclib.hpcc_files import HpccError, convert  # noqa: E402
 
 

@@ -34,7 +34,7 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+
 from pfclib.workload import generate, load_cdf  # noqa: E402
 
 HOSTS = [f"h{p}_{i}_{m}" for p in range(4) for i in range(2) for m in range(2)]

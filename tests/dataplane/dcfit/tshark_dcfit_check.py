@@ -17,8 +17,8 @@ import struct
 import subprocess
 import sys
 
-# The same tshark runner as the PFC conformance check beside it.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pfc"))
+# The same tshark runner as the PFC conformance check beside it (on
+# PYTHONPATH: tests/dataplane/pfc, as meson's test sets it).
 from tshark_pfc_check import tshark  # noqa: E402
 
 FIELDS = ["frame.number", "macc.cbfc.enbv", "dcfit.kind", "dcfit.version", "dcfit.flags",
