@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -236,6 +237,67 @@ bool WriteHostsJson(const FabricSpec& spec, const FabricPlan& plan, std::string*
   return true;
 }
 
+namespace {
+
+// The node of `root` at a config field path as the loader names it
+// ("buffer.lossless.xoff", "qos.tag_map[1]", "ecn.queues[0].profile"): the
+// deepest node found on the way.
+YAML::Node AtField(const YAML::Node& root, const std::string& field) {
+  YAML::Node at = root;
+  size_t i = 0;
+  while (i < field.size()) {
+    const size_t end = field.find_first_of(".[", i);
+    std::string key = field.substr(i, end == std::string::npos ? end : end - i);
+    i = end == std::string::npos ? field.size() : end;
+    if (i < field.size() && field[i] == '[') {  // key[k]: a list index or a map key
+      const size_t close = field.find(']', i);
+      if (close == std::string::npos) break;
+      const std::string k = field.substr(i + 1, close - i - 1);
+      YAML::Node next = key.empty() ? at : at[key];
+      if (!next) break;
+      at.reset(next);
+      key = k;
+      i = close + 1;
+      if (at.IsSequence()) {
+        const size_t idx = std::strtoul(k.c_str(), nullptr, 10);
+        if (idx >= at.size()) break;
+        next = at[idx];
+        at.reset(next);
+        key.clear();
+      }
+    }
+    if (!key.empty()) {
+      if (!at.IsMap() || !at[key]) break;
+      YAML::Node next = at[key];
+      at.reset(next);
+    }
+    if (i < field.size() && field[i] == '.') ++i;
+  }
+  return at;
+}
+
+// An error the switch's loader found in a switch's generated config, told
+// at the user's template when it comes from there: "tmpl.yaml:3:
+// qos.tag_map[1]: expected ... (switch A; in its generated A.yaml:5)". The
+// generated file is the template's sections re-emitted plus the fabric's
+// tables, so its lines are not the template's.
+std::string TemplateError(const std::string& tmpl_path, const YAML::Node& tmpl,
+                          const SwitchPlan& sp, const std::string& err) {
+  const std::string gen = sp.config_path + ":";
+  if (tmpl_path.empty() || err.rfind(gen, 0) != 0) return err;
+  const size_t line_end = err.find(": ", gen.size());
+  if (line_end == std::string::npos) return err;
+  const size_t field_end = err.find(": ", line_end + 2);
+  const std::string field = err.substr(line_end + 2, field_end - line_end - 2);
+  const std::string section = field.substr(0, field.find_first_of(".["));
+  if (!tmpl[section]) return err;  // a generated section: the generated file is the place
+  const YAML::Node at = AtField(tmpl, field);
+  return tmpl_path + ":" + std::to_string(at.Mark().line + 1) + ": " + err.substr(line_end + 2) +
+         " (switch " + sp.name + "; in its generated " + err.substr(0, line_end) + ")";
+}
+
+}  // namespace
+
 bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* out,
                         std::string* err) {
   YAML::Node tmpl;
@@ -354,7 +416,10 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
       return true;
     };
     SwitchConfig c;
-    if (!LoadConfig(sp.config_path, gen, &c, err, read)) return false;
+    if (!LoadConfig(sp.config_path, gen, &c, err, read)) {
+      *err = TemplateError(spec.switch_config, tmpl, sp, *err);
+      return false;
+    }
     out->push_back(std::move(c));
   }
   return true;

@@ -363,6 +363,34 @@ TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
   EXPECT_EQ(t1.ports[4].sched.mode, SchedMode::kStrict);  // the switch's default
 }
 
+// An error in the user's switch template is told at the template's line,
+// not at the generated file's (whose lines differ); one in a section the
+// fabric generates stays at the generated file.
+TEST_F(FabricFile, TemplateErrorsNameTheTemplateLine) {
+  const std::string tmpl = Write("tmpl.yaml",
+                                 "switch: { idle_sleep_us: 0 }\n"
+                                 "qos:\n"
+                                 "  tag_map: { 1: 1 }\n"
+                                 "  lossless: [1]\n"
+                                 "ecn:\n"
+                                 "  profiles:\n"
+                                 "    A: { green_min_threshold: 5K, green_max_threshold: 20K,\n"
+                                 "         green_drop_probability: 10 }\n"
+                                 "  queues:\n"
+                                 "    - { priorities: [1], profile: A }\n"
+                                 "    - { priorities: [2], profile: B }\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2("switch: { config: " + tmpl + " }\n"), &s, &err)) << err;
+  FabricPlan plan = MakePlan(s);
+  std::vector<SwitchConfig> cfgs;
+  ASSERT_FALSE(WriteSwitchConfigs(s, &plan, &cfgs, &err));
+  EXPECT_EQ(err.rfind(tmpl + ":11: ecn.queues[1].profile: expected a profile from ecn.profiles", 0),
+            0u)
+      << err;
+  EXPECT_NE(err.find("(switch T1; in its generated "), std::string::npos) << err;
+}
+
 TEST_F(FabricFile, SchedulerDwrrReachesEveryGeneratedPort) {
   FabricSpec s;
   std::string err;
