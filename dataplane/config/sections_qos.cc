@@ -266,8 +266,9 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
   BufferAccountant probe;
   if (!probe.Configure(c->buffer, &err)) throw cfg::ConfigError(f + ": buffer: " + err);
   ValidateRewrite(rd, c);
-  RouteTable routes;
-  if (!routes.Build(c->routes, c->next_hops, &err)) throw cfg::ConfigError(f + ": routes: " + err);
+  // Build's checks, not the 32 MiB table: the runtime builds it once (Tables).
+  if (!RouteTable::Check(c->routes, c->next_hops, &err))
+    throw cfg::ConfigError(f + ": routes: " + err);
 }
 
 }  // namespace pfc::cfgsec

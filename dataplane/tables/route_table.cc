@@ -17,7 +17,7 @@ inline uint32_t PrefixMask(uint8_t len) { return len == 0 ? 0 : ~uint32_t{0} << 
 
 }  // namespace
 
-bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextHop>& next_hops,
+bool RouteTable::Check(const std::vector<Route>& routes, const std::vector<NextHop>& next_hops,
                        std::string* err) {
   if (next_hops.size() > kMaxNextHops) {
     *err = "routes: " + std::to_string(next_hops.size()) + " next hops, expected at most " +
@@ -48,6 +48,21 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
       return false;
     }
   }
+  // One tbl8 group per distinct /24 that holds a longer prefix.
+  std::set<uint32_t> groups;
+  for (const Route& r : routes)
+    if (r.len > 24) groups.insert(r.prefix >> 8);
+  if (groups.size() > kGroupFlag - 1) {  // 0x7fff | flag would read as kNoRoute
+    *err = "routes: more than " + std::to_string(kGroupFlag - 1) +
+           " distinct /24s hold prefixes longer than /24";
+    return false;
+  }
+  return true;
+}
+
+bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextHop>& next_hops,
+                       std::string* err) {
+  if (!Check(routes, next_hops, err)) return false;
 
   // Shorter prefixes are written first so longer ones overwrite them; all
   // prefixes <= 24 are in tbl24 before any tbl8 group is cut, so a new group
@@ -70,12 +85,7 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
     uint16_t& stored = tbl24[r->prefix >> 8];
     const uint16_t e = stored ^ kNoRoute;
     if (!(e & kGroupFlag) || e == kNoRoute) {
-      const size_t group = tbl8.size() >> 8;
-      if (group >= kGroupFlag - 1) {  // 0x7fff | flag would read as kNoRoute
-        *err = "routes: more than " + std::to_string(kGroupFlag - 1) +
-               " distinct /24s hold prefixes longer than /24";
-        return false;
-      }
+      const size_t group = tbl8.size() >> 8;  // fewer than kGroupFlag - 1: Check
       tbl8.resize(tbl8.size() + 256, e);
       stored = static_cast<uint16_t>((kGroupFlag | group) ^ kNoRoute);
     }

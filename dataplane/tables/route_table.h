@@ -39,6 +39,10 @@ class RouteTable {
   // too many tbl8 groups; the previous contents are kept then.
   bool Build(const std::vector<Route>& routes, const std::vector<NextHop>& next_hops,
              std::string* err);
+  // Build's checks without building (no 32 MiB tbl24): what a config's
+  // validation needs; Build runs it first.
+  static bool Check(const std::vector<Route>& routes, const std::vector<NextHop>& next_hops,
+                    std::string* err);
   // Next-hop index or kNoRoute (also before the first successful Build).
   uint16_t Lookup(uint32_t dst_ip) const {
     if (tbl24_.empty()) [[unlikely]] {

@@ -92,11 +92,31 @@ TEST(RouteTable, BadRoutesRejectedAndOldTableKept) {
   };
   for (const Case& c : cases) {
     err.clear();
+    EXPECT_FALSE(RouteTable::Check(c.routes, Hops(c.hops), &err)) << c.expect;
+    EXPECT_NE(err.find(c.expect), std::string::npos) << err;
+    err.clear();
     EXPECT_FALSE(t.Build(c.routes, Hops(c.hops), &err)) << c.expect;
     EXPECT_NE(err.find(c.expect), std::string::npos) << err;
     EXPECT_EQ(t.Lookup(Ip(10, 1, 1, 1)), 0) << c.expect;
     EXPECT_EQ(t.Lookup(Ip(11, 1, 1, 1)), RouteTable::kNoRoute) << c.expect;
   }
+}
+
+// The tbl8 group limit: 32767 distinct /24s holding longer prefixes fit,
+// one more does not; Check says so without building, Build agrees.
+TEST(RouteTable, Tbl8GroupLimit) {
+  std::vector<Route> routes;
+  for (uint32_t i = 0; i < 32767; ++i) routes.push_back({(Ip(30, 0, 0, 0) + (i << 8)) | 1, 32, 0});
+  std::string err;
+  EXPECT_TRUE(RouteTable::Check(routes, Hops(1), &err)) << err;
+  RouteTable t;
+  EXPECT_TRUE(t.Build(routes, Hops(1), &err)) << err;
+  routes.push_back({Ip(31, 0, 0, 1), 32, 0});
+  EXPECT_FALSE(RouteTable::Check(routes, Hops(1), &err));
+  EXPECT_NE(err.find("more than 32767 distinct /24s"), std::string::npos) << err;
+  err.clear();
+  EXPECT_FALSE(t.Build(routes, Hops(1), &err));
+  EXPECT_NE(err.find("more than 32767 distinct /24s"), std::string::npos) << err;
 }
 
 TEST(RouteTable, ManyTbl8Groups) {
