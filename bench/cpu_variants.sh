@@ -8,6 +8,7 @@
 # Last line: RESULT native_mpps=<median> baseline_mpps=<median> ratio=<median native/baseline>
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 B=$(realpath "${1:-build}")
 RUNS=${2:-5}
 FILTER=${CPU_VARIANTS_FILTER:-BM_Pipeline/64}
@@ -17,7 +18,7 @@ ninja -C "$B" bench/dataplane/pipeline_bench > /dev/null
 ninja -C "$G" bench/dataplane/pipeline_bench > /dev/null
 run() {  # run BUILD: the switch's Mpps of one benchmark run
   bench/pipeline_bench.sh "$1" --benchmark_filter="$FILTER" --benchmark_format=json 2>/dev/null |
-    /usr/bin/python3 -c 'import json,sys; t=sys.stdin.read(); print(json.loads(t[t.index("{"):])["benchmarks"][0]["switch_Mpps"])'
+    /usr/bin/python3 -m cpu_variants mpps
 }
 native=() base=()
 for i in $(seq "$RUNS"); do
@@ -25,10 +26,4 @@ for i in $(seq "$RUNS"); do
   base+=("$(run "$G")")
   echo "run $i: native ${native[-1]} Mpps, baseline ${base[-1]} Mpps"
 done
-/usr/bin/python3 - "${native[*]}" "${base[*]}" <<'PY'
-import statistics, sys
-n = [float(x) for x in sys.argv[1].split()]
-b = [float(x) for x in sys.argv[2].split()]
-r = statistics.median(x / y for x, y in zip(n, b))
-print(f"RESULT native_mpps={statistics.median(n):.2f} baseline_mpps={statistics.median(b):.2f} ratio={r:.3f}")
-PY
+/usr/bin/python3 -m cpu_variants result "${native[*]}" "${base[*]}"

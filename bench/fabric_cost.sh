@@ -33,6 +33,7 @@
 #   pipeline_light_instr_per_pkt=<n> emu_over_light_pipeline=<ratio>
 set -euo pipefail
 . "$(dirname "$0")/fabric_leafspine.sh"
+source "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # valgrind has no AVX-512: profile the -Dcpu=baseline twin of the build (see guest-build.sh).
 B=$("$SRC/tools/rocev2-vm/guest-build.sh" "${1:-$SRC/build}")
@@ -76,10 +77,8 @@ pipe pipe 64
 pipe light 1
 pipe_total=$(total "$TMP/cg.pipe")
 light_total=$(total "$TMP/cg.light")
-hops=$("$PY" -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-print(sum(q["tx_packets"] for s in r["switches"].values() for p in s["ports"] for q in p["prio"]))' "$TMP/out/results.json")
-txs() { "$PY" -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["benchmarks"][-1]["tx_total"]))' "$1"; }
+hops=$("$PY" -m fabric_cost hops "$TMP/out")
+txs() { "$PY" -m fabric_cost tx "$1"; }
 pkts=$(txs "$TMP/bm.pipe.json")
 light_pkts=$(txs "$TMP/bm.light.json")
 echo "emulator, instructions per switch-hop by part:"
@@ -89,22 +88,5 @@ echo "pipeline_bench (full bursts), instructions per packet by part:"
 echo "pipeline_bench (one packet per port a round), instructions per packet by part:"
 "$PY" "$SRC/bench/fabric_cost_split.py" "$TMP/cg.light" "$light_pkts"
 
-"$PY" - "$TMP/out" "$TMP/bm.pipe.json" "$emu_total" "${emu_sw:-0}" "$pipe_total" "$hops" "$pkts" \
-  "$light_total" "$light_pkts" <<'PY'
-import json, sys
-out, bm = sys.argv[1], sys.argv[2]
-emu_total, emu_sw, pipe_total, hops, pkts, light_total, light_pkts = map(int, sys.argv[3:10])
-r = json.load(open(out + "/results.json"))
-rounds = r["switch_rounds"]
-b = json.load(open(bm))["benchmarks"][-1]
-emu, pipe = emu_total / hops, pipe_total / pkts
-print(f"emulator: {len(r['switches'])} switches, {len(r['hosts'])} hosts, {hops} switch-hops in {rounds} switch rounds "
-      f"({hops / max(rounds, 1):.2f} hops a round), lossless drops {r['lossless_drops']}")
-print(f"  instructions per switch-hop: {emu:.0f} in all, of which switch rounds {emu_sw / hops:.0f}, "
-      f"links, hosts, driver and recorder {(emu_total - emu_sw) / hops:.0f}")
-light = light_total / light_pkts
-print(f"pipeline: {pkts} packets, {b['pkts_per_round']:.1f} a round: {pipe:.0f} instructions per packet")
-print(f"pipeline, one packet per port a round: {light_pkts} packets: {light:.0f} instructions per packet")
-print(f"RESULT emu_instr_per_hop={emu:.0f} pipeline_instr_per_pkt={pipe:.0f} emu_over_pipeline={emu / pipe:.2f} "
-      f"pipeline_light_instr_per_pkt={light:.0f} emu_over_light_pipeline={emu / light:.2f}")
-PY
+"$PY" -m fabric_cost summary "$TMP/out" "$TMP/bm.pipe.json" "$emu_total" "${emu_sw:-0}" "$pipe_total" "$hops" \
+  "$pkts" "$light_total" "$light_pkts"

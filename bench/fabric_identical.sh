@@ -33,25 +33,9 @@ for b in "$A" "$B"; do
 done
 rm -rf "$OUT" && mkdir -p "$OUT/files" "$OUT/A" "$OUT/B"
 
-# Fabric files made here: HotNets cases with their flows, DCFIT overlays.
-printf 'include: %s\nflows:\n  - { name: loop, from: H1, to: H2, dscp: 1, prio: 1, rate: 6G, ttl: 16 }\n' \
-  "$SRC/$FAB/hotnets-loop.yaml" > "$OUT/files/hotnets-loop.yaml"
-{
-  printf 'include: %s\nflows:\n' "$SRC/$FAB/hotnets-cbd.yaml"
-  printf '  - { name: flow1, from: HA, to: HD, dscp: 1, prio: 1 }\n'
-  printf '  - { name: flow2, from: HC, to: HB, dscp: 1, prio: 1 }\n'
-  printf '  - { name: flow3, from: HB3, to: HC3, dscp: 1, prio: 1 }\n'
-} > "$OUT/files/hotnets-cbd.yaml"
-/usr/bin/python3 - "$SRC/$FAB" "$OUT/files" <<'PY'
-import sys
-from pfclib.dcfit_fabrics import fig10_with_dcfit
-from dcfit import fig5 as dcfit_fig5
-for recovery in ("detect", "break"):
-    fig10_with_dcfit(sys.argv[1], sys.argv[2], recovery, 6)
-# DCFIT §4 trigger handling (a host trigger and a switch trigger).
-for trigger in ("host", "switch"):
-    dcfit_fig5.fabric_file(sys.argv[2], "trigger-" + trigger, dcfit_fig5.CASES[1][1], 6, trigger)
-PY
+# Fabric files made here (bench/fabric_identical.py): HotNets cases with
+# their flows, DCFIT overlays.
+/usr/bin/python3 -m fabric_identical files "$SRC/$FAB" "$OUT/files"
 
 # name fabric-file [rules-from-case]: the case runs with pfc-tagger's rules
 # computed from the topology the named case wrote (as fabric_common.sh).
@@ -92,16 +76,7 @@ for c in "${CASES[@]}"; do
   # Keys the later build adds (IGNORE_KEYS) leave results.json on both sides.
   if [[ -n ${IGNORE_KEYS:-} ]]; then
     for side in A B; do
-      /usr/bin/python3 - "$OUT/$side/$name/results.json" "$IGNORE_KEYS" <<'PY'
-import json, sys
-path, drop = sys.argv[1], set(sys.argv[2].split(","))
-def strip(o):
-    if isinstance(o, dict):
-        return {k: strip(v) for k, v in o.items() if k not in drop}
-    return [strip(v) for v in o] if isinstance(o, list) else o
-r = strip(json.load(open(path)))
-open(path, "w").write(json.dumps(r, indent=1) + "\n")
-PY
+      /usr/bin/python3 -m fabric_identical strip "$OUT/$side/$name/results.json" "$IGNORE_KEYS"
     done
   fi
   if diff -r -q -x timing.json "$OUT/A/$name" "$OUT/B/$name" > "$OUT/$name.diff"; then

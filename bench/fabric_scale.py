@@ -37,6 +37,7 @@ import statistics
 import subprocess
 import sys
 
+from pfclib.fabric_results import port_sum, results
 from pfclib.workload import generate, load_cdf
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -94,8 +95,7 @@ def run(cmd):
 
 
 def hops_of(d):
-    r = json.load(open(os.path.join(d, "results.json")))
-    return sum(p["rx_packets"] for s in r["switches"].values() for p in s["ports"])
+    return port_sum(results(d), "rx_packets")
 
 
 def measure(fabric, cost_fabric, out, gen):

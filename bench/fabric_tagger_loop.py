@@ -30,6 +30,7 @@ import subprocess
 import sys
 
 from dcfit.detect import deadlocked
+from pfclib.fabric_results import results
 from pfclib.fattree_loop import UNLIMITED, draw
 
 CFG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs/fabric")
@@ -52,7 +53,7 @@ def run(fabric, path, out, *extra):
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"fabric_tagger_loop: pfcfabric failed on {path}:\n{p.stdout[-2000:]}{p.stderr}")
-    return json.load(open(os.path.join(out, "results.json")))
+    return results(out)
 
 
 def last_ms_gbps(out, names):

@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import sys
 
+from pfclib.fabric_results import port_sum, results
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 FAB = os.path.join(ROOT, "configs/fabric")
 RATE_BPS, DELAY_NS, FLOW_BPS, FRAME = 40_000_000_000, 1000, 10_000_000_000, 1000
@@ -64,8 +66,8 @@ def run_pfc(binary, out, ms, callgrind=None):
     res = os.path.join(out, f"pfcfabric-{ms}ms")
     measured([binary, "--fabric", path, "--out", res], "pfcfabric", callgrind,
              "pfc::emu::Fabric::RunVirtual*")
-    r = json.load(open(os.path.join(res, "results.json")))
-    hops = sum(pt["link_tx_frames"] for s in r["switches"].values() for pt in s["ports"])
+    r = results(res)
+    hops = port_sum(r, "link_tx_frames")
     hops += sum(h["tx_frames"] for h in r["hosts"].values())
     wall = json.load(open(os.path.join(res, "timing.json")))["wall_seconds"]
     lossless = r["lossless_drops"]

@@ -3,12 +3,15 @@
 is done (matplotlib under TCG would take longer than a round):
 perftest_compare_plot.py SAMPLES PNG. SAMPLES has one "forwarder metric
 value" line per completed run. One panel per metric; a bar is a
-forwarder's median, the dots its rounds. Latency is on a log scale: the
+forwarder's median, the dots its rounds (samples() of
+perftest_compare_table.py, beside it). Latency is on a log scale: the
 forwarders differ by orders of magnitude there."""
 import statistics
 import sys
 
 import matplotlib
+
+from perftest_compare_table import samples
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -20,12 +23,10 @@ PANELS = (("write_bw", "ib_write_bw -s 65536, BW average (Gb/s)\nhigher is bette
           ("send_lat_e", "ib_send_lat -s 64 -e, t_typical (us)\nlower is better", True))
 
 
-def main(samples, png):
+def main(samples_path, png):
     vals = {}
-    with open(samples) as f:
-        for line in f:
-            fwd, metric, v = line.split()
-            vals.setdefault(metric, {}).setdefault(fwd, []).append(float(v))
+    for (fwd, metric), xs in samples(samples_path).items():
+        vals.setdefault(metric, {})[fwd] = xs
     fig, axes = plt.subplots(1, len(PANELS), figsize=(12, 4.2))
     for ax, (metric, label, log) in zip(axes, PANELS):
         fwds = [f for f in ORDER if f in vals.get(metric, {})]

@@ -12,6 +12,7 @@
 # (1.00 = flat).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 B=$(tools/rocev2-vm/guest-build.sh "${1:-build}")
 OUT=$(realpath -m "${2:-table-scale}")
 mkdir -p "$OUT"
@@ -28,45 +29,7 @@ for pt in $POINTS; do
     "$BIN" --benchmark_filter="^BM_Scale/$pt/" --benchmark_format=json --benchmark_out="$WORK/bm.$tag.json" \
     -- --no-huge -m 2048 --no-shconf --no-pci -l 0 --no-telemetry --log-level='*:warning' \
     "--file-prefix=tscale$$$tag" > "$WORK/log.$tag" 2>&1 || { tail -20 "$WORK/log.$tag"; exit 1; }
-  /usr/bin/python3 - "$WORK/cg.$tag" "$WORK/bm.$tag.json" "$pt" >> "$OUT/points.csv" <<'PY'
-import json, re, sys
-ir = int(re.search(r"^totals:\s*(\d+)", open(sys.argv[1]).read(), re.M).group(1))
-bm = json.load(open(sys.argv[2]))["benchmarks"][-1]
-if "error_message" in bm:
-    sys.exit("BM_Scale: " + bm["error_message"])
-ports, rules, routes = sys.argv[3].split("/")
-print(f"{ports},{rules},{routes},{ir / bm['tx_total']:.1f}")
-PY
+  /usr/bin/python3 -m table_scale point "$WORK/cg.$tag" "$WORK/bm.$tag.json" "$pt" >> "$OUT/points.csv"
   echo "ports/rules/routes $pt: $(tail -1 "$OUT/points.csv" | cut -d, -f4) instructions per packet"
 done
-/usr/bin/python3 - "$OUT" <<'PY'
-import csv, sys
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-out = sys.argv[1]
-rows = [tuple(int(x) for x in r[:3]) + (float(r[3]),) for r in csv.reader(open(f"{out}/points.csv"))]
-cost = {r[:3]: r[3] for r in rows}
-series = {
-    "ports (no extra rules or routes)": [(p, c) for (p, ru, rt), c in cost.items() if ru == 0 and rt == 0],
-    "extra rules (32 ports)": [(max(ru, 1), c) for (p, ru, rt), c in cost.items() if p == 32 and rt == 0],
-    "extra routes (4 ports)": [(max(rt, 1), c) for (p, ru, rt), c in cost.items() if p == 4 and ru == 0],
-}
-fig, axes = plt.subplots(1, 3, figsize=(14, 4), sharey=True)
-for ax, (name, pts) in zip(axes, series.items()):
-    pts.sort()
-    ax.plot([x for x, _ in pts], [c for _, c in pts], marker="o")
-    ax.set_xscale("log")
-    ax.set_xlabel(name + (" (0 drawn at 1)" if name.startswith("extra") else ""))
-    ax.grid(True, alpha=0.3)
-    for x, c in pts:
-        ax.annotate(f"{c:.0f}", (x, c), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
-axes[0].set_ylabel("instructions per packet (WorkerRound)")
-axes[0].set_ylim(bottom=0)
-fig.suptitle("pfcswitch per-packet cost vs table sizes (callgrind, 4 busy ports, 64 B)")
-fig.tight_layout()
-fig.savefig(f"{out}/table_scale.png", dpi=100)
-r = lambda a, b: cost[a] / cost[b]
-print(f"RESULT ports_ratio={r((32, 0, 0), (4, 0, 0)):.2f} rules_ratio={r((32, 10000, 0), (32, 0, 0)):.2f} "
-      f"routes_ratio={r((4, 0, 1000000), (4, 0, 0)):.2f}")
-PY
+/usr/bin/python3 -m table_scale plot "$OUT"

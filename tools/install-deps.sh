@@ -12,8 +12,8 @@ PKGS=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # system tests: namespaces, traffic, captures, PFC decoding
   iproute2 ethtool iputils-ping tcpdump tshark python3 python3-scapy procps time
-  # experiments: figures
-  python3-matplotlib
+  # experiments: figures; fabric files written from Python (tools/pfclib/fabric_files.py)
+  python3-matplotlib python3-yaml
   # RoCEv2 over soft-RoCE in a qemu guest (tools/rocev2-vm)
   qemu-system-x86 busybox-static kmod cpio bc
   rdma-core ibverbs-providers ibverbs-utils libibverbs-dev perftest

@@ -35,6 +35,7 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
+from pfclib.fabric_results import prio_rows, results  # noqa: E402
 from pfclib.workload import generate, load_cdf  # noqa: E402
 
 HOSTS = [f"h{p}_{i}_{m}" for p in range(4) for i in range(2) for m in range(2)]
@@ -76,13 +77,12 @@ def run(fabric, out, load, cc, window_ms, run_ms):
     if p.returncode != 0:
         sys.exit(f"pfcfabric failed (load {load}, {cc}):\n{p.stdout}{p.stderr}")
     rows = list(csv.DictReader(open(os.path.join(d, "fct.csv"))))
-    r = json.load(open(os.path.join(d, "results.json")))
+    r = results(d)
     done = [x for x in rows if x["completed"] == "1"]
     sd = [(int(x["bytes"]), float(x["slowdown"])) for x in done]
     small = [s for b, s in sd if b < 100_000]
     large = [s for b, s in sd if b > 1_000_000]
-    pause_ns = sum(q["paused_ns"] for sw in r["switches"].values() for p in sw["ports"]
-                   for q in p["prio"] if q["lossless"])
+    pause_ns = sum(q["paused_ns"] for _, _, q in prio_rows(r) if q["lossless"])
     # Queue samples: every switch port's lossless ingress buffer, each bin of the arrivals.
     queue_kb = sorted(int(x["buffer_bytes"]) / 1000 for x in csv.DictReader(open(os.path.join(d, "ports.csv")))
                       if x["prio"] == "1" and float(x["t_ms"]) <= window_ms)

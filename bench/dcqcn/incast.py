@@ -35,6 +35,8 @@ import os
 import subprocess
 import sys
 
+from pfclib.fabric_results import prio_sum, results
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CFG = os.path.join(ROOT, "configs", "fabric")
 SENDERS = 16
@@ -86,7 +88,7 @@ def run(fabric, out, name, duration_ms):
 
 
 def measure(d, duration_ms):
-    r = json.load(open(os.path.join(d, "results.json")))
+    r = results(d)
     half = duration_ms / 2
     acc, series = {}, {}
     for row in csv.DictReader(open(os.path.join(d, "flows.csv"))):
@@ -97,8 +99,7 @@ def measure(d, duration_ms):
     rate = {k: sum(v) / len(v) for k, v in acc.items()}
     incast = [rate.get(f"H{i}", 0.0) for i in range(1, SENDERS + 1)]
     jain = sum(incast) ** 2 / (len(incast) * sum(x * x for x in incast)) if any(incast) else 0.0
-    frames = sum(q["pfc_xoff_tx"] + q["pfc_refresh_tx"] for sw in r["switches"].values()
-                 for p in sw["ports"] for q in p["prio"])
+    frames = prio_sum(r, "pfc_xoff_tx", "pfc_refresh_tx")
     s_to_l2 = next(p for p in r["switches"]["S"]["ports"] if p["name"] == "L2")["prio"][1]
     l1_to_s = next(p for p in r["switches"]["L1"]["ports"] if p["name"] == "S")["prio"][1]
     queue, paused = [], {}

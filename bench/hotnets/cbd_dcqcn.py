@@ -21,11 +21,12 @@ Figure OUT_DIR/cbd_dcqcn.png; last line
   RESULT runs=<n> deadlocks_pfc=<n> deadlocks_dcqcn=<n> ... per delay
 """
 import csv
-import json
 import os
 import re
 import subprocess
 import sys
+
+from pfclib.fabric_results import prio_sum, results
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CFG = os.path.join(ROOT, "configs", "fabric")
@@ -98,13 +99,12 @@ def measure(d, ring=RING):
         if float(row["tx_gbps"]) > 0:
             last_tx[key] = max(last_tx.get(key, 0.0), t)
         paused_end[key] = float(row["paused"])
-    r = json.load(open(os.path.join(d, "results.json")))
+    r = results(d)
     quiet = all(DURATION_MS - last_tx.get(k, 0.0) >= 1.0 for k in ring)
     dead = quiet and all(paused_end.get(k, 0) > 0 for k in ring)
     onset = max(last_tx.get(k, 0.0) for k in ring) if dead else None
     gbps = sum(f["rx_bytes"] for f in r["flows"]) * 8 / (DURATION_MS * 1e6)
-    frames = sum(q["pfc_xoff_tx"] + q["pfc_refresh_tx"] for sw in r["switches"].values()
-                 for p in sw["ports"] for q in p["prio"])
+    frames = prio_sum(r, "pfc_xoff_tx", "pfc_refresh_tx")
     return dead, onset, gbps, frames, r["lossless_drops"]
 
 

@@ -39,6 +39,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pfclib.fabric_results import results  # noqa: E402
 from pfclib.pfc_capture import pause_spans, pfc_frames  # noqa: E402
 
 TEMPLATE = os.path.join(SRC, "configs/fabric/switch-lossless.yaml")
@@ -106,8 +107,7 @@ def run_fabric(name, body):
     p = subprocess.run([fabric, "--fabric", path, "--out", d], capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise SystemExit(f"pfcwd_storm: {name}: pfcfabric failed:\n{p.stdout}{p.stderr}")
-    with open(os.path.join(d, "results.json")) as f:
-        return d, json.load(f)
+    return d, results(d)
 
 
 def flow_series(d):

@@ -10,6 +10,7 @@
 # the last half of the run (green starts at 2 ms of 8).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source bench/lib.sh
 B=${1:-build}
 OUT=$(realpath -m "${2:-fabric-fig10}")
 FAB=configs/fabric
@@ -23,22 +24,4 @@ mkdir -p "$OUT"
 /usr/bin/python3 tools/fabric_plot.py "$OUT/without" "$OUT/with" -o "$OUT/fig10.png" \
   --labels "Without Tagger (1-bounce paths deadlock),With Tagger (ELP: shortest + 1-bounce)" \
   --title "Tagger Fig. 10: 10-switch Clos at 40 Gb/s, blue from 0 ms, green from 2 ms"
-/usr/bin/python3 - "$OUT" <<'PY'
-import csv, json, sys
-out = sys.argv[1]
-res = {}
-for run in ("without", "with"):
-    r = json.load(open(f"{out}/{run}/results.json"))
-    rates = {}
-    for row in csv.DictReader(open(f"{out}/{run}/flows.csv")):
-        if float(row["t_ms"]) > r["duration_ns"] / 2e6:
-            rates.setdefault(row["flow"], []).append(float(row["gbps"]))
-    res[run] = ({f: sum(v) / len(v) for f, v in rates.items()}, r["lossless_drops"])
-    print(f"{run:8s} tagger: " + ", ".join(f"{f} {g:.2f} Gb/s" for f, g in sorted(res[run][0].items())) +
-          f"; lossless drops {r['lossless_drops']}")
-dead = lambda rates: int(all(g < 0.5 for g in rates.values()))
-w, t = res["without"], res["with"]
-print(f"RESULT without_blue_gbps={w[0]['blue']:.2f} without_green_gbps={w[0]['green']:.2f} "
-      f"with_blue_gbps={t[0]['blue']:.2f} with_green_gbps={t[0]['green']:.2f} "
-      f"deadlock_without={dead(w[0])} deadlock_with={dead(t[0])} lossless_drops={w[1] + t[1]}")
-PY
+/usr/bin/python3 -m tagger.figures fig10 "$OUT"

@@ -17,15 +17,4 @@ source bench/fabric_common.sh "${1:-build}" "${2:-fabric-fig12}"
 tagger_figure $FAB/fig12-shuffle.yaml $FAB/fig12-tagger.yaml fig12.png \
   "Without Tagger (1-bounce routes from 2 ms),With Tagger (ELP: shortest + 1-bounce)" \
   "Tagger Fig. 12: 4-to-1 shuffle to H1 and 1-to-4 shuffle from H5, 1-bounce routes from 2 ms"
-/usr/bin/python3 - "$OUT" <<'PY'
-import sys
-from pfclib.fabric_results import STOPPED_GBPS, pair
-s = pair(sys.argv[1])
-stopped = {run: sum(g < STOPPED_GBPS for g in s[run]["rates"].values()) for run in s}
-w, t = s["without"], s["with"]
-print("A deadlock is a stall, not a loss: lossless drops count every drop of a lossless priority.")
-print(f"RESULT flows=8 stopped_without={stopped['without']} stopped_with={stopped['with']} "
-      f"without_total_gbps={sum(w['rates'].values()):.2f} with_total_gbps={sum(t['rates'].values()):.2f} "
-      f"with_min_gbps={min(t['rates'].values()):.2f} stuck_links_without={len(w['stuck'])} "
-      f"stuck_links_with={len(t['stuck'])} lossless_drops={w['lossless_drops'] + t['lossless_drops']}")
-PY
+/usr/bin/python3 -m tagger.figures fig12 "$OUT"

@@ -21,41 +21,34 @@ import sys
 import tempfile
 
 from pfclib.checks import check, finish, run  # noqa: E402
-from pfclib.fabric_results import results  # noqa: E402
+from pfclib.fabric_files import flow, incast_3to1, write  # noqa: E402
+from pfclib.fabric_results import prio_rows, prio_sum, results  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 cfg = os.path.abspath(os.path.join(src, "configs/fabric"))
 
-INCAST = """fabric: {{ clock: virtual, duration: {duration}, bin: 250us, seed: {seed} }}
-include: {cfg}/incast-3to1.yaml
-switch: {{ config: {cfg}/switch-lossless-ecn.yaml }}
-flows:
-  - {{ name: f1, from: H1, to: H4, dscp: 1, prio: 1, frame: 1000, ecn: ect0, cc: {cc} }}
-  - {{ name: f2, from: H2, to: H4, dscp: 1, prio: 1, frame: 1000, ecn: ect0, cc: {cc} }}
-  - {{ name: f3, from: H3, to: H4, dscp: 1, prio: 1, frame: 1000, ecn: {ecn3}, cc: {cc} }}
-captures:
-  - {{ link: [B, H4], file: b-h4.pcapng }}
-"""
 
 
 def fabric_run(tmp, tag, seed, cc="none", ecn3="not-ect", duration="5ms"):
+    """The 3-to-1 incast with the WRED profile: f1, f2 ECT(0), f3 ecn3."""
     path = os.path.join(tmp, f"fabric-seed{seed}-{cc}-{ecn3}.yaml")  # results.json names it
-    with open(path, "w") as f:
-        f.write(INCAST.format(cfg=cfg, seed=seed, cc=cc, ecn3=ecn3, duration=duration))
+    flows = [flow(f"f{i}", f"H{i}", "H4", dscp=1, prio=1, frame=1000, ecn=ecn, cc=cc)
+             for i, ecn in ((1, "ect0"), (2, "ect0"), (3, ecn3))]
+    write(path, incast_3to1(cfg, {"clock": "virtual", "duration": duration, "bin": "250us", "seed": seed}, flows,
+                            switch=os.path.join(cfg, "switch-lossless-ecn.yaml"),
+                            captures=[{"link": ["B", "H4"], "file": "b-h4.pcapng"}]))
     out = os.path.join(tmp, tag)
     run([fabric, "--fabric", path, "--out", out])
     return out, results(out)
 
 
 def pfc_sent(r):
-    return sum(q["pfc_xoff_tx"] + q["pfc_refresh_tx"] for sw in r["switches"].values()
-               for p in sw["ports"] for q in p["prio"])
+    return prio_sum(r, "pfc_xoff_tx", "pfc_refresh_tx")
 
 
 def marks(r, counter):
-    return {(s, p["name"], q["prio"]): q[counter] for s, sw in r["switches"].items()
-            for p in sw["ports"] for q in p["prio"] if q[counter]}
+    return {(s, port, q["prio"]): q[counter] for s, port, q in prio_rows(r) if q[counter]}
 
 
 with tempfile.TemporaryDirectory(prefix="fabric-ecn-") as tmp:

@@ -21,6 +21,7 @@ import tempfile
 case, build, src = sys.argv[1], sys.argv[2], sys.argv[3]
 from pfclib.fabric_results import STOPPED_GBPS, summary  # noqa: E402
 
+from hotnets.deadlocks import CBD_RING, LOOP_RING, cbd_file, loop_file  # noqa: E402
 from pfclib.checks import check, finish, run  # noqa: E402
 
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -92,29 +93,21 @@ def fig12(tmp):
 
 
 def hotnets(tmp):
-    def one(base, name, flows):
-        f = os.path.join(tmp, name + ".yaml")
-        with open(f, "w") as fh:
-            fh.write(f"include: {os.path.join(cfg, base)}\nflows:\n" + "".join(f"  - {x}\n" for x in flows))
+    def one(make, name, arg):
+        f = make(cfg, os.path.join(tmp, name + ".yaml"), arg)
         run([fabric, "--fabric", f, "--out", os.path.join(tmp, name)])
         s = summary(os.path.join(tmp, name))
         no_loss(name, s)
         return s
-    loop = {("A", "B"), ("B", "A")}
-    for rate, dead in (("4G", False), ("6G", True)):
-        s = one("hotnets-loop.yaml", f"loop-{rate}",
-                [f"{{ name: loop, from: H1, to: H2, dscp: 1, prio: 1, rate: {rate}, ttl: 16 }}"])
-        check(f"loop at {rate}: deadlock {dead} (turn at 2 x 40 / 15 = 5.33 Gb/s)", (loop <= set(s["stuck"])) == dead,
-              str(s["stuck"]))
-        check(f"loop at {rate}: packets die of TTL expiry", s["ttl_expired"] > 0, str(s["ttl_expired"]))
-    ring = {("A", "B"), ("B", "C"), ("C", "D"), ("D", "A")}
-    for lim, dead in (("", True), (", rate: 15G", False)):
-        s = one("hotnets-cbd.yaml", "cbd" + lim.replace(", rate: ", "-"),
-                [f"{{ name: flow1, from: HA, to: HD, dscp: 1, prio: 1{lim} }}",
-                 f"{{ name: flow2, from: HC, to: HB, dscp: 1, prio: 1{lim} }}",
-                 f"{{ name: flow3, from: HB3, to: HC3, dscp: 1, prio: 1{lim} }}"])
-        what = f"CBD {'without rate limits' if not lim else 'with flows at 15 Gb/s'}"
-        check(f"{what}: deadlock {dead}", (ring <= set(s["stuck"])) == dead, str(s["stuck"]))
+    for rate, dead in (("4", False), ("6", True)):
+        s = one(loop_file, f"loop-{rate}G", rate)
+        check(f"loop at {rate}G: deadlock {dead} (turn at 2 x 40 / 15 = 5.33 Gb/s)",
+              (LOOP_RING <= set(s["stuck"])) == dead, str(s["stuck"]))
+        check(f"loop at {rate}G: packets die of TTL expiry", s["ttl_expired"] > 0, str(s["ttl_expired"]))
+    for lim, dead in (("unlimited", True), ("15", False)):
+        s = one(cbd_file, "cbd" if lim == "unlimited" else f"cbd-{lim}G", lim)
+        what = f"CBD {'without rate limits' if dead else 'with flows at 15 Gb/s'}"
+        check(f"{what}: deadlock {dead}", (CBD_RING <= set(s["stuck"])) == dead, str(s["stuck"]))
         check(f"{what}: flows {'stop' if dead else 'flow'}",
               all((g < STOPPED_GBPS) == dead for g in s["rates"].values()), str(s["rates"]))
 

@@ -20,6 +20,7 @@ import tempfile
 
 import fabric_plot
 from pfclib.checks import check, finish
+from pfclib.fabric_files import flow, incast_3to1, write
 from pfclib.fabric_results import results
 from pfclib.fabric_timeline import drops, event_markers, same_series
 
@@ -30,19 +31,15 @@ cfg = os.path.abspath(os.path.join(src, "configs/fabric"))
 DOWN_MS, UP_MS = 2.0, 3.0
 # ab and ba mirror each other on A (equal series at the receiver); bulk1,
 # bulk2 (lossless) and lossy overload B -> H4, whose lossy queue then drops.
-FAB = f"""fabric: {{ clock: virtual, duration: 4ms, bin: 100us }}
-include: {cfg}/incast-3to1.yaml
-switch: {{ config: {cfg}/switch-lossless.yaml }}
-flows:
-  - {{ name: ab, from: H1, to: H2, dscp: 1, prio: 1, rate: 2G }}
-  - {{ name: ba, from: H2, to: H1, dscp: 1, prio: 1, rate: 2G }}
-  - {{ name: bulk1, from: H1, to: H4, dscp: 1, prio: 1, rate: 3G }}
-  - {{ name: bulk2, from: H2, to: H4, dscp: 1, prio: 1, rate: 3G }}
-  - {{ name: lossy, from: H3, to: H4, dscp: 0, prio: 0, rate: 10G }}
-events:
-  - {{ at: {DOWN_MS:g}ms, link: [A, H3], state: down }}
-  - {{ at: {UP_MS:g}ms, link: [A, H3], state: up }}
-"""
+FAB = incast_3to1(cfg, {"clock": "virtual", "duration": "4ms", "bin": "100us"},
+                  [flow("ab", "H1", "H2", dscp=1, prio=1, rate="2G"),
+                   flow("ba", "H2", "H1", dscp=1, prio=1, rate="2G"),
+                   flow("bulk1", "H1", "H4", dscp=1, prio=1, rate="3G"),
+                   flow("bulk2", "H2", "H4", dscp=1, prio=1, rate="3G"),
+                   flow("lossy", "H3", "H4", dscp=0, prio=0, rate="10G")],
+                  switch=os.path.join(cfg, "switch-lossless.yaml"),
+                  events=[{"at": f"{DOWN_MS:g}ms", "link": ["A", "H3"], "state": "down"},
+                          {"at": f"{UP_MS:g}ms", "link": ["A", "H3"], "state": "up"}])
 
 
 def png_size(path):
@@ -61,9 +58,7 @@ def run(*args):
 
 
 with tempfile.TemporaryDirectory(prefix="fabric-plot-") as tmp:
-    path = os.path.join(tmp, "plot.yaml")
-    with open(path, "w") as f:
-        f.write(FAB)
+    path = write(os.path.join(tmp, "plot.yaml"), FAB)
     out, png = os.path.join(tmp, "out"), os.path.join(tmp, "run.png")
     p = run("--fabric", path, "--out", out, "--plot", png)
     check("the run with --plot succeeds", p.returncode == 0, f"exit {p.returncode}")

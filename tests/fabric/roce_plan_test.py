@@ -17,7 +17,6 @@ configs/tagger/roce-plan.yaml). Checks:
   roce_plan_test.py BUILD_DIR SOURCE_DIR
 """
 import collections
-import json
 import os
 import re
 import subprocess
@@ -25,6 +24,7 @@ import sys
 import tempfile
 
 from pfclib.checks import check, finish, run
+from pfclib.fabric_results import results
 
 build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -86,7 +86,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-roce-plan-") as tmp:
                    "--expect", "no-deadlock,lossless,no-loss")
     check("with Tagger on the plan: no deadlock, nothing lost (--expect exits 0)",
           w.returncode == 0, w.stdout[-500:] + w.stderr[-300:] if w.returncode else "")
-    r = json.load(open(f"{tmp}/with/results.json"))
+    r = results(f"{tmp}/with")
     sent = sum(f["cnps_sent"] for f in r["flows"])
     check("CNPs were sent", sent > 0, str(sent))
     check("every CNP sent was received",

@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 from pfclib.checks import check, finish
+from pfclib.fabric_results import port_sum, results
 from pfclib.workload import generate, load_cdf
 
 build, src = sys.argv[1], os.path.abspath(sys.argv[2])
@@ -81,9 +82,9 @@ with tempfile.TemporaryDirectory(prefix="fabric-scale-") as tmp:
         check(f"run {k} succeeds", rc == 0, log)
         runs.append((out, rss))
     out, rss = runs[0]
-    r = json.load(open(os.path.join(out, "results.json")))
     t = json.load(open(os.path.join(out, "timing.json")))
-    hops = sum(p["rx_packets"] for s in r["switches"].values() for p in s["ports"])
+    r = results(out)
+    hops = port_sum(r, "rx_packets")
     print(f"fattree:8, {flows} flows: {hops} switch-hops, peak RSS {rss:.0f} MB, "
           f"start-up {t['startup_seconds']:.2f} s, pool {t['pool_mbufs_populated']} mbufs")
     check("traffic crossed the fabric", flows > 20 and hops > 100000, f"{flows} flows, {hops} hops")

@@ -22,6 +22,7 @@ import tempfile
 
 from pfclib.checks import check, finish
 from pfclib.dcfit_fabrics import fig10_with_dcfit
+from pfclib.fabric_results import port_sum, results
 
 build, src = sys.argv[1], os.path.abspath(sys.argv[2])
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -92,11 +93,10 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
             check(f"{name}: {n} threads run", rc == 0 and f"{n} threads, windows of" in log, log)
             ok, detail = same_outputs(one, many)
             check(f"{name}: {n} threads give every file byte for byte", ok, detail)
-    r = json.load(open(os.path.join(tmp, "fattree4-1/results.json")))
-    hops = sum(p["rx_packets"] for s in r["switches"].values() for p in s["ports"])
+    hops = port_sum(results(os.path.join(tmp, "fattree4-1")), "rx_packets")
     check("the fat-tree carried traffic between pods", hops > 20000, f"{hops} switch-hops")
     check("the flap took the link down and up",
-          sum(1 for e in json.load(open(os.path.join(tmp, "fig11-flap-1/results.json")))["events"]
+          sum(1 for e in results(os.path.join(tmp, "fig11-flap-1"))["events"]
               if "L1-S1" in e) == 10)
     check("fig10's capture was written", os.path.getsize(os.path.join(tmp, "fig10-capture-2/l2-s1.pcapng")) > 10000)
 

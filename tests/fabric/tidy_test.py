@@ -17,22 +17,17 @@ import sys
 import tempfile
 
 from pfclib.checks import check, finish  # noqa: E402
+from pfclib.fabric_files import flow, incast_3to1, write  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 cfg = os.path.abspath(os.path.join(src, "configs/fabric"))
 
-FAB = f"""fabric: {{ clock: virtual, duration: 1ms, bin: 250us }}
-include: {cfg}/incast-3to1.yaml
-flows:
-  - {{ name: f1, from: H1, to: H4, rate: 40G }}
-  - {{ name: f2, from: H2, to: H4, start: 2ms }}
-"""
+FAB = incast_3to1(cfg, {"clock": "virtual", "duration": "1ms", "bin": "250us"},
+                  [flow("f1", "H1", "H4", rate="40G"), flow("f2", "H2", "H4", start="2ms")])
 
 with tempfile.TemporaryDirectory(prefix="fabric-tidy-") as tmp:
-    path = os.path.join(tmp, "tidy.yaml")
-    with open(path, "w") as f:
-        f.write(FAB)
+    path = write(os.path.join(tmp, "tidy.yaml"), FAB)
     p = subprocess.run([fabric, "--fabric", path, "--out", os.path.join(tmp, "out")], capture_output=True,
                        text=True, env=dict(os.environ, PFCFABRIC_SHOW_EAL="1"), timeout=120)
     out = p.stdout + p.stderr

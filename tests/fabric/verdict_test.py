@@ -24,6 +24,7 @@ import sys
 import tempfile
 
 from pfclib.checks import check, finish
+from pfclib.fabric_results import results
 
 build, src = sys.argv[1], os.path.abspath(sys.argv[2])
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -60,7 +61,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-verdict-") as tmp:
     check("since when, on priority 1", dead and "(priority 1)" in dead[0] and " since " in dead[0])
     check("--expect no-deadlock exits 3 and says why",
           rc == 3 and "expected no-deadlock (1 deadlock(s))" in log, log[-500:])
-    r = json.load(open(os.path.join(tmp, "fig12/results.json")))["verdict"]
+    r = results(os.path.join(tmp, "fig12"))["verdict"]
     check("results.json has it", len(r["deadlocks"]) == 1 and r["deadlocks"][0]["prios"] == [1]
           and not r["ok"], json.dumps(r)[:400])
     rc, log, _ = run(shuffle, os.path.join(tmp, "fig12b"), "--expect", "lossless")

@@ -25,6 +25,8 @@ import subprocess
 
 from scapy.all import IP, UDP, Ether, Raw
 
+from pfclib.fabric_results import results
+
 import swlib
 from swlib import Capture, Results, sh, prio
 
@@ -143,7 +145,7 @@ for s in ("S1", "S2", "S3"):
     drops = sum(q["drops_total"] for p in live[s]["ports"] for q in p["prio"] if q["prio"] == 3)
     r.eq(drops, 0, f"{s}: no lossless drops")
 r.check("lossless drops 0;" in text, "pfcfabric's summary: lossless drops 0")
-res = json.load(open(os.path.join(out, "results.json")))
+res = results(out)
 r.eq(res["lossless_drops"], 0, "results.json: lossless_drops 0")
 # The capture of S1-S2 (the fabric's own pcapng): tshark decodes S2's PFC.
 # S2's port towards S1, as the fabric configured it (switches/S2.yaml).

@@ -16,6 +16,8 @@ import json
 import os
 import subprocess
 
+from pfclib.fabric_results import results
+
 import swlib
 from swlib import Results, sh, prio
 
@@ -81,7 +83,7 @@ class Part:
         self.proc.send_signal(2)
         self.proc.wait(60)
         self.log.seek(0)
-        return self.log.read(), json.load(open(os.path.join(self.out, "results.json")))
+        return self.log.read(), results(self.out)
 
     def __exit__(self, *a):
         if self.proc.poll() is None:

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Reads a pfcfabric results directory for the experiment scripts
-(bench/tagger/fig11.sh, fabric_fig12.sh, fabric_hotnets.sh) and their
+(bench/tagger/figures.py, bench/hotnets/deadlocks.py, ...) and their
 tests (tests/fabric/): flow rates over the end of a run, which links are
-paused and idle at the end, the drop counters. `tools/fabric_summary.py
+paused and idle at the end, the drop counters, and results.json's
+per-switch, per-port, per-priority rows and flows by name. `tools/fabric_summary.py
 RESULTS_DIR` prints one run's summary. Python 3 standard library only.
 
 A deadlock, as these scripts call it: at the end of the run a set of
@@ -20,6 +21,43 @@ STOPPED_GBPS = 0.5
 def results(d):
     with open(os.path.join(d, "results.json")) as f:
         return json.load(f)
+
+
+def port_rows(r):
+    """(switch, port) for every port of every switch in results r
+    (results.json's switches.*.ports[]; port is the port's object)."""
+    for sw_name, sw in r["switches"].items():
+        for port in sw["ports"]:
+            yield sw_name, port
+
+
+def port_sum(r, *counters):
+    """The sum over every port of r of the named port counters."""
+    return sum(port[c] for _, port in port_rows(r) for c in counters)
+
+
+def prio_rows(r):
+    """(switch, port name, row) for every priority row of every port of
+    every switch in results r (results.json's switches.*.ports[].prio[])."""
+    for sw_name, port in port_rows(r):
+        for row in port["prio"]:
+            yield sw_name, port["name"], row
+
+
+def prio_sum(r, *counters):
+    """The sum over every priority row of r of the named counters."""
+    return sum(row[c] for _, _, row in prio_rows(r) for c in counters)
+
+
+def drops_sum(r, *reasons):
+    """The sum over every priority row of r of the drops of the named
+    reasons (a row's "drops" object, e.g. "lossy_buffer_full")."""
+    return sum(row["drops"][x] for _, _, row in prio_rows(r) for x in reasons)
+
+
+def flows_by_name(r):
+    """results r's flows as {name: flow}."""
+    return {f["name"]: f for f in r["flows"]}
 
 
 def rates(d, from_ms=None):
@@ -59,7 +97,7 @@ def summary(d, from_ms=None):
         "stuck": sorted(stuck_ports(d)),
         "lossless_drops": r["lossless_drops"],
         "ttl_expired": r["ttl_expired_drops"],
-        "flows": {f["name"]: f for f in r["flows"]},
+        "flows": flows_by_name(r),
     }
 
 
