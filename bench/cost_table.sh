@@ -38,6 +38,7 @@ BUILD=${1:-$SRC/build-cost}
 TESTPMD=${TESTPMD:-1}
 TP_SECONDS=${TP_SECONDS:-20}
 PY=/usr/bin/python3
+source "$SRC/bench/lib.sh"  # PYTHONPATH for cost_table.py (pfclib)
 die() { echo "cost_table: $*" >&2; exit 1; }
 
 if ! command -v valgrind > /dev/null; then
@@ -73,15 +74,7 @@ profile() {
     { tail -20 "$WORK/log.$name" >&2; die "pipeline_bench under callgrind failed ($name)"; }
   "$PY" "$SRC/bench/callgrind_stages.py" "$WORK/cg.$name" "$(basename "$BIN")" > "$WORK/$name.stages" ||
     die "cannot split the $name profile into stages"
-  "$PY" - "$WORK/bm.$name.json" "$WORK/$name.stages" "$WORK/$name.json" <<'PYEOF'
-import json, sys
-bm = json.load(open(sys.argv[1]))["benchmarks"]
-if not bm or "error_message" in bm[-1]:
-    sys.exit(f"pipeline_bench: {bm[-1].get('error_message') if bm else 'no result'}")
-stages = json.load(open(sys.argv[2]))
-stages["packets"] = int(bm[-1]["tx_total"])
-json.dump(stages, open(sys.argv[3], "w"))
-PYEOF
+  "$PY" "$SRC/bench/cost_table.py" stages "$WORK/bm.$name.json" "$WORK/$name.stages" "$WORK/$name.json"
 }
 
 # testpmd_cost MODE: instructions of testpmd's forwarding thread per packet.
@@ -92,21 +85,7 @@ testpmd_cost() {
     --vdev net_ring0 --vdev net_ring1 --vdev net_ring2 --vdev net_ring3 -- \
     "--forward-mode=$mode" --nb-cores=1 --tx-first --txpkts=60 --burst=32 --total-num-mbufs=16384 \
     --stats-period=100 > "$out.log" 2>&1 || true
-  "$PY" - "$out" <<'PYEOF'
-import glob, re, sys
-out = sys.argv[1]
-log = open(out + ".log").read()
-m = re.search(r"Accumulated forward statistics for all ports.*?TX-packets:\s*(\d+)", log, re.S)
-if not m:
-    sys.exit("testpmd printed no forward statistics")
-# The forwarding lcore's thread is the one that executed the most.
-totals = []
-for f in glob.glob(out + "-*"):
-    t = re.search(r"^totals:\s*(\d+)", open(f).read(), re.M)
-    if t:
-        totals.append(int(t.group(1)))
-print(f"{max(totals) / int(m.group(1)):.1f}")
-PYEOF
+  "$PY" "$SRC/bench/cost_table.py" testpmd "$out"
 }
 
 echo "cost_table: callgrind on $BIN (L2 and L3 configs), instructions per forwarded packet"
@@ -120,31 +99,4 @@ if [[ $TESTPMD == 1 ]]; then
   TP_IO=$(testpmd_cost io) || die "testpmd io under callgrind failed"
 fi
 
-"$PY" - "$WORK/l2.json" "$WORK/l3.json" "$TP_MAC" "$TP_IO" <<'PYEOF'
-import json, sys
-l2, l3 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-tp_mac, tp_io = sys.argv[3], sys.argv[4]
-order = [("rx", "rx burst (PMD + ethdev)"), ("parse", "parse (+ IPv4 checksum verify)"),
-         ("classify", "classify (tag -> priority)"), ("route", "route (L2 table / LPM + neighbour)"),
-         ("admit", "admit (buffer accounting)"), ("rewrite", "rewrite (Tagger table, DSCP, TTL)"),
-         ("ingress loop", "ingress loop (drops, metadata, grouping)"), ("enqueue", "enqueue (egress rings)"),
-         ("schedule", "schedule (dequeue, scheduler)"), ("tx", "tx (stash, tx burst, PMD)"),
-         ("release", "release (buffer accounting)"), ("pfc", "PFC (generate, publish, pause)"),
-         ("counters", "counters"), ("loop", "worker round loop")]
-known = {k for k, _ in order}
-extra = sorted({k for d in (l2, l3) for k in d if k not in known | {"total", "packets", "lines"}})
-print(f"{'stage':44} {'L2':>8} {'L3':>8}   (instructions per packet)")
-def per(d, k):
-    return d.get(k, 0) / d["packets"]
-for k, label in order + [(k, k) for k in extra]:
-    a, b = per(l2, k), per(l3, k)
-    if a >= 0.05 or b >= 0.05:
-        print(f"{label:44} {a:8.1f} {b:8.1f}")
-t2, t3 = l2["total"] / l2["packets"], l3["total"] / l3["packets"]
-print(f"{'total':44} {t2:8.1f} {t3:8.1f}   ({l2['packets']} / {l3['packets']} packets)")
-print(f"dpdk-testpmd on the same kind of ports (the I/O floor): mac forwarding {tp_mac}, io {tp_io}")
-print("hottest source lines, L2 (instructions per packet):")
-for pos, ir in l2["lines"][:12]:
-    print(f"  {pos:40} {ir / l2['packets']:6.1f}")
-print(f"RESULT instr_per_pkt={round(t2)} l3_instr_per_pkt={round(t3)}")
-PYEOF
+"$PY" "$SRC/bench/cost_table.py" table "$WORK/l2.json" "$WORK/l3.json" "$TP_MAC" "$TP_IO"
