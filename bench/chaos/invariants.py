@@ -56,8 +56,10 @@ and not lossless loss; any other lossless headroom drop is.
 A run whose fabric deadlocked with nothing to prevent or break it (no
 Tagger rules, no DCFIT recovery: a routing loop closed a cyclic buffer
 dependency and the verdict names the cycle) keeps frames for good: it is
-reported `stuck`, checked with 1 as an inequality (the stash), and not
-held to the drain invariants."""
+reported `stuck`, checked with 1, 2 and 3 as inequalities (the stash; the
+XOFF refreshes its switches keep sending, one of which may be on the wire
+when the run stops: seed 449 of the first 500-run schedule), and not held
+to the drain invariants."""
 import csv
 import json
 import os
@@ -195,11 +197,15 @@ def check(d, r=None, hosts=None):
             if q is None:
                 rep.fail("a", f"{s}.{pn}", "no peer port in results")
                 continue
+            # A stuck run's switches keep refreshing their XOFFs to the end,
+            # so a frame may be on the wire when the run stops: >= there.
             want = q["rx_packets"] + p["link_tx_down_drops"] + q["link_rx_stale_drops"]
-            rep.expect("a", f"{s}->{kind[1]}", p["tx_packets"] == want,
+            on_wire = p["tx_packets"] - want
+            rep.expect("a", f"{s}->{kind[1]}", on_wire == 0 or (rep.stuck and on_wire > 0),
                        f"tx {p['tx_packets']} != peer rx {q['rx_packets']} + tx_down {p['link_tx_down_drops']}"
                        f" + peer rx_stale {q['link_rx_stale_drops']}")
-            rep.expect("a", f"{s}->{kind[1]} wire", p["link_tx_frames"] == q["rx_packets"] + q["link_rx_stale_drops"],
+            on_wire = p["link_tx_frames"] - q["rx_packets"] - q["link_rx_stale_drops"]
+            rep.expect("a", f"{s}->{kind[1]} wire", on_wire == 0 or (rep.stuck and on_wire > 0),
                        f"link_tx_frames {p['link_tx_frames']} != peer rx {q['rx_packets']} + rx_stale "
                        f"{q['link_rx_stale_drops']}")
         else:
@@ -208,11 +214,12 @@ def check(d, r=None, hosts=None):
             down = p["tx_packets"] - p["link_tx_down_drops"] - h["rx_frames"]
             was_down = (s, kind[1]) in downed
             for what, n in (("up", up), ("down", down)):
-                rep.expect("a", f"{kind[1]}<->{s} {what}", n >= 0 and (was_down or n == 0),
+                rep.expect("a", f"{kind[1]}<->{s} {what}", n >= 0 and (was_down or rep.stuck or n == 0),
                            f"host end's link drops {n} (link {'went' if was_down else 'never went'} down)")
             host_side += up + down
     link_down = r["verdict"]["lost"]["link_down"]
-    rep.expect("a", "host links", host_side == link_down - sw_link_down,
+    rep.expect("a", "host links", host_side == link_down - sw_link_down or
+               (rep.stuck and host_side >= link_down - sw_link_down),
                f"host ends' drops {host_side} != lost.link_down {link_down} - switch ends' {sw_link_down}")
 
     # (a4) fabric-wide data frames, flows.

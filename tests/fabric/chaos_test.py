@@ -119,4 +119,37 @@ with tempfile.TemporaryDirectory(prefix="fabric-chaos-") as tmp:
         f.write("\n")
     check("doctored rerun: a changed ports.csv caught as (e)", I.identical(out, other) == ["ports.csv"])
     check("the same run twice is identical", I.identical(out, out) == [])
+
+    # Seed 449 of the first 500-run schedule, shrunk: a route loop t0 -> sp0
+    # -> t0 deadlocks priority 1 for good, and the switches keep refreshing
+    # their XOFFs, one of which was on the wire when the run stopped. The
+    # checker took it for a lost frame; a stuck run's link identities are
+    # inequalities. A data frame forwarded from nothing is still caught.
+    d = os.path.join(tmp, "stuck")
+    os.makedirs(d)
+    with open(os.path.join(d, "switch.yaml"), "w") as f:
+        f.write("switch: { idle_sleep_us: 0 }\n"
+                "qos: { tag_map: { 1: 1 }, lossless: [1], lossy_priority: 0, lossy_tag: 0 }\n"
+                "buffer: { total_bytes: 2M, cell_bytes: 128,\n"
+                "  lossless: { reserved: 16K, xoff: 64K, headroom: auto, xon_hysteresis: 44K } }\n")
+    with open(os.path.join(d, "fabric.yaml"), "w") as f:
+        f.write("fabric: { clock: virtual, duration: 4671us, bin: 100us, seed: 28050 }\n"
+                "topology: { gen: \"leafspine:2:2:3\" }\n"
+                "links: { rate: 100G, delay: 2000ns }\nswitch: { config: switch.yaml }\n"
+                "flows:\n"
+                "  - { name: f0, from: h0_2, to: h1_0, dscp: 1, prio: 1, ttl: 32, start: 373us, stop: 1026us }\n"
+                "  - { name: f2, from: h0_2, to: h0_0, dscp: 1, prio: 1, bytes: 1048576, transport: rc,"
+                " start: 447us, stop: 936us }\n"
+                "events:\n"
+                "  - { at: 400us, route: { switch: t0, to: h0_0, via: sp0 } }\n"
+                "  - { at: 792us, route: { switch: t0, to: h0_0, via: h0_0 } }\n")
+    out = os.path.join(d, "out")
+    run([fabric, "--fabric", os.path.join(d, "fabric.yaml"), "--out", out])
+    r0, hosts = I.load(out)
+    rep = I.check(out)
+    check("seed 449: stuck, and no violation", rep.stuck and not rep.violations, str(rep.violations[:3]))
+    sw0 = "t0"
+    caught("stuck: a switch forwarded one frame more than it received", out,
+           doctored(lambda r: prio(r, "t0", 0, 1).__setitem__("tx_packets", prio(r, "t0", 0, 1)["tx_packets"] + 10**6)),
+           hosts, "a")
 finish()
