@@ -115,7 +115,7 @@ bool ReadRegularFile(const std::string& path, std::string* text) {
 
 PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p) {
   PfcGenConfig gc;
-  gc.lossless_mask = c.tag_map.lossless_mask;
+  gc.lossless_mask = PortPfcMask(c, p);
   gc.port_bps = p.speed_bps;
   gc.xoff_quanta = c.pfc.pause_quanta;
   gc.refresh_fraction = c.pfc.refresh_fraction;
@@ -148,6 +148,7 @@ static bool LoadConfigWith(const std::string& path, const GeneratedTables* gen, 
     cfgsec::ParseSwitch(rd, root["switch"], &c);
     cfgsec::ParsePorts(rd, rd.Need(root, "ports", "ports", "a list of 1 to 64 ports"), &c);
     cfgsec::ParseQos(reader_for("qos"), root["qos"], &c);
+    cfgsec::CheckPortPfc(rd, root["ports"], c);
     cfgsec::ParsePfc(rd, root["pfc"], &c);
     cfgsec::ParseDcfit(rd, root["dcfit"], &c);
     cfgsec::ParsePfcWatchdog(rd, root["pfc_watchdog"], &c);

@@ -36,6 +36,11 @@ struct PortConfig {
   uint8_t prefix_len = 0;
   uint64_t speed_bps = 0;  // emulated link speed: PFC timing and headroom
   uint32_t cable_m = 0;
+  // SONiC's PORT_QOS_MAP pfc_enable: the priorities of qos.lossless this
+  // port runs PFC on. Without the field (has_pfc_enable false) every one of
+  // them; read it through PortPfcMask, which resolves that default.
+  bool has_pfc_enable = false;
+  uint8_t pfc_enable = 0;
   uint32_t mtu = 1500;
   SchedConfig sched{};  // shaper_bps/shaper_burst included
 };
@@ -186,6 +191,15 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
 // format: pfc-tagger's verifier uses it for the rules it checks.
 bool LoadRulesFile(const std::string& path, const std::vector<std::string>& port_names,
                    SwitchConfig* out, std::string* err, const ReadTextFn& read = ReadRegularFile);
+
+// The priorities port `p` of `c` is lossless on: qos.lossless, or its
+// `pfc_enable` subset. A priority of qos.lossless outside it is lossy on
+// that port: its priority group has no headroom, no XOFF is sent for it and
+// pause requests received for it there are ignored.
+inline uint8_t PortPfcMask(const SwitchConfig& c, const PortConfig& p) {
+  return p.has_pfc_enable ? static_cast<uint8_t>(p.pfc_enable & c.tag_map.lossless_mask)
+                          : c.tag_map.lossless_mask;
+}
 
 // The PFC generator settings of port `p` of `c`, as the runtime configures
 // them.

@@ -14,6 +14,9 @@ namespace pfc::cfgsec {
 
 void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+// Each port's pfc_enable is a subset of qos.lossless (after ParseQos);
+// `ports` is the section's node, for the lines of the messages.
+void CheckPortPfc(const cfg::Reader& rd, const YAML::Node& ports, const SwitchConfig& c);
 void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Generated routes and neighbours, with the checks of the two sections.

@@ -2,7 +2,9 @@
 // Sections: switch, ports, routes, neighbors, l2_table.
 #include <algorithm>
 #include <set>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "dataplane/config/sections.h"
 
@@ -73,6 +75,67 @@ bool AllDigits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
+// A port's speed. A bare integer is Mb/s, as in SONiC's PORT table (speed:
+// 100000 is 100G), taken from SONiC's smallest to its largest port speed;
+// a rate with a unit (10G, 2.5G, 25000M) is bits/s as everywhere else. The
+// range is the one the PFC timing and the default headroom work in
+// (pfc/headroom.h), so a speed they would refuse is refused here, at its line.
+constexpr uint64_t kMinSpeedMbps = 1000, kMaxSpeedMbps = 1'600'000;
+constexpr uint64_t kMinSpeedBps = 1'000'000, kMaxSpeedBps = kMaxSpeedMbps * 1'000'000;
+
+uint64_t PortSpeed(const cfg::Reader& rd, const YAML::Node& n, const std::string& f) {
+  const std::string expected =
+      "a speed such as 100G, 2.5G or 25000M (1M..1.6T), or a bare number of Mb/s as in "
+      "SONiC's PORT table (100000 = 100G; 1000..1600000)";
+  if (!n.IsScalar()) rd.Fail(n, f, expected);
+  const std::string& s = n.Scalar();
+  if (AllDigits(s)) {
+    if (s.size() > 7) rd.Fail(n, f, expected);
+    const uint64_t mbps = std::stoull(s);
+    if (mbps < kMinSpeedMbps || mbps > kMaxSpeedMbps) rd.Fail(n, f, expected);
+    return mbps * 1'000'000;
+  }
+  uint64_t bps = 0;
+  if (!ParseRate(s, &bps) || bps < kMinSpeedBps || bps > kMaxSpeedBps) rd.Fail(n, f, expected);
+  return bps;
+}
+
+// SONiC's PORT_QOS_MAP pfc_enable: a list [3, 4], or SONiC's string "3,4"
+// ("" or [] for none). Each priority once; whether they are lossless is
+// checked once qos is read (CheckPortPfc).
+uint8_t PfcEnable(const cfg::Reader& rd, const YAML::Node& n, const std::string& f) {
+  const std::string expected = "a list of priorities 0..7 such as [3, 4], or SONiC's \"3,4\"";
+  std::vector<std::string> items;
+  if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); i++) {
+      if (!n[i].IsScalar()) rd.Fail(n[i], f + "[" + std::to_string(i) + "]", "a priority 0..7");
+      items.push_back(n[i].Scalar());
+    }
+  } else if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    for (size_t at = 0; !s.empty() && at <= s.size();) {
+      const size_t comma = std::min(s.find(',', at), s.size());
+      std::string item = s.substr(at, comma - at);
+      item.erase(0, item.find_first_not_of(' '));
+      item.erase(item.find_last_not_of(' ') + 1);
+      items.push_back(item);
+      at = comma + 1;
+    }
+  } else if (!n.IsNull()) {  // `pfc_enable:` with nothing: none, as ""
+    rd.Fail(n, f, expected);
+  }
+  uint8_t mask = 0;
+  for (size_t i = 0; i < items.size(); i++) {
+    if (items[i].size() != 1 || items[i][0] < '0' || items[i][0] > '7')
+      rd.Fail(n.IsSequence() ? n[i] : n, n.IsSequence() ? f + "[" + std::to_string(i) + "]" : f,
+              n.IsSequence() ? "a priority 0..7" : expected);
+    const uint8_t bit = static_cast<uint8_t>(1u << (items[i][0] - '0'));
+    if (mask & bit) rd.Fail(n, f, "each priority once");
+    mask |= bit;
+  }
+  return mask;
+}
+
 }  // namespace
 
 void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
@@ -84,7 +147,7 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     const std::string f = "ports[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f,
                  {"name", "device", "mac", "ipv4", "speed", "shaper", "shaper_burst", "cable_m",
-                  "mtu", "scheduler"});
+                  "mtu", "scheduler", "pfc_enable"});
     PortConfig p;
     p.name = rd.Str(rd.Need(e, "name", f + ".name", "a port name such as p0"), f + ".name");
     if (p.name.find_first_not_of(
@@ -127,9 +190,13 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       rd.Need(e, "ipv4", f + ".ipv4",
               "an address like 10.0.1.1/24 in l3 mode (hosts use it as their gateway)");
     }
-    p.speed_bps = rd.Rate(
-        rd.Need(e, "speed", f + ".speed", "the link speed, such as 10G (PFC timing needs it)"),
+    p.speed_bps = PortSpeed(
+        rd, rd.Need(e, "speed", f + ".speed", "the link speed, such as 10G (PFC timing needs it)"),
         f + ".speed");
+    if (e["pfc_enable"]) {
+      p.has_pfc_enable = true;
+      p.pfc_enable = PfcEnable(rd, e["pfc_enable"], f + ".pfc_enable");
+    }
     if (e["mtu"]) p.mtu = rd.Int(e["mtu"], f + ".mtu", 68, 9216);
     if (e["cable_m"]) p.cable_m = rd.Int(e["cable_m"], f + ".cable_m", 0, 100000);
     if (e["shaper"]) {
@@ -151,6 +218,19 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     p.sched.quantum.fill(std::max<uint32_t>(p.mtu, 1500));
     if (e["scheduler"]) ParseScheduler(rd, e["scheduler"], f + ".scheduler", &p);
     c->ports.push_back(std::move(p));
+  }
+}
+
+void CheckPortPfc(const cfg::Reader& rd, const YAML::Node& ports, const SwitchConfig& c) {
+  const uint8_t ll = c.tag_map.lossless_mask;
+  for (size_t i = 0; i < c.ports.size(); i++) {
+    const PortConfig& p = c.ports[i];
+    if (!p.has_pfc_enable || (p.pfc_enable & ~ll) == 0) continue;
+    std::string list;
+    for (int q = 0; q < kNumPrio; q++)
+      if (ll >> q & 1) list += (list.empty() ? "" : ", ") + std::to_string(q);
+    rd.Fail(ports[i]["pfc_enable"], "ports[" + std::to_string(i) + "].pfc_enable",
+            "priorities of qos.lossless (" + (list.empty() ? std::string("none") : list) + ")");
   }
 }
 

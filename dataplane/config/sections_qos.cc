@@ -130,9 +130,14 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   b.num_ports = static_cast<uint16_t>(c->ports.size());
   for (size_t port = 0; port < c->ports.size(); port++) {
     const PortConfig& pc = c->ports[port];
+    const uint8_t port_ll = PortPfcMask(*c, pc);
     for (int prio = 0; prio < kNumPrio; prio++) {
-      bool ll = c->tag_map.IsLossless(prio);
-      const ClassSpec& s = per_prio[prio].first ? per_prio[prio].second : (ll ? lossless : lossy);
+      // A lossless priority the port does not enable (ports[].pfc_enable) is
+      // lossy there: its group takes buffer.lossy's settings, as SONiC gives
+      // such a port's group the lossy profile, and reserves no headroom.
+      const bool ll = (port_ll >> prio) & 1;
+      const bool override_fits = per_prio[prio].first && ll == c->tag_map.IsLossless(prio);
+      const ClassSpec& s = override_fits ? per_prio[prio].second : (ll ? lossless : lossy);
       PgConfig& g = b.pg[port][prio];
       g.lossless = ll;
       g.reserved = static_cast<uint32_t>(s.reserved);

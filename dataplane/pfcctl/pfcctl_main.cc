@@ -1,21 +1,45 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // pfcctl: the control CLI of a running pfcswitch, over DPDK telemetry.
-//   pfcctl [--file-prefix P] info | stats [--port X] | show | events | load FILE | raw CMD
+//   pfcctl [--file-prefix P] [--switch S] info | stats [--port X] | show | events
+//          | load FILE | raw CMD | switches
+//          | pfc [counters] | queue counters | queue watermark | pfcwd [stats]
+//          | clear [counters|watermarks]
 // `load` validates the file locally against the switch's own config first
 // (so errors come back whole, with file, line and field), then asks the
 // switch to load it; the switch validates again and swaps its tables
-// atomically.
+// atomically. The SONiC-like views (views.h) show counters since the last
+// `clear counters` (a baseline pfcctl keeps, baseline.h), or with -i their
+// rates per second (deltas.h); `clear watermarks` asks the switch.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <thread>
 
 #include "dataplane/common/cli_parse.h"
 #include "dataplane/config/config.h"
+#include "dataplane/pfcctl/baseline.h"
+#include "dataplane/pfcctl/deltas.h"
 #include "dataplane/pfcctl/telemetry_client.h"
+#include "dataplane/pfcctl/views.h"
+#include "dataplane/pfcswitch/telemetry_cmd.h"
 #include "pfc_version.h"
 
 namespace {
+
+// A refusal's whole text: the switch splits a long one into "error" and
+// the pieces of "error_more" (telemetry keeps 127 bytes a string).
+std::string ErrorText(const nlohmann::json& j) {
+  std::string s = j["error"].get<std::string>();
+  if (j.contains("error_more"))
+    for (const auto& piece : j["error_more"]) s += piece.get<std::string>();
+  return pfc::TelemetryText(s);  // in ASCII on the wire (telemetry_cmd.h)
+}
 
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "pfcctl: %s\n", msg.c_str());
@@ -74,6 +98,138 @@ void Show(const nlohmann::json& stats) {
       "priority)\n");
 }
 
+// Set by SIGINT/SIGTERM while a view repeats (-i): the loop ends cleanly.
+volatile std::sig_atomic_t g_stop = 0;
+
+void OnSignal(int) { g_stop = 1; }
+
+// No SA_RESTART: a signal also ends a telemetry read in progress.
+void CatchStop() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// Sleeps `seconds` in short steps; false when told to stop meanwhile.
+bool Pause(double seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(seconds));
+  while (!g_stop && Clock::now() < end)
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(end - Clock::now(), std::chrono::milliseconds(50)));
+  return !g_stop;
+}
+
+// The switch names of the process (pfcswitch: one, ""). Without --switch on
+// a process with several (pfcfabric), or with a name it does not run, lists
+// them and returns 2; else 0.
+int CheckSwitch(pfc::TelemetryClient& c, const std::string& sw_name, bool list_only) {
+  nlohmann::json names;
+  std::string err;
+  if (!c.Query("/pfcswitch/switches", &names, &err)) return Fail(err);
+  const bool one_unnamed = names.size() == 1 && names[0].get<std::string>().empty();
+  if (list_only) {
+    if (one_unnamed) std::printf("(one switch: a pfcswitch process, no --switch needed)\n");
+    for (const auto& n : names)
+      if (!one_unnamed) std::printf("%s\n", n.get<std::string>().c_str());
+    return 0;
+  }
+  const bool named = std::any_of(names.begin(), names.end(), [&](const nlohmann::json& n) {
+    return n.get<std::string>() == sw_name;
+  });
+  if (sw_name.empty() ? names.size() <= 1 : named) return 0;
+  if (one_unnamed) {
+    std::fprintf(stderr, "pfcctl: this is a pfcswitch process (one switch): drop --switch %s\n",
+                 sw_name.c_str());
+    return 2;
+  }
+  if (sw_name.empty())
+    std::fprintf(stderr, "pfcctl: this process runs %zu switches; name one with --switch:\n",
+                 names.size());
+  else
+    std::fprintf(stderr, "pfcctl: no switch named '%s'; this process runs:\n", sw_name.c_str());
+  for (const auto& n : names) std::printf("%s\n", n.get<std::string>().c_str());
+  return 2;
+}
+
+using View = std::function<std::string(const nlohmann::json&, const pfc::ctl::ViewOptions&)>;
+
+// A SONiC-like view: once, since the baseline of `clear counters` if there
+// is one; or with interval > 0, `count` times (0: until Ctrl-C) the rates
+// per second over each interval.
+int RunView(pfc::TelemetryClient& c, const std::string& socket_path, const std::string& sw_name,
+            const View& view, pfc::ctl::ViewOptions o, double interval, int count) {
+  nlohmann::json cur, prev;
+  std::string err;
+  if (!AllStats(c, "", &cur, &err)) return Fail(err);
+  if (interval <= 0 && count == 0) {
+    nlohmann::json base;
+    int64_t when = 0;
+    if (pfc::ctl::LoadBaseline(pfc::ctl::BaselinePath(socket_path, sw_name),
+                               pfc::ctl::SocketIdentity(socket_path), &base, &when)) {
+      cur = pfc::ctl::Since(cur, base);
+      const std::time_t t = when;
+      char at[64];
+      std::strftime(at, sizeof(at), "%F %T", std::localtime(&t));
+      std::printf("Counters since %s (pfcctl clear counters)\n\n", at);
+    }
+    std::fputs(view(cur, o).c_str(), stdout);
+    return 0;
+  }
+  if (interval <= 0) interval = 1;
+  CatchStop();
+  o.rates = true;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int k = 1; count == 0 || k <= count; k++) {
+    if (!Pause(interval)) return 0;
+    prev = std::move(cur);
+    if (!AllStats(c, "", &cur, &err)) {
+      if (g_stop) return 0;
+      return Fail("the switch went away: " + err);
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    const double dt = std::chrono::duration<double>(t1 - t0).count();
+    t0 = t1;
+    std::printf("== sample %d%s: per second over %.2f s ==\n", k,
+                count ? (" of " + std::to_string(count)).c_str() : "", dt);
+    std::fputs(view(pfc::ctl::PerSecond(cur, prev, dt), o).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+// pfcctl clear [counters|watermarks]: `what` is "" for both.
+int Clear(pfc::TelemetryClient& c, const std::string& socket_path, const std::string& sw_name,
+          const std::string& what) {
+  std::string err;
+  if (what != "watermarks") {
+    nlohmann::json cur;
+    if (!AllStats(c, "", &cur, &err)) return Fail(err);
+    const std::string path = pfc::ctl::BaselinePath(socket_path, sw_name);
+    if (!pfc::ctl::SaveBaseline(path, pfc::ctl::SocketIdentity(socket_path), cur, &err))
+      return Fail(err);
+    std::printf("pfcctl: counters cleared (baseline %s; `stats` and `show` keep totals)\n",
+                path.c_str());
+  }
+  if (what != "counters") {
+    nlohmann::json j;
+    if (!c.Query("/pfcswitch/clear," + g_sw + "watermarks", &j, &err)) return Fail(err);
+    if (j.contains("error")) return Fail("switch refused: " + ErrorText(j));
+    std::printf("pfcctl: egress queue watermarks cleared\n");
+  }
+  return 0;
+}
+
+// -i and -n of a repeating view.
+void AddRepeat(CLI::App* cmd, double* interval, int* count) {
+  cmd->add_option("-i,--interval", *interval, "repeat every SECONDS, printing rates per second")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-n,--count", *count, "stop after COUNT samples (with -i; default 1 s)")
+      ->check(CLI::PositiveNumber);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -100,6 +256,34 @@ int main(int argc, char** argv) {
   std::string raw_cmd;
   auto* raw = app.add_subcommand("raw", "send a raw telemetry command");
   raw->add_option("command", raw_cmd, "e.g. /pfcswitch/info or /ethdev/stats,0")->required();
+  auto* switches = app.add_subcommand("switches", "the switches of this process (pfcfabric)");
+  double interval = 0;
+  int count = 0;
+  bool xon = false;
+  auto* pfc_cmd = app.add_subcommand("pfc", "PFC counters per port and priority (SONiC show pfc)");
+  pfc_cmd->require_subcommand(0, 1);
+  pfc_cmd->add_subcommand("counters", "the same")->fallthrough();
+  pfc_cmd->add_flag("--xon", xon, "XON frames too");
+  AddRepeat(pfc_cmd, &interval, &count);
+  auto* queue = app.add_subcommand("queue", "egress queues (SONiC show queue)");
+  queue->require_subcommand(1);
+  auto* qcounters = queue->add_subcommand("counters", "per egress queue: packets, bytes, drops");
+  auto* qwatermark =
+      queue->add_subcommand("watermark", "egress queue and ingress buffer watermarks");
+  qcounters->fallthrough();
+  qwatermark->fallthrough();
+  AddRepeat(queue, &interval, &count);
+  auto* pfcwd = app.add_subcommand("pfcwd", "pause-storm watchdog per queue (SONiC pfcwd show)");
+  pfcwd->require_subcommand(0, 1);
+  pfcwd->add_subcommand("stats", "the same")->fallthrough();
+  AddRepeat(pfcwd, &interval, &count);
+  std::string what;
+  auto* clear = app.add_subcommand("clear",
+                                   "clear counters (a baseline pfcctl keeps) and/or "
+                                   "the egress watermarks (in the switch); both without "
+                                   "an argument");
+  clear->add_option("what", what, "counters or watermarks")
+      ->check(CLI::IsMember({"counters", "watermarks"}));
   app.set_version_flag("--version", std::string("pfcctl ") + PFC_VERSION);
   if (const auto rc = pfc::CliParse(app, argc, argv)) return *rc;
   if (!sw_name.empty()) g_sw = sw_name + ",";
@@ -109,6 +293,22 @@ int main(int argc, char** argv) {
   pfc::TelemetryClient c;
   std::string err;
   if (!c.Connect(socket_path, &err)) return Fail(err);
+  if (!*raw) {
+    if (const int rc = CheckSwitch(c, sw_name, switches->parsed()); rc != 0 || switches->parsed())
+      return rc;
+  }
+  const pfc::ctl::ViewOptions vo{xon, false};
+  auto run = [&](const View& v) {
+    return RunView(c, socket_path, sw_name, v, vo, interval, count);
+  };
+  if (*pfc_cmd) return run(pfc::ctl::PfcView);
+  if (*qcounters) return run(pfc::ctl::QueueView);
+  if (*qwatermark)
+    return run([](const nlohmann::json& s, const pfc::ctl::ViewOptions&) {
+      return pfc::ctl::WatermarkView(s);
+    });
+  if (*pfcwd) return run(pfc::ctl::PfcwdView);
+  if (*clear) return Clear(c, socket_path, sw_name, what);
   nlohmann::json j;
   if (*info) {
     if (!c.Query(info_cmd, &j, &err)) return Fail(err);
@@ -142,8 +342,7 @@ int main(int argc, char** argv) {
     const std::string abs = std::filesystem::absolute(file).string();
     if (!pfc::LoadUpdate(abs, base, &next, &err)) return Fail(err);
     if (!c.Query("/pfcswitch/reload," + g_sw + abs, &j, &err)) return Fail(err);
-    if (j.contains("error"))
-      return Fail("switch refused " + abs + ": " + j["error"].get<std::string>());
+    if (j.contains("error")) return Fail("switch refused " + abs + ": " + ErrorText(j));
     std::printf("pfcctl: loaded %s: generation %lu, %lu rules, %lu routes\n", abs.c_str(),
                 j.value("generation", uint64_t{0}), j.value("rules", uint64_t{0}),
                 j.value("routes", uint64_t{0}));

@@ -46,7 +46,9 @@ bool TelemetryClient::Connect(const std::string& path, std::string* err) {
 }
 
 bool TelemetryClient::Query(const std::string& cmd, nlohmann::json* out, std::string* err) {
-  if (send(fd_, cmd.data(), cmd.size(), 0) < 0) {
+  // MSG_NOSIGNAL: a switch that went away is an error to report, not a
+  // SIGPIPE that kills pfcctl mid-line.
+  if (send(fd_, cmd.data(), cmd.size(), MSG_NOSIGNAL) < 0) {
     *err = std::string("send: ") + std::strerror(errno);
     return false;
   }

@@ -3,6 +3,8 @@
 
 #include <rte_ethdev.h>
 
+#include <algorithm>
+
 #include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/stages/ecn_stage.h"
 
@@ -28,6 +30,17 @@ template <typename Of>
 void AddCounters(const Switch& sw, Of of, nlohmann::json* j) {
   for (const auto& w : sw.stats) {
     ForEachCounter(of(*w), [&](const char* name, const Counter& c) { AddTo(j, name, c.Get()); });
+  }
+}
+
+// The per-priority maxima (stats.h PFC_PRIO_MAXIMA): the largest over the
+// workers, only the port's owner writing any.
+void AddMaxima(const Switch& sw, PortId p, int q, nlohmann::json* j) {
+  for (const auto& w : sw.stats) {
+    ForEachMaximum(w->prio[p][q], [&](const char* name, const Counter& c) {
+      const uint64_t prev = j->contains(name) ? (*j)[name].get<uint64_t>() : 0;
+      (*j)[name] = std::max(prev, c.Get());
+    });
   }
 }
 
@@ -66,9 +79,13 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
   for (int q = 0; q < kNumPrio; q++) {
     json pj;
     pj["prio"] = q;
-    pj["lossless"] = sw.cfg.tag_map.IsLossless(q);
+    // Lossless on this port: qos.lossless and the port's pfc_enable.
+    const bool lossless = p < sw.cfg.ports.size() ? (PortPfcMask(sw.cfg, sw.cfg.ports[p]) >> q) & 1
+                                                  : sw.cfg.tag_map.IsLossless(q);
+    pj["lossless"] = lossless;
     AddCounters(
         sw, [&](const WorkerStats& w) -> const PrioCounters& { return w.prio[p][q]; }, &pj);
+    AddMaxima(sw, p, q, &pj);
     json drops = json::object();
     uint64_t total = 0;
     for (int r = 0; r < kNumDropReasons; r++) {
@@ -88,7 +105,6 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
     pj["buffer_watermark"] = sw.buffer.watermark(p, q);
     // Every priority has the same fields (0 where a lossy group has no
     // XOFF/XON or headroom), so each live view can be an array by priority.
-    const bool lossless = sw.cfg.tag_map.IsLossless(q);
     pj["xoff_threshold"] = lossless ? sw.buffer.XoffThreshold(p, q) : 0;
     pj["xon_threshold"] = lossless ? sw.buffer.XonThreshold(p, q) : 0;
     pj["headroom_used"] = lossless ? sw.buffer.headroom_used(p, q) : 0;

@@ -177,7 +177,17 @@ int CmdReload(const char*, const char* params, rte_tel_data* d) {
   }
   std::string err;
   if (!ReloadSwitch(*sw, file, &err)) {
-    rte_tel_data_add_dict_string(d, "error", err.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
+    // Whole, in pieces DPDK keeps (127 bytes each), cut between characters.
+    const std::vector<std::string> pieces =
+        Utf8Pieces(TelemetrySafe(err), RTE_TEL_MAX_STRING_LEN - 1);
+    rte_tel_data_add_dict_string(d, "error", pieces[0].c_str());
+    if (pieces.size() > 1) {
+      rte_tel_data* more = rte_tel_data_alloc();
+      rte_tel_data_start_array(more, RTE_TEL_STRING_VAL);
+      for (size_t i = 1; i < pieces.size(); i++)
+        rte_tel_data_add_array_string(more, pieces[i].c_str());
+      rte_tel_data_add_dict_container(d, "error_more", more, 0);
+    }
     return 0;
   }
   std::lock_guard<std::mutex> g(g_reload_mu);
@@ -186,6 +196,33 @@ int CmdReload(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "generation", sw->generation());
   rte_tel_data_add_dict_u64(d, "rules", running.rewrite.rules.size());
   rte_tel_data_add_dict_u64(d, "routes", running.routes.size());
+  return 0;
+}
+
+// Resets the egress queue watermarks (stats.h PFC_PRIO_MAXIMA) of every
+// worker's block. Why a plain store from this thread is safe: the owner
+// raises a watermark with load, compare, store of the depth it has just
+// seen (Counter::RaiseTo). If this store of 0 lands between its load and
+// its store, the owner writes that depth, which is the queue's depth at
+// about the moment of the clear and so a correct maximum after it; it never
+// writes back a peak from before the clear. Counters proper are never
+// cleared in the switch: pfcctl keeps a baseline (pfcctl/baseline.h).
+int CmdClear(const char*, const char* params, rte_tel_data* d) {
+  rte_tel_data_start_dict(d);
+  std::string rest;
+  Switch* sw = SwitchArg(params, &rest);
+  if (sw == nullptr || rest != "watermarks") {
+    rte_tel_data_add_dict_string(d, "error", kClearUsage);
+    return 0;
+  }
+  for (auto& w : sw->stats) {
+    for (PortId p = 0; p < sw->ports.size(); p++) {
+      for (int q = 0; q < kNumPrio; q++)
+        ForEachMaximum(w->prio[p][q], [](const char*, Counter& c) { c.Set(0); });
+    }
+  }
+  rte_tel_data_add_dict_string(d, "status", "ok");
+  rte_tel_data_add_dict_string(d, "cleared", "egress_watermark");
   return 0;
 }
 
@@ -233,6 +270,8 @@ void RegisterTelemetry(const std::vector<Switch*>& switches) {
                              "Counters of one port. Parameters: [switch,]port name or index");
   rte_telemetry_register_cmd("/pfcswitch/events", CmdEvents,
                              "DCFIT deadlock-detection events. Parameter: [switch]");
+  rte_telemetry_register_cmd("/pfcswitch/clear", CmdClear,
+                             "Reset the egress queue watermarks. Parameters: [switch,]watermarks");
   rte_telemetry_register_cmd(
       "/pfcswitch/reload", CmdReload,
       "Load rewrite rules / routes / qos from a file. Parameters: [switch,]file path");

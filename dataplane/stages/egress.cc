@@ -182,9 +182,19 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   // burst straight from where they were dequeued; only what the device
   // refuses is copied, to its priority's stash (sent first next round).
   int budget_pkts = w.t->burst;
+  // The queues' depths are read here anyway; the owner, the only one that
+  // dequeues, keeps their maximum (stats.h PFC_PRIO_MAXIMA). A queue only
+  // shrinks when its owner dequeues, so sampling before each dequeue misses
+  // no peak (but a storming queue the watchdog empties before egress looks).
+  // Cost: one load per non-empty queue, a store when the peak rises.
   uint8_t nonempty = 0;
-  for (int q = 0; q < kNumPrio; q++)
-    if (!rte_ring_empty(pr.egress[q])) nonempty |= 1u << q;
+  for (int q = 0; q < kNumPrio; q++) {
+    const uint32_t depth = RingCount(pr.egress[q]);
+    if (depth == 0) continue;
+    nonempty |= 1u << q;
+    const uint32_t stashed = (os.stash_mask >> q) & 1u ? os.data_stash[q].n : 0;
+    w.st->prio[port][q].egress_watermark.RaiseTo(depth + stashed);
+  }
   rte_mbuf* pkts[kMaxBurst];
   PktMeta metas[kMaxBurst];  // pkts' metadata, read before the tx burst
   struct Run {

@@ -30,6 +30,14 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
     // sending reserved bits is visible.
     if (req.reserved_octet) pc.pfc_reserved_bits_rx.Add(1);
   }
+  // A lossless priority the port does not enable (ports[].pfc_enable) is
+  // lossy here: requests for it are ignored, as SONiC's ASICs do on a
+  // priority without PFC, and counted so a peer that still pauses it shows.
+  if (const uint8_t ignored = req.class_enable & os.pfc_ignore_rx) [[unlikely]] {
+    req.class_enable &= static_cast<uint8_t>(~ignored);
+    for (uint32_t b = ignored; b; b &= b - 1)
+      w.st->prio[in][__builtin_ctz(b)].pfc_ignored_rx.Add(1);
+  }
   os.pause.OnFrame(req, w.now_ns, os.pause_bps);
   os.pfc_changed = true;
   for (int q = 0; q < kNumPrio; q++) {
@@ -45,7 +53,8 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   Switch& sw = *w.sw;
   PortRuntime& pr = sw.ports[port];
   PortOwnerState& os = *pr.owner_state;
-  const uint8_t ll = w.t->tag_map.lossless_mask;
+  // The port's own lossless set: qos.lossless, or its pfc_enable subset.
+  const uint8_t ll = os.pfc_gen.config().lossless_mask;
   if (!ll) return;
   // Only priority groups whose state can change: an empty group in ON stays
   // ON whatever its (dynamic) thresholds, since it pauses only above XOFF. An

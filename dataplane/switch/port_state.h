@@ -43,6 +43,9 @@ struct alignas(kWorkerAlign) PortOwnerState {
   PauseTimer pause;        // pause requests received on this port
   PfcGenerator pfc_gen;    // XOFF/XON we send on this port
   uint64_t pause_bps = 0;  // rate for quanta: the shaper's when shaped
+  // Lossless priorities this port does not enable (ports[].pfc_enable):
+  // pause requests received for them are ignored (and counted).
+  uint8_t pfc_ignore_rx = 0;
   // What PfcPublish needs to know to skip a port whose gauges cannot have
   // moved: a PFC frame was received or sent since the last publish, and the
   // priorities paused either way at the last publish (a running pause makes

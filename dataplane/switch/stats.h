@@ -2,7 +2,9 @@
 // Dataplane counters. Each worker owns one WorkerStats block and is its only
 // writer (plain relaxed load+store, no locked instructions); readers (the
 // telemetry thread, the exit report) sum across workers. Nothing clears
-// them: every view shows totals since start.
+// the counters: every view shows totals since start (`pfcctl clear counters`
+// keeps a baseline on the client, as OVS's `zero[]` does). The one exception
+// is the maxima list below, which /pfcswitch/clear,watermarks resets.
 //
 // Each counter is defined once, in the lists below (X-macros). The structs,
 // the telemetry and exit-report JSON (app/stats_report.cc) and the stage
@@ -23,6 +25,10 @@ class Counter {
     v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
   void Set(uint64_t n) { v_.store(n, std::memory_order_relaxed); }
+  // Keeps the largest value seen (a single-writer maximum: no CAS loop).
+  void RaiseTo(uint64_t n) {
+    if (n > v_.load(std::memory_order_relaxed)) v_.store(n, std::memory_order_relaxed);
+  }
   uint64_t Get() const { return v_.load(std::memory_order_relaxed); }
 
  private:
@@ -79,7 +85,20 @@ class Counter {
   X(ecn_not_ect)    /* over the min threshold but Not-ECT: left unmarked */          \
   /* Bytes this worker queued here, counted only where the switch marks ECN: */     \
   /* the queue's depth is their sum less tx_bytes and tx_discard_bytes. */          \
-  X(ecn_queued_bytes)
+  X(ecn_queued_bytes)                                                               \
+  /* PFC requests for this priority ignored: lossless, but not enabled on */       \
+  /* this port (ports[].pfc_enable; stages/pfc_stage.cc) */                         \
+  X(pfc_ignored_rx)
+
+// Per (port, EGRESS priority) maxima. The port's owner (the one worker that
+// dequeues its egress rings, stages/egress.cc) is their only writer, so only
+// its block holds non-zero values and readers take the maximum over workers.
+// Apart from the list above because a maximum is not summed, a stage test's
+// exact counter snapshot would have to predict it, and a clear resets it:
+// the telemetry thread stores 0 (pfcswitch/telemetry.cc says why the owner
+// tolerates that store).
+#define PFC_PRIO_MAXIMA(X)                                                           \
+  X(egress_watermark) /* most packets queued (ring + stash) seen before a dequeue */
 
 // Per worker, for the switch: X(field, exported name), summed over workers.
 #define PFC_WORKER_COUNTERS(X)                                                       \
@@ -102,6 +121,9 @@ class Counter {
 #define PFC_DECLARE_NAMED_COUNTER(name, exported) Counter name;
 
 struct PrioCounters {
+  // First: egress reads it in the same round it adds tx_packets, a few
+  // fields on, usually on the same cache line.
+  PFC_PRIO_MAXIMA(PFC_DECLARE_COUNTER)
   PFC_PRIO_COUNTERS(PFC_DECLARE_COUNTER)
   Counter drops[kNumDropReasons];
 };
@@ -131,6 +153,13 @@ template <typename F>
 void ForEachCounter(const PrioCounters& c, F&& f) {
 #define PFC_VISIT(name) f(#name, c.name);
   PFC_PRIO_COUNTERS(PFC_VISIT)
+#undef PFC_VISIT
+}
+// f(name, maximum) for the per-priority maxima (PFC_PRIO_MAXIMA).
+template <typename C, typename F>
+void ForEachMaximum(C& c, F&& f) {
+#define PFC_VISIT(name) f(#name, c.name);
+  PFC_PRIO_MAXIMA(PFC_VISIT)
 #undef PFC_VISIT
 }
 // f(exported name, counter) for the worker-level counters.

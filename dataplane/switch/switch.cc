@@ -276,11 +276,11 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
     pr.owner_state->sched.Configure(pc.sched, 0);
     // Received quanta are timed at the rate our egress really runs at.
     pr.owner_state->pause_bps = pc.sched.shaper_bps ? pc.sched.shaper_bps : pc.speed_bps;
-    PfcGenConfig gc;
-    gc.lossless_mask = cfg.tag_map.lossless_mask;
-    gc.port_bps = pc.speed_bps;
-    gc.xoff_quanta = cfg.pfc.pause_quanta;
-    gc.refresh_fraction = cfg.pfc.refresh_fraction;
+    // The generator runs on the priorities the port enables (pfc_enable);
+    // pause requests for the lossless priorities it does not are ignored.
+    const PfcGenConfig gc = PfcGenFor(cfg, pc);
+    pr.owner_state->pfc_ignore_rx =
+        static_cast<uint8_t>(cfg.tag_map.lossless_mask & ~gc.lossless_mask);
     pr.owner_state->wd_cfg = PfcWatchdogFor(cfg, static_cast<PortId>(i));
     if (!pr.owner_state->pfc_gen.Configure(gc, err)) {
       *err = "ports[" + std::to_string(i) + "] pfc: " + *err;

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from pfclib.checks import check, finish, run  # noqa: E402
+from pfclib.checks import check, finish, run, tshark, write_file  # noqa: E402
 from pfclib.fabric_results import results  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
@@ -42,21 +42,8 @@ captures:
 """
 
 
-def fabric_file(tmp, name, text):
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def tshark(pcap, fields, filt):
-    out = subprocess.run(["tshark", "-r", pcap, "-Y", filt, "-T", "fields", "-E", "separator=,"]
-                         + sum((["-e", f] for f in fields), []), capture_output=True, text=True)
-    return [line.split(",") for line in out.stdout.splitlines() if line]
-
-
 with tempfile.TemporaryDirectory(prefix="fabric-rc-") as tmp:
-    path = fabric_file(tmp, "rc.yaml", INCAST.format(cfg=cfg, mtu="", rc_mtu=1000))
+    path = write_file(tmp, "rc.yaml", INCAST.format(cfg=cfg, mtu="", rc_mtu=1000))
     out = os.path.join(tmp, "a")
     run([fabric, "--fabric", path, "--out", out])
     r = results(out)
@@ -106,7 +93,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-rc-") as tmp:
     check("a rerun gives results.json byte for byte",
           filecmp.cmp(os.path.join(out, "results.json"), os.path.join(out2, "results.json"), shallow=False))
 
-    jumbo = fabric_file(tmp, "jumbo.yaml", INCAST.format(cfg=cfg, mtu=", mtu: 9000", rc_mtu=4096))
+    jumbo = write_file(tmp, "jumbo.yaml", INCAST.format(cfg=cfg, mtu=", mtu: 9000", rc_mtu=4096))
     outj = os.path.join(tmp, "j")
     run([fabric, "--fabric", jumbo, "--out", outj])
     rj = results(outj)
@@ -131,7 +118,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-rc-") as tmp:
          .replace("transport: rc, message", "message"), "expected no message size on a raw flow"),
     ]
     for i, (text, want) in enumerate(bad):
-        p = subprocess.run([fabric, "--fabric", fabric_file(tmp, f"bad{i}.yaml", text), "--out",
+        p = subprocess.run([fabric, "--fabric", write_file(tmp, f"bad{i}.yaml", text), "--out",
                             os.path.join(tmp, f"bad{i}"), "--check"], capture_output=True, text=True)
         msg = (p.stdout + p.stderr).strip().splitlines()
         msg = msg[-1] if msg else ""

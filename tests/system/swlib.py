@@ -445,6 +445,25 @@ rewrite:
 """
 
 
+def shaped_buffer(headroom="1M", total="6M"):
+    """A buffer section that holds a burst behind a shaped port: PFC on purpose."""
+    return f"""
+buffer:
+  total_bytes: {total}
+  cell_bytes: 256
+  lossy: {{ reserved: 0, limit: 16K }}
+  lossless: {{ reserved: 0, xoff: 16K, headroom: {headroom}, xon_hysteresis: 8K }}
+"""
+
+
+def shaped_two_port_config(headroom="1M", total="6M"):
+    """two_port_config with 1G ports, p1 shaped to 20 Mb/s (h0 -> h1 congests
+    it at once) and shaped_buffer()."""
+    return (two_port_config().replace("speed: 10G", "speed: 1G")
+            .replace('mac: "02:00:00:00:02:01"', 'mac: "02:00:00:00:02:01", shaper: 20M') +
+            shaped_buffer(headroom, total))
+
+
 def pfc_frame(src, enable, quanta, opcode=0x0101, dst="01:80:c2:00:00:01"):
     """An 802.1Qbb frame: class-enable vector + 8 quanta, padded to 60 bytes."""
     import struct

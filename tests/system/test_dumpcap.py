@@ -103,14 +103,7 @@ class Dumpcap:
 
 
 HUGE_DIR = ensure_hugepages(MEM_MB + 64)   # the switch, and dumpcap's ring and mbufs
-cfg = swlib.write_config(swlib.two_port_config().replace("speed: 10G", "speed: 1G")
-    .replace('mac: "02:00:00:00:02:01"', 'mac: "02:00:00:00:02:01", shaper: 20M') + """
-buffer:
-  total_bytes: 6M
-  cell_bytes: 256
-  lossy: { reserved: 0, limit: 16K }
-  lossless: { reserved: 0, xoff: 16K, headroom: 1M, xon_hysteresis: 8K }
-""")
+cfg = swlib.write_config(swlib.shaped_two_port_config())
 with Topo(2, "dc") as t, Switch(t, cfg, mem=MEM_MB, shared=True) as sw:
     with open(sw.log) as f:
         r.check(f"pfcswitch: capture ready: dpdk-dumpcap --file-prefix={sw.prefix}" in f.read(),

@@ -41,14 +41,7 @@ def data_tx(st, name):
 
 
 def congest_config(headroom, total):
-    return swlib.write_config(swlib.two_port_config().replace("speed: 10G", "speed: 1G")
-        .replace('mac: "02:00:00:00:02:01"', 'mac: "02:00:00:00:02:01", shaper: 20M') + f"""
-buffer:
-  total_bytes: {total}
-  cell_bytes: 256
-  lossy: {{ reserved: 0, limit: 16K }}
-  lossless: {{ reserved: 0, xoff: 16K, headroom: {headroom}, xon_hysteresis: 8K }}
-""")
+    return swlib.write_config(swlib.shaped_two_port_config(headroom, total))
 
 
 # ---- A: generation, tshark, lossless with headroom, lossy drops -------------

@@ -14,8 +14,11 @@ from swlib import ROOT, Results
 
 r = Results()
 seconds = os.environ.get("SOAK_SECONDS", "20")
+# soak.py drives the switch with swlib, found on PYTHONPATH (as bench/soak.sh sets it).
+env = dict(os.environ, PYTHONPATH=":".join(
+    p for p in (os.path.join(ROOT, "tests/system"), os.environ.get("PYTHONPATH")) if p))
 res = subprocess.run([sys.executable, os.path.join(ROOT, "bench/soak.py"), seconds],
-                     capture_output=True, text=True, timeout=300)
+                     capture_output=True, text=True, timeout=300, env=env)
 print(res.stdout[-3000:], res.stderr[-3000:], flush=True)
 m = re.search(r"^RESULT minutes=\S+ lossless_drops=(-?\d+) pool_ok=(\d) rss_growth_kb=(-?\d+) swaps=(\d+)$",
               res.stdout, re.M)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Named checks for the fabric suite's scripts (tests/fabric): each prints
-ok/FAIL and is counted; running a tool; the exit with the one plain
-closing line."""
+ok/FAIL and is counted; running a tool, tshark's decode of a capture, a
+file written for a run; the exit with the one plain closing line."""
 import os
 import subprocess
 import sys
@@ -21,6 +21,22 @@ def run(args):
         print(p.stdout, p.stderr)
     check("exit 0: " + " ".join(os.path.basename(a) for a in args[:3]), p.returncode == 0)
     return p
+
+
+def write_file(directory, name, text):
+    """A fabric file (or any text) written into `directory`; its path."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def tshark(pcap, fields, display_filter):
+    """tshark's decode of a capture: one list of the `fields` a frame
+    matching `display_filter`."""
+    out = subprocess.run(["tshark", "-r", pcap, "-Y", display_filter, "-T", "fields", "-E", "separator=,"]
+                         + sum((["-e", f] for f in fields), []), capture_output=True, text=True)
+    return [line.split(",") for line in out.stdout.splitlines() if line]
 
 
 def finish():

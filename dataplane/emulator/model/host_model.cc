@@ -28,7 +28,7 @@ HostModel::HostModel(const HostParams& p) : p_(p) { storm_next_ns_ = p.storm_sta
 void HostModel::AddFlow(const FlowSpec& f) {
   FlowTx t;
   t.spec = f;
-  t.spec.frame_len = std::clamp<uint32_t>(f.frame_len, kFlowHdrLen, 1514);
+  t.spec.frame_len = std::clamp<uint32_t>(f.frame_len, kFlowHdrLen, kMaxFlowFrameLen);
   t.next_ns = f.start_ns;
   if (t.spec.rate_bps != 0) t.gap_ns = WireTimeNs(t.spec.frame_len, t.spec.rate_bps);
   if (f.dcqcn) {

@@ -53,6 +53,10 @@ inline constexpr uint16_t kFlowUdpPort = 7471;      // not RoCEv2's 4791: tshark
                                                     // would expect a BTH
 inline constexpr uint32_t kFlowMagic = 0x50464346;  // "PFCF"
 inline constexpr uint32_t kFlowHdrLen = 14 + 20 + 8 + 24;
+// A raw flow's largest frame (no FCS): a jumbo port's MTU, 9216 as the
+// switch config's ports[].mtu allows, plus the Ethernet header. The fabric
+// file refuses frames above its switch.mtu + 14.
+inline constexpr uint32_t kMaxFlowFrameLen = 9216 + 14;
 inline constexpr uint32_t kQpBase = 16;  // flow 1 is QP 17, as rxe numbers its first
 inline constexpr uint32_t QpOf(uint32_t flow) { return flow + kQpBase; }
 
@@ -65,7 +69,7 @@ struct FlowSpec {
   uint8_t ecn = 0;             // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
   bool dcqcn = false;          // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
   bool rc = false;             // an RC QP (HostParams::rc); else raw frames
-  uint32_t frame_len = 1000;   // raw: bytes without FCS, >= kFlowHdrLen, <= 1514
+  uint32_t frame_len = 1000;   // raw: bytes without FCS, kFlowHdrLen..kMaxFlowFrameLen
   uint64_t rate_bps = 0;       // 0 = as fast as the link and pause allow
   uint64_t bytes = 0;          // 0 = unbounded; raw: frame bytes, rc: message data
   uint64_t message_bytes = 0;  // rc: each message's size (0: all `bytes` in one)

@@ -63,7 +63,21 @@ std::string MacString(const MacAddr& m) {
   return b;
 }
 
-std::string RateString(uint64_t bps) { return std::to_string(bps); }
+// A port speed with its unit: a bare number is Mb/s in a switch config (as
+// SONiC's PORT table), so bits/s are written as G, or M with as many
+// decimals as the rate needs (exact: 2.5G is 2500M, 1234567 b/s 1.234567M).
+std::string RateString(uint64_t bps) {
+  if (bps % 1'000'000'000 == 0) return std::to_string(bps / 1'000'000'000) + "G";
+  std::string s = std::to_string(bps / 1'000'000);
+  if (const uint64_t frac = bps % 1'000'000; frac != 0) {
+    char b[8];
+    std::snprintf(b, sizeof b, "%06llu", static_cast<unsigned long long>(frac));
+    std::string f = b;
+    f.erase(f.find_last_not_of('0') + 1);
+    s += "." + f;
+  }
+  return s + "M";
+}
 
 }  // namespace
 

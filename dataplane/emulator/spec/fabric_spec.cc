@@ -29,6 +29,10 @@ using tagger::kNoNode;
 
 namespace {
 
+// A switch port's largest MTU (the switch config's ports[].mtu): jumbo
+// frames of 9216 bytes, as SONiC's PORT mtu allows.
+constexpr uint32_t kMaxMtu = 9216;
+
 // A section with the file it came from (includes keep their own file name
 // for messages).
 struct Section {
@@ -252,7 +256,7 @@ void ParseSwitch(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
   rd.CheckKeys(n, "switch", {"config", "rules", "scheduler", "mtu"});
-  if (n["mtu"]) s->switch_mtu = uint32_t(rd.Int(n["mtu"], "switch.mtu", 1500, 9216));
+  if (n["mtu"]) s->switch_mtu = uint32_t(rd.Int(n["mtu"], "switch.mtu", 1500, kMaxMtu));
   if (n["scheduler"]) {
     const std::string m = rd.Str(n["scheduler"], "switch.scheduler");
     if (m != "strict" && m != "dwrr") rd.Fail(n["scheduler"], "switch.scheduler", "strict or dwrr");
@@ -389,7 +393,17 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
     fl.dcqcn = cc == "dcqcn";
   }
   if (n["rate"]) fl.rate_bps = rd.Rate(n["rate"], f + ".rate");
-  if (n["frame"]) fl.frame_len = uint32_t(rd.Int(n["frame"], f + ".frame", 66, 1514));
+  if (n["frame"]) {
+    // An Ethernet frame without FCS: up to the ports' MTU plus its 14-byte
+    // header. The switch section is parsed before the flows whichever file
+    // or place it is in, so switch.mtu is known here.
+    fl.frame_len = uint32_t(rd.Int(n["frame"], f + ".frame", 66, kMaxMtu + 14));
+    if (fl.frame_len > s->switch_mtu + 14)
+      rd.Fail(n["frame"], f + ".frame",
+              "at most " + std::to_string(s->switch_mtu + 14) + " bytes, switch.mtu " +
+                  std::to_string(s->switch_mtu) + " + 14 (a " + std::to_string(fl.frame_len) +
+                  "-byte frame needs switch.mtu >= " + std::to_string(fl.frame_len - 14) + ")");
+  }
   if (n["bytes"]) fl.bytes = rd.Bytes(n["bytes"], f + ".bytes", 1, uint64_t{1} << 50);
   if (n["ttl"]) fl.ttl = uint8_t(rd.Int(n["ttl"], f + ".ttl", 1, 255));
   ParseFlowTransport(rd, n, f, *s, &fl);

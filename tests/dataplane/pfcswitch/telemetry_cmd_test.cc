@@ -66,4 +66,54 @@ TEST(SwitchParam, NameFirstWithSeveralOptionalWithOne) {
 }
 
 }  // namespace
+// A failed reload's message whole, in pieces telemetry keeps (127 bytes),
+// never cutting a character: the reply was cut at 127 bytes, which could
+// split a UTF-8 character (issue 29).
+TEST(Utf8Pieces, CutBetweenCharactersAndJoinBack) {
+  std::string text = "rules.yaml:3: rewrite.rules[0].tag: expected a tag (got '";
+  for (int i = 0; i < 60; i++) text += "\xc3\xa9\xe2\x82\xac";  // é€, 2 and 3 bytes
+  text += "')";
+  const auto pieces = Utf8Pieces(text, 127);
+  ASSERT_GT(pieces.size(), 2u);
+  std::string joined;
+  for (const std::string& p : pieces) {
+    EXPECT_LE(p.size(), 127u);
+    EXPECT_FALSE(p.empty());
+    // Starts on a character's first byte, ends after a character's last.
+    EXPECT_NE(static_cast<unsigned char>(p.front()) & 0xc0, 0x80) << p;
+    const unsigned char last = static_cast<unsigned char>(p.back());
+    EXPECT_TRUE(last < 0x80 || (last & 0xc0) == 0x80) << p;
+    joined += p;
+  }
+  EXPECT_EQ(joined, text);
+  EXPECT_EQ(Utf8Pieces("short", 127), std::vector<std::string>{"short"});
+  EXPECT_EQ(Utf8Pieces("", 127), std::vector<std::string>{""});
+  // Not UTF-8 (continuation bytes only): cut where it is, still whole.
+  const std::string junk(300, '\x80');
+  std::string back;
+  for (const std::string& p : Utf8Pieces(junk, 127)) back += p;
+  EXPECT_EQ(back, junk);
+}
+
+// DPDK 22.11's telemetry mangles bytes above 0x7f in strings: replies go
+// out as ASCII and pfcctl decodes them back to the very bytes.
+TEST(TelemetrySafe, AsciiOnTheWireAndBackExactly) {
+  const std::string cases[] = {
+      "plain ascii: got 'x'",
+      "back\\slash and \\u00e9 typed by hand",
+      "\xc3\xa9\xe2\x82\xac and an emoji \xf0\x9f\x98\x80 and a tab\t",
+      "not UTF-8: \xff\xc3 (cut) \xed\xa0\x80 (a surrogate) \xc0\xaf (overlong)",
+      "",
+  };
+  for (const std::string& text : cases) {
+    const std::string safe = TelemetrySafe(text);
+    for (char c : safe) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << safe;
+    EXPECT_EQ(TelemetryText(safe), text) << safe;
+  }
+  EXPECT_EQ(TelemetrySafe("\xc3\xa9"), "\\u00e9");
+  EXPECT_EQ(TelemetrySafe("\xf0\x9f\x98\x80"), "\\ud83d\\ude00");  // as JSON writes it
+  EXPECT_EQ(TelemetrySafe("a\\b"), "a\\\\b");
+  EXPECT_EQ(TelemetrySafe("\xff"), "\\xff");
+}
+
 }  // namespace pfc

@@ -30,16 +30,6 @@ const std::string kSmallLossless =
     "  lossy: { reserved: 0, limit: 64K }\n"
     "  lossless: { reserved: 0, xoff: 2K, headroom: 16K, xon_hysteresis: 1K }\n";
 
-std::vector<uint8_t> PfcFrame(int from_port, uint8_t class_enable, uint16_t quanta) {
-  PauseRequest r;
-  r.class_enable = class_enable;
-  for (int q = 0; q < kNumPrio; q++)
-    if ((class_enable >> q) & 1) r.quanta[q] = quanta;
-  std::vector<uint8_t> f(kPfcFrameLen);
-  EXPECT_EQ(BuildPfcFrame(HostMac(from_port), r, f.data(), f.size()), kPfcFrameLen);
-  return f;
-}
-
 // IEEE 802.3x PAUSE (opcode 1): pauses the whole link.
 std::vector<uint8_t> PauseFrame(int from_port, uint16_t quanta) {
   std::vector<uint8_t> f(60, 0);

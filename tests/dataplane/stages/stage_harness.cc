@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "dataplane/config/config.h"
+#include "dataplane/pfc/pfc_frame.h"
 #include "dataplane/stages/ecn_stage.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
@@ -113,6 +114,16 @@ std::string BaseYaml(const std::string& buffer, const std::string& extra) {
        "    - { tag: 26, in: \"*\", out: \"*\", new_tag: 26 }\n"
        "    - { tag: 10, in: \"*\", out: \"*\", new_tag: 10 }\n";
   return y + extra;
+}
+
+std::vector<uint8_t> PfcFrame(int from_port, uint8_t class_enable, uint16_t quanta) {
+  PauseRequest r;
+  r.class_enable = class_enable;
+  for (int q = 0; q < kNumPrio; q++)
+    if ((class_enable >> q) & 1) r.quanta[q] = quanta;
+  std::vector<uint8_t> f(kPfcFrameLen);
+  EXPECT_EQ(BuildPfcFrame(HostMac(from_port), r, f.data(), f.size()), kPfcFrameLen);
+  return f;
 }
 
 std::vector<uint8_t> Frame(const Pkt& p) {

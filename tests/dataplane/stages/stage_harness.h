@@ -57,6 +57,9 @@ struct Pkt {
   uint16_t seq = 0;
 };
 std::vector<uint8_t> Frame(const Pkt& p);
+// An IEEE 802.1Qbb PFC frame from the host on `from_port`: `quanta` for
+// every priority of `class_enable`, 0 for the others.
+std::vector<uint8_t> PfcFrame(int from_port, uint8_t class_enable, uint16_t quanta);
 uint16_t SeqOf(const std::vector<uint8_t>& frame);  // UDP source port of a frame Frame() built
 uint8_t DscpOf(const std::vector<uint8_t>& frame);  // of an untagged IPv4 frame
 uint16_t EtherTypeOf(const std::vector<uint8_t>& frame);
