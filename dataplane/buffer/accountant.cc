@@ -176,6 +176,16 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
   }
 }
 
+void BufferAccountant::ClearWatermarks() {
+  if (!pgs_) return;
+  for (size_t i = 0; i < static_cast<size_t>(cfg_.num_ports) * kNumPrio; i++) {
+    Pg& g = pgs_[i];
+    const uint64_t s = g.state.load(std::memory_order_relaxed);
+    g.wmark.store(Occ(s), std::memory_order_relaxed);
+    g.hr_wmark.store(Hr(s), std::memory_order_relaxed);
+  }
+}
+
 IngressBatch::IngressBatch(BufferAccountant& acct, PortId port, PoolSlack* slack)
     : acct_(acct), slack_(slack), port_(port) {}
 

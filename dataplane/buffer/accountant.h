@@ -105,6 +105,12 @@ class BufferAccountant {
   uint64_t headroom_watermark(PortId p, int prio) const {
     return pg(p, prio).hr_wmark.load(std::memory_order_relaxed);
   }
+  // Starts every PG's watermarks again from what it holds now (pfcctl clear
+  // watermarks; control thread). A worker raising one at the same moment
+  // either lands after this store (kept) or read the old, higher value and
+  // did not raise: then the new watermark lacks at most that one update's
+  // bytes until the next arrival, which is what a clear may cost.
+  void ClearWatermarks();
   // Releases of more bytes than the PG held (a caller bug; clamped at 0).
   uint64_t release_underflows() const { return underflows_.load(std::memory_order_relaxed); }
 

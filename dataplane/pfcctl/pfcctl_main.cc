@@ -217,7 +217,7 @@ int Clear(pfc::TelemetryClient& c, const std::string& socket_path, const std::st
     nlohmann::json j;
     if (!c.Query("/pfcswitch/clear," + g_sw + "watermarks", &j, &err)) return Fail(err);
     if (j.contains("error")) return Fail("switch refused: " + ErrorText(j));
-    std::printf("pfcctl: egress queue watermarks cleared\n");
+    std::printf("pfcctl: watermarks cleared (egress queues to 0, ingress to what is held now)\n");
   }
   return 0;
 }

@@ -221,8 +221,10 @@ int CmdClear(const char*, const char* params, rte_tel_data* d) {
         ForEachMaximum(w->prio[p][q], [](const char*, Counter& c) { c.Set(0); });
     }
   }
+  sw->buffer.ClearWatermarks();  // ingress: from what each group holds now
   rte_tel_data_add_dict_string(d, "status", "ok");
-  rte_tel_data_add_dict_string(d, "cleared", "egress_watermark");
+  rte_tel_data_add_dict_string(d, "cleared",
+                               "egress_watermark,buffer_watermark,headroom_watermark");
   return 0;
 }
 
@@ -270,8 +272,9 @@ void RegisterTelemetry(const std::vector<Switch*>& switches) {
                              "Counters of one port. Parameters: [switch,]port name or index");
   rte_telemetry_register_cmd("/pfcswitch/events", CmdEvents,
                              "DCFIT deadlock-detection events. Parameter: [switch]");
-  rte_telemetry_register_cmd("/pfcswitch/clear", CmdClear,
-                             "Reset the egress queue watermarks. Parameters: [switch,]watermarks");
+  rte_telemetry_register_cmd(
+      "/pfcswitch/clear", CmdClear,
+      "Reset the egress queue and ingress buffer watermarks. Parameters: [switch,]watermarks");
   rte_telemetry_register_cmd(
       "/pfcswitch/reload", CmdReload,
       "Load rewrite rules / routes / qos from a file. Parameters: [switch,]file path");

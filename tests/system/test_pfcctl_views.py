@@ -190,6 +190,10 @@ with Topo(2, "pv") as t, Switch(t, cfg) as sw:
     r.check("watermarks cleared" in out, f"C: clear watermarks: {out.strip()}")
     r.eq(matrix(sw.ctl("queue", "watermark").stdout, "Port"), {"p0": [0] * 8, "p1": [0] * 8},
          "C: egress watermarks are 0 after clear watermarks")
+    st = sw.stats()
+    r.check(all(q["buffer_watermark"] == q["buffer_bytes"] and q["headroom_watermark"] == q["headroom_used"]
+                for p in st["ports"] for q in p["prio"]),
+            "C: ingress buffer and headroom watermarks start again from what is held")
     r.check(all(q["egress_watermark"] == 0 for p in sw.stats()["ports"] for q in p["prio"]),
             "C: ... in pfcctl stats too")
     sw.ctl("clear", "counters")

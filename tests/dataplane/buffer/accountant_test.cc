@@ -162,6 +162,14 @@ TEST(BufferAccountant, LossyStaticLimit) {
   EXPECT_EQ(a.shared_used(), 0u);
   EXPECT_EQ(a.watermark(0, 0), 3000u);  // watermarks persist
   EXPECT_EQ(a.release_underflows(), 0u);
+  // ... until cleared (pfcctl clear watermarks): from what is held now.
+  EXPECT_EQ(AdmitN(a, 0, 0, 5, 100), 5);
+  a.ClearWatermarks();
+  EXPECT_EQ(a.watermark(0, 0), 500u);
+  EXPECT_EQ(AdmitN(a, 0, 0, 2, 100), 2);
+  EXPECT_EQ(a.watermark(0, 0), 700u);
+  Release(a, 0, 0, 700);
+  EXPECT_EQ(a.watermark(0, 0), 700u);
 }
 
 TEST(BufferAccountant, LossyDynamicLimitIsAlphaTimesFree) {
