@@ -48,6 +48,22 @@ bool PauseTimer::OnFrame(uint8_t class_enable, const std::array<uint16_t, 8>& qu
   return true;
 }
 
+uint8_t PauseTimer::EndAll(uint64_t now_ns) {
+  now_ns = std::max(now_ns, last_now_);
+  last_now_ = now_ns;
+  uint8_t ended = 0;
+  for (uint32_t m = open_; m; m &= m - 1) {
+    const int i = __builtin_ctz(m);
+    if (until_[i] > now_ns) {
+      ended |= static_cast<uint8_t>(1u << i);
+      until_[i] = now_ns;
+    }
+    accrued_[i] += until_[i] - start_[i];
+  }
+  open_ = 0;
+  return ended;
+}
+
 uint8_t PauseTimer::PausedMask(uint64_t now_ns) const {
   uint8_t mask = 0;
   for (uint32_t m = open_; m; m &= m - 1) {

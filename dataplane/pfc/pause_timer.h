@@ -49,6 +49,10 @@ class PauseTimer {
   uint64_t xoff_received(int prio) const { return xoff_rx_[prio]; }  // quanta > 0
   uint64_t xon_received(int prio) const { return xon_rx_[prio]; }    // quanta == 0
   void Reset() { *this = PauseTimer{}; }
+  // The link went down: every running pause ends now (a port forgets the
+  // pause it received when its link drops, as a real MAC does), as an XON
+  // would end it but without counting one. Returns the priorities it ended.
+  uint8_t EndAll(uint64_t now_ns);
 
  private:
   std::array<uint64_t, 8> start_{};    // start of the current/last pause interval

@@ -85,6 +85,11 @@ void PfcGenerator::MarkSent(const PauseRequest& req, uint64_t now_ns) {
   peer_.OnFrame(req, now_ns, cfg_.port_bps);
 }
 
+void PfcGenerator::OnLinkChange(bool up, uint64_t now_ns) {
+  if (!up) peer_.EndAll(now_ns);
+  announced_ = 0;
+}
+
 uint64_t PfcGenerator::NextDeadline(uint64_t now_ns) const {
   if ((off_ & ~announced_) || (announced_ & ~off_)) return now_ns;
   uint64_t next = kNever;

@@ -66,6 +66,11 @@ class PfcGenerator {
   // The frame *req (from Collect) was handed to the device at now_ns.
   void MarkSent(const PauseRequest& req, uint64_t now_ns);
 
+  // The link went down or came back. Down: the peer forgot our pauses (its
+  // timers went with the link), so our model of them ends now. Either way
+  // nothing counts as announced, so once the link is up a priority still
+  // above XOFF pauses the peer at once instead of at the next refresh.
+  void OnLinkChange(bool up, uint64_t now_ns);
   // When the next frame is due if nothing changes: now_ns when one is due
   // already, the earliest refresh time, or kNever. For idle sleeping.
   uint64_t NextDeadline(uint64_t now_ns) const;

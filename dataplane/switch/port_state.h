@@ -40,7 +40,10 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // sees them all empty or EgressPort drained them. Written only when one
   // worker serves the whole switch, so only by the owner.
   bool queued_hint = true;
-  PauseTimer pause;        // pause requests received on this port
+  PauseTimer pause;  // pause requests received on this port
+  // The emulated link's state at the last egress round (stages/worker.cc
+  // LinkChanged): a link that goes down ends the pauses either way.
+  bool link_up = true;
   PfcGenerator pfc_gen;    // XOFF/XON we send on this port
   uint64_t pause_bps = 0;  // rate for quanta: the shaper's when shaped
   // Lossless priorities this port does not enable (ports[].pfc_enable):

@@ -55,7 +55,9 @@ class Counter {
   /* DCFIT trigger notices (dcfit/trigger_handler.h), also in dcfit_msg_*: */        \
   X(dcfit_notice_tx)      /* declared here, sent towards the trigger on this port */ \
   X(dcfit_notice_rx)      /* received on this port */                               \
-  X(dcfit_notice_fwd)     /* received elsewhere, passed on on this port */
+  X(dcfit_notice_fwd)     /* received elsewhere, passed on on this port */      \
+  /* the link went down while a pause it received was running: ended */     \
+  X(pause_cleared_link_down)
 
 // Per (port, priority). rx_* and drops are by INGRESS priority, tx_* and ecn_* by
 // EGRESS priority (the new tag's queue, Tagger Fig. 8b). Drops are an array

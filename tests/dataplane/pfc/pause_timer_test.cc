@@ -39,6 +39,28 @@ TEST(PauseTimer, PausesExactlyForTheQuanta) {
   EXPECT_EQ(t.xoff_received(3), 1u);
 }
 
+// A link that goes down ends the pauses it carried, as a real MAC's does:
+// the time paused stops there, no XON is counted, a later XOFF starts anew.
+TEST(PauseTimer, LinkDownEndsEveryRunningPause) {
+  PauseTimer t;
+  ASSERT_TRUE(t.OnFrame(
+      1 << 3 | 1 << 4,
+      [] {
+        std::array<uint16_t, 8> q{};
+        q[3] = q[4] = 0xffff;
+        return q;
+      }(),
+      1000, k10G));
+  EXPECT_EQ(t.EndAll(5000), (1 << 3) | (1 << 4));
+  EXPECT_EQ(t.PausedMask(5000), 0);
+  EXPECT_EQ(t.NextExpiry(5000), kNever);
+  EXPECT_EQ(t.PausedNs(3, 1'000'000), 4000u);
+  EXPECT_EQ(t.xon_received(3), 0u);
+  EXPECT_EQ(t.EndAll(6000), 0);  // nothing left to end
+  ASSERT_TRUE(t.OnFrame(1 << 3, Q(3, 1), 10'000, k10G));
+  EXPECT_EQ(t.PausedNs(3, 1'000'000), 4000u + 52);
+}
+
 TEST(PauseTimer, DisabledClassesAreUntouched) {
   PauseTimer t;
   std::array<uint16_t, 8> q;

@@ -87,6 +87,35 @@ TEST(PfcGenerator, XoffRefreshXonCycle) {
   EXPECT_EQ(g.pausing_ns(3, 100'000'000), 2'000'000u - 10);
 }
 
+// The link drops while we pause the peer: the peer forgot, so once the
+// link is back a priority still above XOFF pauses it again at once (not at
+// the next refresh, up to half a pause later), and the time we paused it
+// stopped at the link-down.
+TEST(PfcGenerator, LinkDownAndUpAnnouncesAgain) {
+  PfcGenerator g = Make(1 << 3);
+  PauseRequest r;
+  g.Observe(3, 4001, 4000, 2500);
+  ASSERT_TRUE(g.Collect(10, &r));
+  g.MarkSent(r, 10);
+  EXPECT_FALSE(g.Collect(20, &r));
+  g.OnLinkChange(false, 1000);
+  EXPECT_EQ(g.peer_paused_mask(1000), 0);
+  EXPECT_EQ(g.pausing_ns(3, 100'000), 990u);
+  g.OnLinkChange(true, 2000);
+  ASSERT_TRUE(g.Collect(2000, &r));
+  EXPECT_EQ(r.class_enable, 1 << 3);
+  EXPECT_EQ(r.quanta[3], 0xffff);
+  g.MarkSent(r, 2000);
+  EXPECT_EQ(g.xoff_sent(3), 2u);
+  EXPECT_EQ(g.peer_paused_mask(2001), 1 << 3);
+  // Back below XON after a link-down: nothing announced, no XON owed.
+  g.OnLinkChange(false, 3000);
+  g.OnLinkChange(true, 4000);
+  g.Observe(3, 0, 4000, 2500);
+  ASSERT_FALSE(g.Collect(5000, &r));
+  EXPECT_TRUE(g.quiet());
+}
+
 TEST(PfcGenerator, IgnoresLossyPriorities) {
   PfcGenerator g = Make(1 << 3);
   PauseRequest r;
