@@ -85,8 +85,8 @@ struct DcfitSettings {
 // and, by port index, each port's after its `ports:` override (filled for
 // every port when the section is present; empty without it).
 struct PfcWatchdogSettings {
-  StormConfig defaults;
-  std::vector<StormConfig> port;
+  PfcwdConfig defaults;
+  std::vector<PfcwdConfig> port;
 };
 
 // ECN marking (sched/red.h, stages/ecn_stage.h): WRED profiles by name, as
@@ -206,7 +206,7 @@ inline uint8_t PortPfcMask(const SwitchConfig& c, const PortConfig& p) {
 PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p);
 
 // The watchdog settings of port `p`: its override, else the section's.
-const StormConfig& PfcWatchdogFor(const SwitchConfig& c, PortId p);
+const PfcwdConfig& PfcWatchdogFor(const SwitchConfig& c, PortId p);
 
 // Helpers exposed for tests and the CLI.
 bool ParseRate(const std::string& s, uint64_t* bps);     // "10G", "2.5G", "100M", "1000000"

@@ -10,7 +10,7 @@ constexpr uint64_t kMinNs = 1'000;           // 1 us: a few worker rounds
 constexpr uint64_t kMaxNs = 60'000'000'000;  // 1 min
 
 // Reads the fields of `n` present over `*s` (`f` names n in messages).
-void Fields(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, StormConfig* s) {
+void Fields(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, PfcwdConfig* s) {
   if (n["enabled"]) s->enabled = rd.Bool(n["enabled"], f + ".enabled");
   if (n["detect_time"])
     s->detect_ns = Duration(rd, n["detect_time"], f + ".detect_time", kMinNs, kMaxNs);
@@ -19,11 +19,11 @@ void Fields(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, St
   if (n["action"]) {
     const std::string a = rd.Str(n["action"], f + ".action");
     if (a == "drop")
-      s->action = StormAction::kDrop;
+      s->action = PfcwdAction::kDrop;
     else if (a == "forward")
-      s->action = StormAction::kForward;
+      s->action = PfcwdAction::kForward;
     else if (a == "alert")
-      s->action = StormAction::kAlert;
+      s->action = PfcwdAction::kAlert;
     else
       rd.Fail(n["action"], f + ".action", "drop, forward or alert");
   }
@@ -54,7 +54,7 @@ void ParsePfcWatchdog(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* 
     }
   }
   bool any = false;
-  for (const StormConfig& s : wd.port) any |= s.enabled;
+  for (const PfcwdConfig& s : wd.port) any |= s.enabled;
   if (any && c->tag_map.lossless_mask == 0)
     rd.Fail(n, "pfc_watchdog.enabled", "a lossless priority in qos.lossless to watch");
 }
@@ -63,7 +63,7 @@ void ParsePfcWatchdog(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* 
 
 namespace pfc {
 
-const StormConfig& PfcWatchdogFor(const SwitchConfig& c, PortId p) {
+const PfcwdConfig& PfcWatchdogFor(const SwitchConfig& c, PortId p) {
   return p < c.pfc_watchdog.port.size() ? c.pfc_watchdog.port[p] : c.pfc_watchdog.defaults;
 }
 

@@ -4,8 +4,7 @@
 
 namespace pfc {
 
-StormWatchdog::Event StormWatchdog::Poll(uint64_t now_ns, const StormObservation& o,
-                                         const StormConfig& cfg) {
+Pfcwd::Event Pfcwd::Poll(uint64_t now_ns, const PfcwdObservation& o, const PfcwdConfig& cfg) {
   const bool moved = o.tx_packets != last_tx_;
   last_tx_ = o.tx_packets;
   paused_until_ = o.paused_until;
@@ -31,12 +30,12 @@ StormWatchdog::Event StormWatchdog::Poll(uint64_t now_ns, const StormObservation
   return Event::kDetected;
 }
 
-uint64_t StormWatchdog::NextDeadline(const StormConfig& cfg) const {
+uint64_t Pfcwd::NextDeadline(const PfcwdConfig& cfg) const {
   if (in_storm_) return paused_until_ + cfg.restore_ns;
   return stall_since_ == kNever ? kNever : stall_since_ + cfg.detect_ns;
 }
 
-uint64_t StormWatchdog::StormNs(uint64_t now_ns) const {
+uint64_t Pfcwd::StormNs(uint64_t now_ns) const {
   return storm_ns_ + (in_storm_ && now_ns > storm_since_ ? now_ns - storm_since_ : 0);
 }
 

@@ -29,13 +29,13 @@
 
 namespace pfc {
 
-enum class StormAction : uint8_t {
+enum class PfcwdAction : uint8_t {
   kDrop,     // discard the queue and new arrivals of the storming priority
   kForward,  // ignore the peer's pause for that priority while in storm
   kAlert,    // report only
 };
 
-struct StormConfig {
+struct PfcwdConfig {
   bool enabled = false;
   // 500 us: a storm is declared within the 1 ms target (issue 9) with
   // margin for the 1.3-2.7 us before the stall is first seen
@@ -43,23 +43,23 @@ struct StormConfig {
   // incast congestion held there (171 us), so congestion raises no alarm.
   uint64_t detect_ns = 500'000;
   uint64_t restore_ns = 10'000'000;
-  StormAction action = StormAction::kDrop;
+  PfcwdAction action = PfcwdAction::kDrop;
 };
 
 // What the glue sees of one (port, priority) at a poll.
-struct StormObservation {
+struct PfcwdObservation {
   bool paused = false;        // the peer's pause is in force now
   uint64_t paused_until = 0;  // end of the peer's last pause (PauseTimer::PausedUntil)
   bool queued = false;        // packets wait in the egress queue
   uint64_t tx_packets = 0;    // packets sent so far (any monotonic count)
 };
 
-class StormWatchdog {
+class Pfcwd {
  public:
   enum class Event : uint8_t { kNone, kDetected, kRestored };
 
   // Advances to now_ns with what is observed; returns the transition, if any.
-  Event Poll(uint64_t now_ns, const StormObservation& o, const StormConfig& cfg);
+  Event Poll(uint64_t now_ns, const PfcwdObservation& o, const PfcwdConfig& cfg);
 
   bool in_storm() const { return in_storm_; }
   // Start of the stall under watch (kNever when none; in storm, the stall
@@ -71,7 +71,7 @@ class StormWatchdog {
   // The earliest time a poll can change the state with no new input: the
   // running stall reaching detect_ns, or (in storm) the last pause seen
   // plus restore_ns; kNever when idle. A worker that sleeps uses it.
-  uint64_t NextDeadline(const StormConfig& cfg) const;
+  uint64_t NextDeadline(const PfcwdConfig& cfg) const;
   // Total time spent in storm up to now_ns (the running storm included).
   uint64_t StormNs(uint64_t now_ns) const;
 

@@ -10,20 +10,20 @@ namespace pfc {
 namespace {
 
 // Cold: two events a storm. Returns the packets discarded.
-[[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, StormWatchdog::Event ev) {
+[[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, Pfcwd::Event ev) {
   PortOwnerState& os = *w.sw->ports[port].owner_state;
-  const StormWatchdog& wd = os.wd[q];
+  const Pfcwd& wd = os.wd[q];
   PrioCounters& c = w.st->prio[port][q];
   PfcwdEvent e;
   e.port = port;
   e.prio = static_cast<uint8_t>(q);
   e.t_ns = w.now_ns;
   const uint8_t bit = static_cast<uint8_t>(1u << q);
-  if (ev == StormWatchdog::Event::kDetected) {
+  if (ev == Pfcwd::Event::kDetected) {
     os.wd_storm |= bit;
     c.pfcwd_storms.Add(1);
     e.since_ns = wd.stall_since();
-    if (os.wd_cfg.action == StormAction::kDrop)
+    if (os.wd_cfg.action == PfcwdAction::kDrop)
       e.drops = DiscardQueue(w, port, q, DropReason::kPfcwdStorm);
   } else {
     os.wd_storm &= static_cast<uint8_t>(~bit);
@@ -51,33 +51,33 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns) {
   uint32_t dropped = 0;
   for (uint32_t m = look; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    StormWatchdog& wd = os.wd[q];
+    Pfcwd& wd = os.wd[q];
     PrioCounters& c = w.st->prio[port][q];
-    StormObservation o;
+    PfcwdObservation o;
     o.paused = (paused >> q) & 1;
     o.paused_until = os.pause.PausedUntil(q);
     o.queued = os.data_stash[q].n != 0 || !rte_ring_empty(pr.egress[q]);
     o.tx_packets = c.tx_packets.Get();  // we are its only writer
-    const StormWatchdog::Event ev = wd.Poll(w.now_ns, o, os.wd_cfg);
-    if (ev != StormWatchdog::Event::kNone) dropped += OnEvent(w, port, q, ev);
+    const Pfcwd::Event ev = wd.Poll(w.now_ns, o, os.wd_cfg);
+    if (ev != Pfcwd::Event::kNone) dropped += OnEvent(w, port, q, ev);
     const uint8_t bit = static_cast<uint8_t>(1u << q);
     if (wd.in_storm() || wd.stall_since() != kNever)
       os.wd_active |= bit;
     else
       os.wd_active &= static_cast<uint8_t>(~bit);
-    if (wd.in_storm() || ev == StormWatchdog::Event::kRestored) {
+    if (wd.in_storm() || ev == Pfcwd::Event::kRestored) {
       c.pfcwd_storm_ns.Set(wd.StormNs(w.now_ns));
       c.pfcwd_in_storm.Set(wd.in_storm());
     }
   }
   if (!os.wd_storm) return 0;
-  if (os.wd_cfg.action == StormAction::kDrop) {
+  if (os.wd_cfg.action == PfcwdAction::kDrop) {
     // New arrivals of a storming priority go the way of the queue.
     for (uint32_t m = os.wd_storm; m; m &= m - 1)
       dropped += DiscardQueue(w, port, __builtin_ctz(m), DropReason::kPfcwdStorm);
     if (dropped) LowerTo(ready_ns, w.now_ns + 1);
   }
-  return os.wd_cfg.action == StormAction::kForward ? os.wd_storm : 0;
+  return os.wd_cfg.action == PfcwdAction::kForward ? os.wd_storm : 0;
 }
 
 Deadline PfcwdNextDeadline(const WorkerCtx& w, PortId port) {

@@ -58,8 +58,8 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // Pause-storm watchdog (stages/pfcwd_stage.h): the port's settings, one
   // state machine per priority (lossless ones used), the priorities whose
   // watch is running (a stall or a storm) and those in storm.
-  StormConfig wd_cfg;
-  std::array<StormWatchdog, kNumPrio> wd;
+  PfcwdConfig wd_cfg;
+  std::array<Pfcwd, kNumPrio> wd;
   uint8_t wd_active = 0;
   uint8_t wd_storm = 0;
 };

@@ -164,11 +164,11 @@ TEST_F(ConfigTest, PfcWatchdogSection) {
   SwitchConfig c;
   ASSERT_EQ(Load(kPorts, &c), "");
   for (PortId p : {0, 1}) {
-    const StormConfig& s = PfcWatchdogFor(c, p);
+    const PfcwdConfig& s = PfcWatchdogFor(c, p);
     EXPECT_FALSE(s.enabled);
     EXPECT_EQ(s.detect_ns, 500'000u);
     EXPECT_EQ(s.restore_ns, 10'000'000u);
-    EXPECT_EQ(s.action, StormAction::kDrop);
+    EXPECT_EQ(s.action, PfcwdAction::kDrop);
   }
   ASSERT_EQ(Load(kPorts + qos +
                      "pfc_watchdog:\n"
@@ -180,16 +180,16 @@ TEST_F(ConfigTest, PfcWatchdogSection) {
                      "    - { name: p1, action: alert, detect_time: 2ms }\n",
                  &c),
             "");
-  const StormConfig& p0 = PfcWatchdogFor(c, 0);
+  const PfcwdConfig& p0 = PfcWatchdogFor(c, 0);
   EXPECT_TRUE(p0.enabled);
   EXPECT_EQ(p0.detect_ns, 200'000u);
   EXPECT_EQ(p0.restore_ns, 5'000'000u);
-  EXPECT_EQ(p0.action, StormAction::kForward);
-  const StormConfig& p1 = PfcWatchdogFor(c, 1);
+  EXPECT_EQ(p0.action, PfcwdAction::kForward);
+  const PfcwdConfig& p1 = PfcWatchdogFor(c, 1);
   EXPECT_TRUE(p1.enabled) << "inherited from the section";
   EXPECT_EQ(p1.detect_ns, 2'000'000u);
   EXPECT_EQ(p1.restore_ns, 5'000'000u);
-  EXPECT_EQ(p1.action, StormAction::kAlert);
+  EXPECT_EQ(p1.action, PfcwdAction::kAlert);
   ASSERT_EQ(Load(kPorts + qos + "pfc_watchdog: { ports: [ { name: p0, enabled: true } ] }\n", &c),
             "");
   EXPECT_TRUE(PfcWatchdogFor(c, 0).enabled);

@@ -17,14 +17,14 @@ constexpr uint64_t k10G = 10'000'000'000;
 constexpr int kPrio = 3;
 constexpr uint16_t kQuanta = 1000;  // 51.2 us at 10 Gb/s
 constexpr uint64_t kPauseNs = 51'200;
-using Event = StormWatchdog::Event;
+using Event = Pfcwd::Event;
 
 // One (port, priority): the peer's pause timer, our queue and tx count, and
 // the watchdog polled every `step` ns as a worker round would.
 struct Rig {
-  StormConfig cfg{true, 1'000'000, 10'000'000, StormAction::kDrop};
+  PfcwdConfig cfg{true, 1'000'000, 10'000'000, PfcwdAction::kDrop};
   PauseTimer pause;
-  StormWatchdog wd;
+  Pfcwd wd;
   uint64_t now = 1'000;
   bool queued = true;
   uint64_t tx = 0;
@@ -37,7 +37,7 @@ struct Rig {
     pause.OnFrame(1 << kPrio, q, now, k10G);
   }
   void Poll() {
-    StormObservation o;
+    PfcwdObservation o;
     o.paused = (pause.PausedMask(now) >> kPrio) & 1;
     o.paused_until = pause.PausedUntil(kPrio);
     o.queued = queued;
@@ -61,7 +61,7 @@ struct Rig {
   }
 };
 
-TEST(StormWatchdog, RefreshStormDetectedAfterDetectTime) {
+TEST(Pfcwd, RefreshStormDetectedAfterDetectTime) {
   Rig r;
   const uint64_t start = r.now;
   // Refreshes at half the pause time keep the priority paused throughout.
@@ -75,7 +75,7 @@ TEST(StormWatchdog, RefreshStormDetectedAfterDetectTime) {
   EXPECT_EQ(r.wd.StormNs(r.now), r.now - r.detected_at);
 }
 
-TEST(StormWatchdog, RestoredAfterRestoreTimeWithoutPause) {
+TEST(Pfcwd, RestoredAfterRestoreTimeWithoutPause) {
   Rig r;
   r.Run(r.now + 3'000'000, 1'000, kPauseNs / 2);
   ASSERT_TRUE(r.wd.in_storm());
@@ -95,7 +95,7 @@ TEST(StormWatchdog, RestoredAfterRestoreTimeWithoutPause) {
   EXPECT_EQ(r.wd.restores(), 1u);
 }
 
-TEST(StormWatchdog, OnePauseInTheQuietTimePostponesRestore) {
+TEST(Pfcwd, OnePauseInTheQuietTimePostponesRestore) {
   Rig r;
   r.Run(r.now + 2'000'000, 1'000, kPauseNs / 2);
   ASSERT_TRUE(r.wd.in_storm());
@@ -108,7 +108,7 @@ TEST(StormWatchdog, OnePauseInTheQuietTimePostponesRestore) {
   EXPECT_LT(r.restored_at, end + 10'000'000 + 1'000);
 }
 
-TEST(StormWatchdog, PausesThatLiftAreCongestionNotStorm) {
+TEST(Pfcwd, PausesThatLiftAreCongestionNotStorm) {
   Rig r;
   // Heavy congestion for 100 ms: paused 51.2 us, then the pause expires and
   // the queue drains a few packets for 5 us, over and over (the queue never
@@ -126,7 +126,7 @@ TEST(StormWatchdog, PausesThatLiftAreCongestionNotStorm) {
   EXPECT_EQ(r.wd.StormNs(r.now), 0u);
 }
 
-TEST(StormWatchdog, PausedWithEmptyQueueOrMovingQueueIsNoStorm) {
+TEST(Pfcwd, PausedWithEmptyQueueOrMovingQueueIsNoStorm) {
   Rig r;
   r.queued = false;  // paused for 10 ms, nothing to send
   r.Run(r.now + 10'000'000, 1'000, kPauseNs / 2);
@@ -140,7 +140,7 @@ TEST(StormWatchdog, PausedWithEmptyQueueOrMovingQueueIsNoStorm) {
   EXPECT_EQ(r.detections, 0) << "a sent packet every 0.9 ms restarts the 1 ms watch";
 }
 
-TEST(StormWatchdog, HysteresisNeedsAFreshDetectTimeAfterRestore) {
+TEST(Pfcwd, HysteresisNeedsAFreshDetectTimeAfterRestore) {
   Rig r;
   r.Run(r.now + 2'000'000, 1'000, kPauseNs / 2);
   r.Run(r.now + 12'000'000, 1'000, 0);
@@ -154,7 +154,7 @@ TEST(StormWatchdog, HysteresisNeedsAFreshDetectTimeAfterRestore) {
   EXPECT_EQ(r.detected_at, again + 1'000'000);
 }
 
-TEST(StormWatchdog, OneBreakInTheStallRestartsTheWatch) {
+TEST(Pfcwd, OneBreakInTheStallRestartsTheWatch) {
   Rig r;
   EXPECT_EQ(r.wd.NextDeadline(r.cfg), kNever);
   const uint64_t start = r.now;
