@@ -89,7 +89,7 @@ def summary(sc, rep, r):
             "link_down": n.get("link_down", 0), "lossless_drops": n.get("lossless_drops", 0),
             "leaked_mbufs": n.get("leaked_mbufs", 0),
             "exempt_drops": sum(r[k] for k in I.TOTALS) if r else 0, "forward_overflow": n.get("forward_overflow", 0),
-            "violations": [list(v) for v in rep.violations]}
+            "flap_overflow": n.get("flap_overflow", 0), "violations": [list(v) for v in rep.violations]}
 
 
 def main():
@@ -135,7 +135,8 @@ def main():
     print(f"{len(rows)} runs in {wall:.1f} s ({len(rows) / wall:.2f} runs/s, two fabric runs each); "
           f"violated runs {sum(1 for x in rows if x['violations'])}; stuck runs {sum(x['stuck'] for x in rows)}; "
           f"exempt lossless drops (TTL, DCFIT, watchdog) {sum(x['exempt_drops'] for x in rows)}; "
-          f"overflow behind the watchdog's forward {sum(x['forward_overflow'] for x in rows)}")
+          f"overflow behind the watchdog's forward {sum(x['forward_overflow'] for x in rows)}; "
+          f"headroom overflow after a link flap {sum(x.get('flap_overflow', 0) for x in rows)}")
     print(f"RESULT runs={len(rows)} faults={sum(x['faults'] for x in rows)} violations={viol} "
           f"lossless_drops={sum(x['lossless_drops'] for x in rows)} leaked_mbufs={sum(x['leaked_mbufs'] for x in rows)}")
     return 1 if viol else 0

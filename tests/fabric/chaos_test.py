@@ -93,14 +93,23 @@ with tempfile.TemporaryDirectory(prefix="fabric-chaos-") as tmp:
            doctored(lambda r: r["verdict"]["lost"].__setitem__("link_down", r["verdict"]["lost"]["link_down"] + 3)),
            hosts, "a")
     # (b) a lossless drop with a reason that is loss, and a hidden one.
-    def lossless_drop(r):
-        q = prio(r)
+    def lossless_drop(r):  # on sp0's port to t1, whose link never went down
+        q = prio(r, port=1)
         q["drops"]["lossless_headroom_exceeded"] += 1
         q["rx_packets"] += 1
         r["hosts"]["h0_0"]["tx_frames"] += 1
         r["flows"][0]["tx_frames"] += 1
         r["lossless_drops"] += 1
     caught("a lossless headroom drop", out, doctored(lossless_drop), hosts, "b")
+    def flap_drop(r):  # the same on sp0's port to t0, whose link went down: the flap's
+        lossless_drop(r)
+        prio(r, port=1)["drops"]["lossless_headroom_exceeded"] -= 1
+        prio(r, port=1)["rx_packets"] -= 1
+        prio(r, port=0)["drops"]["lossless_headroom_exceeded"] += 1
+        prio(r, port=0)["rx_packets"] += 1
+    rep = I.check(out, doctored(flap_drop), hosts)
+    check("a headroom drop at a port whose link flapped is the flap's (flap_overflow), not loss",
+          rep.n["flap_overflow"] == 1 and "b" not in {v[0] for v in rep.violations}, str(rep.violations[:2]))
     caught("results.json's lossless_drops hiding a drop", out,
            doctored(lambda r: r.__setitem__("lossless_drops", 1)), hosts, "b")
     # (c) an mbuf not back in the pool; (d) a queue or buffer not empty.

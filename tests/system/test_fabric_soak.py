@@ -23,12 +23,16 @@ env = dict(os.environ, PYTHONPATH=":".join(
 res = subprocess.run([sys.executable, os.path.join(ROOT, "bench/fabric_soak.py"), seconds],
                      capture_output=True, text=True, timeout=240, env=env)
 print(res.stdout[-3000:], res.stderr[-3000:], flush=True)
-m = re.search(r"^RESULT minutes=\S+ lossless_drops=(-?\d+) pool_ok=(\d) rss_growth_kb=(-?\d+) frames_lost=(-?\d+)$",
+m = re.search(r"^RESULT minutes=\S+ lossless_drops=(-?\d+) pool_ok=(\d) rss_growth_kb=(-?\d+) frames_lost=(-?\d+) eal_first_touch_kb=(-?\d+)$",
               res.stdout, re.M)
 r.check(m is not None, "the fabric soak printed its RESULT line")
 if m:
     r.eq(int(m.group(1)), 0, "no lossless drop in any switch")
     r.eq(int(m.group(2)), 1, "every switch's mbuf pool is full again after the traffic")
+    limit = int(os.environ.get("FABRIC_SOAK_RSS_LIMIT_KB", "1024"))
+    r.check(int(m.group(3)) <= limit,
+            f"the process's own RSS flat after the warm-up: grew {m.group(3)} kB (limit {limit}); "
+            f"EAL's pool memory touched for the first time meanwhile: {m.group(5)} kB")
     r.eq(int(m.group(4)), 0, "every lossless frame sent arrived (real hosts and emulated flow)")
 r.eq(res.returncode, 0, "every fabric soak check passed (no crash, exit 0, buffers empty, RSS flat)")
 r.done()
