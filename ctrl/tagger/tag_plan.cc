@@ -59,15 +59,7 @@ bool ParseTagPlan(const std::string& text, const std::string& file, TagPlan* pla
                   std::string* err) {
   try {
     const cfg::Reader rd(file);
-    YAML::Node root;
-    try {
-      root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      throw cfg::ConfigError(file + ":" + std::to_string(e.mark.line + 1) +
-                             ": YAML syntax: " + e.msg);
-    }
-    rd.RequireMap(root, "(document)");
-    rd.CheckUniqueKeys(root, "");
+    const YAML::Node root = cfg::ParseDocument(file, text, "a map of tags, pass and lossy");
     rd.CheckKeys(root, "", {"tags", "pass", "lossy"});
     TagPlan p;
     p.given = true;

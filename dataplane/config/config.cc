@@ -22,26 +22,6 @@ void CheckRulesFileKeys(const cfg::Reader& rd, const YAML::Node& root) {
   rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
 }
 
-// Parses one YAML document that must be a map (`expected` describes it)
-// with no key given twice anywhere.
-YAML::Node ParseText(const std::string& path, const std::string& text,
-                     const std::string& expected) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw cfg::ConfigError(path + ":" + std::to_string(e.mark.line + 1) +
-                           ": YAML syntax: " + e.msg);
-  }
-  cfg::Reader rd(path);
-  // An empty (or comment-only) file parses to a null node without a line.
-  if (root.IsNull() && root.Mark().line < 0)
-    throw cfg::ConfigError(path + ":1: (document): expected " + expected + " (got an empty file)");
-  if (!root.IsMap()) rd.Fail(root, "(document)", expected);
-  rd.CheckUniqueKeys(root, "");
-  return root;
-}
-
 std::string Absolute(const std::filesystem::path& p) {
   return std::filesystem::absolute(p).lexically_normal().string();
 }
@@ -50,7 +30,7 @@ YAML::Node LoadFile(const ReadTextFn& read, const std::string& path, const std::
   std::string text;
   if (!read(path, &text))
     throw cfg::ConfigError(path + ": cannot open file (expected a readable regular file)");
-  return ParseText(path, text, expected);
+  return cfg::ParseDocument(path, text, expected);
 }
 
 // Applies `include:` — the included file may define qos, rewrite, routes and
@@ -70,7 +50,7 @@ YAML::Node MergeInclude(const ReadTextFn& read, const cfg::Reader& rd, YAML::Nod
     rd.Fail(inc, "include",
             "a readable rules file (resolved to " + *inc_path + "): cannot open it");
   YAML::Node other =
-      ParseText(*inc_path, text, "a map of sections qos, rewrite, routes, neighbors");
+      cfg::ParseDocument(*inc_path, text, "a map of sections qos, rewrite, routes, neighbors");
   cfg::Reader ird(*inc_path);
   CheckRulesFileKeys(ird, other);
   for (const char* sec : {"qos", "rewrite", "routes", "neighbors"}) {

@@ -9,6 +9,23 @@
 
 namespace pfc::cfg {
 
+YAML::Node ParseDocument(const std::string& path, const std::string& text,
+                         const std::string& expected) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
+  }
+  Reader rd(path);
+  // An empty (or comment-only) file parses to a null node without a line.
+  if (root.IsNull() && root.Mark().line < 0)
+    throw ConfigError(path + ":1: (document): expected " + expected + " (got an empty file)");
+  if (!root.IsMap()) rd.Fail(root, "(document)", expected);
+  rd.CheckUniqueKeys(root, "");
+  return root;
+}
+
 std::string Scalar(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsScalar()) return "'" + n.Scalar() + "'";

@@ -51,6 +51,13 @@ class Reader {
   std::string file_;
 };
 
+// Parses one YAML document that must be a map (`expected` describes it)
+// with no key given twice anywhere: a YAML syntax error, an empty file, a
+// document that is no map or a key given twice throws ConfigError naming
+// path:line. Every file the project reads through a Reader starts here.
+YAML::Node ParseDocument(const std::string& path, const std::string& text,
+                         const std::string& expected);
+
 std::string Scalar(const YAML::Node& n);  // the node's text for messages
 // 1-based line of `key` in `map` ("" if absent or unknown), for messages that
 // point at a section rather than at one value.
