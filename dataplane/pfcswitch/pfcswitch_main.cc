@@ -28,6 +28,7 @@
 #include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/stages/worker.h"
 #include "dataplane/switch/dataplane.h"
+#include "dataplane/switch/link_watch.h"
 #include "dataplane/switch/log.h"
 #include "dataplane/switch/switch.h"
 #include "pfc_version.h"
@@ -284,11 +285,15 @@ int main(int argc, char** argv) {
               cfg.workers, Summary(cfg).c_str());
   std::fflush(stdout);
 
-  // The control thread prints the workers' events (switch/log.h).
+  // The control thread prints the workers' events (switch/log.h) and
+  // watches the device ports' links (switch/link_watch.h).
   pfc::EventPrinter events;
+  pfc::LinkWatch links(*sw);
   while (!g_signalled.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     events.Print(*sw);
+    for (const std::string& line : links.Poll()) std::printf("pfcswitch: %s\n", line.c_str());
+    std::fflush(stdout);
   }
   dp->stop.store(true);
   rte_eal_mp_wait_lcore();

@@ -63,6 +63,8 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
     j["dev_rx_nombuf"] = ds.rx_nombuf;
     j["dev_tx_errors"] = ds.oerrors;
   }
+  if (pr.io.kind == PortIo::Kind::kEthdev)  // as the link watch last saw it
+    j["link_up"] = pr.owner_state->dev_link_up.load(std::memory_order_relaxed) ? 1u : 0u;
   if (pr.io.kind == PortIo::Kind::kEmu) {
     // The emulated link: frames lost to a link going down (a failed cable
     // loses what it carries) and the wire's utilisation.

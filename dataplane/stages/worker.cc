@@ -136,19 +136,25 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
 
 namespace {
 
-// An emulated link that went down or came back since the port's last round:
-// as a real port's link-down does, the pauses it received end (counted) and
-// the peer is taken to have forgotten ours (pfc_generator.h OnLinkChange).
+// A link that went down or came back since the port's last round: as a
+// real port's link-down does, the pauses it received end (counted) and the
+// peer is taken to have forgotten ours (pfc_generator.h OnLinkChange).
 // Before, a link that flapped kept its received pause until it expired, up
-// to 3.4 ms at 10 Gb/s after the link was back. (A real port's link state
-// is not polled: a device reports it differently per driver.)
+// to 3.4 ms at 10 Gb/s after the link was back. An emulated port's link is
+// its own; a device port's is what the control thread's watch published
+// (switch/link_watch.h).
 void LinkChanged(WorkerCtx& w, PortId p) {
-  PortOwnerState& os = *w.sw->ports[p].owner_state;
-  const bool up = w.sw->ports[p].io.emu->link().up();
+  const PortRuntime& pr = w.sw->ports[p];
+  PortOwnerState& os = *pr.owner_state;
+  const bool up = pr.io.kind == PortIo::Kind::kEmu ? pr.io.emu->link().up()
+                                                   : os.dev_link_up.load(std::memory_order_relaxed);
   if (up == os.link_up) [[likely]]
     return;
   os.link_up = up;
-  if (!up && os.pause.EndAll(w.now_ns) != 0) w.st->port[p].pause_cleared_link_down.Add(1);
+  if (!up) {
+    w.st->port[p].link_down_events.Add(1);
+    if (os.pause.EndAll(w.now_ns) != 0) w.st->port[p].pause_cleared_link_down.Add(1);
+  }
   os.pfc_gen.OnLinkChange(up, w.now_ns);
   os.pfc_changed = true;
 }
@@ -157,7 +163,7 @@ void LinkChanged(WorkerCtx& w, PortId p) {
 
 uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
   Switch& sw = *w.sw;
-  if (sw.ports[p].io.kind == PortIo::Kind::kEmu) LinkChanged(w, p);
+  LinkChanged(w, p);
   PfcGenerate(w, p);
   // The features first (hooks.h, egress): the watchdog's drop empties a
   // storming queue before egress looks, its forward unmasks the storming

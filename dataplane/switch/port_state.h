@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 
 #include "dataplane/common/types.h"
@@ -41,9 +42,13 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // worker serves the whole switch, so only by the owner.
   bool queued_hint = true;
   PauseTimer pause;  // pause requests received on this port
-  // The emulated link's state at the last egress round (stages/worker.cc
+  // The link's state at the last egress round (stages/worker.cc
   // LinkChanged): a link that goes down ends the pauses either way.
   bool link_up = true;
+  // A device port's link as the control thread's watch last saw it
+  // (switch/link_watch.h), written by it on a change only; an emulated
+  // port's link is read from the link itself.
+  std::atomic<bool> dev_link_up{true};
   PfcGenerator pfc_gen;    // XOFF/XON we send on this port
   uint64_t pause_bps = 0;  // rate for quanta: the shaper's when shaped
   // Lossless priorities this port does not enable (ports[].pfc_enable):

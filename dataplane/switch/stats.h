@@ -56,6 +56,7 @@ class Counter {
   X(dcfit_notice_tx)      /* declared here, sent towards the trigger on this port */ \
   X(dcfit_notice_rx)      /* received on this port */                               \
   X(dcfit_notice_fwd)     /* received elsewhere, passed on on this port */      \
+  X(link_down_events)     /* the link went down (emulated, or the device's) */   \
   /* the link went down while a pause it received was running: ended */     \
   X(pause_cleared_link_down)
 

@@ -5,7 +5,8 @@ switch. pfcswitch has three af_packet ports on veths; h0 sends to h2, then
 p2's veth is deleted in the switch's namespace (as `ip link del` or a VM
 going away does) and h0 keeps sending to h2 and to h1. The other ports keep
 forwarding every packet; p2's counters say what happened to what was sent
-to it after (dev_tx_errors: the device refused them); the switch exits
+to it after (dev_tx_errors: the device refused them) and that its link is
+down (link_up 0, link_down_events 1, printed); the switch exits
 cleanly on SIGINT afterwards with its pool full and its buffers empty."""
 import time
 
@@ -51,8 +52,12 @@ with Topo(3, "ig") as t, Switch(t, swlib.write_config(cfg)) as sw:
 p2 = port(final, "p2")
 r.eq(p2["tx_packets"] - sent_before, N_GONE, "p2: what was routed to it after is counted as sent by the switch")
 r.eq(p2["dev_tx_errors"], N_GONE, "p2: and as refused by the device (dev_tx_errors)")
+r.eq(p2["link_up"], 0, "p2: its link is down (the link watch: the interface is gone)")
+r.eq(p2["link_down_events"], 1, "p2: one link-down counted")
+r.eq(port(final, "p1")["link_down_events"], 0, "p1: no link-down")
 r.eq(port(final, "p1")["dev_tx_errors"], 0, "p1: no device error")
 r.eq(final["pool_in_use"], 0, "every mbuf back in the pool")
 r.eq(sum(q["buffer_bytes"] for p in final["ports"] for q in p["prio"]), 0, "buffers empty")
+r.check("pfcswitch: port p2: link down" in sw.out, "pfcswitch printed p2's link going down")
 r.check("Segmentation fault" not in sw.out and "PANIC" not in sw.out, "no crash in the log")
 r.done()

@@ -5,14 +5,27 @@
 #include <thread>
 
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/switch/link_watch.h"
+#include "dataplane/switch/log.h"
 
 namespace pfc::emu {
 
 void Fabric::RunReal(const std::atomic<bool>& stop) {
   const std::vector<EventSpec>& ev = spec_.events;
+  // The real hosts' device ports: their links watched as pfcswitch watches
+  // its own (switch/link_watch.h), every 100 ms.
+  std::vector<LinkWatch> links;
+  for (const SwitchRun& s : switches_) links.emplace_back(*s.sw);
+  uint64_t next_watch_ns = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     now_ = dp_->NowNs();  // 0 at Create (Dataplane::epoch_ns)
     if (spec_.duration_ns != 0 && now_ >= spec_.duration_ns) break;
+    if (now_ >= next_watch_ns) {
+      next_watch_ns = now_ + 100'000'000;
+      for (LinkWatch& lw : links)
+        for (const std::string& line : lw.Poll())
+          PFC_LOG(INFO, fabric, "pfcfabric: %s\n", line.c_str());
+    }
     while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
       ApplyEvent(ev[next_event_++], now_);
     Deadline soonest = kNever;
