@@ -34,7 +34,7 @@ FILE_STAGES = [
     ("schedule", r"dataplane/sched/"),
     # The PFC and watchdog stages' glue: under LTO it is inlined into the
     # worker round, where only its file tells it apart.
-    ("pfc", r"dataplane/pfc/|dataplane/stages/(pfc_stage|pfcwd_stage)\.cc"),
+    ("pfc", r"dataplane/pause/|dataplane/stages/(pfc_stage|pfcwd_stage)\.cc"),
     ("counters", r"dataplane/switch/stats\.h"),
 ]
 # (stage, function-name pattern) for code in files that say nothing (std

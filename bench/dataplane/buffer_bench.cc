@@ -12,13 +12,13 @@
 namespace pfc {
 namespace {
 
-BufferConfig Config(bool lossless) {
-  BufferConfig c;
+buffer::BufferConfig Config(bool lossless) {
+  buffer::BufferConfig c;
   c.total_bytes = 16 << 20;
   c.num_ports = 4;
   for (int p = 0; p < 4; ++p) {
     for (int q = 0; q < kNumPrio; ++q) {
-      PgConfig& g = c.pg[p][q];
+      buffer::PgConfig& g = c.pg[p][q];
       g.reserved = 4096;
       g.static_limit = 0;  // dynamic: the most work per decision
       g.alpha = 1.0;
@@ -35,7 +35,7 @@ BufferConfig Config(bool lossless) {
 void BM_AdmitRelease(benchmark::State& state) {
   const int prios = static_cast<int>(state.range(0));
   const bool lossless = state.range(1) != 0;
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   if (!a.Configure(Config(lossless), &err)) {
     state.SkipWithError(err.c_str());
@@ -52,11 +52,11 @@ void BM_AdmitRelease(benchmark::State& state) {
   for (auto _ : state) {
     bool ok[kMaxBurst];
     {
-      IngressBatch in(a, 1);
+      buffer::IngressBatch in(a, 1);
       DropReason why;
       for (int i = 0; i < kMaxBurst; ++i) ok[i] = in.Admit(prio[i], len[i], &why);
     }
-    ReleaseBatch out(a);
+    buffer::ReleaseBatch out(a);
     for (int i = 0; i < kMaxBurst; ++i)
       if (ok[i]) {
         out.Add(1, prio[i], len[i]);
@@ -73,7 +73,7 @@ BENCHMARK(BM_AdmitRelease)->ArgNames({"prios", "lossless"})->ArgsProduct({{1, 2,
 // stage's share of the cost. The releases happen outside the timed region.
 void BM_AdmitOnly(benchmark::State& state) {
   const int prios = static_cast<int>(state.range(0));
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   if (!a.Configure(Config(false), &err)) {
     state.SkipWithError(err.c_str());
@@ -84,7 +84,7 @@ void BM_AdmitOnly(benchmark::State& state) {
   for (int i = 0; i < kMaxBurst; ++i) prio[i] = static_cast<uint8_t>(rng() % prios);
   int bursts = 0;
   for (auto _ : state) {
-    IngressBatch in(a, 2);
+    buffer::IngressBatch in(a, 2);
     DropReason why;
     for (int i = 0; i < kMaxBurst; ++i) benchmark::DoNotOptimize(in.Admit(prio[i], 64, &why));
     in.Flush();

@@ -6,9 +6,9 @@
 #include <benchmark/benchmark.h>
 
 #include "dataplane/buffer/accountant.h"
-#include "dataplane/pfc/pause_timer.h"
-#include "dataplane/pfc/pfc_frame.h"
-#include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/pause/pause_timer.h"
+#include "dataplane/pause/pfc_frame.h"
+#include "dataplane/pause/pfc_generator.h"
 
 namespace pfc {
 namespace {
@@ -22,11 +22,11 @@ namespace {
 // update, amortised), so most rounds are quiet, as in a real run.
 void BM_PfcGenerateRound(benchmark::State& state) {
   constexpr uint8_t kLossless = 0b0001'1000;  // priorities 3 and 4
-  BufferConfig bc;
+  buffer::BufferConfig bc;
   bc.total_bytes = 1 << 20;
   bc.num_ports = 1;
   for (int q = 0; q < kNumPrio; ++q) {
-    PgConfig& g = bc.pg[0][q];
+    buffer::PgConfig& g = bc.pg[0][q];
     g.static_limit = 32 << 10;
     g.lossless = (kLossless >> q) & 1;
     if (g.lossless) {
@@ -34,9 +34,9 @@ void BM_PfcGenerateRound(benchmark::State& state) {
       g.xon_hysteresis = 4 << 10;
     }
   }
-  BufferAccountant acct;
-  PfcGenerator g;
-  PfcGenConfig c;
+  buffer::BufferAccountant acct;
+  pause::PfcGenerator g;
+  pause::PfcGenConfig c;
   c.lossless_mask = kLossless;
   c.port_bps = 10'000'000'000;
   std::string err;
@@ -52,11 +52,11 @@ void BM_PfcGenerateRound(benchmark::State& state) {
     if (((++rounds >> 11) & 1) != full) {
       full = !full;
       if (full) {
-        IngressBatch in(acct, 0);
+        buffer::IngressBatch in(acct, 0);
         DropReason why;
         for (uint32_t b = 0; b < kFill; b += 1024) in.Admit(3, 1024, &why);
       } else {
-        ReleaseBatch out(acct);
+        buffer::ReleaseBatch out(acct);
         out.Add(0, 3, static_cast<uint32_t>(acct.occupancy(0, 3)));
       }
     }
@@ -64,7 +64,7 @@ void BM_PfcGenerateRound(benchmark::State& state) {
       if (!((kLossless >> q) & 1)) continue;
       g.Observe(q, acct.occupancy(0, q), acct.XoffThreshold(0, q), acct.XonThreshold(0, q));
     }
-    PauseRequest r;
+    pause::PauseRequest r;
     if (g.Collect(now, &r)) {
       g.MarkSent(r, now);
       ++frames;
@@ -78,17 +78,17 @@ void BM_PfcGenerateRound(benchmark::State& state) {
 BENCHMARK(BM_PfcGenerateRound);
 
 void BM_ParseAndApply(benchmark::State& state) {
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = 0b0001'1000;
   r.quanta[3] = r.quanta[4] = 0xffff;
-  uint8_t frame[kPfcFrameLen];
-  BuildPfcFrame({2, 0, 0, 0, 0, 1}, r, frame, sizeof frame);
-  PauseTimer t;
+  uint8_t frame[pause::kPfcFrameLen];
+  pause::BuildPfcFrame({2, 0, 0, 0, 0, 1}, r, frame, sizeof frame);
+  pause::PauseTimer t;
   uint64_t now = 0;
   for (auto _ : state) {
-    PauseRequest got;
+    pause::PauseRequest got;
     now += 1000;
-    if (ParseMacControl(frame, sizeof frame, &got) == MacCtlKind::kPfc)
+    if (pause::ParseMacControl(frame, sizeof frame, &got) == pause::MacCtlKind::kPfc)
       t.OnFrame(got, now, 10'000'000'000);
     benchmark::DoNotOptimize(t.PausedMask(now));
   }

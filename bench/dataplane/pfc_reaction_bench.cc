@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "bench/dataplane/pfc_reaction_wire.h"
-#include "dataplane/pfc/pause_timer.h"
+#include "dataplane/pause/pause_timer.h"
 
 namespace pfc::reaction {
 namespace {
@@ -48,7 +48,7 @@ struct XoffSample {
 
 bool XoffTrial(uint16_t frame_len, bool paced, uint16_t first_burst, XoffSample* out,
                std::string* err) {
-  Switch& rt = *g.rt;
+  sw::Switch& rt = *g.rt;
   const uint32_t charge = Charge(frame_len);
   const uint64_t thr = rt.buffer.XoffThreshold(0, kLossless);
   const uint32_t k_cross = static_cast<uint32_t>(thr / charge) + 1;  // 1-based
@@ -124,7 +124,7 @@ bool PauseTrial(std::mt19937_64& rng, PauseSample* out, std::string* err) {
   // same rate while the queue is backlogged, so the bytes handed over but
   // not yet on the wire are exactly the bucket depth minus the tokens left.
   Round();
-  const EgressScheduler& sched = g.rt->ports[1].owner_state->sched;
+  const sched::EgressScheduler& sched = g.rt->ports[1].owner_state->sched;
   const int64_t queued = static_cast<int64_t>(sched.config().shaper_burst) - sched.tokens();
   uint64_t wire_free = g.round_tsc + (queued > 0 ? WireTicks(static_cast<uint32_t>(queued)) : 0);
   g.log.clear();
@@ -148,7 +148,8 @@ bool PauseTrial(std::mt19937_64& rng, PauseSample* out, std::string* err) {
   // 0xffff quanta at 10 Gb/s (less a margin: the switch times the frame
   // from the start of its poll round); a worker descheduled for longer than
   // that legitimately resumes priority 3.
-  const uint64_t pause_end = t_seen + Ticks(PauseTimer::QuantaToNs(0xffff, kLinkBps) - 100'000);
+  const uint64_t pause_end =
+      t_seen + Ticks(pause::PauseTimer::QuantaToNs(0xffff, kLinkBps) - 100'000);
 
   uint64_t extra = 0, extra_wire = 0, leak = 0, p3_before = 0, p1_after = 0;
   uint64_t last_p3_end = 0;

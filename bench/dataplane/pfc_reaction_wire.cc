@@ -16,7 +16,7 @@
 
 #include "dataplane/config/config.h"
 #include "dataplane/net/ipv4_edit.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 #include "dataplane/stages/worker.h"
 #include "tests/harness/ring_wire.h"
 
@@ -84,7 +84,7 @@ rte_mbuf* DataMbuf(uint8_t dscp, uint16_t frame_len, uint16_t seq) {
   const uint8_t src[4] = {10, 0, 0, 2}, dst[4] = {10, 0, 1, 2};
   std::memcpy(ip + 12, src, 4);
   std::memcpy(ip + 16, dst, 4);
-  const uint16_t c = Ipv4HeaderChecksum(ip, 20);
+  const uint16_t c = net::Ipv4HeaderChecksum(ip, 20);
   std::memcpy(ip + 10, &c, 2);
   Put16(ip + 20, seq);
   Put16(ip + 22, 9);
@@ -149,9 +149,9 @@ uint16_t RxP1(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, uint16_t max, voi
 uint16_t TxP0(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, void*) {
   const uint64_t now = rte_rdtsc();
   for (uint16_t i = 0; i < n; i++) {
-    PauseRequest r;
+    pause::PauseRequest r;
     const auto* d = rte_pktmbuf_mtod(pkts[i], const uint8_t*);
-    if (ParseMacControl(d, rte_pktmbuf_data_len(pkts[i]), &r) != MacCtlKind::kPfc ||
+    if (pause::ParseMacControl(d, rte_pktmbuf_data_len(pkts[i]), &r) != pause::MacCtlKind::kPfc ||
         !(r.class_enable & kBit))
       continue;
     if (r.quanta[kLossless] == 0) {
@@ -184,12 +184,12 @@ uint16_t TxP1(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, void*) {
 rte_mbuf* PfcMbuf(uint8_t class_enable, uint16_t quanta) {
   rte_mbuf* m = rte_pktmbuf_alloc(g.dp->pool);
   if (!m) return nullptr;
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = class_enable;
   for (int q = 0; q < kNumPrio; q++)
     if ((class_enable >> q) & 1) r.quanta[q] = quanta;
-  auto* d = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen));
-  BuildPfcFrame(kHostMac1, r, d, kPfcFrameLen);
+  auto* d = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, pause::kPfcFrameLen));
+  pause::BuildPfcFrame(kHostMac1, r, d, pause::kPfcFrameLen);
   return m;
 }
 
@@ -198,7 +198,7 @@ bool Put(int port, rte_mbuf* m) { return m && rte_ring_enqueue(g.rx[port], m) ==
 void Round() {
   Deadline ready = kNever;
   g.round_tsc = rte_rdtsc();
-  WorkerRound(g.w, &ready);
+  stages::WorkerRound(g.w, &ready);
   for (rte_ring* r : g.tx) {
     void* b[64];
     unsigned k;
@@ -268,15 +268,15 @@ bool Setup(const std::string& shaper_burst) {
   yaml.replace(yaml.find("@BURST@"), 7,
                shaper_burst.empty() ? "" : ", shaper_burst: " + shaper_burst);
   std::ofstream(path) << yaml;
-  SwitchConfig cfg;
+  config::SwitchConfig cfg;
   std::string err;
-  const bool loaded = LoadConfig(path, &cfg, &err);
+  const bool loaded = config::LoadConfig(path, &cfg, &err);
   std::remove(path);
-  if (!loaded || !CreateStandalone(cfg, &g.dp, &g.rt, &err)) {
+  if (!loaded || !sw::CreateStandalone(cfg, &g.dp, &g.rt, &err)) {
     std::fprintf(stderr, "%s: %s\n", loaded ? "runtime" : "config", err.c_str());
     return false;
   }
-  g.w = MakeWorkerCtx(*g.rt, 0);
+  g.w = stages::MakeWorkerCtx(*g.rt, 0);
   g.w.ports = {0, 1};
   g.ns_per_tick = 1e9 / static_cast<double>(rte_get_tsc_hz());
   g.log.reserve(1 << 16);

@@ -68,9 +68,9 @@ struct TxRecord {
 };
 
 struct Bench {
-  std::unique_ptr<Dataplane> dp;
-  std::unique_ptr<Switch> rt;  // the switch
-  WorkerCtx w;
+  std::unique_ptr<sw::Dataplane> dp;
+  std::unique_ptr<sw::Switch> rt;  // the switch
+  stages::WorkerCtx w;
   rte_ring* rx[2] = {};  // what the switch receives on p0, p1
   rte_ring* tx[2] = {};  // what it transmits (drained after every round)
   double ns_per_tick = 1;

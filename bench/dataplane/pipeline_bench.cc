@@ -163,7 +163,7 @@ std::array<uint8_t, kFrameLen> Template(int in, int k, bool l2) {
   const uint8_t dip[4] = {10, static_cast<uint8_t>(10 + out), static_cast<uint8_t>(k), 1};
   std::memcpy(ip + 12, sip, 4);
   std::memcpy(ip + 16, dip, 4);
-  const uint16_t c = Ipv4HeaderChecksum(ip, 20);
+  const uint16_t c = net::Ipv4HeaderChecksum(ip, 20);
   std::memcpy(ip + 10, &c, 2);
   uint8_t* udp = ip + 20;
   udp[0] = 0x10, udp[1] = static_cast<uint8_t>(k), udp[2] = 0x20, udp[4] = 0, udp[5] = 26;
@@ -174,9 +174,9 @@ std::array<uint8_t, kFrameLen> Template(int in, int k, bool l2) {
 struct Env {
   bool l2 = false;
   Scale sc;
-  std::unique_ptr<Dataplane> dp;
-  std::unique_ptr<Switch> sw;
-  WorkerCtx w;
+  std::unique_ptr<sw::Dataplane> dp;
+  std::unique_ptr<sw::Switch> sw;
+  stages::WorkerCtx w;
   std::array<std::array<std::array<uint8_t, kFrameLen>, kFlows>, kPorts> tmpl{};
   std::array<unsigned, kPorts> next_flow{};
   unsigned inflight_per_port = 0;
@@ -239,8 +239,8 @@ Env* GetEnv(bool l2, std::string* err, const Scale& sc = {}) {
   env->sc = sc;
   const std::string path = "/tmp/pfc_pipeline_bench_" + std::to_string(getpid()) + ".yaml";
   std::ofstream(path) << Yaml(l2, sc);
-  SwitchConfig cfg;
-  const bool ok = LoadConfig(path, &cfg, err);
+  config::SwitchConfig cfg;
+  const bool ok = config::LoadConfig(path, &cfg, err);
   std::remove(path.c_str());
   if (!ok) return nullptr;
   // Extra routes, added to the loaded config (a million YAML entries would
@@ -248,8 +248,8 @@ Env* GetEnv(bool l2, std::string* err, const Scale& sc = {}) {
   for (int i = 0; i < sc.routes && !l2; i++)
     cfg.routes.push_back({0x20000000u + (static_cast<uint32_t>(i) << 8), 24,
                           static_cast<uint16_t>(i % cfg.next_hops.size())});
-  if (!CreateStandalone(cfg, &env->dp, &env->sw, err)) return nullptr;
-  env->w = MakeWorkerCtx(*env->sw, 0);
+  if (!sw::CreateStandalone(cfg, &env->dp, &env->sw, err)) return nullptr;
+  env->w = stages::MakeWorkerCtx(*env->sw, 0);
   rte_rcu_qsbr_thread_register(env->dp->qsbr, 0);
   rte_rcu_qsbr_thread_online(env->dp->qsbr, 0);
   for (int p = 0; p < kPorts; p++)
@@ -258,7 +258,7 @@ Env* GetEnv(bool l2, std::string* err, const Scale& sc = {}) {
   return g_env.get();
 }
 
-uint64_t Drops(const Switch& rt) {
+uint64_t Drops(const sw::Switch& rt) {
   uint64_t d = 0;
   for (const auto& s : rt.stats)
     for (int p = 0; p < kPorts; p++)
@@ -267,7 +267,7 @@ uint64_t Drops(const Switch& rt) {
   return d;
 }
 
-uint64_t TxPackets(const Switch& rt) {
+uint64_t TxPackets(const sw::Switch& rt) {
   uint64_t t = 0;
   for (const auto& s : rt.stats)
     for (int p = 0; p < kPorts; p++) t += s->port[p].tx_packets.Get();
@@ -293,7 +293,7 @@ void RunPipeline(benchmark::State& state, bool l2, unsigned inflight, const Scal
     state.SkipWithError(("setup failed: " + err).c_str());
     return;
   }
-  Switch& rt = *env->sw;
+  sw::Switch& rt = *env->sw;
   const uint64_t drops0 = Drops(rt), tx0 = TxPackets(rt);
   // TSC split between the switch and the hosts: its ratio, applied to the
   // CPU time, gives the switch's own rate. A round takes a few microseconds;
@@ -304,7 +304,7 @@ void RunPipeline(benchmark::State& state, bool l2, unsigned inflight, const Scal
   for (auto _ : state) {
     Deadline ready = kNever;
     const uint64_t t0 = rte_rdtsc();
-    benchmark::DoNotOptimize(WorkerRound(env->w, &ready));
+    benchmark::DoNotOptimize(stages::WorkerRound(env->w, &ready));
     rte_rcu_qsbr_quiescent(rt.dp.qsbr, 0);
     const uint64_t t1 = rte_rdtsc();
     HostsTurnAround(*env);

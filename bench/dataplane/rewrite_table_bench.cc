@@ -22,13 +22,13 @@ namespace {
 constexpr int kTags = 8;
 constexpr int kPackets = 4096;  // a power of two, cycled through in bursts
 
-RewriteConfig TaggerLikeRules(int ports, int rules, std::mt19937_64& rng) {
-  RewriteConfig cfg;
+tables::RewriteConfig TaggerLikeRules(int ports, int rules, std::mt19937_64& rng) {
+  tables::RewriteConfig cfg;
   cfg.num_ports = static_cast<uint16_t>(ports);
   cfg.default_tag = 0;
   const PortMask valid = ports == 64 ? kAnyPort : (PortMask{1} << ports) - 1;
   for (int r = 0; r < rules; ++r) {
-    RewriteRule rule;
+    tables::RewriteRule rule;
     const int tag = 1 + static_cast<int>(rng() % (kTags - 1));
     rule.tags = TagMask{1} << tag;
     PortMask in = rng() & rng() & valid;  // ~quarter of the ports
@@ -69,8 +69,8 @@ void TimeBursts(benchmark::State& state, Burst burst) {
   const int ports = static_cast<int>(state.range(0));
   const int rules = static_cast<int>(state.range(1));
   std::mt19937_64 rng(42);
-  const RewriteConfig cfg = TaggerLikeRules(ports, rules, rng);
-  RewriteTable table;
+  const tables::RewriteConfig cfg = TaggerLikeRules(ports, rules, rng);
+  tables::RewriteTable table;
   std::string err;
   if (!table.Compile(cfg, &err)) {
     state.SkipWithError(err.c_str());
@@ -94,7 +94,7 @@ void TimeBursts(benchmark::State& state, Burst burst) {
 }
 
 void BM_RewriteLookup(benchmark::State& state) {
-  TimeBursts(state, [](const RewriteTable& t, const Workload& w, size_t pos, uint8_t* out) {
+  TimeBursts(state, [](const tables::RewriteTable& t, const Workload& w, size_t pos, uint8_t* out) {
     for (int i = 0; i < kMaxBurst; i++)
       out[i] = t.Lookup(w.tags[pos + i], w.in[pos + i], w.out[pos + i]);
   });
@@ -104,7 +104,7 @@ BENCHMARK(BM_RewriteLookup)
     ->ArgsProduct({{4, 16, 32, 64}, {8, 64, 128, 512}});
 
 void BM_RewriteLookupBurst(benchmark::State& state) {
-  TimeBursts(state, [](const RewriteTable& t, const Workload& w, size_t pos, uint8_t* out) {
+  TimeBursts(state, [](const tables::RewriteTable& t, const Workload& w, size_t pos, uint8_t* out) {
     t.LookupBurst(&w.tags[pos], &w.in[pos], &w.out[pos], out, kMaxBurst);
   });
 }
@@ -117,11 +117,11 @@ void BM_RewriteNaive(benchmark::State& state) {
   const int ports = static_cast<int>(state.range(0));
   const int rules = static_cast<int>(state.range(1));
   std::mt19937_64 rng(42);
-  const RewriteConfig cfg = TaggerLikeRules(ports, rules, rng);
+  const tables::RewriteConfig cfg = TaggerLikeRules(ports, rules, rng);
   const Workload w = Packets(ports, rng);
   size_t pos = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(NaiveRewriteLookup(cfg, w.tags[pos], w.in[pos], w.out[pos]));
+    benchmark::DoNotOptimize(tables::NaiveRewriteLookup(cfg, w.tags[pos], w.in[pos], w.out[pos]));
     pos = (pos + 1) & (kPackets - 1);
   }
   state.SetItemsProcessed(state.iterations());
@@ -133,10 +133,10 @@ void BM_RewriteCompile(benchmark::State& state) {
   const int ports = static_cast<int>(state.range(0));
   const int rules = static_cast<int>(state.range(1));
   std::mt19937_64 rng(42);
-  const RewriteConfig cfg = TaggerLikeRules(ports, rules, rng);
+  const tables::RewriteConfig cfg = TaggerLikeRules(ports, rules, rng);
   std::string err;
   for (auto _ : state) {
-    RewriteTable table;
+    tables::RewriteTable table;
     if (!table.Compile(cfg, &err)) state.SkipWithError(err.c_str());
     benchmark::DoNotOptimize(table);
   }

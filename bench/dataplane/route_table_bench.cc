@@ -18,13 +18,13 @@ namespace {
 constexpr int kPackets = 4096;
 
 struct Setup {
-  RouteTable table;
+  tables::RouteTable table;
   std::vector<uint32_t> dst;
 };
 
 void Build(int num_routes, Setup* s) {
   std::mt19937_64 rng(7);
-  std::vector<RouteTable::Route> routes;
+  std::vector<tables::RouteTable::Route> routes;
   std::set<std::pair<uint32_t, uint8_t>> seen;
   routes.push_back({0, 0, 0});
   while (static_cast<int>(routes.size()) < num_routes) {
@@ -33,7 +33,7 @@ void Build(int num_routes, Setup* s) {
     if (!seen.emplace(prefix, len).second) continue;
     routes.push_back({prefix, len, static_cast<uint16_t>(rng() % 64)});
   }
-  std::vector<NextHop> hops(64);
+  std::vector<tables::NextHop> hops(64);
   std::string err;
   if (!s->table.Build(routes, hops, &err)) std::abort();
   for (int i = 0; i < kPackets; ++i) {

@@ -13,14 +13,14 @@ namespace pfc {
 namespace {
 
 void BM_PickSent(benchmark::State& state) {
-  SchedConfig c;
-  c.mode = state.range(0) ? SchedMode::kDwrr : SchedMode::kStrict;
+  sched::SchedConfig c;
+  c.mode = state.range(0) ? sched::SchedMode::kDwrr : sched::SchedMode::kStrict;
   c.quantum = {1500, 3000, 1500, 4500, 1500, 1500, 9000, 1500};
   if (state.range(1)) {
     c.shaper_bps = 100'000'000'000ull;
     c.shaper_burst = 1 << 20;
   }
-  EgressScheduler s;
+  sched::EgressScheduler s;
   s.Configure(c, 0);
   std::mt19937 rng(3);
   std::array<uint8_t, 256> nonempty, paused;

@@ -128,13 +128,13 @@ bool ParseRulesYaml(const std::string& text, const std::string& file, const Topo
   std::vector<std::string> names;
   for (uint32_t i = 0; i < n.num_ports; ++i)
     names.push_back(t.node(t.neighbor(n.first_port + i)).name);
-  pfc::SwitchConfig c;
+  pfc::config::SwitchConfig c;
   auto read = [&](const std::string& path, std::string* out) {
     if (path != file) return false;
     *out = text;
     return true;
   };
-  if (!pfc::LoadRulesFile(file, names, &c, err, read)) return false;
+  if (!pfc::config::LoadRulesFile(file, names, &c, err, read)) return false;
   *nr = NodeRules();
   nr->present = true;
   for (int tg = 0; tg < 64; ++tg)
@@ -143,7 +143,7 @@ bool ParseRulesYaml(const std::string& text, const std::string& file, const Topo
   nr->lossy_tag = c.tag_map.lossy_tag;
   nr->lossy_prio = c.tag_map.lossy_prio;
   nr->keep_unmatched = c.rewrite.unmatched_keeps_tag;
-  for (const pfc::RewriteRule& r : c.rewrite.rules)
+  for (const pfc::tables::RewriteRule& r : c.rewrite.rules)
     nr->rules.push_back(Rule{r.tags, r.in_ports, r.out_ports, r.new_tag, r.priority});
   // Rules are matched in order on ties: stable-sort by priority, highest first.
   std::stable_sort(nr->rules.begin(), nr->rules.end(),
@@ -154,7 +154,7 @@ bool ParseRulesYaml(const std::string& text, const std::string& file, const Topo
 bool LoadRulesYaml(const std::string& path, const Topology& t, uint32_t node, NodeRules* nr,
                    std::string* err) {
   std::string text;
-  if (!pfc::ReadRegularFile(path, &text)) {
+  if (!pfc::config::ReadRegularFile(path, &text)) {
     *err = path + ": cannot open rules file";
     return false;
   }

@@ -11,7 +11,7 @@ namespace {
 
 uint64_t Bit(unsigned b) { return uint64_t{1} << b; }
 
-WireClass ReadClass(const cfg::Reader& rd, const YAML::Node& n, const std::string& field) {
+WireClass ReadClass(const config::Reader& rd, const YAML::Node& n, const std::string& field) {
   rd.RequireMap(n, field);
   rd.CheckKeys(n, field, {"dscp", "priority"});
   WireClass c;
@@ -58,8 +58,8 @@ std::string TagPlan::Describe(int max_tag) const {
 bool ParseTagPlan(const std::string& text, const std::string& file, TagPlan* plan,
                   std::string* err) {
   try {
-    const cfg::Reader rd(file);
-    const YAML::Node root = cfg::ParseDocument(file, text, "a map of tags, pass and lossy");
+    const config::Reader rd(file);
+    const YAML::Node root = config::ParseDocument(file, text, "a map of tags, pass and lossy");
     rd.CheckKeys(root, "", {"tags", "pass", "lossy"});
     TagPlan p;
     p.given = true;
@@ -107,7 +107,7 @@ bool ParseTagPlan(const std::string& text, const std::string& file, TagPlan* pla
     }
     *plan = std::move(p);
     return true;
-  } catch (const cfg::ConfigError& e) {
+  } catch (const config::ConfigError& e) {
     *err = e.what();
     return false;
   }
@@ -115,7 +115,7 @@ bool ParseTagPlan(const std::string& text, const std::string& file, TagPlan* pla
 
 bool LoadTagPlan(const std::string& path, TagPlan* plan, std::string* err) {
   std::string text;
-  if (!pfc::ReadRegularFile(path, &text)) {
+  if (!pfc::config::ReadRegularFile(path, &text)) {
     *err = path + ": cannot open plan file (expected a readable regular file)";
     return false;
   }

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-namespace pfc {
+namespace pfc::buffer {
 namespace {
 
 constexpr double kMinAlpha = 1.0 / 1024;
@@ -331,4 +331,4 @@ void ReleaseBatch::FlushEntries() {
   n_ = 0;
 }
 
-}  // namespace pfc
+}  // namespace pfc::buffer

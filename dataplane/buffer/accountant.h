@@ -41,7 +41,7 @@
 
 #include "dataplane/common/types.h"
 
-namespace pfc {
+namespace pfc::buffer {
 
 struct PgConfig {
   bool lossless = false;
@@ -330,4 +330,4 @@ class ReleaseBatch {
 };
 static_assert(kMaxBurst < 0xff, "ReleaseBatch slots fit in a byte");
 
-}  // namespace pfc
+}  // namespace pfc::buffer

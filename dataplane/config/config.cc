@@ -13,12 +13,12 @@
 #include "dataplane/config/sections.h"
 #include "dataplane/config/yaml_util.h"
 
-namespace pfc {
+namespace pfc::config {
 namespace {
 
 // The sections a rules file (an include, a runtime update, pfc-tagger's
 // output) may hold; `switch` and `port_names` are informational there.
-void CheckRulesFileKeys(const cfg::Reader& rd, const YAML::Node& root) {
+void CheckRulesFileKeys(const config::Reader& rd, const YAML::Node& root) {
   rd.CheckKeys(root, "", {"switch", "port_names", "qos", "rewrite", "routes", "neighbors"});
 }
 
@@ -29,15 +29,15 @@ std::string Absolute(const std::filesystem::path& p) {
 YAML::Node LoadFile(const ReadTextFn& read, const std::string& path, const std::string& expected) {
   std::string text;
   if (!read(path, &text))
-    throw cfg::ConfigError(path + ": cannot open file (expected a readable regular file)");
-  return cfg::ParseDocument(path, text, expected);
+    throw config::ConfigError(path + ": cannot open file (expected a readable regular file)");
+  return config::ParseDocument(path, text, expected);
 }
 
 // Applies `include:` — the included file may define qos, rewrite, routes and
 // neighbors; defining a section in both files is an error. The include is
 // resolved against the config file's directory and recorded as an absolute
 // path, so a later reload from another working directory finds it.
-YAML::Node MergeInclude(const ReadTextFn& read, const cfg::Reader& rd, YAML::Node root,
+YAML::Node MergeInclude(const ReadTextFn& read, const config::Reader& rd, YAML::Node root,
                         std::string* inc_path, std::set<std::string>* from_inc) {
   YAML::Node inc = root["include"];
   if (!inc) return root;
@@ -50,15 +50,15 @@ YAML::Node MergeInclude(const ReadTextFn& read, const cfg::Reader& rd, YAML::Nod
     rd.Fail(inc, "include",
             "a readable rules file (resolved to " + *inc_path + "): cannot open it");
   YAML::Node other =
-      cfg::ParseDocument(*inc_path, text, "a map of sections qos, rewrite, routes, neighbors");
-  cfg::Reader ird(*inc_path);
+      config::ParseDocument(*inc_path, text, "a map of sections qos, rewrite, routes, neighbors");
+  config::Reader ird(*inc_path);
   CheckRulesFileKeys(ird, other);
   for (const char* sec : {"qos", "rewrite", "routes", "neighbors"}) {
     if (!other[sec]) continue;
     if (root[sec])
-      throw cfg::ConfigError(rd.file() + ":" + cfg::KeyLine(root, sec) + ": " + sec +
-                             ": expected the section in one file only (also defined at " +
-                             *inc_path + ":" + cfg::KeyLine(other, sec) + ")");
+      throw config::ConfigError(rd.file() + ":" + config::KeyLine(root, sec) + ": " + sec +
+                                ": expected the section in one file only (also defined at " +
+                                *inc_path + ":" + config::KeyLine(other, sec) + ")");
     root[sec] = other[sec];
     from_inc->insert(sec);
   }
@@ -71,7 +71,7 @@ bool Guarded(const std::string& path, std::string* err, F load) {
   try {
     load();
     return true;
-  } catch (const cfg::ConfigError& e) {
+  } catch (const config::ConfigError& e) {
     *err = e.what();
   } catch (const YAML::Exception& e) {
     *err = path + ": " + e.what();
@@ -93,8 +93,8 @@ bool ReadRegularFile(const std::string& path, std::string* text) {
   return true;
 }
 
-PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p) {
-  PfcGenConfig gc;
+pause::PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p) {
+  pause::PfcGenConfig gc;
   gc.lossless_mask = PortPfcMask(c, p);
   gc.port_bps = p.speed_bps;
   gc.xoff_quanta = c.pfc.pause_quanta;
@@ -110,7 +110,7 @@ static bool LoadConfigWith(const std::string& path, const GeneratedTables* gen, 
     SwitchConfig c;
     // Recorded absolute: pfcctl re-reads it from its own working directory.
     c.path = Absolute(path);
-    cfg::Reader rd(path);
+    config::Reader rd(path);
     YAML::Node root = LoadFile(read, path, "a map with sections switch, ports, ...");
     rd.CheckKeys(root, "",
                  {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer", "pfc",
@@ -120,34 +120,34 @@ static bool LoadConfigWith(const std::string& path, const GeneratedTables* gen, 
     root = MergeInclude(read, rd, root, &inc_path, &from_inc);
     c.include_path = inc_path;
     // Errors in a section taken from the include name the included file.
-    cfg::Reader ird(inc_path);
-    auto reader_for = [&](const char* sec) -> const cfg::Reader& {
+    config::Reader ird(inc_path);
+    auto reader_for = [&](const char* sec) -> const config::Reader& {
       return from_inc.count(sec) ? ird : rd;
     };
 
-    cfgsec::ParseSwitch(rd, root["switch"], &c);
-    cfgsec::ParsePorts(rd, rd.Need(root, "ports", "ports", "a list of 1 to 64 ports"), &c);
-    cfgsec::ParseQos(reader_for("qos"), root["qos"], &c);
-    cfgsec::CheckPortPfc(rd, root["ports"], c);
-    cfgsec::ParsePfc(rd, root["pfc"], &c);
-    cfgsec::ParseDcfit(rd, root["dcfit"], &c);
-    cfgsec::ParsePfcWatchdog(rd, root["pfc_watchdog"], &c);
-    cfgsec::ParseBuffer(rd, root["buffer"], &c);
-    cfgsec::ParseEcn(rd, root["ecn"], &c);
+    sections::ParseSwitch(rd, root["switch"], &c);
+    sections::ParsePorts(rd, rd.Need(root, "ports", "ports", "a list of 1 to 64 ports"), &c);
+    sections::ParseQos(reader_for("qos"), root["qos"], &c);
+    sections::CheckPortPfc(rd, root["ports"], c);
+    sections::ParsePfc(rd, root["pfc"], &c);
+    sections::ParseDcfit(rd, root["dcfit"], &c);
+    sections::ParsePfcWatchdog(rd, root["pfc_watchdog"], &c);
+    sections::ParseBuffer(rd, root["buffer"], &c);
+    sections::ParseEcn(rd, root["ecn"], &c);
     if (gen != nullptr) {
       for (const char* sec : {"routes", "neighbors"}) {
         if (root[sec])
-          throw cfg::ConfigError(path + ":" + cfg::KeyLine(root, sec) + ": " + sec +
-                                 ": expected none here (the generator gives them)");
+          throw config::ConfigError(path + ":" + config::KeyLine(root, sec) + ": " + sec +
+                                    ": expected none here (the generator gives them)");
       }
-      cfgsec::AddTables(rd, *gen, &c);
+      sections::AddTables(rd, *gen, &c);
     } else {
-      cfgsec::ParseRoutes(reader_for("routes"), root["routes"], &c);
-      cfgsec::ParseNeighbors(reader_for("neighbors"), root["neighbors"], &c);
+      sections::ParseRoutes(reader_for("routes"), root["routes"], &c);
+      sections::ParseNeighbors(reader_for("neighbors"), root["neighbors"], &c);
     }
-    cfgsec::ParseL2(rd, root["l2_table"], &c);
-    cfgsec::ParseRewrite(reader_for("rewrite"), root["rewrite"], &c);
-    cfgsec::Validate(rd, &c);
+    sections::ParseL2(rd, root["l2_table"], &c);
+    sections::ParseRewrite(reader_for("rewrite"), root["rewrite"], &c);
+    sections::Validate(rd, &c);
     *out = std::move(c);
   });
 }
@@ -167,12 +167,12 @@ bool LoadRulesFile(const std::string& path, const std::vector<std::string>& port
   return Guarded(path, err, [&] {
     SwitchConfig c;
     for (const std::string& name : port_names) c.ports.push_back(PortConfig{.name = name});
-    cfg::Reader rd(path);
+    config::Reader rd(path);
     YAML::Node root = LoadFile(read, path, "a map of sections qos, rewrite");
     CheckRulesFileKeys(rd, root);  // only qos and rewrite are rules
-    cfgsec::ParseQos(rd, root["qos"], &c);
-    cfgsec::ParseRewrite(rd, root["rewrite"], &c);
-    cfgsec::ValidateRewrite(rd, &c);
+    sections::ParseQos(rd, root["qos"], &c);
+    sections::ParseRewrite(rd, root["rewrite"], &c);
+    sections::ValidateRewrite(rd, &c);
     *out = std::move(c);
   });
 }
@@ -181,11 +181,11 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
                 std::string* err, const ReadTextFn& read) {
   return Guarded(path, err, [&] {
     SwitchConfig c = base;
-    cfg::Reader rd(path);
+    config::Reader rd(path);
     YAML::Node root = LoadFile(read, path, "a map with sections qos, rewrite, routes");
     CheckRulesFileKeys(rd, root);
     if (root["qos"]) {
-      cfgsec::ParseQos(rd, root["qos"], &c);
+      sections::ParseQos(rd, root["qos"], &c);
       // Buffers, headroom and PFC generators were sized for the lossless set.
       if (c.tag_map.lossless_mask != base.tag_map.lossless_mask)
         rd.Fail(
@@ -195,16 +195,16 @@ bool LoadUpdate(const std::string& path, const SwitchConfig& base, SwitchConfig*
     if (root["routes"]) {
       c.routes.clear();
       c.next_hops.clear();
-      cfgsec::ParseRoutes(rd, root["routes"], &c);
+      sections::ParseRoutes(rd, root["routes"], &c);
     }
     if (root["neighbors"]) {
       c.neighbors.clear();
-      cfgsec::ParseNeighbors(rd, root["neighbors"], &c);
+      sections::ParseNeighbors(rd, root["neighbors"], &c);
     }
-    if (root["rewrite"]) cfgsec::ParseRewrite(rd, root["rewrite"], &c);
-    cfgsec::Validate(rd, &c);
+    if (root["rewrite"]) sections::ParseRewrite(rd, root["rewrite"], &c);
+    sections::Validate(rd, &c);
     *out = std::move(c);
   });
 }
 
-}  // namespace pfc
+}  // namespace pfc::config

@@ -14,15 +14,15 @@
 
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/common/types.h"
-#include "dataplane/pfc/pfc_generator.h"
-#include "dataplane/pfc/pfcwd.h"
+#include "dataplane/pause/pfc_generator.h"
+#include "dataplane/pause/pfcwd.h"
 #include "dataplane/sched/egress_scheduler.h"
 #include "dataplane/sched/red.h"
 #include "dataplane/tables/rewrite_table.h"
 #include "dataplane/tables/route_table.h"
 #include "dataplane/tables/tag_map.h"
 
-namespace pfc {
+namespace pfc::config {
 
 using MacAddr = std::array<uint8_t, 6>;
 
@@ -42,7 +42,7 @@ struct PortConfig {
   bool has_pfc_enable = false;
   uint8_t pfc_enable = 0;
   uint32_t mtu = 1500;
-  SchedConfig sched{};  // shaper_bps/shaper_burst included
+  sched::SchedConfig sched{};  // shaper_bps/shaper_burst included
 };
 
 struct NeighborConfig {
@@ -85,8 +85,8 @@ struct DcfitSettings {
 // and, by port index, each port's after its `ports:` override (filled for
 // every port when the section is present; empty without it).
 struct PfcWatchdogSettings {
-  PfcwdConfig defaults;
-  std::vector<PfcwdConfig> port;
+  pause::PfcwdConfig defaults;
+  std::vector<pause::PfcwdConfig> port;
 };
 
 // ECN marking (sched/red.h, stages/ecn_stage.h): WRED profiles by name, as
@@ -96,7 +96,7 @@ struct EcnSettings {
   // The marking generator's seed; a fabric gives each switch its own from
   // the fabric's seed, so runs repeat.
   uint64_t seed = 1;
-  std::vector<RedProfile> profiles;
+  std::vector<sched::RedProfile> profiles;
   // By port index, then egress priority: an index into profiles, or -1 (no
   // marking). Empty without the section.
   std::vector<std::array<int16_t, kNumPrio>> queue;
@@ -127,15 +127,15 @@ struct SwitchConfig {
   bool hairpin_drop = false;
 
   std::vector<PortConfig> ports;
-  std::vector<RouteTable::Route> routes;  // nh indexes next_hops
-  std::vector<NextHop> next_hops;
+  std::vector<tables::RouteTable::Route> routes;  // nh indexes next_hops
+  std::vector<tables::NextHop> next_hops;
   std::vector<NeighborConfig> neighbors;
   std::vector<L2Entry> l2_table;
 
-  TagMap tag_map;
+  tables::TagMap tag_map;
   uint32_t cell_bytes = 128;  // buffer accounting granularity
-  BufferConfig buffer;
-  RewriteConfig rewrite;
+  buffer::BufferConfig buffer;
+  tables::RewriteConfig rewrite;
   PfcSettings pfc;
   DcfitSettings dcfit;
   PfcWatchdogSettings pfc_watchdog;
@@ -203,10 +203,10 @@ inline uint8_t PortPfcMask(const SwitchConfig& c, const PortConfig& p) {
 
 // The PFC generator settings of port `p` of `c`, as the runtime configures
 // them.
-PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p);
+pause::PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p);
 
 // The watchdog settings of port `p`: its override, else the section's.
-const PfcwdConfig& PfcWatchdogFor(const SwitchConfig& c, PortId p);
+const pause::PfcwdConfig& PfcWatchdogFor(const SwitchConfig& c, PortId p);
 
 // Helpers exposed for tests and the CLI.
 bool ParseRate(const std::string& s, uint64_t* bps);     // "10G", "2.5G", "100M", "1000000"
@@ -215,4 +215,4 @@ bool ParseMac(const std::string& s, MacAddr* mac);
 bool ParseIpv4(const std::string& s, uint32_t* ip);
 bool ParsePrefix(const std::string& s, uint32_t* ip, uint8_t* len);
 
-}  // namespace pfc
+}  // namespace pfc::config

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace pfc {
+namespace pfc::config {
 namespace {
 
 constexpr uint64_t kSmallPage = 4096;
@@ -171,4 +171,4 @@ std::vector<std::string> ExpectedVdevs(const SwitchConfig& c) {
   return v;
 }
 
-}  // namespace pfc
+}  // namespace pfc::config

@@ -27,7 +27,7 @@
 
 #include "dataplane/config/config.h"
 
-namespace pfc {
+namespace pfc::config {
 
 // Sizes the runtime uses (dataplane/pfcswitch/runtime.cc), in one place so the
 // plan and the pool agree.
@@ -99,4 +99,4 @@ std::string CheckMemory(const MemoryPlan& plan, uint64_t have_mb, const std::str
 std::vector<std::string> ExpectedVdevs(const SwitchConfig& c);
 bool IsPciAddress(const std::string& device);
 
-}  // namespace pfc
+}  // namespace pfc::config

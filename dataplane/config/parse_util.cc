@@ -7,7 +7,7 @@
 
 #include "dataplane/config/config.h"
 
-namespace pfc {
+namespace pfc::config {
 namespace {
 
 bool ParseScaled(const std::string& s, double k, uint64_t* out) {
@@ -97,4 +97,4 @@ int SwitchConfig::PortIndex(const std::string& name) const {
   return -1;
 }
 
-}  // namespace pfc
+}  // namespace pfc::config

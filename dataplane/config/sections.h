@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // One parser per config section (internal to dataplane/config). Each throws
-// cfg::ConfigError naming file, line, field and expectation. Sections that
+// config::ConfigError naming file, line, field and expectation. Sections that
 // reference ports (routes, rules) run after ParsePorts.
 #pragma once
 #include <yaml-cpp/yaml.h>
@@ -10,30 +10,30 @@
 #include "dataplane/config/config.h"
 #include "dataplane/config/yaml_util.h"
 
-namespace pfc::cfgsec {
+namespace pfc::config::sections {
 
-void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseSwitch(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParsePorts(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Each port's pfc_enable is a subset of qos.lossless (after ParseQos);
 // `ports` is the section's node, for the lines of the messages.
-void CheckPortPfc(const cfg::Reader& rd, const YAML::Node& ports, const SwitchConfig& c);
-void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void CheckPortPfc(const config::Reader& rd, const YAML::Node& ports, const SwitchConfig& c);
+void ParseRoutes(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseNeighbors(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Generated routes and neighbours, with the checks of the two sections.
-void AddTables(const cfg::Reader& rd, const GeneratedTables& t, SwitchConfig* c);
-void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParsePfc(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParsePfcWatchdog(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParseEcn(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
-void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void AddTables(const config::Reader& rd, const GeneratedTables& t, SwitchConfig* c);
+void ParseL2(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseQos(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParsePfc(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseDcfit(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParsePfcWatchdog(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseEcn(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseBuffer(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+void ParseRewrite(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Whole-config checks that span sections; also builds buffer/rewrite port counts.
 // The rewrite rules against the ports and the lossy tag, compiled as the
 // switch compiles them (a whole config's Validate and a rules file alone).
-void ValidateRewrite(const cfg::Reader& rd, SwitchConfig* c);
-void Validate(const cfg::Reader& rd, SwitchConfig* c);
+void ValidateRewrite(const config::Reader& rd, SwitchConfig* c);
+void Validate(const config::Reader& rd, SwitchConfig* c);
 
 // Hands out next-hop indexes so that routes over the same (port, gateway)
 // share one entry of c->next_hops: the route table holds at most
@@ -45,10 +45,10 @@ class NextHopIndex {
   explicit NextHopIndex(SwitchConfig* c);
   // The index of `nh`, appended if new; RouteTable::kMaxNextHops when `nh` is
   // new and the table is full.
-  uint16_t Add(const NextHop& nh);
+  uint16_t Add(const tables::NextHop& nh);
 
  private:
-  static uint64_t Key(const NextHop& nh) {
+  static uint64_t Key(const tables::NextHop& nh) {
     return (static_cast<uint64_t>(nh.port) << 32) | nh.gateway;
   }
   SwitchConfig* c_;
@@ -57,11 +57,11 @@ class NextHopIndex {
 
 // "250us", "1ms", "2s", "800ns" or a plain number of nanoseconds, in
 // [lo, hi] ns.
-uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, uint64_t lo,
+uint64_t Duration(const config::Reader& rd, const YAML::Node& n, const std::string& f, uint64_t lo,
                   uint64_t hi);
 
 // A port reference: a name from `ports:` or a 0-based index.
-PortId PortRef(const cfg::Reader& rd, const YAML::Node& n, const std::string& field,
+PortId PortRef(const config::Reader& rd, const YAML::Node& n, const std::string& field,
                const SwitchConfig& c);
 
-}  // namespace pfc::cfgsec
+}  // namespace pfc::config::sections

@@ -6,9 +6,9 @@
 
 #include "dataplane/config/sections.h"
 
-namespace pfc::cfgsec {
+namespace pfc::config::sections {
 
-uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, uint64_t lo,
+uint64_t Duration(const config::Reader& rd, const YAML::Node& n, const std::string& f, uint64_t lo,
                   uint64_t hi) {
   const std::string want = "a duration such as 500us or 1ms (" + std::to_string(lo) + " ns to " +
                            std::to_string(hi) + " ns)";
@@ -28,7 +28,7 @@ uint64_t Duration(const cfg::Reader& rd, const YAML::Node& n, const std::string&
   return v * mult;
 }
 
-void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParseDcfit(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.RequireMap(n, "dcfit");
   rd.CheckKeys(n, "dcfit",
@@ -77,4 +77,4 @@ void ParseDcfit(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     rd.Fail(n["enabled"], "dcfit.enabled", "a lossless priority in qos.lossless to watch");
 }
 
-}  // namespace pfc::cfgsec
+}  // namespace pfc::config::sections

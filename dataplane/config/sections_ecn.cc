@@ -12,12 +12,12 @@
 //       - { ports: [p1], priorities: [3], profile: OTHER }       # later wins
 #include "dataplane/config/sections.h"
 
-namespace pfc::cfgsec {
+namespace pfc::config::sections {
 namespace {
 
-RedProfile Profile(const cfg::Reader& rd, const YAML::Node& name, const YAML::Node& n,
-                   uint64_t total) {
-  RedProfile p;
+sched::RedProfile Profile(const config::Reader& rd, const YAML::Node& name, const YAML::Node& n,
+                          uint64_t total) {
+  sched::RedProfile p;
   p.name = rd.Str(name, "ecn.profiles (key)");
   const std::string f = "ecn.profiles." + p.name;
   rd.RequireMap(n, f);
@@ -39,7 +39,7 @@ RedProfile Profile(const cfg::Reader& rd, const YAML::Node& name, const YAML::No
 
 }  // namespace
 
-void ParseEcn(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParseEcn(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.RequireMap(n, "ecn");
   rd.CheckKeys(n, "ecn", {"seed", "profiles", "queues"});
@@ -88,4 +88,4 @@ void ParseEcn(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   }
 }
 
-}  // namespace pfc::cfgsec
+}  // namespace pfc::config::sections

@@ -8,9 +8,9 @@
 
 #include "dataplane/config/sections.h"
 
-namespace pfc::cfgsec {
+namespace pfc::config::sections {
 
-void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParseSwitch(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;  // every field has a documented default
   rd.CheckKeys(n, "switch",
                {"mode", "workers", "idle_sleep_us", "rx_interrupts", "interrupt_sleep_ms", "burst",
@@ -42,14 +42,14 @@ void ParseSwitch(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     c->verify_ip_checksum = rd.Bool(n["verify_ip_checksum"], "switch.verify_ip_checksum");
 }
 
-static void ParseScheduler(const cfg::Reader& rd, const YAML::Node& n, const std::string& f,
+static void ParseScheduler(const config::Reader& rd, const YAML::Node& n, const std::string& f,
                            PortConfig* p) {
   rd.CheckKeys(n, f, {"mode", "quantum"});
   std::string m = n["mode"] ? rd.Str(n["mode"], f + ".mode") : "strict";
   if (m == "strict")
-    p->sched.mode = SchedMode::kStrict;
+    p->sched.mode = sched::SchedMode::kStrict;
   else if (m == "dwrr")
-    p->sched.mode = SchedMode::kDwrr;
+    p->sched.mode = sched::SchedMode::kDwrr;
   else
     rd.Fail(n["mode"], f + ".mode", "strict or dwrr");
   if (n["quantum"]) {
@@ -83,7 +83,7 @@ bool AllDigits(const std::string& s) {
 constexpr uint64_t kMinSpeedMbps = 1000, kMaxSpeedMbps = 1'600'000;
 constexpr uint64_t kMinSpeedBps = 1'000'000, kMaxSpeedBps = kMaxSpeedMbps * 1'000'000;
 
-uint64_t PortSpeed(const cfg::Reader& rd, const YAML::Node& n, const std::string& f) {
+uint64_t PortSpeed(const config::Reader& rd, const YAML::Node& n, const std::string& f) {
   const std::string expected =
       "a speed such as 100G, 2.5G or 25000M (1M..1.6T), or a bare number of Mb/s as in "
       "SONiC's PORT table (100000 = 100G; 1000..1600000)";
@@ -103,7 +103,7 @@ uint64_t PortSpeed(const cfg::Reader& rd, const YAML::Node& n, const std::string
 // SONiC's PORT_QOS_MAP pfc_enable: a list [3, 4], or SONiC's string "3,4"
 // ("" or [] for none). Each priority once; whether they are lossless is
 // checked once qos is read (CheckPortPfc).
-uint8_t PfcEnable(const cfg::Reader& rd, const YAML::Node& n, const std::string& f) {
+uint8_t PfcEnable(const config::Reader& rd, const YAML::Node& n, const std::string& f) {
   const std::string expected = "a list of priorities 0..7 such as [3, 4], or SONiC's \"3,4\"";
   std::vector<std::string> items;
   if (n.IsSequence()) {
@@ -138,7 +138,7 @@ uint8_t PfcEnable(const cfg::Reader& rd, const YAML::Node& n, const std::string&
 
 }  // namespace
 
-void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParsePorts(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n.IsSequence() || n.size() == 0 || n.size() > kMaxPorts)
     rd.Fail(n, "ports", "a list of 1 to 64 ports");
   std::set<std::string> names, devices;
@@ -221,7 +221,7 @@ void ParsePorts(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   }
 }
 
-void CheckPortPfc(const cfg::Reader& rd, const YAML::Node& ports, const SwitchConfig& c) {
+void CheckPortPfc(const config::Reader& rd, const YAML::Node& ports, const SwitchConfig& c) {
   const uint8_t ll = c.tag_map.lossless_mask;
   for (size_t i = 0; i < c.ports.size(); i++) {
     const PortConfig& p = c.ports[i];
@@ -234,7 +234,7 @@ void CheckPortPfc(const cfg::Reader& rd, const YAML::Node& ports, const SwitchCo
   }
 }
 
-PortId PortRef(const cfg::Reader& rd, const YAML::Node& n, const std::string& field,
+PortId PortRef(const config::Reader& rd, const YAML::Node& n, const std::string& field,
                const SwitchConfig& c) {
   if (n.IsScalar()) {
     int idx = c.PortIndex(n.Scalar());
@@ -254,10 +254,11 @@ NextHopIndex::NextHopIndex(SwitchConfig* c) : c_(c) {
     index_.emplace(Key(c->next_hops[i]), static_cast<uint16_t>(i));
 }
 
-uint16_t NextHopIndex::Add(const NextHop& nh) {
+uint16_t NextHopIndex::Add(const tables::NextHop& nh) {
   auto it = index_.find(Key(nh));
   if (it != index_.end()) return it->second;
-  if (c_->next_hops.size() >= RouteTable::kMaxNextHops) return RouteTable::kMaxNextHops;
+  if (c_->next_hops.size() >= tables::RouteTable::kMaxNextHops)
+    return tables::RouteTable::kMaxNextHops;
   const auto i = static_cast<uint16_t>(c_->next_hops.size());
   c_->next_hops.push_back(nh);
   index_.emplace(Key(nh), i);
@@ -271,7 +272,7 @@ namespace {
 // the field without a line).
 class RouteChecker {
  public:
-  RouteChecker(const cfg::Reader& rd, SwitchConfig* c) : rd_(rd), c_(c), next_hops_(c) {}
+  RouteChecker(const config::Reader& rd, SwitchConfig* c) : rd_(rd), c_(c), next_hops_(c) {}
   void Add(const YAML::Node* e, const std::string& f, const RouteSpec& s) {
     auto at = [e](const char* key) { return e ? (*e)[key] : YAML::Node(); };
     if (s.len > 32 || (s.len < 32 && (s.prefix & (0xffffffffu >> s.len))))
@@ -294,19 +295,19 @@ class RouteChecker {
       rd_.Fail(
           at("prefix"), f + ".prefix",
           "a prefix not already routed (routes[" + std::to_string(prev->second) + "] routes it)");
-    RouteTable::Route r{};
+    tables::RouteTable::Route r{};
     r.prefix = s.prefix;
     r.len = s.len;
-    r.nh = next_hops_.Add(NextHop{s.port, s.via});
-    if (r.nh == RouteTable::kMaxNextHops)
+    r.nh = next_hops_.Add(tables::NextHop{s.port, s.via});
+    if (r.nh == tables::RouteTable::kMaxNextHops)
       rd_.Fail(e ? *e : YAML::Node(), f,
-               "at most " + std::to_string(RouteTable::kMaxNextHops) +
+               "at most " + std::to_string(tables::RouteTable::kMaxNextHops) +
                    " distinct next hops (port, via) over all routes");
     c_->routes.push_back(r);
   }
 
  private:
-  const cfg::Reader& rd_;
+  const config::Reader& rd_;
   SwitchConfig* c_;
   NextHopIndex next_hops_;
   // (prefix, length) -> index in `routes`, so a duplicate is found without a
@@ -315,7 +316,7 @@ class RouteChecker {
   std::unordered_map<uint64_t, size_t> seen_;
 };
 
-void CheckNeighbor(const cfg::Reader& rd, const YAML::Node* e, const std::string& f,
+void CheckNeighbor(const config::Reader& rd, const YAML::Node* e, const std::string& f,
                    const SwitchConfig& c, const NeighborConfig& nb) {
   auto at = [e](const char* key) { return e ? (*e)[key] : YAML::Node(); };
   if (nb.ip == 0) rd.Fail(at("ip"), f + ".ip", "an IPv4 address");
@@ -327,7 +328,7 @@ void CheckNeighbor(const cfg::Reader& rd, const YAML::Node* e, const std::string
 
 }  // namespace
 
-void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParseRoutes(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.RequireSeq(n, "routes");
   RouteChecker check(rd, c);
@@ -346,7 +347,7 @@ void ParseRoutes(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   }
 }
 
-void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParseNeighbors(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.RequireSeq(n, "neighbors");
   for (size_t i = 0; i < n.size(); i++) {
@@ -365,7 +366,7 @@ void ParseNeighbors(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c)
   }
 }
 
-void AddTables(const cfg::Reader& rd, const GeneratedTables& t, SwitchConfig* c) {
+void AddTables(const config::Reader& rd, const GeneratedTables& t, SwitchConfig* c) {
   RouteChecker check(rd, c);
   for (size_t i = 0; i < t.routes.size(); i++)
     check.Add(nullptr, "routes[" + std::to_string(i) + "]", t.routes[i]);
@@ -375,7 +376,7 @@ void AddTables(const cfg::Reader& rd, const GeneratedTables& t, SwitchConfig* c)
   }
 }
 
-void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParseL2(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.RequireSeq(n, "l2_table");
   for (size_t i = 0; i < n.size(); i++) {
@@ -394,4 +395,4 @@ void ParseL2(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   }
 }
 
-}  // namespace pfc::cfgsec
+}  // namespace pfc::config::sections

@@ -3,13 +3,13 @@
 #include <set>
 
 #include "dataplane/config/sections.h"
-#include "dataplane/pfc/headroom.h"
+#include "dataplane/pause/headroom.h"
 
-namespace pfc::cfgsec {
+namespace pfc::config::sections {
 
-void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
-  TagMap& t = c->tag_map;
-  t = TagMap{};
+void ParseQos(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  tables::TagMap& t = c->tag_map;
+  t = tables::TagMap{};
   if (!n) return;  // no qos: every packet is lossy (documented)
   rd.CheckKeys(n, "qos", {"tag_map", "lossless", "lossy_priority", "lossy_tag"});
   if (n["lossy_priority"]) t.lossy_prio = rd.Int(n["lossy_priority"], "qos.lossy_priority", 0, 7);
@@ -40,7 +40,7 @@ void ParseQos(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     rd.Fail(n["lossy_tag"], "qos.lossy_tag", "a tag that does not map to a lossless priority");
 }
 
-void ParsePfc(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParsePfc(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
   rd.CheckKeys(n, "pfc", {"pause_quanta", "refresh_fraction", "honor_8023x", "response_ns"});
   if (n["pause_quanta"])
@@ -66,7 +66,7 @@ struct ClassSpec {
   uint64_t hysteresis = 0;
 };
 
-void ParseClass(const cfg::Reader& rd, const YAML::Node& n, const std::string& f, bool lossless,
+void ParseClass(const config::Reader& rd, const YAML::Node& n, const std::string& f, bool lossless,
                 uint64_t total, ClassSpec* s) {
   if (lossless)
     rd.CheckKeys(n, f, {"reserved", "xoff", "alpha", "headroom", "xon_hysteresis"});
@@ -99,7 +99,7 @@ void ParseClass(const cfg::Reader& rd, const YAML::Node& n, const std::string& f
 
 }  // namespace
 
-void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+void ParseBuffer(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   uint64_t total = 4 << 20;
   ClassSpec lossy, lossless;
   lossless.reserved = 16 << 10;
@@ -125,7 +125,7 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       }
     }
   }
-  BufferConfig& b = c->buffer;
+  buffer::BufferConfig& b = c->buffer;
   b.total_bytes = total;
   b.num_ports = static_cast<uint16_t>(c->ports.size());
   for (size_t port = 0; port < c->ports.size(); port++) {
@@ -138,7 +138,7 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       const bool ll = (port_ll >> prio) & 1;
       const bool override_fits = per_prio[prio].first && ll == c->tag_map.IsLossless(prio);
       const ClassSpec& s = override_fits ? per_prio[prio].second : (ll ? lossless : lossy);
-      PgConfig& g = b.pg[port][prio];
+      buffer::PgConfig& g = b.pg[port][prio];
       g.lossless = ll;
       g.reserved = static_cast<uint32_t>(s.reserved);
       g.static_limit = s.dynamic ? 0 : static_cast<uint32_t>(s.static_bytes);
@@ -148,16 +148,16 @@ void ParseBuffer(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
         if (s.headroom_auto) {
           // The peer sends into this port at the link speed; our own egress
           // shaper does not bound what arrives.
-          HeadroomParams hp;
+          pause::HeadroomParams hp;
           hp.port_bps = pc.speed_bps;
           hp.cable_m = pc.cable_m;
           hp.mtu_bytes = pc.mtu + 18;
           hp.response_ns = c->pfc.response_ns;
           hp.cell_bytes = c->cell_bytes;
-          HeadroomBreakdown hb;
+          pause::HeadroomBreakdown hb;
           std::string err;
-          if (!ComputeHeadroom(hp, &hb, &err))
-            throw cfg::ConfigError(rd.file() + ": ports." + pc.name + ": headroom: " + err);
+          if (!pause::ComputeHeadroom(hp, &hb, &err))
+            throw config::ConfigError(rd.file() + ": ports." + pc.name + ": headroom: " + err);
           g.headroom = static_cast<uint32_t>(hb.total_bytes);
         }
         g.xon_hysteresis = s.hyst_auto ? 2 * (pc.mtu + 18) : static_cast<uint32_t>(s.hysteresis);
@@ -172,7 +172,7 @@ namespace {
 // lossless (Tagger's rules list their tags), so it must be written "*".
 constexpr const char* kTagExpected = "a tag 0..63, a list of tags, or \"*\" for any tag";
 
-TagMask TagSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& f) {
+TagMask TagSet(const config::Reader& rd, const YAML::Node& n, const std::string& f) {
   if (n.IsScalar() && n.Scalar() == "*") return kAnyTag;
   if (n.IsScalar()) return TagMask{1} << rd.Int(n, f, 0, 63);
   if (!n.IsSequence() || n.size() == 0) rd.Fail(n, f, kTagExpected);
@@ -182,7 +182,7 @@ TagMask TagSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& f)
   return m;
 }
 
-PortMask PortSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& f,
+PortMask PortSet(const config::Reader& rd, const YAML::Node& n, const std::string& f,
                  const SwitchConfig& c) {
   if (n.IsScalar() && n.Scalar() == "*") return kAnyPort;
   if (n.IsScalar()) return PortMask{1} << PortRef(rd, n, f, c);
@@ -195,9 +195,9 @@ PortMask PortSet(const cfg::Reader& rd, const YAML::Node& n, const std::string& 
 
 }  // namespace
 
-void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
-  RewriteConfig& r = c->rewrite;
-  r = RewriteConfig{};
+void ParseRewrite(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
+  tables::RewriteConfig& r = c->rewrite;
+  r = tables::RewriteConfig{};
   // Without a rewrite section there are no Tagger rules: tags pass unchanged.
   if (!n) {
     r.unmatched_keeps_tag = true;
@@ -218,7 +218,7 @@ void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     const YAML::Node& e = rules[i];
     const std::string f = "rewrite.rules[" + std::to_string(i) + "]";
     rd.CheckKeys(e, f, {"tag", "in", "out", "new_tag", "priority"});
-    RewriteRule rule;
+    tables::RewriteRule rule;
     rule.tags = TagSet(rd, rd.Need(e, "tag", f + ".tag", kTagExpected), f + ".tag");
     rule.in_ports = e["in"] ? PortSet(rd, e["in"], f + ".in", *c) : kAnyPort;
     rule.out_ports = e["out"] ? PortSet(rd, e["out"], f + ".out", *c) : kAnyPort;
@@ -229,15 +229,15 @@ void ParseRewrite(const cfg::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   }
 }
 
-void ValidateRewrite(const cfg::Reader& rd, SwitchConfig* c) {
+void ValidateRewrite(const config::Reader& rd, SwitchConfig* c) {
   c->rewrite.num_ports = static_cast<uint16_t>(c->ports.size());
   c->rewrite.default_tag = c->tag_map.lossy_tag;
-  RewriteTable rt;
+  tables::RewriteTable rt;
   std::string err;
-  if (!rt.Compile(c->rewrite, &err)) throw cfg::ConfigError(rd.file() + ": rewrite: " + err);
+  if (!rt.Compile(c->rewrite, &err)) throw config::ConfigError(rd.file() + ": rewrite: " + err);
 }
 
-void Validate(const cfg::Reader& rd, SwitchConfig* c) {
+void Validate(const config::Reader& rd, SwitchConfig* c) {
   const std::string& f = rd.file();
   if (c->mode == SwitchConfig::Mode::kL3) {
     // ParsePorts made every port have an address in l3 mode and checked that
@@ -252,10 +252,10 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
         have |= (r.prefix == (p.ipv4 & mask) && r.len == p.prefix_len);
       if (have) continue;
       const uint16_t nh = next_hops.Add({static_cast<PortId>(i), 0});
-      if (nh == RouteTable::kMaxNextHops)
-        throw cfg::ConfigError(
+      if (nh == tables::RouteTable::kMaxNextHops)
+        throw config::ConfigError(
             f + ": routes: port " + p.name + "'s connected subnet needs a next hop, but " +
-            "the routes already use all " + std::to_string(RouteTable::kMaxNextHops));
+            "the routes already use all " + std::to_string(tables::RouteTable::kMaxNextHops));
       c->routes.push_back({p.ipv4 & mask, p.prefix_len, nh});
     }
   }
@@ -263,17 +263,17 @@ void Validate(const cfg::Reader& rd, SwitchConfig* c) {
   // The runtime configures a PFC generator per port with these settings;
   // refuse here what it would refuse at start (a refresh more often than 1 us).
   for (const auto& p : c->ports) {
-    PfcGenerator gen;
+    pause::PfcGenerator gen;
     if (!gen.Configure(PfcGenFor(*c, p), &err))
-      throw cfg::ConfigError(f + ": pfc.pause_quanta and pfc.refresh_fraction at port " + p.name +
-                             "'s speed: " + err);
+      throw config::ConfigError(f + ": pfc.pause_quanta and pfc.refresh_fraction at port " +
+                                p.name + "'s speed: " + err);
   }
-  BufferAccountant probe;
-  if (!probe.Configure(c->buffer, &err)) throw cfg::ConfigError(f + ": buffer: " + err);
+  buffer::BufferAccountant probe;
+  if (!probe.Configure(c->buffer, &err)) throw config::ConfigError(f + ": buffer: " + err);
   ValidateRewrite(rd, c);
   // Build's checks, not the 32 MiB table: the runtime builds it once (Tables).
-  if (!RouteTable::Check(c->routes, c->next_hops, &err))
-    throw cfg::ConfigError(f + ": routes: " + err);
+  if (!tables::RouteTable::Check(c->routes, c->next_hops, &err))
+    throw config::ConfigError(f + ": routes: " + err);
 }
 
-}  // namespace pfc::cfgsec
+}  // namespace pfc::config::sections

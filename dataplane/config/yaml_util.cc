@@ -7,7 +7,7 @@
 
 #include "dataplane/config/config.h"
 
-namespace pfc::cfg {
+namespace pfc::config {
 
 YAML::Node ParseDocument(const std::string& path, const std::string& text,
                          const std::string& expected) {
@@ -165,4 +165,4 @@ uint64_t Reader::Bytes(const YAML::Node& n, const std::string& field, uint64_t l
   return v;
 }
 
-}  // namespace pfc::cfg
+}  // namespace pfc::config

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace pfc::cfg {
+namespace pfc::config {
 
 struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -63,4 +63,4 @@ std::string Scalar(const YAML::Node& n);  // the node's text for messages
 // point at a section rather than at one value.
 std::string KeyLine(const YAML::Node& map, const std::string& key);
 
-}  // namespace pfc::cfg
+}  // namespace pfc::config

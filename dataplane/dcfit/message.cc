@@ -10,8 +10,8 @@
 namespace pfc::dcfit {
 namespace {
 
-using be::Get16;
-using be::Put16;
+using net::be::Get16;
+using net::be::Put16;
 
 // Internet checksum of the message's first 18 bytes.
 uint16_t Checksum(const uint8_t* p) {
@@ -64,20 +64,20 @@ MsgStatus DecodeMsg(const uint8_t* p, size_t len, CheckMsg* out) {
   return MsgStatus::kOk;
 }
 
-size_t BuildPfcWithMsg(const std::array<uint8_t, 6>& src_mac, const PauseRequest& req,
+size_t BuildPfcWithMsg(const std::array<uint8_t, 6>& src_mac, const pause::PauseRequest& req,
                        const CheckMsg& m, uint8_t* out, size_t cap) {
-  if (BuildPfcFrame(src_mac, req, out, cap) != kPfcFrameLen) return 0;
-  if (EncodeMsg(m, out + kMsgOffset, kPfcFrameLen - kMsgOffset) != kMsgLen) return 0;
-  return kPfcFrameLen;
+  if (pause::BuildPfcFrame(src_mac, req, out, cap) != pause::kPfcFrameLen) return 0;
+  if (EncodeMsg(m, out + kMsgOffset, pause::kPfcFrameLen - kMsgOffset) != kMsgLen) return 0;
+  return pause::kPfcFrameLen;
 }
 
 size_t BuildCheckingPacket(const std::array<uint8_t, 6>& src_mac, const CheckMsg& m, uint8_t* out,
                            size_t cap) {
-  return BuildPfcWithMsg(src_mac, PauseRequest{}, m, out, cap);
+  return BuildPfcWithMsg(src_mac, pause::PauseRequest{}, m, out, cap);
 }
 
-MsgStatus ParseFrameMsg(const uint8_t* frame, size_t len, PauseRequest* req, CheckMsg* out) {
-  if (ParseMacControl(frame, len, req) != MacCtlKind::kPfc) return MsgStatus::kNotPfc;
+MsgStatus ParseFrameMsg(const uint8_t* frame, size_t len, pause::PauseRequest* req, CheckMsg* out) {
+  if (pause::ParseMacControl(frame, len, req) != pause::MacCtlKind::kPfc) return MsgStatus::kNotPfc;
   // ParseMacControl guarantees len >= 60 > kMsgOffset.
   return DecodeMsg(frame + kMsgOffset, len - kMsgOffset, out);
 }

@@ -64,7 +64,7 @@
 #include <cstdint>
 
 #include "dataplane/common/named_enum.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 
 namespace pfc::dcfit {
 
@@ -127,7 +127,7 @@ MsgStatus DecodeMsg(const uint8_t* p, size_t len, CheckMsg* out);
 
 // A 60-byte PFC frame with `req` and the message in its padding. Returns 60,
 // or 0 (cap too small, a field out of range).
-size_t BuildPfcWithMsg(const std::array<uint8_t, 6>& src_mac, const PauseRequest& req,
+size_t BuildPfcWithMsg(const std::array<uint8_t, 6>& src_mac, const pause::PauseRequest& req,
                        const CheckMsg& m, uint8_t* out, size_t cap);
 // The standalone checking packet: a PFC frame with class-enable vector 0.
 size_t BuildCheckingPacket(const std::array<uint8_t, 6>& src_mac, const CheckMsg& m, uint8_t* out,
@@ -136,6 +136,6 @@ size_t BuildCheckingPacket(const std::array<uint8_t, 6>& src_mac, const CheckMsg
 // kNotPfc unless ParseMacControl calls it PFC; then *req is filled and the
 // padding is decoded. A frame with kOk and req->class_enable == 0 is a
 // standalone checking packet.
-MsgStatus ParseFrameMsg(const uint8_t* frame, size_t len, PauseRequest* req, CheckMsg* out);
+MsgStatus ParseFrameMsg(const uint8_t* frame, size_t len, pause::PauseRequest* req, CheckMsg* out);
 
 }  // namespace pfc::dcfit

@@ -159,15 +159,15 @@ int main(int argc, char** argv) {
   std::reverse(app_args.begin(), app_args.end());
   if (const auto rc = pfc::CliParse(app, app_args)) return *rc;
 
-  pfc::emu::FabricSpec spec;
+  pfc::emulator::FabricSpec spec;
   std::string err;
-  if (!pfc::emu::LoadFabric(fabric_path, &spec, &err)) {
+  if (!pfc::emulator::LoadFabric(fabric_path, &spec, &err)) {
     std::fprintf(stderr, "pfcfabric: fabric error: %s\n", err.c_str());
     return 2;
   }
   for (const std::string& w : spec.warnings)
     std::fprintf(stderr, "pfcfabric: warning: %s\n", w.c_str());
-  if (threads > 1 && spec.clock != pfc::emu::ClockKind::kVirtual) {
+  if (threads > 1 && spec.clock != pfc::emulator::ClockKind::kVirtual) {
     std::fprintf(
         stderr,
         "pfcfabric: --threads %u: expected the virtual clock (%s: fabric.clock is real; its "
@@ -190,44 +190,44 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (!here.empty() && !pfc::emu::PlaceHere(here, &spec, &err)) {
+  if (!here.empty() && !pfc::emulator::PlaceHere(here, &spec, &err)) {
     std::fprintf(stderr, "pfcfabric: placement error: %s\n", err.c_str());
     return 2;
   }
-  pfc::emu::FabricPlan plan = pfc::emu::MakePlan(spec);
-  std::vector<pfc::SwitchConfig> configs;
-  if (!pfc::emu::WriteSwitchConfigs(spec, &plan, &configs, &err)) {
+  pfc::emulator::FabricPlan plan = pfc::emulator::MakePlan(spec);
+  std::vector<pfc::config::SwitchConfig> configs;
+  if (!pfc::emulator::WriteSwitchConfigs(spec, &plan, &configs, &err)) {
     std::fprintf(stderr, "pfcfabric: config error: %s\n", err.c_str());
     return 2;
   }
-  for (const std::string& w : pfc::emu::ClassWarnings(spec, plan, configs))
+  for (const std::string& w : pfc::emulator::ClassWarnings(spec, plan, configs))
     std::fprintf(stderr, "pfcfabric: warning: %s\n", w.c_str());
   // The topology as pfc-tagger reads it, so rules can be made for this very
   // port numbering.
   if (!pfc::tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err) ||
-      !pfc::emu::WriteHostsJson(spec, plan, &err)) {
+      !pfc::emulator::WriteHostsJson(spec, plan, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     return 1;
   }
-  const bool virt = spec.clock == pfc::emu::ClockKind::kVirtual;
+  const bool virt = spec.clock == pfc::emulator::ClockKind::kVirtual;
   std::printf(
       "pfcfabric: %zu switches, %zu hosts, %u links, %zu flows, %zu events, %s clock; configs in "
       "%s/switches\n",
       plan.switches.size(), plan.hosts.size(), spec.topo.num_links(), spec.flows.size(),
       spec.events.size(), virt ? "virtual" : "real", spec.out_dir.c_str());
   // A real host is configured by hand (or by a script reading hosts.json).
-  for (const pfc::emu::HostPlan& h : plan.hosts) {
+  for (const pfc::emulator::HostPlan& h : plan.hosts) {
     if (h.device.empty() || !spec.Local(h.node)) continue;
     std::printf("pfcfabric: real host %s on %s: ip %s/%u gateway %s (%s port %s)\n", h.name.c_str(),
-                h.device.c_str(), pfc::emu::Ipv4String(h.ip).c_str(), h.prefix_len,
-                pfc::emu::Ipv4String(h.gw_ip).c_str(), plan.sw(h.sw_node)->name.c_str(),
+                h.device.c_str(), pfc::emulator::Ipv4String(h.ip).c_str(), h.prefix_len,
+                pfc::emulator::Ipv4String(h.gw_ip).c_str(), plan.sw(h.sw_node)->name.c_str(),
                 plan.sw(h.sw_node)->ports[h.sw_port].name.c_str());
   }
-  pfc::emu::KeepLocal(spec, &plan, &configs);
+  pfc::emulator::KeepLocal(spec, &plan, &configs);
   {
     std::vector<std::string> names;
-    for (const pfc::emu::SwitchPlan& sp : plan.switches) names.push_back(sp.name);
-    if (!pfc::emu::CheckThreads(spec, names, configs, &err)) {
+    for (const pfc::emulator::SwitchPlan& sp : plan.switches) names.push_back(sp.name);
+    if (!pfc::emulator::CheckThreads(spec, names, configs, &err)) {
       std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
       return 2;
     }
@@ -239,14 +239,14 @@ int main(int argc, char** argv) {
     // Real clock: the main lcore runs hosts and events, the others switches.
     // Frames live in emulated links only unless a device carries some
     // (Fabric::Create chooses the pool the same way).
-    const bool emulated_only = pfc::emu::VdevArgs(spec).empty() && here.empty();
+    const bool emulated_only = pfc::emulator::VdevArgs(spec).empty() && here.empty();
     const unsigned cores = std::max(2u, std::min(3u, std::thread::hardware_concurrency()));
-    eal.insert(eal.end(),
-               {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge", "--no-pci",
-                "--no-shconf", "-m", std::to_string(pfc::FabricEalMb(configs, emulated_only)),
-                "--file-prefix", "pfcfabric-" + std::to_string(getpid()), "--log-level",
-                "lib.eal:error", "--log-level", "lib.telemetry:error"});
-    for (const std::string& v : pfc::emu::VdevArgs(spec)) eal.insert(eal.end(), {"--vdev", v});
+    eal.insert(eal.end(), {"-l", virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge",
+                           "--no-pci", "--no-shconf", "-m",
+                           std::to_string(pfc::config::FabricEalMb(configs, emulated_only)),
+                           "--file-prefix", "pfcfabric-" + std::to_string(getpid()), "--log-level",
+                           "lib.eal:error", "--log-level", "lib.telemetry:error"});
+    for (const std::string& v : pfc::emulator::VdevArgs(spec)) eal.insert(eal.end(), {"--vdev", v});
   } else {
     // Quiet by default with the caller's EAL options too (EAL's notes and
     // telemetry's "No legacy callbacks" line on every run); their own
@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
   }
   int rc = 0;
   {
-    auto fab = pfc::emu::Fabric::Create(spec, plan, configs, workers, &err);
+    auto fab = pfc::emulator::Fabric::Create(spec, plan, configs, workers, &err);
     if (!fab) {
       std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
       EalCleanup(own_prefix);
@@ -308,7 +308,7 @@ int main(int argc, char** argv) {
       unsigned w = 0, lcore;
       RTE_LCORE_FOREACH_WORKER(lcore) {
         if (w == fab->workers().size()) break;
-        rte_eal_remote_launch(pfc::WorkerMain, &fab->workers()[w++], lcore);
+        rte_eal_remote_launch(pfc::stages::WorkerMain, &fab->workers()[w++], lcore);
       }
       fab->RunReal(g_stop);
       fab->dp().stop.store(true);
@@ -326,10 +326,10 @@ int main(int argc, char** argv) {
     std::printf("pfcfabric: ran %.3f ms of %s time in %.2f s; lossless drops %llu; results in %s\n",
                 fab->now_ns() / 1e6, virt ? "virtual" : "real", wall,
                 static_cast<unsigned long long>(fab->LosslessDrops()), spec.out_dir.c_str());
-    for (const std::string& line : pfc::emu::VerdictLines(verdict, !virt))
+    for (const std::string& line : pfc::emulator::VerdictLines(verdict, !virt))
       std::printf("pfcfabric: verdict: %s\n", line.c_str());
     if (rc == 0) {
-      const std::string failed = pfc::emu::FailedExpectations(verdict, expect);
+      const std::string failed = pfc::emulator::FailedExpectations(verdict, expect);
       if (!failed.empty()) {
         std::printf("pfcfabric: expected %s\n", failed.c_str());
         rc = 3;

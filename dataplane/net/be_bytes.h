@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-namespace pfc::be {
+namespace pfc::net::be {
 
 inline void Put16(uint8_t* p, uint16_t v) {
   p[0] = static_cast<uint8_t>(v >> 8);
@@ -23,4 +23,4 @@ inline uint16_t Get16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8
 inline uint32_t Get32(const uint8_t* p) { return uint32_t{Get16(p)} << 16 | Get16(p + 2); }
 inline uint64_t Get64(const uint8_t* p) { return uint64_t{Get32(p)} << 32 | Get32(p + 4); }
 
-}  // namespace pfc::be
+}  // namespace pfc::net::be

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace pfc {
+namespace pfc::net {
 
 // True when the stored checksum of a 20-byte IPv4 header (no options) is
 // correct, inline for the parser's fast path (Ipv4ChecksumOk in ipv4_edit.h
@@ -30,4 +30,4 @@ inline bool Ipv4Checksum20Ok(const uint8_t* ip_hdr) {
   return s == 0xffffu;
 }
 
-}  // namespace pfc
+}  // namespace pfc::net

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-namespace pfc {
+namespace pfc::net {
 namespace {
 
 using ipv4_detail::LoadWord;
@@ -45,4 +45,4 @@ bool Ipv4ChecksumOk(const uint8_t* ip_hdr, uint16_t hdr_len) {
   return Fold64(AddWords(0, ip_hdr, hdr_len)) == 0xffff;
 }
 
-}  // namespace pfc
+}  // namespace pfc::net

@@ -10,7 +10,7 @@
 
 #include "dataplane/net/ipv4_checksum.h"
 
-namespace pfc {
+namespace pfc::net {
 
 // Full IPv4 header checksum (RFC 791) over hdr_len bytes, skipping the
 // checksum field itself (bytes 10..11), so it need not be zeroed first.
@@ -101,4 +101,4 @@ inline uint8_t Ipv4MarkCe(uint8_t* ip_hdr) {
   return ecn;
 }
 
-}  // namespace pfc
+}  // namespace pfc::net

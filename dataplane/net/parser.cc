@@ -3,7 +3,7 @@
 
 #include "dataplane/net/ipv4_edit.h"
 
-namespace pfc {
+namespace pfc::net {
 namespace {
 
 constexpr uint32_t kEthHdrLen = 14;
@@ -114,7 +114,7 @@ PktKind ParseFrameFull(const uint8_t* frame, uint32_t len, bool verify_ip_csum, 
     case kEtherTypeArp:
       return ParseArpHeader(frame, len, out);
     case kEtherTypeMacControl:
-      // Opcode/length checks belong to the PFC codec (dataplane/pfc/).
+      // Opcode/length checks belong to the PFC codec (dataplane/pause/).
       out->kind = PktKind::kMacControl;
       return PktKind::kMacControl;
     default:
@@ -138,4 +138,4 @@ bool ParseArp(const uint8_t* frame, uint32_t len, const ParsedPacket& p, ArpView
   return true;
 }
 
-}  // namespace pfc
+}  // namespace pfc::net

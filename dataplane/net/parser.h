@@ -20,7 +20,7 @@
 #include "dataplane/common/types.h"
 #include "dataplane/net/ipv4_checksum.h"
 
-namespace pfc {
+namespace pfc::net {
 
 enum class PktKind : uint8_t {
   kIpv4,        // valid IPv4 header (options/fragments allowed, flagged)
@@ -115,4 +115,4 @@ struct ArpView {
 // unless p.kind == kArp, the body fits in len, and op is 1 or 2.
 bool ParseArp(const uint8_t* frame, uint32_t len, const ParsedPacket& p, ArpView* out);
 
-}  // namespace pfc
+}  // namespace pfc::net

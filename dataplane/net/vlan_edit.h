@@ -12,7 +12,7 @@
 #pragma once
 #include <cstdint>
 
-namespace pfc {
+namespace pfc::net {
 
 inline constexpr uint32_t kVlanTciOffset = 14;  // after dst, src and the 0x8100 TPID
 
@@ -29,4 +29,4 @@ inline bool VlanSetPcp(uint8_t* tci, uint8_t pcp) {
 // The PCP of a TCI as the parser returns it (ParsedPacket::vlan_tci).
 inline uint8_t VlanPcp(uint16_t tci) { return static_cast<uint8_t>(tci >> 13); }
 
-}  // namespace pfc
+}  // namespace pfc::net

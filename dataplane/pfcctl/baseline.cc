@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 
 std::string BaselinePath(const std::string& socket_path, const std::string& sw) {
   // <runtime-dir>/<file-prefix>/dpdk_telemetry.v2: the prefix is the
@@ -70,4 +70,4 @@ bool LoadBaseline(const std::string& path, const std::string& identity, nlohmann
   return true;
 }
 
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

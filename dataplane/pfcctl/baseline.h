@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 
 // Where the snapshot of the switch behind `socket_path` (and `sw`, its
 // name in a pfcfabric process, or "") is kept.
@@ -30,4 +30,4 @@ bool SaveBaseline(const std::string& path, const std::string& identity, const nl
 bool LoadBaseline(const std::string& path, const std::string& identity, nlohmann::json* stats,
                   int64_t* when);
 
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

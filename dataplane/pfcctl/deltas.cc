@@ -3,7 +3,7 @@
 
 #include <set>
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 namespace {
 
 using nlohmann::json;
@@ -71,4 +71,4 @@ json PerSecond(const json& cur, const json& prev, double seconds) {
   });
 }
 
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 
 // True for a value that is a level, not a count of events since start.
 bool IsGauge(const std::string& name);
@@ -22,4 +22,4 @@ nlohmann::json Since(const nlohmann::json& cur, const nlohmann::json& base);
 // (cur - prev) / seconds for each counter, as a double; gauges as in cur.
 nlohmann::json PerSecond(const nlohmann::json& cur, const nlohmann::json& prev, double seconds);
 
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

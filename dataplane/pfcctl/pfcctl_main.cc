@@ -38,7 +38,7 @@ std::string ErrorText(const nlohmann::json& j) {
   std::string s = j["error"].get<std::string>();
   if (j.contains("error_more"))
     for (const auto& piece : j["error_more"]) s += piece.get<std::string>();
-  return pfc::TelemetryText(s);  // in ASCII on the wire (telemetry_cmd.h)
+  return pfc::pfcswitch::TelemetryText(s);  // in ASCII on the wire (telemetry_cmd.h)
 }
 
 int Fail(const std::string& msg) {
@@ -49,7 +49,7 @@ int Fail(const std::string& msg) {
 // "" for pfcswitch; "<switch>," for one switch of a pfcfabric process.
 std::string g_sw;
 
-bool AllStats(pfc::TelemetryClient& c, const std::string& only, nlohmann::json* out,
+bool AllStats(pfc::pfcctl::TelemetryClient& c, const std::string& only, nlohmann::json* out,
               std::string* err) {
   nlohmann::json names;
   if (!c.Query("/pfcswitch/ports" + (g_sw.empty() ? "" : "," + g_sw.substr(0, g_sw.size() - 1)),
@@ -61,7 +61,7 @@ bool AllStats(pfc::TelemetryClient& c, const std::string& only, nlohmann::json* 
     if (!only.empty() && n.get<std::string>() != only) continue;
     nlohmann::json flat;
     if (!c.Query("/pfcswitch/port_stats," + g_sw + n.get<std::string>(), &flat, err)) return false;
-    ports.push_back(pfc::NestPortStats(flat));
+    ports.push_back(pfc::pfcctl::NestPortStats(flat));
     drops += ports.back().value("drops_total", uint64_t{0});
   }
   if (!only.empty() && ports.empty()) {
@@ -125,7 +125,7 @@ bool Pause(double seconds) {
 // The switch names of the process (pfcswitch: one, ""). Without --switch on
 // a process with several (pfcfabric), or with a name it does not run, lists
 // them and returns 2; else 0.
-int CheckSwitch(pfc::TelemetryClient& c, const std::string& sw_name, bool list_only) {
+int CheckSwitch(pfc::pfcctl::TelemetryClient& c, const std::string& sw_name, bool list_only) {
   nlohmann::json names;
   std::string err;
   if (!c.Query("/pfcswitch/switches", &names, &err)) return Fail(err);
@@ -154,22 +154,23 @@ int CheckSwitch(pfc::TelemetryClient& c, const std::string& sw_name, bool list_o
   return 2;
 }
 
-using View = std::function<std::string(const nlohmann::json&, const pfc::ctl::ViewOptions&)>;
+using View = std::function<std::string(const nlohmann::json&, const pfc::pfcctl::ViewOptions&)>;
 
 // A SONiC-like view: once, since the baseline of `clear counters` if there
 // is one; or with interval > 0, `count` times (0: until Ctrl-C) the rates
 // per second over each interval.
-int RunView(pfc::TelemetryClient& c, const std::string& socket_path, const std::string& sw_name,
-            const View& view, pfc::ctl::ViewOptions o, double interval, int count) {
+int RunView(pfc::pfcctl::TelemetryClient& c, const std::string& socket_path,
+            const std::string& sw_name, const View& view, pfc::pfcctl::ViewOptions o,
+            double interval, int count) {
   nlohmann::json cur, prev;
   std::string err;
   if (!AllStats(c, "", &cur, &err)) return Fail(err);
   if (interval <= 0 && count == 0) {
     nlohmann::json base;
     int64_t when = 0;
-    if (pfc::ctl::LoadBaseline(pfc::ctl::BaselinePath(socket_path, sw_name),
-                               pfc::ctl::SocketIdentity(socket_path), &base, &when)) {
-      cur = pfc::ctl::Since(cur, base);
+    if (pfc::pfcctl::LoadBaseline(pfc::pfcctl::BaselinePath(socket_path, sw_name),
+                                  pfc::pfcctl::SocketIdentity(socket_path), &base, &when)) {
+      cur = pfc::pfcctl::Since(cur, base);
       const std::time_t t = when;
       char at[64];
       std::strftime(at, sizeof(at), "%F %T", std::localtime(&t));
@@ -194,21 +195,21 @@ int RunView(pfc::TelemetryClient& c, const std::string& socket_path, const std::
     t0 = t1;
     std::printf("== sample %d%s: per second over %.2f s ==\n", k,
                 count ? (" of " + std::to_string(count)).c_str() : "", dt);
-    std::fputs(view(pfc::ctl::PerSecond(cur, prev, dt), o).c_str(), stdout);
+    std::fputs(view(pfc::pfcctl::PerSecond(cur, prev, dt), o).c_str(), stdout);
     std::fflush(stdout);
   }
   return 0;
 }
 
 // pfcctl clear [counters|watermarks]: `what` is "" for both.
-int Clear(pfc::TelemetryClient& c, const std::string& socket_path, const std::string& sw_name,
-          const std::string& what) {
+int Clear(pfc::pfcctl::TelemetryClient& c, const std::string& socket_path,
+          const std::string& sw_name, const std::string& what) {
   std::string err;
   if (what != "watermarks") {
     nlohmann::json cur;
     if (!AllStats(c, "", &cur, &err)) return Fail(err);
-    const std::string path = pfc::ctl::BaselinePath(socket_path, sw_name);
-    if (!pfc::ctl::SaveBaseline(path, pfc::ctl::SocketIdentity(socket_path), cur, &err))
+    const std::string path = pfc::pfcctl::BaselinePath(socket_path, sw_name);
+    if (!pfc::pfcctl::SaveBaseline(path, pfc::pfcctl::SocketIdentity(socket_path), cur, &err))
       return Fail(err);
     std::printf("pfcctl: counters cleared (baseline %s; `stats` and `show` keep totals)\n",
                 path.c_str());
@@ -289,25 +290,25 @@ int main(int argc, char** argv) {
   if (!sw_name.empty()) g_sw = sw_name + ",";
   const std::string info_cmd = "/pfcswitch/info" + (sw_name.empty() ? "" : "," + sw_name);
 
-  if (socket_path.empty()) socket_path = pfc::TelemetrySocketPath(runtime_dir, prefix);
-  pfc::TelemetryClient c;
+  if (socket_path.empty()) socket_path = pfc::pfcctl::TelemetrySocketPath(runtime_dir, prefix);
+  pfc::pfcctl::TelemetryClient c;
   std::string err;
   if (!c.Connect(socket_path, &err)) return Fail(err);
   if (!*raw) {
     if (const int rc = CheckSwitch(c, sw_name, switches->parsed()); rc != 0 || switches->parsed())
       return rc;
   }
-  const pfc::ctl::ViewOptions vo{xon, false};
+  const pfc::pfcctl::ViewOptions vo{xon, false};
   auto run = [&](const View& v) {
     return RunView(c, socket_path, sw_name, v, vo, interval, count);
   };
-  if (*pfc_cmd) return run(pfc::ctl::PfcView);
-  if (*qcounters) return run(pfc::ctl::QueueView);
+  if (*pfc_cmd) return run(pfc::pfcctl::PfcView);
+  if (*qcounters) return run(pfc::pfcctl::QueueView);
   if (*qwatermark)
-    return run([](const nlohmann::json& s, const pfc::ctl::ViewOptions&) {
-      return pfc::ctl::WatermarkView(s);
+    return run([](const nlohmann::json& s, const pfc::pfcctl::ViewOptions&) {
+      return pfc::pfcctl::WatermarkView(s);
     });
-  if (*pfcwd) return run(pfc::ctl::PfcwdView);
+  if (*pfcwd) return run(pfc::pfcctl::PfcwdView);
   if (*clear) return Clear(c, socket_path, sw_name, what);
   nlohmann::json j;
   if (*info) {
@@ -336,11 +337,11 @@ int main(int argc, char** argv) {
   } else if (*load) {
     if (!c.Query(info_cmd, &j, &err)) return Fail(err);
     const std::string base_path = j.value("config", "");
-    pfc::SwitchConfig base, next;
-    if (!pfc::LoadConfig(base_path, &base, &err))
+    pfc::config::SwitchConfig base, next;
+    if (!pfc::config::LoadConfig(base_path, &base, &err))
       return Fail("switch config " + base_path + ": " + err);
     const std::string abs = std::filesystem::absolute(file).string();
-    if (!pfc::LoadUpdate(abs, base, &next, &err)) return Fail(err);
+    if (!pfc::config::LoadUpdate(abs, base, &next, &err)) return Fail(err);
     if (!c.Query("/pfcswitch/reload," + g_sw + abs, &j, &err)) return Fail(err);
     if (j.contains("error")) return Fail("switch refused " + abs + ": " + ErrorText(j));
     std::printf("pfcctl: loaded %s: generation %lu, %lu rules, %lu routes\n", abs.c_str(),

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 namespace {
 
 // Digits, with at most a sign, a decimal point and a '/' between two
@@ -62,4 +62,4 @@ std::string Cell(const nlohmann::json& v) {
   return "N/A";
 }
 
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 
 class Table {
  public:
@@ -28,4 +28,4 @@ class Table {
 // with one decimal. Anything else (missing) prints "N/A", as SONiC does.
 std::string Cell(const nlohmann::json& v);
 
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

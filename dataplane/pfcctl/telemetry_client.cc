@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-namespace pfc {
+namespace pfc::pfcctl {
 
 TelemetryClient::~TelemetryClient() {
   if (fd_ >= 0) close(fd_);
@@ -98,4 +98,4 @@ nlohmann::json NestPortStats(const nlohmann::json& flat) {
   return out;
 }
 
-}  // namespace pfc
+}  // namespace pfc::pfcctl

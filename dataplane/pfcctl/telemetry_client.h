@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pfc {
+namespace pfc::pfcctl {
 
 class TelemetryClient {
  public:
@@ -28,4 +28,4 @@ std::string TelemetrySocketPath(const std::string& runtime_dir, const std::strin
 // nested shape of pfcswitch's exit report: {..., "prio": [{..., "drops": {}}]}.
 nlohmann::json NestPortStats(const nlohmann::json& flat);
 
-}  // namespace pfc
+}  // namespace pfc::pfcctl

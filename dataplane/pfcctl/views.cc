@@ -5,7 +5,7 @@
 
 #include "dataplane/pfcctl/table.h"
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 namespace {
 
 using nlohmann::json;
@@ -142,4 +142,4 @@ std::string PfcwdView(const json& stats, const ViewOptions& o) {
          "priority and met a storming queue)\n";
 }
 
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

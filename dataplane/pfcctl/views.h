@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 
 struct ViewOptions {
   bool xon = false;    // PfcView: XON frames too
@@ -26,4 +26,4 @@ std::string QueueView(const nlohmann::json& stats, const ViewOptions& o);
 std::string WatermarkView(const nlohmann::json& stats);
 std::string PfcwdView(const nlohmann::json& stats, const ViewOptions& o);
 
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/pfcswitch/capture.h"
 
-namespace pfc {
+namespace pfc::pfcswitch {
 
 std::string CaptureUnavailableReason(const std::vector<std::string>& eal_args) {
   for (const auto& a : eal_args) {
@@ -14,4 +14,4 @@ std::string CaptureUnavailableReason(const std::vector<std::string>& eal_args) {
   return "";
 }
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

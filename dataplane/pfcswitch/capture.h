@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-namespace pfc {
+namespace pfc::pfcswitch {
 
 // Why a secondary process cannot capture this switch's ports with these EAL
 // arguments, naming the argument; empty when it can.
 std::string CaptureUnavailableReason(const std::vector<std::string>& eal_args);
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

@@ -16,7 +16,7 @@
 #include <set>
 #include <thread>
 
-namespace pfc {
+namespace pfc::pfcswitch {
 namespace {
 
 // "--opt value" or "--opt=value" at args[i]; advances i past a separate value.
@@ -209,7 +209,7 @@ InstanceLocks::Dirs InstanceLocks::DefaultDirs() {
 
 std::unique_ptr<InstanceLocks> InstanceLocks::Acquire(const Dirs& dirs, const std::string& prefix,
                                                       const std::vector<VdevIface>& ifaces,
-                                                      const std::vector<PortConfig>& ports,
+                                                      const std::vector<config::PortConfig>& ports,
                                                       std::string* err) {
   if (prefix.empty() || prefix.find('/') != std::string::npos) {
     *err = "EAL argument --file-prefix '" + prefix + "': expected a name without '/'";
@@ -258,7 +258,7 @@ std::unique_ptr<InstanceLocks> InstanceLocks::Acquire(const Dirs& dirs, const st
 }
 
 std::unique_ptr<InstanceLocks> LockInstance(const std::vector<char*>& eal_argv,
-                                            const SwitchConfig& cfg, std::string* err) {
+                                            const config::SwitchConfig& cfg, std::string* err) {
   std::vector<std::string> args;
   for (size_t i = 1; i < eal_argv.size(); i++) args.emplace_back(eal_argv[i]);
   std::vector<VdevIface> ifaces;
@@ -267,4 +267,4 @@ std::unique_ptr<InstanceLocks> LockInstance(const std::vector<char*>& eal_argv,
                                 cfg.ports, err);
 }
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

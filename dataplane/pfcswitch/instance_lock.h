@@ -22,7 +22,7 @@
 
 #include "dataplane/config/config.h"
 
-namespace pfc {
+namespace pfc::pfcswitch {
 
 // A kernel interface an EAL --vdev argument opens, and the vdev's name.
 struct VdevIface {
@@ -79,7 +79,7 @@ class InstanceLocks {
   // already used by pfcswitch pid 1234") when anything is taken.
   static std::unique_ptr<InstanceLocks> Acquire(const Dirs& dirs, const std::string& prefix,
                                                 const std::vector<VdevIface>& ifaces,
-                                                const std::vector<PortConfig>& ports,
+                                                const std::vector<config::PortConfig>& ports,
                                                 std::string* err);
 
  private:
@@ -89,6 +89,6 @@ class InstanceLocks {
 // What main calls: parses the EAL arguments (argv[0] first) and takes every
 // lock in the default directories.
 std::unique_ptr<InstanceLocks> LockInstance(const std::vector<char*>& eal_argv,
-                                            const SwitchConfig& cfg, std::string* err);
+                                            const config::SwitchConfig& cfg, std::string* err);
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

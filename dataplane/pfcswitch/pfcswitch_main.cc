@@ -84,7 +84,7 @@ constexpr const char* kUsage =
 // Which memory a check or a start can count on: --memory-mb, else the EAL
 // -m / --socket-mem, else --no-huge's default of 64 MB. 0 = unknown
 // (hugepages without -m grow on demand).
-uint64_t MemoryLimit(const pfc::EalMemoryArgs& ea, int64_t memory_mb, std::string* source) {
+uint64_t MemoryLimit(const pfc::config::EalMemoryArgs& ea, int64_t memory_mb, std::string* source) {
   if (memory_mb >= 0) {
     *source = "--memory-mb";
     return static_cast<uint64_t>(memory_mb);
@@ -100,7 +100,7 @@ uint64_t MemoryLimit(const pfc::EalMemoryArgs& ea, int64_t memory_mb, std::strin
   return 0;
 }
 
-std::string Summary(const pfc::SwitchConfig& c) {
+std::string Summary(const pfc::config::SwitchConfig& c) {
   std::string lossless;
   for (int p = 0; p < pfc::kNumPrio; p++)
     if (c.tag_map.IsLossless(p))
@@ -162,9 +162,9 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  pfc::SwitchConfig cfg;
+  pfc::config::SwitchConfig cfg;
   std::string err;
-  const pfc::EalMemoryArgs ea = pfc::ParseEalMemoryArgs(eal_args);
+  const pfc::config::EalMemoryArgs ea = pfc::config::ParseEalMemoryArgs(eal_args);
   if (!ea.ok) {
     std::fprintf(stderr,
                  "pfcswitch: EAL %s: expected megabytes, such as -m 256 or --socket-mem 128,128\n",
@@ -174,16 +174,16 @@ int main(int argc, char** argv) {
   std::string mem_source;
   const uint64_t mem_limit = MemoryLimit(ea, memory_mb, &mem_source);
   if (!check_path.empty()) {
-    if (!pfc::LoadConfig(check_path, &cfg, &err)) {
+    if (!pfc::config::LoadConfig(check_path, &cfg, &err)) {
       std::fprintf(stderr, "pfcswitch: config error: %s\n", err.c_str());
       return 2;
     }
     // Without EAL options the check assumes --no-huge, the costlier case.
-    pfc::EalNeedsInput need;
+    pfc::config::EalNeedsInput need;
     need.hugepages = !eal_args.empty() && !ea.no_huge;
-    const pfc::MemoryPlan plan = pfc::PlanMemory(cfg, need);
+    const pfc::config::MemoryPlan plan = pfc::config::PlanMemory(cfg, need);
     if (mem_limit) {
-      err = pfc::CheckMemory(plan, mem_limit, mem_source);
+      err = pfc::config::CheckMemory(plan, mem_limit, mem_source);
       if (!err.empty()) {
         std::fprintf(stderr, "pfcswitch: config error: %s: %s\n", check_path.c_str(), err.c_str());
         return 2;
@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
     std::printf("pfcswitch: config OK: %s: %s\n", check_path.c_str(), Summary(cfg).c_str());
     std::printf("pfcswitch: memory: %s\n", plan.Describe().c_str());
     std::string vdevs;
-    for (const auto& d : pfc::ExpectedVdevs(cfg)) vdevs += (vdevs.empty() ? "" : ", ") + d;
+    for (const auto& d : pfc::config::ExpectedVdevs(cfg)) vdevs += (vdevs.empty() ? "" : ", ") + d;
     if (!vdevs.empty()) std::printf("pfcswitch: expects EAL --vdev for: %s\n", vdevs.c_str());
     return 0;
   }
@@ -207,16 +207,16 @@ int main(int argc, char** argv) {
         "pfcswitch: --memory-mb goes with --check-config; give EAL -m to a running switch\n");
     return 2;
   }
-  if (!pfc::LoadConfig(config_path, &cfg, &err)) {
+  if (!pfc::config::LoadConfig(config_path, &cfg, &err)) {
     std::fprintf(stderr, "pfcswitch: config error: %s\n", err.c_str());
     return 2;
   }
   // Refuse before EAL takes the memory: a bare mempool failure later says
   // less. The pool creation itself gives the same message if this passes.
   if (mem_limit) {
-    pfc::EalNeedsInput need;
+    pfc::config::EalNeedsInput need;
     need.hugepages = !ea.no_huge;
-    err = pfc::CheckMemory(pfc::PlanMemory(cfg, need), mem_limit, mem_source);
+    err = pfc::config::CheckMemory(pfc::config::PlanMemory(cfg, need), mem_limit, mem_source);
     if (!err.empty()) {
       std::fprintf(stderr, "pfcswitch: config error: %s: %s\n", config_path.c_str(), err.c_str());
       return 2;
@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
 
   // Before EAL: refuse a file prefix, telemetry socket or interface another
   // instance uses (instance_lock.h); held until exit.
-  auto instance_locks = pfc::LockInstance(eal_argv, cfg, &err);
+  auto instance_locks = pfc::pfcswitch::LockInstance(eal_argv, cfg, &err);
   if (!instance_locks) {
     std::fprintf(stderr, "pfcswitch: %s\n", err.c_str());
     return 1;
@@ -248,38 +248,38 @@ int main(int argc, char** argv) {
     rte_eal_cleanup();
     return 2;
   }
-  std::unique_ptr<pfc::Dataplane> dp;
-  std::unique_ptr<pfc::Switch> sw;
-  if (!pfc::CreateStandalone(cfg, &dp, &sw, &err)) {
+  std::unique_ptr<pfc::sw::Dataplane> dp;
+  std::unique_ptr<pfc::sw::Switch> sw;
+  if (!pfc::sw::CreateStandalone(cfg, &dp, &sw, &err)) {
     std::fprintf(stderr, "pfcswitch: %s: %s\n", config_path.c_str(), err.c_str());
     rte_eal_cleanup();
     return 1;
   }
-  pfc::RegisterTelemetry({sw.get()});
+  pfc::pfcswitch::RegisterTelemetry({sw.get()});
   // rte_pdump answers dpdk-dumpcap / dpdk-pdump; it only copies packets
   // while one of them has asked for a port.
-  std::string no_capture = pfc::CaptureUnavailableReason(eal_args);
+  std::string no_capture = pfc::pfcswitch::CaptureUnavailableReason(eal_args);
   if (no_capture.empty() && rte_pdump_init() < 0)
     no_capture = std::string("rte_pdump_init failed: ") + rte_strerror(rte_errno);
   if (no_capture.empty())
     std::printf("pfcswitch: capture ready: dpdk-dumpcap --file-prefix=%s -i DEVICE\n",
-                pfc::EalFilePrefix(eal_args).c_str());
+                pfc::pfcswitch::EalFilePrefix(eal_args).c_str());
   else
     std::printf("pfcswitch: no capture by dpdk-dumpcap: %s\n", no_capture.c_str());
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
 
-  std::vector<pfc::Worker> workers(cfg.workers);
+  std::vector<pfc::stages::Worker> workers(cfg.workers);
   for (unsigned w = 0; w < cfg.workers; w++) {
     workers[w].dp = dp.get();
     workers[w].id = w;
-    workers[w].slots.push_back(pfc::MakeWorkerCtx(*sw, w));
+    workers[w].slots.push_back(pfc::stages::MakeWorkerCtx(*sw, w));
   }
   unsigned w = 0;
   unsigned lcore;
   RTE_LCORE_FOREACH_WORKER(lcore) {
     if (w == cfg.workers) break;
-    rte_eal_remote_launch(pfc::WorkerMain, &workers[w++], lcore);
+    rte_eal_remote_launch(pfc::stages::WorkerMain, &workers[w++], lcore);
   }
   std::printf("pfcswitch: forwarding on %zu ports with %u worker(s): %s\n", sw->ports.size(),
               cfg.workers, Summary(cfg).c_str());
@@ -287,8 +287,8 @@ int main(int argc, char** argv) {
 
   // The control thread prints the workers' events (switch/log.h) and
   // watches the device ports' links (switch/link_watch.h).
-  pfc::EventPrinter events;
-  pfc::LinkWatch links(*sw);
+  pfc::sw::EventPrinter events;
+  pfc::sw::LinkWatch links(*sw);
   while (!g_signalled.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     events.Print(*sw);
@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
   rte_eal_mp_wait_lcore();
   events.Print(*sw);
 
-  const nlohmann::json stats = pfc::StatsJson(*sw);
+  const nlohmann::json stats = pfc::pfcswitch::StatsJson(*sw);
   std::printf("pfcswitch: exit: %s\n", ExitSummary(stats).c_str());
   if (stats_json == "-") {
     std::printf("pfcswitch: stats %s\n", stats.dump().c_str());

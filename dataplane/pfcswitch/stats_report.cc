@@ -8,11 +8,11 @@
 #include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/stages/ecn_stage.h"
 
-namespace pfc {
+namespace pfc::pfcswitch {
 namespace {
 
 template <typename F>
-uint64_t Sum(const Switch& sw, F f) {
+uint64_t Sum(const sw::Switch& sw, F f) {
   uint64_t s = 0;
   for (const auto& w : sw.stats) s += f(*w).Get();
   return s;
@@ -27,17 +27,18 @@ void AddTo(nlohmann::json* j, const char* name, uint64_t v) {
 // Adds every counter of the block `of` picks (stats.h's list), summed over
 // the switch's workers, to j under its own name.
 template <typename Of>
-void AddCounters(const Switch& sw, Of of, nlohmann::json* j) {
+void AddCounters(const sw::Switch& sw, Of of, nlohmann::json* j) {
   for (const auto& w : sw.stats) {
-    ForEachCounter(of(*w), [&](const char* name, const Counter& c) { AddTo(j, name, c.Get()); });
+    sw::ForEachCounter(of(*w),
+                       [&](const char* name, const sw::Counter& c) { AddTo(j, name, c.Get()); });
   }
 }
 
 // The per-priority maxima (stats.h PFC_PRIO_MAXIMA): the largest over the
 // workers, only the port's owner writing any.
-void AddMaxima(const Switch& sw, PortId p, int q, nlohmann::json* j) {
+void AddMaxima(const sw::Switch& sw, PortId p, int q, nlohmann::json* j) {
   for (const auto& w : sw.stats) {
-    ForEachMaximum(w->prio[p][q], [&](const char* name, const Counter& c) {
+    sw::ForEachMaximum(w->prio[p][q], [&](const char* name, const sw::Counter& c) {
       const uint64_t prev = j->contains(name) ? (*j)[name].get<uint64_t>() : 0;
       (*j)[name] = std::max(prev, c.Get());
     });
@@ -46,30 +47,30 @@ void AddMaxima(const Switch& sw, PortId p, int q, nlohmann::json* j) {
 
 }  // namespace
 
-nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
+nlohmann::json PortStatsJson(const sw::Switch& sw, PortId p) {
   using nlohmann::json;
   json j;
-  const PortRuntime& pr = sw.ports[p];
+  const sw::PortRuntime& pr = sw.ports[p];
   j["name"] = pr.name;
   AddCounters(
-      sw, [&](const WorkerStats& w) -> const PortCounters& { return w.port[p]; }, &j);
+      sw, [&](const sw::WorkerStats& w) -> const sw::PortCounters& { return w.port[p]; }, &j);
   // What the device itself lost or refused, before the switch could count a
   // packet (e.g. an AF_PACKET ring overflowing while the worker was not
   // running): reported beside the switch's own drop reasons.
   rte_eth_stats ds{};
-  if (pr.io.kind == PortIo::Kind::kEthdev && rte_eth_stats_get(pr.io.dpdk_port, &ds) == 0) {
+  if (pr.io.kind == sw::PortIo::Kind::kEthdev && rte_eth_stats_get(pr.io.dpdk_port, &ds) == 0) {
     j["dev_rx_missed"] = ds.imissed;
     j["dev_rx_errors"] = ds.ierrors;
     j["dev_rx_nombuf"] = ds.rx_nombuf;
     j["dev_tx_errors"] = ds.oerrors;
   }
-  if (pr.io.kind == PortIo::Kind::kEthdev)  // as the link watch last saw it
+  if (pr.io.kind == sw::PortIo::Kind::kEthdev)  // as the link watch last saw it
     j["link_up"] = pr.owner_state->dev_link_up.load(std::memory_order_relaxed) ? 1u : 0u;
-  if (pr.io.kind == PortIo::Kind::kEmu) {
+  if (pr.io.kind == sw::PortIo::Kind::kEmu) {
     // The emulated link: frames lost to a link going down (a failed cable
     // loses what it carries) and the wire's utilisation.
-    const emu::EmuPortCounters& ec = pr.io.emu->counters();
-    const emu::LinkCounters& lc = pr.io.emu->link().counters();
+    const emulator::EmuPortCounters& ec = pr.io.emu->counters();
+    const emulator::LinkCounters& lc = pr.io.emu->link().counters();
     j["link_up"] = pr.io.emu->link().up() ? 1u : 0u;
     j["link_tx_frames"] = lc.frames;
     j["link_busy_ns"] = lc.busy_ns;
@@ -82,17 +83,19 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
     json pj;
     pj["prio"] = q;
     // Lossless on this port: qos.lossless and the port's pfc_enable.
-    const bool lossless = p < sw.cfg.ports.size() ? (PortPfcMask(sw.cfg, sw.cfg.ports[p]) >> q) & 1
-                                                  : sw.cfg.tag_map.IsLossless(q);
+    const bool lossless = p < sw.cfg.ports.size()
+                              ? (config::PortPfcMask(sw.cfg, sw.cfg.ports[p]) >> q) & 1
+                              : sw.cfg.tag_map.IsLossless(q);
     pj["lossless"] = lossless;
     AddCounters(
-        sw, [&](const WorkerStats& w) -> const PrioCounters& { return w.prio[p][q]; }, &pj);
+        sw, [&](const sw::WorkerStats& w) -> const sw::PrioCounters& { return w.prio[p][q]; }, &pj);
     AddMaxima(sw, p, q, &pj);
     json drops = json::object();
     uint64_t total = 0;
     for (int r = 0; r < kNumDropReasons; r++) {
-      uint64_t v =
-          Sum(sw, [&](const WorkerStats& w) -> const Counter& { return w.prio[p][q].drops[r]; });
+      uint64_t v = Sum(sw, [&](const sw::WorkerStats& w) -> const sw::Counter& {
+        return w.prio[p][q].drops[r];
+      });
       drops[std::string(DropReasonName(static_cast<DropReason>(r)))] = v;
       total += v;
     }
@@ -102,7 +105,8 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
     pj["queue_depth"] = rte_ring_count(pr.egress[q]);
     // Bytes queued (ring and stash), as ECN marking sees them; kept only
     // for queues with a WRED profile.
-    if (sw.ecn && sw.CurrentTables()->ecn[p][q].enabled()) pj["queue_bytes"] = EcnDepth(sw, p, q);
+    if (sw.ecn && sw.CurrentTables()->ecn[p][q].enabled())
+      pj["queue_bytes"] = stages::EcnDepth(sw, p, q);
     pj["buffer_bytes"] = sw.buffer.occupancy(p, q);
     pj["buffer_watermark"] = sw.buffer.watermark(p, q);
     // Every priority has the same fields (0 where a lossy group has no
@@ -118,7 +122,7 @@ nlohmann::json PortStatsJson(const Switch& sw, PortId p) {
   return j;
 }
 
-nlohmann::json SwitchStatsJson(const Switch& sw) {
+nlohmann::json SwitchStatsJson(const sw::Switch& sw) {
   nlohmann::json j;
   j["generation"] = sw.generation();
   j["buffer_shared_used"] = sw.buffer.shared_used();
@@ -129,12 +133,13 @@ nlohmann::json SwitchStatsJson(const Switch& sw) {
   j["pool_size"] = sw.dp.pool->size;
   j["pool_populated"] = sw.dp.pool->populated_size;
   for (const auto& w : sw.stats) {
-    ForEachWorkerCounter(*w, [&](const char* name, const Counter& c) { AddTo(&j, name, c.Get()); });
+    sw::ForEachWorkerCounter(
+        *w, [&](const char* name, const sw::Counter& c) { AddTo(&j, name, c.Get()); });
   }
   return j;
 }
 
-nlohmann::json StatsJson(const Switch& sw) {
+nlohmann::json StatsJson(const sw::Switch& sw) {
   nlohmann::json j = SwitchStatsJson(sw);
   uint64_t drops = 0;
   nlohmann::json ports = nlohmann::json::array();
@@ -147,4 +152,4 @@ nlohmann::json StatsJson(const Switch& sw) {
   return j;
 }
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

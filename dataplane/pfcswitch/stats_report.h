@@ -8,11 +8,11 @@
 
 #include "dataplane/switch/switch.h"
 
-namespace pfc {
+namespace pfc::pfcswitch {
 
-nlohmann::json PortStatsJson(const Switch& sw, PortId port);
+nlohmann::json PortStatsJson(const sw::Switch& sw, PortId port);
 // Switch-wide values: generation, shared buffer, mbuf pool, worker loops.
-nlohmann::json SwitchStatsJson(const Switch& sw);
-nlohmann::json StatsJson(const Switch& sw);
+nlohmann::json SwitchStatsJson(const sw::Switch& sw);
+nlohmann::json StatsJson(const sw::Switch& sw);
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

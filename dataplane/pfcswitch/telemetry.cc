@@ -11,17 +11,17 @@
 #include "dataplane/pfcswitch/stats_report.h"
 #include "dataplane/pfcswitch/telemetry_cmd.h"
 
-namespace pfc {
+namespace pfc::pfcswitch {
 namespace {
 
 struct Entry {
-  Switch* sw;
-  SwitchConfig running;  // the config reloads apply on top of
+  sw::Switch* sw;
+  config::SwitchConfig running;  // the config reloads apply on top of
 };
 std::vector<Entry>* g_switches = nullptr;  // set once before the commands are registered
 std::mutex g_reload_mu;                    // one reload at a time
 
-Entry* FindEntry(const Switch& sw) {
+Entry* FindEntry(const sw::Switch& sw) {
   for (Entry& e : *g_switches) {
     if (e.sw == &sw) return &e;
   }
@@ -29,14 +29,14 @@ Entry* FindEntry(const Switch& sw) {
 }
 
 // The switch a command names and the rest of its parameters (telemetry_cmd.h).
-Switch* SwitchArg(const char* params, std::string* rest) {
+sw::Switch* SwitchArg(const char* params, std::string* rest) {
   std::vector<std::string> names;
   for (const Entry& e : *g_switches) names.push_back(e.sw->name);
   const int i = SwitchParam(params, names, rest);
   return i < 0 ? nullptr : (*g_switches)[i].sw;
 }
 
-int PortArg(const Switch& sw, const std::string& params) {
+int PortArg(const sw::Switch& sw, const std::string& params) {
   std::vector<std::string> names;
   for (const auto& p : sw.ports) names.push_back(p.name);
   return PortParam(params.c_str(), names);
@@ -57,20 +57,21 @@ int CmdSwitches(const char*, const char*, rte_tel_data* d) {
 
 int CmdInfo(const char*, const char* params, rte_tel_data* d) {
   std::string rest;
-  const Switch* sw = SwitchArg(params, &rest);
+  const sw::Switch* sw = SwitchArg(params, &rest);
   if (sw == nullptr) return -EINVAL;
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_string(d, "switch", sw->name.c_str());
   rte_tel_data_add_dict_string(d, "config",
                                sw->cfg.path.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
-  rte_tel_data_add_dict_string(d, "mode", sw->cfg.mode == SwitchConfig::Mode::kL3 ? "l3" : "l2");
+  rte_tel_data_add_dict_string(d, "mode",
+                               sw->cfg.mode == config::SwitchConfig::Mode::kL3 ? "l3" : "l2");
   rte_tel_data_add_dict_u64(d, "ports", sw->ports.size());
   rte_tel_data_add_dict_u64(d, "workers", sw->dp.workers);
   {
     // This thread is no RCU reader: holding the reload lock keeps the
     // snapshot from being replaced (and freed) while it is read.
     std::lock_guard<std::mutex> g(g_reload_mu);
-    const Tables* t = sw->CurrentTables();
+    const sw::Tables* t = sw->CurrentTables();
     rte_tel_data_add_dict_u64(d, "rules", t->rule_count);
     rte_tel_data_add_dict_u64(d, "routes", t->routes.size());
     // Configured plus learnt by ARP.
@@ -84,7 +85,7 @@ int CmdInfo(const char*, const char* params, rte_tel_data* d) {
 
 int CmdPorts(const char*, const char* params, rte_tel_data* d) {
   std::string rest;
-  const Switch* sw = SwitchArg(params, &rest);
+  const sw::Switch* sw = SwitchArg(params, &rest);
   if (sw == nullptr) return -EINVAL;
   rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
   for (const auto& p : sw->ports) rte_tel_data_add_array_string(d, p.name.c_str());
@@ -100,7 +101,7 @@ void AddArray(rte_tel_data* d, const std::string& name, const uint64_t (&v)[kNum
 
 int CmdPortStats(const char*, const char* params, rte_tel_data* d) {
   std::string rest;
-  const Switch* sw = SwitchArg(params, &rest);
+  const sw::Switch* sw = SwitchArg(params, &rest);
   if (sw == nullptr) return -EINVAL;
   const int p = PortArg(*sw, rest);
   if (p < 0) return -EINVAL;
@@ -149,28 +150,29 @@ void AddEventTexts(rte_tel_data* d, const char* key, const std::vector<T>& ev, F
 // {"pfcwd_total", "pfcwd_events": [text, ...]} (switch/pfcwd_state.h).
 int CmdEvents(const char*, const char* params, rte_tel_data* d) {
   std::string rest;
-  const Switch* sw = SwitchArg(params, &rest);
+  const sw::Switch* sw = SwitchArg(params, &rest);
   if (sw == nullptr) return -EINVAL;
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_u64(d, "enabled", sw->dcfit != nullptr);
   uint64_t total = 0;
-  const std::vector<DcfitEventRecord> ev =
-      sw->dcfit ? sw->dcfit->log.Snapshot(&total) : std::vector<DcfitEventRecord>{};
+  const std::vector<sw::DcfitEventRecord> ev =
+      sw->dcfit ? sw->dcfit->log.Snapshot(&total) : std::vector<sw::DcfitEventRecord>{};
   rte_tel_data_add_dict_u64(d, "total", total);
-  AddEventTexts(d, "events", ev, [&](const DcfitEventRecord& r) {
-    return DcfitEventText(r, sw->ports[r.ev.in_port].name, sw->ports[r.ev.out_port].name);
+  AddEventTexts(d, "events", ev, [&](const sw::DcfitEventRecord& r) {
+    return sw::DcfitEventText(r, sw->ports[r.ev.in_port].name, sw->ports[r.ev.out_port].name);
   });
-  const std::vector<PfcwdEvent> wd = sw->pfcwd_log.Snapshot(&total);
+  const std::vector<sw::PfcwdEvent> wd = sw->pfcwd_log.Snapshot(&total);
   rte_tel_data_add_dict_u64(d, "pfcwd_total", total);
-  AddEventTexts(d, "pfcwd_events", wd,
-                [&](const PfcwdEvent& e) { return PfcwdEventText(e, sw->ports[e.port].name); });
+  AddEventTexts(d, "pfcwd_events", wd, [&](const sw::PfcwdEvent& e) {
+    return sw::PfcwdEventText(e, sw->ports[e.port].name);
+  });
   return 0;
 }
 
 int CmdReload(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   std::string rest, file;
-  Switch* sw = SwitchArg(params, &rest);
+  sw::Switch* sw = SwitchArg(params, &rest);
   if (sw == nullptr || !ReloadParam(rest.c_str(), &file)) {
     rte_tel_data_add_dict_string(d, "error", kReloadUsage);
     return 0;
@@ -191,7 +193,7 @@ int CmdReload(const char*, const char* params, rte_tel_data* d) {
     return 0;
   }
   std::lock_guard<std::mutex> g(g_reload_mu);
-  const SwitchConfig& running = FindEntry(*sw)->running;
+  const config::SwitchConfig& running = FindEntry(*sw)->running;
   rte_tel_data_add_dict_string(d, "status", "ok");
   rte_tel_data_add_dict_u64(d, "generation", sw->generation());
   rte_tel_data_add_dict_u64(d, "rules", running.rewrite.rules.size());
@@ -210,7 +212,7 @@ int CmdReload(const char*, const char* params, rte_tel_data* d) {
 int CmdClear(const char*, const char* params, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   std::string rest;
-  Switch* sw = SwitchArg(params, &rest);
+  sw::Switch* sw = SwitchArg(params, &rest);
   if (sw == nullptr || rest != "watermarks") {
     rte_tel_data_add_dict_string(d, "error", kClearUsage);
     return 0;
@@ -218,7 +220,7 @@ int CmdClear(const char*, const char* params, rte_tel_data* d) {
   for (auto& w : sw->stats) {
     for (PortId p = 0; p < sw->ports.size(); p++) {
       for (int q = 0; q < kNumPrio; q++)
-        ForEachMaximum(w->prio[p][q], [](const char*, Counter& c) { c.Set(0); });
+        sw::ForEachMaximum(w->prio[p][q], [](const char*, sw::Counter& c) { c.Set(0); });
     }
   }
   sw->buffer.ClearWatermarks();  // ingress: from what each group holds now
@@ -230,15 +232,15 @@ int CmdClear(const char*, const char* params, rte_tel_data* d) {
 
 }  // namespace
 
-bool ReloadSwitch(Switch& sw, const std::string& path, std::string* err) {
+bool ReloadSwitch(sw::Switch& sw, const std::string& path, std::string* err) {
   std::lock_guard<std::mutex> g(g_reload_mu);
   Entry* e = FindEntry(sw);
   if (e == nullptr) {
     *err = "switch '" + sw.name + "' is not registered";
     return false;
   }
-  SwitchConfig next;
-  if (!LoadUpdate(path, e->running, &next, err)) return false;
+  config::SwitchConfig next;
+  if (!config::LoadUpdate(path, e->running, &next, err)) return false;
   if (!sw.ApplyConfig(next, err)) {
     *err = path + ": " + *err;  // LoadUpdate's errors name the file already
     return false;
@@ -247,7 +249,8 @@ bool ReloadSwitch(Switch& sw, const std::string& path, std::string* err) {
   return true;
 }
 
-bool EditRunningConfig(Switch& sw, const std::function<bool(SwitchConfig*, std::string*)>& edit,
+bool EditRunningConfig(sw::Switch& sw,
+                       const std::function<bool(config::SwitchConfig*, std::string*)>& edit,
                        std::string* err) {
   std::lock_guard<std::mutex> g(g_reload_mu);
   Entry* e = FindEntry(sw);
@@ -255,15 +258,15 @@ bool EditRunningConfig(Switch& sw, const std::function<bool(SwitchConfig*, std::
     *err = "switch '" + sw.name + "' is not registered";
     return false;
   }
-  SwitchConfig next = e->running;
+  config::SwitchConfig next = e->running;
   if (!edit(&next, err) || !sw.ApplyConfig(next, err)) return false;
   e->running = std::move(next);
   return true;
 }
 
-void RegisterTelemetry(const std::vector<Switch*>& switches) {
+void RegisterTelemetry(const std::vector<sw::Switch*>& switches) {
   g_switches = new std::vector<Entry>();  // lives as long as the process
-  for (Switch* sw : switches) g_switches->push_back({sw, sw->cfg});
+  for (sw::Switch* sw : switches) g_switches->push_back({sw, sw->cfg});
   rte_telemetry_register_cmd("/pfcswitch/switches", CmdSwitches, "Switch names. No parameters");
   rte_telemetry_register_cmd("/pfcswitch/info", CmdInfo, "Switch summary. Parameter: [switch]");
   rte_telemetry_register_cmd("/pfcswitch/ports", CmdPorts,
@@ -280,4 +283,4 @@ void RegisterTelemetry(const std::vector<Switch*>& switches) {
       "Load rewrite rules / routes / qos from a file. Parameters: [switch,]file path");
 }
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

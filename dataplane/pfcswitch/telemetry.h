@@ -20,21 +20,22 @@
 
 #include "dataplane/switch/switch.h"
 
-namespace pfc {
+namespace pfc::pfcswitch {
 
 // Registers the commands over `switches` (which outlive the process's
 // telemetry). Each switch's running config starts as its cfg.
-void RegisterTelemetry(const std::vector<Switch*>& switches);
+void RegisterTelemetry(const std::vector<sw::Switch*>& switches);
 
 // Loads `path` as an update of `*running` (routes, rules, qos, neighbours),
 // applies it to `sw` and adopts it as the running config. Serialised with the
 // telemetry reload command. Control thread only.
-bool ReloadSwitch(Switch& sw, const std::string& path, std::string* err);
+bool ReloadSwitch(sw::Switch& sw, const std::string& path, std::string* err);
 
 // Edits a copy of the switch's running config (edit returns false with *err
 // to abandon), applies it and adopts it; the same serialisation as reloads.
 // The fabric's route events use it. Control thread only.
-bool EditRunningConfig(Switch& sw, const std::function<bool(SwitchConfig*, std::string*)>& edit,
+bool EditRunningConfig(sw::Switch& sw,
+                       const std::function<bool(config::SwitchConfig*, std::string*)>& edit,
                        std::string* err);
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
-namespace pfc {
+namespace pfc::pfcswitch {
 
 int PortParam(const char* params, const std::vector<std::string>& names) {
   if (!params || !*params) return -1;
@@ -180,4 +180,4 @@ std::string TelemetryText(const std::string& safe) {
   return out;
 }
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

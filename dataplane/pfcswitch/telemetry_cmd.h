@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace pfc {
+namespace pfc::pfcswitch {
 
 inline constexpr char kReloadUsage[] = "usage: /pfcswitch/reload,[<switch>,]<rules-or-routes-file>";
 inline constexpr char kClearUsage[] =
@@ -48,4 +48,4 @@ std::string TelemetryText(const std::string& safe);
 // them. An empty text gives one empty piece.
 std::vector<std::string> Utf8Pieces(const std::string& text, size_t max_bytes);
 
-}  // namespace pfc
+}  // namespace pfc::pfcswitch

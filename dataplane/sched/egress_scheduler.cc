@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-namespace pfc {
+namespace pfc::sched {
 namespace {
 // One byte of credit is 8 bits x 1e9 ns/s: refill = elapsed_ns x bps / kUnit.
 constexpr uint64_t kUnit = 8'000'000'000ull;
@@ -119,4 +119,4 @@ void EgressScheduler::Sent(int prio, uint32_t bytes, uint64_t now_ns) {
   if (cfg_.mode == SchedMode::kDwrr) deficit_[prio] -= bytes;
 }
 
-}  // namespace pfc
+}  // namespace pfc::sched

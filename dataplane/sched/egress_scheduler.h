@@ -23,7 +23,7 @@
 
 #include "dataplane/common/deadline.h"
 
-namespace pfc {
+namespace pfc::sched {
 
 enum class SchedMode : uint8_t { kStrict, kDwrr };
 
@@ -71,4 +71,4 @@ class EgressScheduler {
   bool in_turn_ = false;  // rr_'s quantum for this visit already added
 };
 
-}  // namespace pfc
+}  // namespace pfc::sched

@@ -20,7 +20,7 @@
 
 #include <cstdint>
 
-namespace pfc {
+namespace pfc::sched {
 
 class IdlePolicy {
  public:
@@ -35,4 +35,4 @@ class IdlePolicy {
   bool polling_ = false;
 };
 
-}  // namespace pfc
+}  // namespace pfc::sched

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-namespace pfc {
+namespace pfc::sched {
 
 RedQueue::RedQueue(const RedProfile& p)
     : min_(static_cast<int64_t>(p.min_bytes)), max_(static_cast<int64_t>(p.max_bytes)) {
@@ -22,4 +22,4 @@ uint64_t RedQueue::Threshold(int64_t depth) const {
   return static_cast<uint64_t>(t >> 32);
 }
 
-}  // namespace pfc
+}  // namespace pfc::sched

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-namespace pfc {
+namespace pfc::sched {
 
 // A WRED profile as the config gives it (SONiC's WRED_PROFILE, green_*).
 struct RedProfile {
@@ -53,4 +53,4 @@ class RedQueue {
   uint64_t slope_ = 0;
 };
 
-}  // namespace pfc
+}  // namespace pfc::sched

@@ -13,7 +13,7 @@
 #include "dataplane/stages/dcfit_trigger_stage.h"
 #include "dataplane/stages/egress.h"
 
-namespace pfc {
+namespace pfc::stages {
 namespace {
 
 using dcfit::CheckMsg;
@@ -21,7 +21,7 @@ using dcfit::EventKind;
 
 // The detector's view of port p (ours) as paused by its peer, mirrored into
 // w for the lock-free expiry check of DcfitRound.
-void SyncPaused(WorkerCtx& w, SwitchDcfit& d, PortId p) {
+void SyncPaused(WorkerCtx& w, sw::SwitchDcfit& d, PortId p) {
   const dcfit::Causality& c = d.det.causality();
   uint8_t bits = 0;
   for (uint32_t m = d.det.config().lossless_mask; m; m &= m - 1) {
@@ -34,8 +34,8 @@ void SyncPaused(WorkerCtx& w, SwitchDcfit& d, PortId p) {
 }
 
 // Cold: events are rare next to packets.
-[[gnu::noinline]] void HandleEvent(WorkerCtx& w, SwitchDcfit& d, const dcfit::Event& e) {
-  WorkerStats& st = *w.st;
+[[gnu::noinline]] void HandleEvent(WorkerCtx& w, sw::SwitchDcfit& d, const dcfit::Event& e) {
+  sw::WorkerStats& st = *w.st;
   switch (e.kind) {
     case EventKind::kTriggerSwitch:
       if (d.trigger_handling) DcfitWatchCongestion(d, e);
@@ -55,7 +55,7 @@ void SyncPaused(WorkerCtx& w, SwitchDcfit& d, PortId p) {
       st.dcfit_checks_failed.Add(1);
       break;
   }
-  DcfitEventRecord r;
+  sw::DcfitEventRecord r;
   r.ev = e;
   // A deadlock is declared when our message comes back on in_port, i.e. by
   // the worker that received it there: the owner of in_port's queue.
@@ -79,7 +79,7 @@ void SyncPaused(WorkerCtx& w, SwitchDcfit& d, PortId p) {
 
 // Carries out d.out (except piggybacked messages the caller put in its
 // frame: skip_port/skip_prio) and clears it.
-void Flush(WorkerCtx& w, SwitchDcfit& d, int skip_port = -1, int skip_prio = -1) {
+void Flush(WorkerCtx& w, sw::SwitchDcfit& d, int skip_port = -1, int skip_prio = -1) {
   for (const dcfit::OutMsg& o : d.out.msgs) {
     if (o.piggyback && o.port == skip_port && o.msg.prio == skip_prio) continue;
     DcfitSendStandalone(w, o.port, o.msg);
@@ -93,12 +93,12 @@ void Flush(WorkerCtx& w, SwitchDcfit& d, int skip_port = -1, int skip_prio = -1)
 // A checking packet on its own, through the port's control ring: the owner
 // sends it ahead of data, and pause does not hold it (egress.cc).
 void DcfitSendStandalone(WorkerCtx& w, PortId port, const dcfit::CheckMsg& msg) {
-  PortRuntime& pr = w.sw->ports[port];
-  PortCounters& pc = w.st->port[port];
+  sw::PortRuntime& pr = w.sw->ports[port];
+  sw::PortCounters& pc = w.st->port[port];
   MarkQueued(w, port);
   rte_mbuf* m = w.sw->dp.Alloc();
-  uint8_t* f = m ? reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen)) : nullptr;
-  if (f == nullptr || dcfit::BuildCheckingPacket(pr.mac, msg, f, kPfcFrameLen) == 0 ||
+  uint8_t* f = m ? reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, pause::kPfcFrameLen)) : nullptr;
+  if (f == nullptr || dcfit::BuildCheckingPacket(pr.mac, msg, f, pause::kPfcFrameLen) == 0 ||
       rte_ring_enqueue(pr.control, m) != 0) {
     if (m) rte_pktmbuf_free(m);
     pc.dcfit_msg_tx_failed.Add(1);
@@ -107,9 +107,9 @@ void DcfitSendStandalone(WorkerCtx& w, PortId port, const dcfit::CheckMsg& msg) 
   pc.dcfit_msg_tx.Add(1);
 }
 
-bool DcfitPfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, uint8_t* frame) {
-  SwitchDcfit& d = *w.sw->dcfit;
-  DcfitGuard g(d);
+bool DcfitPfcTx(WorkerCtx& w, PortId port, const pause::PauseRequest& req, uint8_t* frame) {
+  sw::SwitchDcfit& d = *w.sw->dcfit;
+  sw::DcfitGuard g(d);
   const uint8_t ll = d.det.config().lossless_mask;
   uint8_t& told = d.told_off[port];
   for (uint32_t m = req.class_enable & ll; m; m &= m - 1) {
@@ -130,7 +130,7 @@ bool DcfitPfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, uint8_t* fra
     const int q = std::countr_zero(m);
     if (req.quanta[q] == 0) continue;
     if (const CheckMsg* p = d.det.Piggyback(port, q)) {
-      dcfit::EncodeMsg(*p, frame + dcfit::kMsgOffset, kPfcFrameLen - dcfit::kMsgOffset);
+      dcfit::EncodeMsg(*p, frame + dcfit::kMsgOffset, pause::kPfcFrameLen - dcfit::kMsgOffset);
       carried = q;
     }
   }
@@ -139,10 +139,10 @@ bool DcfitPfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, uint8_t* fra
 }
 
 void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
-                      const PauseRequest& req) {
-  SwitchDcfit& d = *w.sw->dcfit;
-  DcfitGuard g(d);
-  PortCounters& pc = w.st->port[in];
+                      const pause::PauseRequest& req) {
+  sw::SwitchDcfit& d = *w.sw->dcfit;
+  sw::DcfitGuard g(d);
+  sw::PortCounters& pc = w.st->port[in];
   CheckMsg msg;
   bool has = false;
   if (len > dcfit::kMsgOffset) {
@@ -187,7 +187,7 @@ void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
 }
 
 void DcfitRound(WorkerCtx& w) {
-  SwitchDcfit& d = *w.sw->dcfit;
+  sw::SwitchDcfit& d = *w.sw->dcfit;
   const uint8_t ll = d.det.config().lossless_mask;
   // A peer's pause that ran out without XON is a resume too (§3.2: the
   // RESUME tag is set, the stored message dropped). Each worker watches the
@@ -198,7 +198,7 @@ void DcfitRound(WorkerCtx& w) {
     const uint8_t live = w.sw->ports[p].owner_state->pause.PausedMask(w.now_ns);
     const uint8_t gone = w.dcfit_paused[p] & ~live & ll;
     if (gone == 0) continue;
-    DcfitGuard g(d);
+    sw::DcfitGuard g(d);
     for (uint32_t m = gone; m; m &= m - 1) {
       const int q = std::countr_zero(m);
       d.paused_since[p][q] = 0;
@@ -210,7 +210,7 @@ void DcfitRound(WorkerCtx& w) {
   // The rest is the switch's, done by one worker. Shared, it looks once a
   // tick (so a trigger hold may end up to a tick late), not every round.
   if (!w.dcfit_lead || (d.shared && w.now_ns < d.next_tick_ns)) return;
-  DcfitGuard g(d);
+  sw::DcfitGuard g(d);
   if (d.trigger_handling) DcfitTriggerTick(w, d);
   if (w.now_ns >= d.next_tick_ns) {
     d.det.Tick(w.now_ns, &d.out);
@@ -219,7 +219,7 @@ void DcfitRound(WorkerCtx& w) {
   if (!d.out.msgs.empty() || !d.out.events.empty()) Flush(w, d);
 }
 
-void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktMeta* metas,
+void DcfitLeftCounts(WorkerCtx& w, sw::SwitchDcfit& d, PortId out, int q, const sw::PktMeta* metas,
                      uint16_t n) {
   if (n == 0) return;
   dcfit::Causality& c = d.det.causality();
@@ -227,7 +227,7 @@ void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktM
   PortId run_in = metas[0].in_port;
   uint32_t run_n = 0;
   for (uint16_t i = 0; i < n; i++) {
-    const PktMeta& meta = metas[i];
+    const sw::PktMeta& meta = metas[i];
     if (meta.in_port != run_in) {
       c.OnDequeue(run_in, out, q, run_n, w.dcfit_shard);
       run_in = meta.in_port;
@@ -238,4 +238,4 @@ void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktM
   c.OnDequeue(run_in, out, q, run_n, w.dcfit_shard);
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

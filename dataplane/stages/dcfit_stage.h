@@ -39,9 +39,11 @@
 #include "dataplane/dcfit/message.h"
 #include "dataplane/stages/worker_ctx.h"
 
-namespace pfc {
-
+namespace pfc::buffer {
 class ReleaseBatch;
+}  // namespace pfc::buffer
+
+namespace pfc::stages {
 
 // DCFIT follows a packet only while its priority stays the same: one that
 // a rewrite moved to another priority (Tagger's rules) is outside its
@@ -49,7 +51,7 @@ class ReleaseBatch;
 // at (in, eprio) would invent a dependency of (in, eprio)'s buffer on this
 // queue, i.e. possibly a false loop; leaving it out can only miss a loop
 // that crosses priorities, which Tagger's rules exist to rule out.
-inline bool DcfitTracks(const PktMeta& m, int eprio) { return m.in_prio == eprio; }
+inline bool DcfitTracks(const sw::PktMeta& m, int eprio) { return m.in_prio == eprio; }
 
 // DCFIT's hooks (hooks.h), wired by BuildHooks only when the switch has
 // DCFIT on, so each may take w.sw->dcfit as set.
@@ -66,10 +68,10 @@ inline uint32_t FirstN(uint32_t n) { return n >= 32 ? ~0u : (1u << n) - 1; }
 // ring they are the port owner's, which may send and free them at once
 // (another worker).
 uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                     ReleaseBatch& undo);
+                     buffer::ReleaseBatch& undo);
 inline uint16_t DcfitOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                               ReleaseBatch& undo, uint32_t* note) {
-  const SwitchDcfit& d = *w.sw->dcfit;
+                               buffer::ReleaseBatch& undo, uint32_t* note) {
+  const sw::SwitchDcfit& d = *w.sw->dcfit;
   if (d.hh_any.load(std::memory_order_relaxed)) n = DcfitPolice(w, out, eprio, pkts, n, undo);
   if (!w.t->moves_into_lossless) {
     *note = FirstN(n);
@@ -102,10 +104,10 @@ inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint
 // `metas` is their metadata as read before they went (egress.cc:
 // TakeMetas). FIFO: one add; counts: per run of one ingress port, only
 // those that came in on q.
-void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const PktMeta* metas,
+void DcfitLeftCounts(WorkerCtx& w, sw::SwitchDcfit& d, PortId out, int q, const sw::PktMeta* metas,
                      uint16_t n);
-inline void DcfitOnDequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n) {
-  SwitchDcfit& d = *w.sw->dcfit;
+inline void DcfitOnDequeue(WorkerCtx& w, PortId out, int q, const sw::PktMeta* metas, uint16_t n) {
+  sw::SwitchDcfit& d = *w.sw->dcfit;
   if (d.det.causality().fifo())
     d.det.causality().OnLeft(out, q, n);
   else
@@ -129,11 +131,11 @@ inline uint8_t DcfitEgressIgnore(WorkerCtx& w, PortId port, Deadline*) {
 // the frame and it is reported again), sends what it asks for on its own,
 // and writes the message the frame carries into its padding (message.h).
 // False: no message.
-bool DcfitPfcTx(WorkerCtx& w, PortId port, const PauseRequest& req, uint8_t* frame);
+bool DcfitPfcTx(WorkerCtx& w, PortId port, const pause::PauseRequest& req, uint8_t* frame);
 
 // pfc_rx: a PFC frame (ParseMacControl said kPfc, *req) arrived on `in`.
 void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
-                      const PauseRequest& req);
+                      const pause::PauseRequest& req);
 
 // round: once per round, before egress: pause expiry, timeouts, pending
 // output.
@@ -142,4 +144,4 @@ void DcfitRound(WorkerCtx& w);
 // round_again: DCFIT's round looks at what the egress loop changed.
 inline bool DcfitRoundAgain(const WorkerCtx&) { return true; }
 
-}  // namespace pfc
+}  // namespace pfc::stages

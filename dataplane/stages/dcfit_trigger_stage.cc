@@ -12,12 +12,12 @@
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/stages/dcfit_stage.h"
 
-namespace pfc {
+namespace pfc::stages {
 namespace {
 
 // A switch trigger's hold starts: the heavy hitters the sketch saw into the
 // congested egress ports get a token bucket each.
-void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEventRecord* r) {
+void StartLimit(WorkerCtx& w, sw::SwitchDcfit& d, const dcfit::Action& a, sw::DcfitEventRecord* r) {
   const int q = a.msg.prio;
   const dcfit::Causality& c = d.det.causality();
   PortMask ports = d.hh_watch[q];
@@ -34,14 +34,14 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
   // A heavy hitter sends at least a fair share of what 2 * kMaxLimited
   // flows would each send. Together they get the configured rate, in equal
   // shares, so that they no longer congest the port.
-  r->n_hitters =
-      static_cast<uint8_t>(d.sketch.Top(1.0 / (2 * kMaxLimited), r->hitters.data(), kMaxLimited));
+  r->n_hitters = static_cast<uint8_t>(
+      d.sketch.Top(1.0 / (2 * sw::kMaxLimited), r->hitters.data(), sw::kMaxLimited));
   const uint64_t total = d.limit_bps
                              ? d.limit_bps
                              : static_cast<uint64_t>(d.limit_fraction * static_cast<double>(line));
   r->limit_bps = r->n_hitters ? total / r->n_hitters : total;
   for (int i = 0; i < r->n_hitters; i++) {
-    DcfitLimiter l;
+    sw::DcfitLimiter l;
     l.key = r->hitters[i].key;
     l.ports = ports;
     l.prio = static_cast<uint8_t>(q);
@@ -53,25 +53,25 @@ void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEvent
 }
 
 // What the packet path reads of the trigger handler, after it acted.
-void SyncHostHold(SwitchDcfit& d) {
+void SyncHostHold(sw::SwitchDcfit& d) {
   for (int p = 0; p < d.det.config().num_ports; p++)
     d.host_hold[p].store(d.trig.ignore_mask(static_cast<PortId>(p)), std::memory_order_relaxed);
 }
 
 }  // namespace
 
-void DcfitRecomputeLimits(SwitchDcfit& d) {
+void DcfitRecomputeLimits(sw::SwitchDcfit& d) {
   d.limit_ports = {};
-  for (const DcfitLimiter& l : d.limiters) d.limit_ports[l.prio] |= l.ports;
+  for (const sw::DcfitLimiter& l : d.limiters) d.limit_ports[l.prio] |= l.ports;
   bool any = false;
   for (int q = 0; q < kNumPrio; q++) any |= (d.hh_watch[q] | d.limit_ports[q]) != 0;
   d.hh_any.store(any, std::memory_order_relaxed);
 }
 
-[[gnu::noinline]] void DcfitApplyActions(WorkerCtx& w, SwitchDcfit& d) {
-  WorkerStats& st = *w.st;
+[[gnu::noinline]] void DcfitApplyActions(WorkerCtx& w, sw::SwitchDcfit& d) {
+  sw::WorkerStats& st = *w.st;
   for (const dcfit::Action& a : d.acts) {
-    DcfitEventRecord r;
+    sw::DcfitEventRecord r;
     r.act = a;
     r.ev.at_ns = a.at_ns;
     r.ev.msg = a.msg;
@@ -101,7 +101,7 @@ void DcfitRecomputeLimits(SwitchDcfit& d) {
         break;
       case dcfit::ActionKind::kRateLimitEnd:
         st.dcfit_trigger_ends.Add(1);
-        std::erase_if(d.limiters, [&](const DcfitLimiter& l) {
+        std::erase_if(d.limiters, [&](const sw::DcfitLimiter& l) {
           return l.tri_port == a.port && l.prio == a.msg.prio;
         });
         DcfitRecomputeLimits(d);
@@ -114,7 +114,7 @@ void DcfitRecomputeLimits(SwitchDcfit& d) {
   SyncHostHold(d);
 }
 
-void DcfitWatchCongestion(SwitchDcfit& d, const dcfit::Event& e) {
+void DcfitWatchCongestion(sw::SwitchDcfit& d, const dcfit::Event& e) {
   // Congestion here: the egress ports the pausing port's packets wait on
   // feed the heavy-hitter sketch while we pause that priority.
   const dcfit::Causality& c = d.det.causality();
@@ -125,7 +125,7 @@ void DcfitWatchCongestion(SwitchDcfit& d, const dcfit::Event& e) {
   DcfitRecomputeLimits(d);
 }
 
-void DcfitTriggerTick(WorkerCtx& w, SwitchDcfit& d) {
+void DcfitTriggerTick(WorkerCtx& w, sw::SwitchDcfit& d) {
   const uint64_t x = d.trig.next_expiry();
   if (x != 0 && w.now_ns >= x) {
     d.trig.Tick(w.now_ns, &d.acts);
@@ -141,9 +141,9 @@ void DcfitTriggerTick(WorkerCtx& w, SwitchDcfit& d) {
 }
 
 uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                     ReleaseBatch& undo) {
-  SwitchDcfit& d = *w.sw->dcfit;
-  DcfitGuard g(d);
+                     buffer::ReleaseBatch& undo) {
+  sw::SwitchDcfit& d = *w.sw->dcfit;
+  sw::DcfitGuard g(d);
   const PortMask bit = PortMask{1} << out;
   const bool watch = d.hh_watch[eprio] & bit;
   const bool limit = d.limit_ports[eprio] & bit;
@@ -157,7 +157,7 @@ uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint1
     if (watch) d.sketch.Offer(key, len);
     bool drop = false;
     if (limit) {
-      for (DcfitLimiter& l : d.limiters)
+      for (sw::DcfitLimiter& l : d.limiters)
         if (l.key == key && l.prio == eprio && (l.ports & bit)) {
           drop = !l.bucket.Take(len, w.now_ns);
           break;
@@ -167,7 +167,7 @@ uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint1
       pkts[kept++] = m;
       continue;
     }
-    const PktMeta* meta = w.sw->Meta(m);
+    const sw::PktMeta* meta = w.sw->Meta(m);
     undo.Add(meta->in_port, meta->in_prio, meta->charged);
     w.st->prio[meta->in_port][meta->in_prio]
         .drops[static_cast<int>(DropReason::kDcfitRateLimit)]
@@ -177,4 +177,4 @@ uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint1
   return kept;
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

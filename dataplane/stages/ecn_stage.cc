@@ -4,7 +4,7 @@
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/net/parser.h"
 
-namespace pfc {
+namespace pfc::stages {
 namespace {
 
 // The IPv4 header of a frame as queued (Ethernet, at most one 802.1Q tag),
@@ -15,20 +15,20 @@ uint8_t* Ipv4Header(rte_mbuf* m) {
   uint32_t off = 12;
   if (len < off + 2) return nullptr;
   uint16_t et = static_cast<uint16_t>(d[off] << 8 | d[off + 1]);
-  if (et == kEtherTypeVlan) {
+  if (et == net::kEtherTypeVlan) {
     off += 4;
     if (len < off + 2) return nullptr;
     et = static_cast<uint16_t>(d[off] << 8 | d[off + 1]);
   }
   off += 2;
-  if (et != kEtherTypeIpv4 || len < off + 20 || (d[off] >> 4) != 4) return nullptr;
+  if (et != net::kEtherTypeIpv4 || len < off + 20 || (d[off] >> 4) != 4) return nullptr;
   return d + off;
 }
 
 }  // namespace
 
-int64_t EcnDepth(const Switch& sw, PortId p, int q) {
-  const PrioCounters& owner = sw.stats[sw.ports[p].owner]->prio[p][q];
+int64_t EcnDepth(const sw::Switch& sw, PortId p, int q) {
+  const sw::PrioCounters& owner = sw.stats[sw.ports[p].owner]->prio[p][q];
   uint64_t in = 0;
   const uint64_t out = EcnLeft(owner);
   for (const auto& st : sw.stats) in += st->prio[p][q].ecn_queued_bytes.Get();
@@ -36,18 +36,18 @@ int64_t EcnDepth(const Switch& sw, PortId p, int q) {
 }
 
 uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n) {
-  const RedQueue& red = w.t->ecn[out][eprio];
-  PrioCounters& pc = w.st->prio[out][eprio];
+  const sched::RedQueue& red = w.t->ecn[out][eprio];
+  sw::PrioCounters& pc = w.st->prio[out][eprio];
   int64_t depth = EcnDepth(*w.sw, out, eprio);
   for (uint16_t i = 0; i < n; i++) {
     const uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
     const uint32_t r = red.NeedsDraw(depth) ? w.ecn_rng.Next32() : 0;
     if (red.Mark(depth, r)) {
       uint8_t* ip = Ipv4Header(pkts[i]);
-      const uint8_t was = ip ? Ipv4MarkCe(ip) : kEcnNotEct;
-      if (was == kEcnEct0 || was == kEcnEct1)
+      const uint8_t was = ip ? net::Ipv4MarkCe(ip) : net::kEcnNotEct;
+      if (was == net::kEcnEct0 || was == net::kEcnEct1)
         pc.ecn_marked.Add(1);
-      else if (was == kEcnNotEct)
+      else if (was == net::kEcnNotEct)
         pc.ecn_not_ect.Add(1);
     }
     depth += len;
@@ -56,4 +56,4 @@ uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint
   return n;
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

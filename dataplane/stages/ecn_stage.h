@@ -24,20 +24,20 @@
 
 #include "dataplane/stages/worker_ctx.h"
 
-namespace pfc {
+namespace pfc::stages {
 
 // Bytes in egress queue (p, q) now, as seen from any thread; kept only for
 // queues with a profile. The owner's counters are read first: what they
 // count went in before (a packet is counted as queued before it is), so
 // traffic meanwhile can only add.
-int64_t EcnDepth(const Switch& sw, PortId p, int q);
+int64_t EcnDepth(const sw::Switch& sw, PortId p, int q);
 
 // What left egress queue (p, q): its owner's counters of it.
-inline uint64_t EcnLeft(const PrioCounters& c) {
+inline uint64_t EcnLeft(const sw::PrioCounters& c) {
   return c.tx_bytes.Get() + c.tx_discard_bytes.Get();
 }
 
-inline int64_t EcnDepthSolo(const PrioCounters& c) {
+inline int64_t EcnDepthSolo(const sw::PrioCounters& c) {
   const uint64_t out = EcnLeft(c);
   return static_cast<int64_t>(c.ecn_queued_bytes.Get() - out);
 }
@@ -56,10 +56,10 @@ inline uint64_t EcnBytes(rte_mbuf* const* pkts, unsigned n) {
                                         uint16_t n);
 
 inline uint16_t EcnOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                             ReleaseBatch&, uint32_t*) {
-  const RedQueue& red = w.t->ecn[out][eprio];
+                             buffer::ReleaseBatch&, uint32_t*) {
+  const sched::RedQueue& red = w.t->ecn[out][eprio];
   if (!red.enabled()) return n;  // no profile: its depth is never asked
-  PrioCounters& c = w.st->prio[out][eprio];
+  sw::PrioCounters& c = w.st->prio[out][eprio];
   const uint64_t bytes = EcnBytes(pkts, n);
   // Several workers serving the switch: the depth sums their counters.
   const int64_t depth = w.solo ? EcnDepthSolo(c) : EcnDepth(*w.sw, out, eprio);
@@ -75,4 +75,4 @@ inline void EcnOnRefused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* p
   w.st->prio[out][eprio].ecn_queued_bytes.Add(-EcnBytes(pkts, n));
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -7,7 +7,7 @@
 
 #include "dataplane/buffer/accountant.h"
 
-namespace pfc {
+namespace pfc::stages {
 namespace {
 
 constexpr uint32_t kWireOverhead = 24;  // FCS 4 + preamble/SFD 8 + IFG 12
@@ -28,7 +28,7 @@ uint64_t BytesOf(rte_mbuf* const* pkts, uint16_t n) {
 // a ring hands it to whoever polls the other end; with several workers a
 // freed mbuf can be reallocated, and its metadata rewritten, at once.
 // Returns the packets' bytes.
-uint64_t TakeMetas(const Switch& sw, rte_mbuf* const* pkts, uint16_t n, PktMeta* metas) {
+uint64_t TakeMetas(const sw::Switch& sw, rte_mbuf* const* pkts, uint16_t n, sw::PktMeta* metas) {
   uint64_t bytes = 0;
   for (uint16_t i = 0; i < n; i++) {
     bytes += rte_pktmbuf_pkt_len(pkts[i]);
@@ -41,14 +41,14 @@ uint64_t TakeMetas(const Switch& sw, rte_mbuf* const* pkts, uint16_t n, PktMeta*
 // already) of egress priority q that the device took, from their metadata
 // as TakeMetas read it: their buffer is released, DCFIT's causality counts
 // move, counters.
-void DataSent(WorkerCtx& w, PortId port, int q, const PktMeta* metas, uint16_t n, uint64_t bytes,
-              ReleaseBatch& rel) {
+void DataSent(WorkerCtx& w, PortId port, int q, const sw::PktMeta* metas, uint16_t n,
+              uint64_t bytes, buffer::ReleaseBatch& rel) {
   if (n == 0) return;
   for (uint16_t i = 0; i < n; i++) rel.Add(metas[i].in_port, metas[i].in_prio, metas[i].charged);
   w.hooks.Dequeue(w, port, q, metas, n);
   w.st->prio[port][q].tx_packets.Add(n);
   w.st->prio[port][q].tx_bytes.Add(bytes);
-  PortCounters& pc = w.st->port[port];
+  sw::PortCounters& pc = w.st->port[port];
   pc.tx_packets.Add(n);
   pc.tx_bytes.Add(bytes);
 }
@@ -56,22 +56,22 @@ void DataSent(WorkerCtx& w, PortId port, int q, const PktMeta* metas, uint16_t n
 // The stash of priority q (control frames when q < 0) and its bit in
 // PortOwnerState::stash_mask.
 uint16_t StashBit(int q) {
-  return q < 0 ? PortOwnerState::kCtrlStashBit : static_cast<uint16_t>(1u << q);
+  return q < 0 ? sw::PortOwnerState::kCtrlStashBit : static_cast<uint16_t>(1u << q);
 }
 
 // Tries to send what the stash holds (data of priority q, or control
 // frames when q < 0); returns true when it is empty after.
-bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, int q, ReleaseBatch& rel) {
-  Switch& sw = *w.sw;
+bool FlushStash(WorkerCtx& w, PortId port, sw::TxStash& s, int q, buffer::ReleaseBatch& rel) {
+  sw::Switch& sw = *w.sw;
   while (s.n > 0) {
     rte_mbuf* burst[kMaxBurst];
     const int k = std::min(s.n, kMaxBurst);
-    for (int i = 0; i < k; i++) burst[i] = s.pkts[(s.head + i) % TxStash::kCap];
-    PktMeta metas[kMaxBurst];
+    for (int i = 0; i < k; i++) burst[i] = s.pkts[(s.head + i) % sw::TxStash::kCap];
+    sw::PktMeta metas[kMaxBurst];
     const uint64_t all = q >= 0 ? TakeMetas(sw, burst, static_cast<uint16_t>(k), metas)
                                 : BytesOf(burst, static_cast<uint16_t>(k));
     const uint16_t sent =
-        PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, q < 0);
+        sw::PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, q < 0);
     // What the device refused is still ours to read.
     const uint64_t bytes = all - BytesOf(burst + sent, static_cast<uint16_t>(k - sent));
     if (q >= 0) {
@@ -80,7 +80,7 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, int q, ReleaseBatch& rel)
       w.st->port[port].tx_packets.Add(sent);
       w.st->port[port].tx_bytes.Add(bytes);
     }
-    s.head = (s.head + sent) % TxStash::kCap;
+    s.head = (s.head + sent) % sw::TxStash::kCap;
     s.n -= sent;
     if (sent < k) return false;
   }
@@ -90,10 +90,10 @@ bool FlushStash(WorkerCtx& w, PortId port, TxStash& s, int q, ReleaseBatch& rel)
 
 // Keeps what the device refused, in order, in the stash of priority q
 // (control frames when q < 0).
-void Stash(PortOwnerState& os, int q, rte_mbuf* const* pkts, int n) {
-  TxStash& s = q < 0 ? os.ctrl_stash : os.data_stash[q];
+void Stash(sw::PortOwnerState& os, int q, rte_mbuf* const* pkts, int n) {
+  sw::TxStash& s = q < 0 ? os.ctrl_stash : os.data_stash[q];
   for (int i = 0; i < n; i++) {
-    s.pkts[(s.head + s.n) % TxStash::kCap] = pkts[i];
+    s.pkts[(s.head + s.n) % sw::TxStash::kCap] = pkts[i];
     s.n++;
   }
   if (n > 0) os.stash_mask |= StashBit(q);
@@ -102,8 +102,8 @@ void Stash(PortOwnerState& os, int q, rte_mbuf* const* pkts, int n) {
 }  // namespace
 
 // Most ports of a large switch, most rounds.
-bool NothingQueued(const WorkerCtx& w, const PortRuntime& pr) {
-  PortOwnerState& os = *pr.owner_state;
+bool NothingQueued(const WorkerCtx& w, const sw::PortRuntime& pr) {
+  sw::PortOwnerState& os = *pr.owner_state;
   if (os.stash_mask != 0) return false;
   if (w.solo && !os.queued_hint) return true;
   // One test over all nine rings (no early exit: most ports are empty).
@@ -115,13 +115,13 @@ bool NothingQueued(const WorkerCtx& w, const PortRuntime& pr) {
 }
 
 uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
-  Switch& sw = *w.sw;
-  PortRuntime& pr = sw.ports[port];
-  ReleaseBatch rel(sw.buffer, &w.pool_slack);
+  sw::Switch& sw = *w.sw;
+  sw::PortRuntime& pr = sw.ports[port];
+  buffer::ReleaseBatch rel(sw.buffer, &w.pool_slack);
   uint32_t n = 0;
   // Leaving the queue from its head, as far as DCFIT's mapping goes.
   auto discard = [&](rte_mbuf** pkts, unsigned k) {
-    PktMeta metas[kMaxBurst];
+    sw::PktMeta metas[kMaxBurst];
     const uint64_t bytes = TakeMetas(sw, pkts, static_cast<uint16_t>(k), metas);
     w.hooks.Dequeue(w, port, prio, metas, static_cast<uint16_t>(k));
     w.st->prio[port][prio].tx_discards.Add(k);
@@ -134,11 +134,11 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
     n += k;
   };
   rte_mbuf* pkts[kMaxBurst];
-  TxStash& s = pr.owner_state->data_stash[prio];
+  sw::TxStash& s = pr.owner_state->data_stash[prio];
   while (s.n > 0) {
     const int k = std::min(s.n, kMaxBurst);
-    for (int i = 0; i < k; i++) pkts[i] = s.pkts[(s.head + i) % TxStash::kCap];
-    s.head = (s.head + k) % TxStash::kCap;
+    for (int i = 0; i < k; i++) pkts[i] = s.pkts[(s.head + i) % sw::TxStash::kCap];
+    s.head = (s.head + k) % sw::TxStash::kCap;
     s.n -= k;
     discard(pkts, static_cast<unsigned>(k));
   }
@@ -151,15 +151,15 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
 }
 
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* ready_ns) {
-  Switch& sw = *w.sw;
-  PortRuntime& pr = sw.ports[port];
-  PortOwnerState& os = *pr.owner_state;
+  sw::Switch& sw = *w.sw;
+  sw::PortRuntime& pr = sw.ports[port];
+  sw::PortOwnerState& os = *pr.owner_state;
   if (NothingQueued(w, pr)) return 0;
-  ReleaseBatch rel(sw.buffer, &w.pool_slack, &w.egress_rel_slots);
+  buffer::ReleaseBatch rel(sw.buffer, &w.pool_slack, &w.egress_rel_slots);
   const uint64_t before = w.st->port[port].tx_packets.Get();
 
   // 1. Control frames (ARP, ICMP replies) go before any data.
-  if ((os.stash_mask & PortOwnerState::kCtrlStashBit) &&
+  if ((os.stash_mask & sw::PortOwnerState::kCtrlStashBit) &&
       !FlushStash(w, port, os.ctrl_stash, -1, rel))
     return 0;
   rte_mbuf* ctrl[kMaxBurst];
@@ -196,7 +196,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
     w.st->prio[port][q].egress_watermark.RaiseTo(depth + stashed);
   }
   rte_mbuf* pkts[kMaxBurst];
-  PktMeta metas[kMaxBurst];  // pkts' metadata, read before the tx burst
+  sw::PktMeta metas[kMaxBurst];  // pkts' metadata, read before the tx burst
   struct Run {
     uint8_t q;
     uint16_t from, n;
@@ -235,7 +235,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   if (w.solo && nonempty == 0 && nc < kMaxBurst) os.queued_hint = false;
   if (budget_pkts <= 0 || nc == kMaxBurst) w.burst_full = true;
   if (n == 0) return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
-  const uint16_t sent = PortTx(pr.io, pkts, n, w.now_ns, false);
+  const uint16_t sent = sw::PortTx(pr.io, pkts, n, w.now_ns, false);
   for (int r = 0; r < nruns; r++) {
     const Run& run = runs[r];
     const uint16_t ok = sent > run.from ? std::min<uint16_t>(sent - run.from, run.n) : 0;
@@ -249,4 +249,4 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

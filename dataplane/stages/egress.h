@@ -13,14 +13,14 @@
 
 #include "dataplane/stages/worker_ctx.h"
 
-namespace pfc {
+namespace pfc::stages {
 
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* ready_ns);
 // Nothing to send: no control frame, nothing the device refused, every
 // egress queue empty (EgressPort returns 0 at once, changing nothing). A
 // worker that serves the whole switch skips the rings while the port's
 // queued_hint says nothing was queued since they were last seen empty.
-bool NothingQueued(const WorkerCtx& w, const PortRuntime& pr);
+bool NothingQueued(const WorkerCtx& w, const sw::PortRuntime& pr);
 // Whoever queues to one of port's rings (egress or control) says so first,
 // for NothingQueued. Only a worker serving the whole switch keeps the hint.
 inline void MarkQueued(WorkerCtx& w, PortId port) {
@@ -33,4 +33,4 @@ inline void MarkQueued(WorkerCtx& w, PortId port) {
 // port's owner (DCFIT break recovery, the pause-storm watchdog's drop).
 uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why);
 
-}  // namespace pfc
+}  // namespace pfc::stages

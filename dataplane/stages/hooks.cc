@@ -7,14 +7,14 @@
 #include "dataplane/stages/ecn_stage.h"
 #include "dataplane/stages/pfcwd_stage.h"
 
-namespace pfc {
+namespace pfc::stages {
 
-Hooks BuildHooks(const Switch& sw) {
+Hooks BuildHooks(const sw::Switch& sw) {
   Hooks h;
   // The watchdog before DCFIT at egress: its drop empties a storming queue
   // before egress looks (pfcwd_stage.h).
   bool wd = false;
-  for (const PortRuntime& pr : sw.ports) wd |= pr.owner_state->wd_cfg.enabled;
+  for (const sw::PortRuntime& pr : sw.ports) wd |= pr.owner_state->wd_cfg.enabled;
   if (wd) {
     h.egress.Add(PfcwdRound);
     h.deadline.Add(PfcwdNextDeadline);
@@ -41,4 +41,4 @@ Hooks BuildHooks(const Switch& sw) {
   return h;
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -41,13 +41,20 @@
 
 struct rte_mbuf;
 
-namespace pfc {
+namespace pfc::sw {
+struct PktMeta;
+class Switch;
+}  // namespace pfc::sw
+namespace pfc::pause {
+struct PauseRequest;
+}  // namespace pfc::pause
+namespace pfc::buffer {
+class ReleaseBatch;
+}  // namespace pfc::buffer
+
+namespace pfc::stages {
 
 struct WorkerCtx;
-struct PktMeta;
-struct PauseRequest;
-class ReleaseBatch;
-class Switch;
 
 inline constexpr int kMaxHookUsers = 4;
 
@@ -61,16 +68,16 @@ struct HookList {
 struct Hooks {
   using HeldLossyFn = uint8_t (*)(const WorkerCtx&, PortId);
   using PfcRxFn = void (*)(WorkerCtx&, PortId in, const uint8_t* frame, size_t len,
-                           const PauseRequest& req);
+                           const pause::PauseRequest& req);
   using EnqueueFn = uint16_t (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                                 ReleaseBatch& undo, uint32_t* note);
+                                 buffer::ReleaseBatch& undo, uint32_t* note);
   using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, uint32_t note,
                               uint32_t done);
   using RefusedFn = void (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n);
   using RoundFn = void (*)(WorkerCtx&);
   using EgressFn = uint8_t (*)(WorkerCtx&, PortId, Deadline* ready_ns);
-  using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const PktMeta* metas, uint16_t n);
-  using PfcTxFn = bool (*)(WorkerCtx&, PortId, const PauseRequest& req, uint8_t* frame);
+  using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const sw::PktMeta* metas, uint16_t n);
+  using PfcTxFn = bool (*)(WorkerCtx&, PortId, const pause::PauseRequest& req, uint8_t* frame);
   using DeadlineFn = Deadline (*)(const WorkerCtx&, PortId);
   using PortBusyFn = bool (*)(const WorkerCtx&, PortId);
   using RoundAgainFn = bool (*)(const WorkerCtx&);
@@ -99,13 +106,13 @@ struct Hooks {
     return m;
   }
   void PfcRx(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
-             const PauseRequest& req) const {
+             const pause::PauseRequest& req) const {
     for (uint8_t i = 0; i < pfc_rx.n; i++) pfc_rx.fn[i](w, in, frame, len, req);
   }
   // Returns how many of pkts[0..n) remain, packed at the front; notes[i]
   // is the i-th user's word for its `after` half (Enqueued).
   uint16_t Enqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                   ReleaseBatch& undo, uint32_t* notes) const {
+                   buffer::ReleaseBatch& undo, uint32_t* notes) const {
     for (uint8_t i = 0; i < enqueue.n; i++)
       n = enqueue.fn[i].before(w, out, eprio, pkts, n, undo, &notes[i]);
     return n;
@@ -127,11 +134,11 @@ struct Hooks {
     for (uint8_t i = 0; i < egress.n; i++) m |= egress.fn[i](w, p, ready_ns);
     return m;
   }
-  void Dequeue(WorkerCtx& w, PortId out, int q, const PktMeta* metas, uint16_t n) const {
+  void Dequeue(WorkerCtx& w, PortId out, int q, const sw::PktMeta* metas, uint16_t n) const {
     for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n);
   }
   // True when a user wrote into the frame's padding.
-  bool PfcTx(WorkerCtx& w, PortId p, const PauseRequest& req, uint8_t* frame) const {
+  bool PfcTx(WorkerCtx& w, PortId p, const pause::PauseRequest& req, uint8_t* frame) const {
     bool wrote = false;
     for (uint8_t i = 0; i < pfc_tx.n; i++) wrote |= pfc_tx.fn[i](w, p, req, frame);
     return wrote;
@@ -157,6 +164,6 @@ struct Hooks {
 // the watchdog's when any of its ports has one, ECN marking's when any
 // egress queue has a WRED profile. The one place features are
 // wired into the pipeline.
-Hooks BuildHooks(const Switch& sw);
+Hooks BuildHooks(const sw::Switch& sw);
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -15,7 +15,7 @@
 #include "dataplane/stages/local.h"
 #include "dataplane/stages/pfc_stage.h"
 
-namespace pfc {
+namespace pfc::stages {
 namespace {
 
 inline void Drop(WorkerCtx& w, PortId in, int prio, DropReason r, rte_mbuf* m) {
@@ -41,7 +41,7 @@ inline uint64_t Load64(const uint8_t* p) {
   std::memcpy(&v, p, 8);
   return v;
 }
-inline uint64_t Mac48(const MacAddr& mac) {
+inline uint64_t Mac48(const config::MacAddr& mac) {
   uint64_t v = 0;
   std::memcpy(&v, mac.data(), 6);
   return v;
@@ -60,7 +60,7 @@ struct MacMemo {
   uint64_t hdr_lo = 0;  // bytes 0..7: destination MAC, first 2 of the source
   uint32_t hdr_hi = 0;  // bytes 8..11: the rest of the source MAC
   bool Has(uint32_t target, PortId out) const { return target == ip && out == port; }
-  void Fill(uint32_t target, PortId out, const uint8_t* dst, const MacAddr& src) {
+  void Fill(uint32_t target, PortId out, const uint8_t* dst, const config::MacAddr& src) {
     uint8_t h[12];
     std::memcpy(h, dst, 6);
     std::memcpy(h + 6, src.data(), 6);
@@ -79,9 +79,9 @@ static_assert(kMaxPorts <= MacMemo::kNoPort, "kNoPort is no port");
 // One 8-byte store instead of four field stores (GCC 12 builds the struct
 // field by field otherwise): in_port bytes 0-1, in_prio 2, flags 3 (0),
 // charged 4-7, little-endian as on every target DPDK builds this for.
-inline void SetMeta(PktMeta* meta, PortId in, uint8_t prio, uint32_t charge) {
-  static_assert(sizeof(PktMeta) == 8 && offsetof(PktMeta, in_prio) == 2 &&
-                    offsetof(PktMeta, flags) == 3 && offsetof(PktMeta, charged) == 4,
+inline void SetMeta(sw::PktMeta* meta, PortId in, uint8_t prio, uint32_t charge) {
+  static_assert(sizeof(sw::PktMeta) == 8 && offsetof(sw::PktMeta, in_prio) == 2 &&
+                    offsetof(sw::PktMeta, flags) == 3 && offsetof(sw::PktMeta, charged) == 4,
                 "PktMeta is written as one word");
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "SetMeta packs little-endian");
   const uint64_t word = uint64_t{in} | uint64_t{prio} << 16 | uint64_t{charge} << 32;
@@ -95,14 +95,14 @@ inline void SetMeta(PktMeta* meta, PortId in, uint8_t prio, uint32_t charge) {
 // The slot table is the worker's (WorkerCtx::ingress_group_slots), all
 // kNone between bursts: the destructor puts back the entries it used.
 struct Groups {
-  static constexpr uint8_t kNone = SlotTable::kNone;
+  static constexpr uint8_t kNone = buffer::SlotTable::kNone;
   uint8_t* slot;
   uint16_t n[kMaxBurst];
   uint16_t key[kMaxBurst];
   int count = 0;
   rte_mbuf* pkts[kMaxBurst][kMaxBurst];
 
-  explicit Groups(SlotTable& t) : slot(t.s) {}
+  explicit Groups(buffer::SlotTable& t) : slot(t.s) {}
   ~Groups() {
     for (int g = 0; g < count; g++) slot[key[g]] = kNone;
   }
@@ -140,17 +140,17 @@ namespace {
 // snapshot's, fixed for the burst).
 template <bool l3>
 void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
-  Switch& sw = *w.sw;
-  const Tables& t = *w.t;
-  const PortRuntime& ip = sw.ports[in];
-  PortCounters& pc = w.st->port[in];
+  sw::Switch& sw = *w.sw;
+  const sw::Tables& t = *w.t;
+  const sw::PortRuntime& ip = sw.ports[in];
+  sw::PortCounters& pc = w.st->port[in];
   const uint8_t lossy = t.tag_map.lossy_prio;
 
-  IngressBatch admit(sw.buffer, in, &w.pool_slack);
+  buffer::IngressBatch admit(sw.buffer, in, &w.pool_slack);
   // Priorities a feature holds lossy on this port (held_lossy, hooks.h):
   // what would need headroom is dropped instead.
   admit.set_held_lossy(w.hooks.HeldLossy(w, in), w.hooks.held_lossy_drop);
-  ReleaseBatch undo(sw.buffer, &w.pool_slack, &w.ingress_undo_slots);
+  buffer::ReleaseBatch undo(sw.buffer, &w.pool_slack, &w.ingress_undo_slots);
   Groups groups(w.ingress_group_slots);
   uint64_t rx_bytes = 0;
   // Per-burst accumulators, flushed once (style guide: counters).
@@ -158,7 +158,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   MacMemo memo;
   const uint64_t my_mac = Mac48(ip.mac);
   const uint32_t cell_mask = t.cell_mask, cell_bytes = t.cell_bytes;
-  PrioCounters* const in_prio_pc = w.st->prio[in];
+  sw::PrioCounters* const in_prio_pc = w.st->prio[in];
   // The packets that go on, packed at the front of pkts, and their group
   // keys: grouping is a second pass. Inside this loop, each packet's slot
   // and count loads waited on its own chain of lookups (tag, rewrite,
@@ -174,25 +174,25 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     const uint32_t len = rte_pktmbuf_data_len(m);
     rx_bytes += rte_pktmbuf_pkt_len(m);
 
-    ParsedPacket pp;
-    switch (ParseFrame(d, len, t.verify_ip_checksum, &pp)) {
-      case PktKind::kBad:
+    net::ParsedPacket pp;
+    switch (net::ParseFrame(d, len, t.verify_ip_checksum, &pp)) {
+      case net::PktKind::kBad:
         Drop(w, in, lossy, pp.bad, m);
         continue;
-      case PktKind::kMacControl:
+      case net::PktKind::kMacControl:
         PfcReceive(w, in, m);  // consumed, never forwarded
         continue;
-      case PktKind::kArp:
+      case net::PktKind::kArp:
         if constexpr (l3) {
           HandleArp(w, in, pp, m);
           continue;
         }
         break;  // L2 mode: ARP is switched like any non-IP frame (unicast only)
-      case PktKind::kOtherL2:
-      case PktKind::kIpv4:
+      case net::PktKind::kOtherL2:
+      case net::PktKind::kIpv4:
         break;
     }
-    const bool is_ip = pp.kind == PktKind::kIpv4;
+    const bool is_ip = pp.kind == net::PktKind::kIpv4;
     if (__builtin_expect(!is_ip | pp.ip_options | pp.ip_fragment, 0)) {  // one test, rarely taken
       if (!is_ip) pc.non_ip.Add(1);
       if (pp.ip_options) pc.ipv4_options.Add(1);
@@ -222,7 +222,8 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       }
       uint16_t nhi = t.routes.Lookup(pp.dst_ip);
       // Our addresses sit in connected subnets (no gateway) or have no route.
-      const bool maybe_local = nhi == RouteTable::kNoRoute || t.routes.next_hop(nhi).gateway == 0;
+      const bool maybe_local =
+          nhi == tables::RouteTable::kNoRoute || t.routes.next_hop(nhi).gateway == 0;
       if (maybe_local && IsLocalAddress(sw, pp.dst_ip)) {
         HandleLocal(w, in, pp, m, prio);
         continue;
@@ -231,11 +232,11 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
         Drop(w, in, prio, DropReason::kTtlExpired, m);
         continue;
       }
-      if (nhi == RouteTable::kNoRoute) {
+      if (nhi == tables::RouteTable::kNoRoute) {
         Drop(w, in, prio, DropReason::kNoRoute, m);
         continue;
       }
-      const NextHop& nh = t.routes.next_hop(nhi);
+      const tables::NextHop& nh = t.routes.next_hop(nhi);
       out = nh.port;
       const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
       // Configured neighbours first (they win over anything learnt by ARP).
@@ -278,15 +279,15 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       eprio = t.tag_map.prio_of[new_tag];
       uint8_t* iph = d + pp.l3_off;
       if (new_tag != tag) {
-        Ipv4SetDscp(iph, new_tag);
+        net::Ipv4SetDscp(iph, new_tag);
         in_prio_pc[prio].rewrites.Add(1);
         if (new_tag == t.tag_map.lossy_tag) in_prio_pc[prio].to_lossy_tag.Add(1);
       }
-      if constexpr (l3) Ipv4DecrementTtl(iph);
+      if constexpr (l3) net::Ipv4DecrementTtl(iph);
     }
     // A tagged frame leaves with PCP = the priority it was queued at, so a
     // next hop that trusts PCP agrees with the DSCP (net/vlan_edit.h).
-    if (pp.has_vlan && VlanSetPcp(d + kVlanTciOffset, eprio)) pc.pcp_rewrites.Add(1);
+    if (pp.has_vlan && net::VlanSetPcp(d + net::kVlanTciOffset, eprio)) pc.pcp_rewrites.Add(1);
     if constexpr (l3) memo.Write(d);  // the memo is the packet's next hop here
     SetMeta(sw.Meta(m), in, prio, charge);
 
@@ -319,7 +320,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
                       static_cast<uint16_t>(groups.n[g] - done));
     for (unsigned k = done; k < groups.n[g]; k++) {
       rte_mbuf* m = groups.pkts[g][k];
-      const PktMeta* meta = sw.Meta(m);
+      const sw::PktMeta* meta = sw.Meta(m);
       undo.Add(meta->in_port, meta->in_prio, meta->charged);
       Drop(w, in, meta->in_prio, DropReason::kEgressQueueFull, m);
     }
@@ -335,4 +336,4 @@ void IngressBurst(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     IngressBurstMode<false>(w, in, pkts, n);
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -12,7 +12,7 @@
 #include "dataplane/stages/worker_ctx.h"
 #include "dataplane/switch/tables_snapshot.h"
 
-namespace pfc {
+namespace pfc::stages {
 
 // Uses the round's snapshot w.t (set by WorkerRound before the first burst).
 // Takes the n mbufs; `pkts` itself is used as scratch (its contents after
@@ -26,4 +26,4 @@ void IngressBurst(WorkerCtx& w, PortId in_port, rte_mbuf** pkts, uint16_t n);
 // egress_queue_full on the lossy priority, and returns false.
 bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m);
 
-}  // namespace pfc
+}  // namespace pfc::stages

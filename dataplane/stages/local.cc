@@ -8,7 +8,7 @@
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/stages/ingress.h"
 
-namespace pfc {
+namespace pfc::stages {
 namespace {
 
 constexpr uint8_t kBroadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -39,7 +39,7 @@ uint16_t WriteArp(uint8_t* f, const uint8_t* tag, const uint8_t* eth_dst, const 
     std::memcpy(l2, tag, 4);
     l2 += 4;
   }
-  PutU16(l2, kEtherTypeArp);
+  PutU16(l2, net::kEtherTypeArp);
   uint8_t* a = l2 + 2;
   PutU16(a, 1);           // hardware: Ethernet
   PutU16(a + 2, 0x0800);  // protocol: IPv4
@@ -60,18 +60,19 @@ void DropLocal(WorkerCtx& w, PortId in, DropReason r, rte_mbuf* m) {
 
 }  // namespace
 
-bool IsLocalAddress(const Switch& sw, uint32_t ip) {
+bool IsLocalAddress(const sw::Switch& sw, uint32_t ip) {
   for (const auto& p : sw.ports)
     if (p.ipv4 == ip) return true;
   return false;
 }
 
-void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m) {
-  Switch& sw = *w.sw;
-  const PortRuntime& port = sw.ports[in];
+void HandleArp(WorkerCtx& w, PortId in, const net::ParsedPacket& pp, rte_mbuf* m) {
+  sw::Switch& sw = *w.sw;
+  const sw::PortRuntime& port = sw.ports[in];
   w.st->port[in].arp_rx.Add(1);
-  ArpView arp;
-  if (!w.t->l3 || !ParseArp(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), pp, &arp)) {
+  net::ArpView arp;
+  if (!w.t->l3 ||
+      !net::ParseArp(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), pp, &arp)) {
     // The parser vouched for the rest: an opcode other than request/reply.
     DropLocal(w, in, DropReason::kArpUnsupported, m);
     return;
@@ -105,8 +106,8 @@ void RequestArp(WorkerCtx& w, PortId port, uint32_t ip) {
   if (w.arp_ip[slot] == ip && w.now_ns - w.arp_last_ns[slot] < WorkerCtx::kArpRetryNs) return;
   w.arp_ip[slot] = ip;
   w.arp_last_ns[slot] = w.now_ns;
-  Switch& sw = *w.sw;
-  const PortRuntime& p = sw.ports[port];
+  sw::Switch& sw = *w.sw;
+  const sw::PortRuntime& p = sw.ports[port];
   rte_mbuf* m = sw.dp.Alloc();
   if (!m) return;  // pool empty: the next packet to this host retries
   uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kArpFrameLen));
@@ -119,7 +120,7 @@ void RequestArp(WorkerCtx& w, PortId port, uint32_t ip) {
   if (SendControl(w, port, m)) w.st->port[port].arp_request_tx.Add(1);
 }
 
-void HandleLocal(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m, int prio) {
+void HandleLocal(WorkerCtx& w, PortId in, const net::ParsedPacket& pp, rte_mbuf* m, int prio) {
   uint8_t* f = rte_pktmbuf_mtod(m, uint8_t*);
   uint8_t* ip = f + pp.l3_off;
   const uint32_t len = rte_pktmbuf_data_len(m);
@@ -144,7 +145,7 @@ void HandleLocal(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m, i
   std::memcpy(ip + 16, tmp, 4);
   ip[8] = 64;
   ip[10] = ip[11] = 0;
-  const uint16_t cs = Ipv4HeaderChecksum(ip, pp.ip_hdr_len);
+  const uint16_t cs = net::Ipv4HeaderChecksum(ip, pp.ip_hdr_len);
   std::memcpy(ip + 10, &cs, 2);
   std::memcpy(tmp, f, 6);
   std::memcpy(f, f + 6, 6);
@@ -152,4 +153,4 @@ void HandleLocal(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m, i
   if (SendControl(w, in, m)) w.st->port[in].icmp_echo_reply.Add(1);
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -10,12 +10,12 @@
 #include "dataplane/net/parser.h"
 #include "dataplane/stages/worker_ctx.h"
 
-namespace pfc {
+namespace pfc::stages {
 
-bool IsLocalAddress(const Switch& sw, uint32_t ip);
-void HandleArp(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m);
-void HandleLocal(WorkerCtx& w, PortId in, const ParsedPacket& pp, rte_mbuf* m, int prio);
+bool IsLocalAddress(const sw::Switch& sw, uint32_t ip);
+void HandleArp(WorkerCtx& w, PortId in, const net::ParsedPacket& pp, rte_mbuf* m);
+void HandleLocal(WorkerCtx& w, PortId in, const net::ParsedPacket& pp, rte_mbuf* m, int prio);
 // Broadcasts an ARP request for `ip` on `port`, rate-limited per address.
 void RequestArp(WorkerCtx& w, PortId port, uint32_t ip);
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -3,26 +3,28 @@
 
 #include <rte_ethdev.h>
 
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 
-namespace pfc {
+namespace pfc::stages {
 
 void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
-  Switch& sw = *w.sw;
-  PortRuntime& pr = sw.ports[in];
-  PortOwnerState& os = *pr.owner_state;
-  PortCounters& pc = w.st->port[in];
-  PauseRequest req;
+  sw::Switch& sw = *w.sw;
+  sw::PortRuntime& pr = sw.ports[in];
+  sw::PortOwnerState& os = *pr.owner_state;
+  sw::PortCounters& pc = w.st->port[in];
+  pause::PauseRequest req;
   const uint8_t* frame = rte_pktmbuf_mtod(m, const uint8_t*);
-  const MacCtlKind kind = ParseMacControl(frame, rte_pktmbuf_data_len(m), &req, &pr.mac);
-  if (kind == MacCtlKind::kPfc) w.hooks.PfcRx(w, in, frame, rte_pktmbuf_data_len(m), req);
+  const pause::MacCtlKind kind =
+      pause::ParseMacControl(frame, rte_pktmbuf_data_len(m), &req, &pr.mac);
+  if (kind == pause::MacCtlKind::kPfc) w.hooks.PfcRx(w, in, frame, rte_pktmbuf_data_len(m), req);
   rte_pktmbuf_free(m);
-  if (kind == MacCtlKind::kMalformed || (kind == MacCtlKind::kPause && !w.t->honor_pause_8023x)) {
+  if (kind == pause::MacCtlKind::kMalformed ||
+      (kind == pause::MacCtlKind::kPause && !w.t->honor_pause_8023x)) {
     w.st->prio[in][w.t->tag_map.lossy_prio].drops[static_cast<int>(DropReason::kPfcMalformed)].Add(
         1);
     return;
   }
-  if (kind == MacCtlKind::kPause) {
+  if (kind == pause::MacCtlKind::kPause) {
     pc.pause_8023x_rx.Add(1);
   } else {
     pc.pfc_frames_rx.Add(1);
@@ -50,9 +52,9 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
 }
 
 void PfcGenerate(WorkerCtx& w, PortId port) {
-  Switch& sw = *w.sw;
-  PortRuntime& pr = sw.ports[port];
-  PortOwnerState& os = *pr.owner_state;
+  sw::Switch& sw = *w.sw;
+  sw::PortRuntime& pr = sw.ports[port];
+  sw::PortOwnerState& os = *pr.owner_state;
   // The port's own lossless set: qos.lossless, or its pfc_enable subset.
   const uint8_t ll = os.pfc_gen.config().lossless_mask;
   if (!ll) return;
@@ -72,21 +74,21 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
     os.pfc_gen.Observe(q, occ, sw.buffer.XoffThreshold(port, q), sw.buffer.XonThreshold(port, q));
   }
   if (os.pfc_gen.quiet()) return;
-  PauseRequest req;
+  pause::PauseRequest req;
   if (!os.pfc_gen.Collect(w.now_ns, &req)) return;
   rte_mbuf* m = sw.dp.Alloc();
   if (!m) return;  // retried next round: the generator still wants it
-  uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kPfcFrameLen));
+  uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, pause::kPfcFrameLen));
   if (!f) {
     rte_pktmbuf_free(m);
     return;
   }
-  BuildPfcFrame(pr.mac, req, f, kPfcFrameLen);
+  pause::BuildPfcFrame(pr.mac, req, f, pause::kPfcFrameLen);
   // A feature may carry its message in the padding (DCFIT's, the only one).
   const bool with_msg = w.hooks.PfcTx(w, port, req, f);
   // Straight to the device: a pause frame must not wait behind data. If the
   // device refuses it, the generator reports the same frame next round.
-  if (PortTx(pr.io, &m, 1, w.now_ns, true) != 1) {
+  if (sw::PortTx(pr.io, &m, 1, w.now_ns, true) != 1) {
     rte_pktmbuf_free(m);
     return;
   }
@@ -98,13 +100,13 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   }
   os.pfc_gen.MarkSent(req, w.now_ns);
   os.pfc_changed = true;
-  PortCounters& pc = w.st->port[port];
+  sw::PortCounters& pc = w.st->port[port];
   pc.pfc_frames_tx.Add(1);
   if (with_msg) pc.dcfit_msg_tx.Add(1);
   pc.tx_packets.Add(1);
-  pc.tx_bytes.Add(kPfcFrameLen);
+  pc.tx_bytes.Add(pause::kPfcFrameLen);
   for (int q = 0; q < kNumPrio; q++) {
-    PrioCounters& c = w.st->prio[port][q];
+    sw::PrioCounters& c = w.st->prio[port][q];
     c.pfc_xoff_tx.Add(os.pfc_gen.xoff_sent(q) - xoff[q]);
     c.pfc_xon_tx.Add(os.pfc_gen.xon_sent(q) - xon[q]);
     c.pfc_refresh_tx.Add(os.pfc_gen.refresh_sent(q) - refresh[q]);
@@ -112,7 +114,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
 }
 
 void PfcPublish(WorkerCtx& w, PortId port) {
-  PortOwnerState& os = *w.sw->ports[port].owner_state;
+  sw::PortOwnerState& os = *w.sw->ports[port].owner_state;
   // The gauges are functions of the pause timers and the time. With no PFC
   // frame since the last publish and nothing paused either way then, every
   // pause interval ended by then: the values are what was published.
@@ -122,7 +124,7 @@ void PfcPublish(WorkerCtx& w, PortId port) {
   os.pfc_changed = false;
   os.pfc_live = paused | pausing;
   for (int q = 0; q < kNumPrio; q++) {
-    PrioCounters& c = w.st->prio[port][q];
+    sw::PrioCounters& c = w.st->prio[port][q];
     c.paused_ns.Set(os.pause.PausedNs(q, w.now_ns));
     c.pausing_ns.Set(os.pfc_gen.pausing_ns(q, w.now_ns));
     c.paused_now.Set((paused >> q) & 1);
@@ -131,8 +133,8 @@ void PfcPublish(WorkerCtx& w, PortId port) {
 }
 
 Deadline PfcNextDeadline(const WorkerCtx& w, PortId port) {
-  const PortOwnerState& os = *w.sw->ports[port].owner_state;
+  const sw::PortOwnerState& os = *w.sw->ports[port].owner_state;
   return Earliest(os.pause.NextExpiry(w.now_ns), os.pfc_gen.NextDeadline(w.now_ns));
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

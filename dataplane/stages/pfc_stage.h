@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// PFC glue between the pure PFC parts (dataplane/pfc/) and a port's rx/tx:
+// PFC glue between the pure PFC parts (dataplane/pause/) and a port's rx/tx:
 //  * PfcReceive: a MAC control frame arrived: honour PFC (and, if enabled,
 //    802.3x PAUSE) by updating the port's pause timers; count malformed ones.
 //    Never forwarded.
@@ -17,7 +17,7 @@
 
 #include "dataplane/stages/worker_ctx.h"
 
-namespace pfc {
+namespace pfc::stages {
 
 void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m);
 void PfcGenerate(WorkerCtx& w, PortId port);
@@ -26,4 +26,4 @@ void PfcPublish(WorkerCtx& w, PortId port);
 // refresh due), or kNever.
 Deadline PfcNextDeadline(const WorkerCtx& w, PortId port);
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -6,24 +6,24 @@
 
 #include "dataplane/stages/egress.h"
 
-namespace pfc {
+namespace pfc::stages {
 namespace {
 
 // Cold: two events a storm. Returns the packets discarded.
-[[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, Pfcwd::Event ev) {
-  PortOwnerState& os = *w.sw->ports[port].owner_state;
-  const Pfcwd& wd = os.wd[q];
-  PrioCounters& c = w.st->prio[port][q];
-  PfcwdEvent e;
+[[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, pause::Pfcwd::Event ev) {
+  sw::PortOwnerState& os = *w.sw->ports[port].owner_state;
+  const pause::Pfcwd& wd = os.wd[q];
+  sw::PrioCounters& c = w.st->prio[port][q];
+  sw::PfcwdEvent e;
   e.port = port;
   e.prio = static_cast<uint8_t>(q);
   e.t_ns = w.now_ns;
   const uint8_t bit = static_cast<uint8_t>(1u << q);
-  if (ev == Pfcwd::Event::kDetected) {
+  if (ev == pause::Pfcwd::Event::kDetected) {
     os.wd_storm |= bit;
     c.pfcwd_storms.Add(1);
     e.since_ns = wd.stall_since();
-    if (os.wd_cfg.action == PfcwdAction::kDrop)
+    if (os.wd_cfg.action == pause::PfcwdAction::kDrop)
       e.drops = DiscardQueue(w, port, q, DropReason::kPfcwdStorm);
   } else {
     os.wd_storm &= static_cast<uint8_t>(~bit);
@@ -38,9 +38,9 @@ namespace {
 }  // namespace
 
 uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns) {
-  Switch& sw = *w.sw;
-  PortRuntime& pr = sw.ports[port];
-  PortOwnerState& os = *pr.owner_state;
+  sw::Switch& sw = *w.sw;
+  sw::PortRuntime& pr = sw.ports[port];
+  sw::PortOwnerState& os = *pr.owner_state;
   if (!os.wd_cfg.enabled) return 0;
   const uint8_t ll = w.t->tag_map.lossless_mask;
   const uint8_t paused = os.pause.PausedMask(w.now_ns) & ll;
@@ -51,41 +51,41 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns) {
   uint32_t dropped = 0;
   for (uint32_t m = look; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    Pfcwd& wd = os.wd[q];
-    PrioCounters& c = w.st->prio[port][q];
-    PfcwdObservation o;
+    pause::Pfcwd& wd = os.wd[q];
+    sw::PrioCounters& c = w.st->prio[port][q];
+    pause::PfcwdObservation o;
     o.paused = (paused >> q) & 1;
     o.paused_until = os.pause.PausedUntil(q);
     o.queued = os.data_stash[q].n != 0 || !rte_ring_empty(pr.egress[q]);
     o.tx_packets = c.tx_packets.Get();  // we are its only writer
-    const Pfcwd::Event ev = wd.Poll(w.now_ns, o, os.wd_cfg);
-    if (ev != Pfcwd::Event::kNone) dropped += OnEvent(w, port, q, ev);
+    const pause::Pfcwd::Event ev = wd.Poll(w.now_ns, o, os.wd_cfg);
+    if (ev != pause::Pfcwd::Event::kNone) dropped += OnEvent(w, port, q, ev);
     const uint8_t bit = static_cast<uint8_t>(1u << q);
     if (wd.in_storm() || wd.stall_since() != kNever)
       os.wd_active |= bit;
     else
       os.wd_active &= static_cast<uint8_t>(~bit);
-    if (wd.in_storm() || ev == Pfcwd::Event::kRestored) {
+    if (wd.in_storm() || ev == pause::Pfcwd::Event::kRestored) {
       c.pfcwd_storm_ns.Set(wd.StormNs(w.now_ns));
       c.pfcwd_in_storm.Set(wd.in_storm());
     }
   }
   if (!os.wd_storm) return 0;
-  if (os.wd_cfg.action == PfcwdAction::kDrop) {
+  if (os.wd_cfg.action == pause::PfcwdAction::kDrop) {
     // New arrivals of a storming priority go the way of the queue.
     for (uint32_t m = os.wd_storm; m; m &= m - 1)
       dropped += DiscardQueue(w, port, __builtin_ctz(m), DropReason::kPfcwdStorm);
     if (dropped) LowerTo(ready_ns, w.now_ns + 1);
   }
-  return os.wd_cfg.action == PfcwdAction::kForward ? os.wd_storm : 0;
+  return os.wd_cfg.action == pause::PfcwdAction::kForward ? os.wd_storm : 0;
 }
 
 Deadline PfcwdNextDeadline(const WorkerCtx& w, PortId port) {
-  const PortOwnerState& os = *w.sw->ports[port].owner_state;
+  const sw::PortOwnerState& os = *w.sw->ports[port].owner_state;
   Deadline d = kNever;
   for (uint32_t m = os.wd_active; m; m &= m - 1)
     LowerTo(&d, os.wd[__builtin_ctz(m)].NextDeadline(os.wd_cfg));
   return d;
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -20,7 +20,7 @@
 
 #include "dataplane/stages/worker_ctx.h"
 
-namespace pfc {
+namespace pfc::stages {
 
 // egress: returns the priorities whose received pause egress must ignore. When it
 // discarded packets, lowers *ready_ns to just after now: the
@@ -36,4 +36,4 @@ inline bool PfcwdPortBusy(const WorkerCtx& w, PortId port) {
   return w.sw->ports[port].owner_state->wd_active != 0;
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -16,7 +16,7 @@
 #include "dataplane/stages/pfc_stage.h"
 #include "dataplane/switch/log.h"
 
-namespace pfc {
+namespace pfc::stages {
 namespace {
 // Empty rounds before sleeping: a few microseconds of spinning keeps latency
 // low for back-to-back traffic without burning a core when idle.
@@ -27,8 +27,8 @@ namespace {
 
 // An emulated port with nothing landed by now (frames still on the wire
 // land later): skip the rx call (an ethdev port is always polled).
-bool NothingToReceive(const PortIo& io, uint64_t now_ns) {
-  return io.kind == PortIo::Kind::kEmu && io.emu->NothingLanded(now_ns);
+bool NothingToReceive(const sw::PortIo& io, uint64_t now_ns) {
+  return io.kind == sw::PortIo::Kind::kEmu && io.emu->NothingLanded(now_ns);
 }
 
 // A port whose whole egress round would change nothing and report no
@@ -42,9 +42,9 @@ bool NothingToReceive(const PortIo& io, uint64_t now_ns) {
 // Checked with a few loads, so a round of a 64-port switch with one busy
 // port costs about one port's work.
 bool PortQuiet(const WorkerCtx& w, PortId p) {
-  const Switch& sw = *w.sw;
-  const PortRuntime& pr = sw.ports[p];
-  const PortOwnerState& os = *pr.owner_state;
+  const sw::Switch& sw = *w.sw;
+  const sw::PortRuntime& pr = sw.ports[p];
+  const sw::PortOwnerState& os = *pr.owner_state;
   if (!os.pfc_gen.quiet() || os.pfc_changed || os.pfc_live != 0) return false;
   if (w.hooks.PortBusy(w, p)) return false;  // e.g. a storm or a stall under watch
   for (uint32_t m = w.t->tag_map.lossless_mask; m; m &= m - 1) {
@@ -67,9 +67,9 @@ void ForEachIn(const PortMask* mask, F&& f) {
 
 // Receives a burst on port p; returns the packets.
 unsigned RxPort(WorkerCtx& w, PortId p, bool refresh_clock) {
-  Switch& sw = *w.sw;
+  sw::Switch& sw = *w.sw;
   rte_mbuf* pkts[kMaxBurst];
-  const uint16_t n = PortRx(sw.ports[p].io, pkts, w.t->burst, w.now_ns);
+  const uint16_t n = sw::PortRx(sw.ports[p].io, pkts, w.t->burst, w.now_ns);
   if (n == 0) return 0;
   if (n == w.t->burst) w.burst_full = true;
   IngressBurst(w, p, pkts, n);
@@ -86,14 +86,14 @@ unsigned RxPort(WorkerCtx& w, PortId p, bool refresh_clock) {
 // stages it calls have one call site and stay inlined (the standalone
 // switch's light-load cost, bench/fabric_cost.sh).
 unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_clock) {
-  Switch& sw = *w.sw;
+  sw::Switch& sw = *w.sw;
   w.now_ns = now_ns;
   w.t = sw.CurrentTables();
   w.burst_full = false;
   const bool active = w.track_active;
   unsigned work = 0;
   ForEachIn(active ? &w.rx_active : &w.owned, [&](PortId p) {
-    const PortIo& io = sw.ports[p].io;
+    const sw::PortIo& io = sw.ports[p].io;
     if (active) {
       // What is on its way in is reported here (a full round has each
       // port's Poll report it), and a port with nothing leaves the set.
@@ -118,11 +118,11 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
       work += EgressRound(w, p, ready_ns);
       return;
     }
-    if (sw.ports[p].io.kind != PortIo::Kind::kEmu) return;
+    if (sw.ports[p].io.kind != sw::PortIo::Kind::kEmu) return;
     // The link's part of EgressRound (with nothing to send on it, Poll
     // returns just the next frame on its way to us); a quiet port with its
     // link idle leaves the set.
-    emu::EmuPort* link = sw.ports[p].io.emu;
+    emulator::EmuPort* link = sw.ports[p].io.emu;
     LowerTo(ready_ns, link->Poll(w.now_ns));
     if (active && link->TxQuiet()) w.tx_active &= ~(PortMask{1} << p);
   });
@@ -144,10 +144,11 @@ namespace {
 // its own; a device port's is what the control thread's watch published
 // (switch/link_watch.h).
 void LinkChanged(WorkerCtx& w, PortId p) {
-  const PortRuntime& pr = w.sw->ports[p];
-  PortOwnerState& os = *pr.owner_state;
-  const bool up = pr.io.kind == PortIo::Kind::kEmu ? pr.io.emu->link().up()
-                                                   : os.dev_link_up.load(std::memory_order_relaxed);
+  const sw::PortRuntime& pr = w.sw->ports[p];
+  sw::PortOwnerState& os = *pr.owner_state;
+  const bool up = pr.io.kind == sw::PortIo::Kind::kEmu
+                      ? pr.io.emu->link().up()
+                      : os.dev_link_up.load(std::memory_order_relaxed);
   if (up == os.link_up) [[likely]]
     return;
   os.link_up = up;
@@ -162,7 +163,7 @@ void LinkChanged(WorkerCtx& w, PortId p) {
 }  // namespace
 
 uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
-  Switch& sw = *w.sw;
+  sw::Switch& sw = *w.sw;
   LinkChanged(w, p);
   PfcGenerate(w, p);
   // The features first (hooks.h, egress): the watchdog's drop empties a
@@ -176,13 +177,13 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
   LowerTo(ready_ns, Earliest(PfcNextDeadline(w, p), w.hooks.NextDeadline(w, p)));
   // An emulated link: frames to start on our wire, the next arrival, the
   // FIFO accepting again.
-  if (sw.ports[p].io.kind == PortIo::Kind::kEmu)
+  if (sw.ports[p].io.kind == sw::PortIo::Kind::kEmu)
     LowerTo(ready_ns, sw.ports[p].io.emu->Poll(w.now_ns));
   return sent;
 }
 
 bool RoundLeftWork(const WorkerCtx& w) {
-  const Switch& sw = *w.sw;
+  const sw::Switch& sw = *w.sw;
   if (w.burst_full || w.hooks.RoundAgain(w)) return true;
   // An inactive port is quiet (worker_ctx.h): its generator too.
   if (w.track_active) {
@@ -207,15 +208,15 @@ unsigned WorkerRound(WorkerCtx& w, Deadline* ready_ns) {
 
 bool ActivePortsAllowed(const WorkerCtx& w) {
   if (!w.solo || w.sw->ports.size() > kMaxPorts) return false;
-  for (const PortRuntime& pr : w.sw->ports) {
-    if (pr.io.kind != PortIo::Kind::kEmu) return false;
+  for (const sw::PortRuntime& pr : w.sw->ports) {
+    if (pr.io.kind != sw::PortIo::Kind::kEmu) return false;
   }
   const Hooks& h = w.hooks;
   return h.round.n == 0 && h.egress.n == 0 && h.deadline.n == 0 && h.port_busy.n == 0 &&
          h.held_lossy.n == 0 && h.round_again.n == 0;
 }
 
-WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id) {
+WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id) {
   WorkerCtx w;
   w.sw = &sw;
   w.id = id;
@@ -265,8 +266,8 @@ struct RxIntrWait {
     for (const WorkerCtx& w : wk.slots) {
       all = all && w.solo;
       for (PortId p : w.ports) {
-        const PortIo& io = w.sw->ports[p].io;
-        if (io.kind != PortIo::Kind::kEthdev || !io.rx_intr ||
+        const sw::PortIo& io = w.sw->ports[p].io;
+        if (io.kind != sw::PortIo::Kind::kEthdev || !io.rx_intr ||
             rte_eth_dev_rx_intr_ctl_q(io.dpdk_port, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD,
                                       nullptr) != 0) {
           all = false;
@@ -285,7 +286,7 @@ struct RxIntrWait {
   // Sleeps until a packet arrives, the next deadline or interrupt_sleep_ms.
   // Returns the packets a last look found (then it did not sleep).
   unsigned Sleep(Worker& wk) {
-    Dataplane& dp = *wk.dp;
+    sw::Dataplane& dp = *wk.dp;
     Deadline ready_ns = kNever;
     for (uint16_t pid : ports) rte_eth_dev_rx_intr_enable(pid, 0);
     // A packet queued before its port asked for kicks sent none: look once
@@ -312,7 +313,7 @@ struct RxIntrWait {
 
 int WorkerMain(void* arg) {
   Worker& wk = *static_cast<Worker*>(arg);
-  Dataplane& dp = *wk.dp;
+  sw::Dataplane& dp = *wk.dp;
   // The default 50 us timer slack would double a 50 us idle sleep.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   rte_rcu_qsbr_thread_register(dp.qsbr, wk.id);
@@ -320,7 +321,7 @@ int WorkerMain(void* arg) {
   RxIntrWait intr;
   if (dp.idle_sleep_us != 0) intr.Setup(wk);
   unsigned idle = 0;
-  IdlePolicy policy;  // when intr.usable
+  sched::IdlePolicy policy;  // when intr.usable
   bool after_sleep = false;
   while (!dp.stop.load(std::memory_order_relaxed)) {
     Deadline ready_ns = kNever;
@@ -364,4 +365,4 @@ int WorkerMain(void* arg) {
   return 0;
 }
 
-}  // namespace pfc
+}  // namespace pfc::stages

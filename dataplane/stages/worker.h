@@ -8,7 +8,7 @@
 #pragma once
 #include "dataplane/stages/worker_ctx.h"
 
-namespace pfc {
+namespace pfc::stages {
 
 // rte_eal_remote_launch entry point; arg is a Worker* (every switch it
 // serves, one round each in turn).
@@ -45,4 +45,4 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns);
 // unchanged; 47% fewer rounds on the leaf-spine cost bench).
 bool RoundLeftWork(const WorkerCtx& w);
 
-}  // namespace pfc
+}  // namespace pfc::stages

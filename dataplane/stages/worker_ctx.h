@@ -16,25 +16,25 @@
 #include "dataplane/stages/hooks.h"
 #include "dataplane/switch/switch.h"
 
-namespace pfc {
+namespace pfc::stages {
 
 // kWorkerAlign-aligned: a worker writes its context every round (clock,
 // snapshot, pool slack); nothing of another worker may share those lines.
 struct alignas(kWorkerAlign) WorkerCtx {
-  Switch* sw = nullptr;
-  unsigned id = 0;            // worker index (RCU thread id, stats slot)
-  WorkerStats* st = nullptr;  // sw->stats[id]
-  std::vector<PortId> ports;  // owned ports of sw
+  sw::Switch* sw = nullptr;
+  unsigned id = 0;                // worker index (RCU thread id, stats slot)
+  sw::WorkerStats* st = nullptr;  // sw->stats[id]
+  std::vector<PortId> ports;      // owned ports of sw
   // The published snapshot for the current poll round (loaded once per
   // round, valid until the worker reports quiescence): every setting a stage
   // reads comes from here, never from sw->cfg.
-  const Tables* t = nullptr;
+  const sw::Tables* t = nullptr;
   uint64_t now_ns = 0;  // clock of the current poll round
   // The features plugged into this switch's pipeline (hooks.h).
   Hooks hooks;
   // This worker's unpublished change of sw's shared pool (accountant.h);
   // published by the batches past the slack and by an idle round.
-  PoolSlack pool_slack;
+  buffer::PoolSlack pool_slack;
   // This worker serves every port of sw: whatever queues to a port's rings
   // runs on the port's owner, so owner-only state can track it (the ports'
   // queued_hint).
@@ -58,7 +58,7 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // (port, priority) slot tables the burst loops keep between bursts
   // (SlotTable): EgressPort's release batch, the ingress burst's undo batch
   // and its grouping by (out port, egress priority). One user each.
-  SlotTable egress_rel_slots, ingress_undo_slots, ingress_group_slots;
+  buffer::SlotTable egress_rel_slots, ingress_undo_slots, ingress_group_slots;
   // DCFIT (stages/dcfit_stage.h), when the switch runs it: this worker's
   // shard of the causality counts (0 unless several workers serve the
   // switch); whether it runs the switch's detector ticks (the owner of port
@@ -81,7 +81,7 @@ struct alignas(kWorkerAlign) WorkerCtx {
 
 // Builds the context of worker `id` for `sw`: the ports the switch placed on
 // that worker (possibly none).
-WorkerCtx MakeWorkerCtx(Switch& sw, unsigned id);
+WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id);
 // Whether rounds of w may visit only its active ports: it serves the whole
 // switch, every port an emulated link, and no feature that acts on a port
 // by its own clock or from a round of its own (the watchdog, DCFIT).
@@ -89,9 +89,9 @@ bool ActivePortsAllowed(const WorkerCtx& w);
 
 // A worker lcore: the switches it serves, polled in this order every round.
 struct Worker {
-  Dataplane* dp = nullptr;
+  sw::Dataplane* dp = nullptr;
   unsigned id = 0;
   std::vector<WorkerCtx> slots;
 };
 
-}  // namespace pfc
+}  // namespace pfc::stages

@@ -9,7 +9,7 @@
 
 #include "dataplane/switch/mbuf_pool.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 Dataplane::~Dataplane() {
   if (qsbr) rte_free(qsbr);
@@ -74,4 +74,4 @@ rte_mbuf* Dataplane::GrowAndAlloc() {
   return rte_pktmbuf_alloc(pool);
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -20,7 +20,7 @@
 #include <mutex>
 #include <string>
 
-namespace pfc {
+namespace pfc::sw {
 
 // Per-packet metadata kept in an mbuf dynamic field from admission until the
 // packet leaves: which ingress priority group to release.
@@ -90,4 +90,4 @@ class Dataplane {
 std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, uint16_t room,
                                            std::string* err, uint64_t populate = 0);
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-namespace pfc {
+namespace pfc::sw {
 
 namespace {
 
@@ -70,4 +70,4 @@ std::string DcfitEventText(const DcfitEventRecord& r, const std::string& in, con
   return s;
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

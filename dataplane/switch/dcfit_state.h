@@ -37,7 +37,7 @@
 #include "dataplane/switch/event_log.h"
 #include "dataplane/switch/log.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 // Heavy hitters a rate limit names (at most kMaxLimited).
 inline constexpr int kMaxLimited = 4;
@@ -140,4 +140,4 @@ class DcfitGuard {
   SwitchDcfit* d_;
 };
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <vector>
 
-namespace pfc {
+namespace pfc::sw {
 
 template <typename T>
 class EventLog {
@@ -48,4 +48,4 @@ class EventLog {
   std::atomic<uint64_t> total_{0};  // written under mu_
 };
 
-}  // namespace pfc
+}  // namespace pfc::sw

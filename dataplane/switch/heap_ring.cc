@@ -9,7 +9,7 @@
 
 #include <cstdlib>
 
-namespace pfc {
+namespace pfc::sw {
 
 rte_ring* CreateHeapRing(const std::string& name, unsigned esize, unsigned count, unsigned flags,
                          bool own_memory, std::string* err) {
@@ -54,4 +54,4 @@ void FreeHeapRing(rte_ring* r) {
   std::free(r);
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -20,7 +20,7 @@
 
 #include <string>
 
-namespace pfc {
+namespace pfc::sw {
 
 // A ring of `count` (a power of two) elements of esize bytes (8 for the
 // pointer API), initialised with `flags` (RING_F_SP_ENQ, RING_F_SC_DEQ), in
@@ -32,4 +32,4 @@ rte_ring* CreateHeapRing(const std::string& name, unsigned esize, unsigned count
 // Its elements are the caller's to drain first.
 void FreeHeapRing(rte_ring* r);
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-namespace pfc {
+namespace pfc::sw {
 namespace {
 
 // A kernel interface is up when it is administratively up and has a carrier
@@ -52,4 +52,4 @@ std::vector<std::string> LinkWatch::Poll() {
   return lines;
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -16,7 +16,7 @@
 
 #include "dataplane/switch/switch.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 // One device port's link as the watch sees it now.
 bool DeviceLinkUp(uint16_t dpdk_port);
@@ -32,4 +32,4 @@ class LinkWatch {
   Switch& sw_;
 };
 
-}  // namespace pfc
+}  // namespace pfc::sw

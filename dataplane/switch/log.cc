@@ -3,7 +3,7 @@
 
 #include "dataplane/switch/switch.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 RTE_LOG_REGISTER(pfc_logtype_switch, pfc.switch, INFO);
 RTE_LOG_REGISTER(pfc_logtype_worker, pfc.worker, INFO);
@@ -44,4 +44,4 @@ void EventPrinter::Print(const Switch& sw) {
   });
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

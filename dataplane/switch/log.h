@@ -18,7 +18,7 @@
 #include <functional>
 #include <string>
 
-namespace pfc {
+namespace pfc::sw {
 
 extern int pfc_logtype_switch;
 extern int pfc_logtype_worker;
@@ -27,7 +27,7 @@ extern int pfc_logtype_pfcwd;
 extern int pfc_logtype_fabric;
 
 #define PFC_LOG(level, module, ...) \
-  rte_log(RTE_LOG_##level, ::pfc::pfc_logtype_##module, __VA_ARGS__)
+  rte_log(RTE_LOG_##level, ::pfc::sw::pfc_logtype_##module, __VA_ARGS__)
 
 class Switch;
 
@@ -52,4 +52,4 @@ class EventPrinter {
   uint64_t pfcwd_seen_ = 0;
 };
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-namespace pfc {
+namespace pfc::sw {
 namespace {
 
 void UnmapChunk(rte_mempool_memhdr* memhdr, void*) { munmap(memhdr->addr, memhdr->len); }
@@ -140,4 +140,4 @@ uint64_t GrowPool(rte_mempool* mp, uint64_t n) {
   return static_cast<uint64_t>(added);
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <string>
 
-namespace pfc {
+namespace pfc::sw {
 
 // An empty pool for up to `max_mbufs` mbufs of `room` bytes of data room
 // (headroom included), with `initial` of them populated. nullptr with *err.
@@ -41,4 +41,4 @@ inline uint64_t NextPoolChunk(uint64_t populated) {
   return populated / 4 > kMinPoolChunk ? populated / 4 : kMinPoolChunk;
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -13,7 +13,7 @@
 #include "dataplane/common/types.h"
 #include "dataplane/switch/event_log.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 struct PfcwdEvent {
   bool restored = false;  // false: storm detected
@@ -36,4 +36,4 @@ inline std::string PfcwdEventText(const PfcwdEvent& e, const std::string& port) 
 
 using PfcwdEventLog = EventLog<PfcwdEvent>;
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -13,26 +13,26 @@
 
 #include <cstdint>
 
-namespace pfc {
-
-namespace emu {
+namespace pfc::emulator {
 class EmuPort;
 // Emulated-link halves (dataplane/emulator/port/emu_port.cc).
 uint16_t EmuRx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns);
 uint16_t EmuTx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control);
-}  // namespace emu
+}  // namespace pfc::emulator
+
+namespace pfc::sw {
 
 struct PortIo {
   enum class Kind : uint8_t { kEthdev, kEmu };
   Kind kind = Kind::kEthdev;
-  uint16_t dpdk_port = 0;       // kEthdev
-  bool rx_intr = false;         // kEthdev configured with receive interrupts
-  emu::EmuPort* emu = nullptr;  // kEmu (owned by the fabric)
+  uint16_t dpdk_port = 0;            // kEthdev
+  bool rx_intr = false;              // kEthdev configured with receive interrupts
+  emulator::EmuPort* emu = nullptr;  // kEmu (owned by the fabric)
 };
 
 inline uint16_t PortRx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   if (io.kind == PortIo::Kind::kEthdev) return rte_eth_rx_burst(io.dpdk_port, 0, pkts, n);
-  return emu::EmuRx(io.emu, pkts, n, now_ns);
+  return emulator::EmuRx(io.emu, pkts, n, now_ns);
 }
 
 // Transmits up to n frames; returns how many the port took (the rest stay
@@ -41,7 +41,7 @@ inline uint16_t PortRx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t n
 inline uint16_t PortTx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t now_ns,
                        bool control) {
   if (io.kind == PortIo::Kind::kEthdev) return rte_eth_tx_burst(io.dpdk_port, 0, pkts, n);
-  return emu::EmuTx(io.emu, pkts, n, now_ns, control);
+  return emulator::EmuTx(io.emu, pkts, n, now_ns, control);
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

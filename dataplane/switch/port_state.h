@@ -11,12 +11,12 @@
 #include <cstdint>
 
 #include "dataplane/common/types.h"
-#include "dataplane/pfc/pause_timer.h"
-#include "dataplane/pfc/pfc_generator.h"
-#include "dataplane/pfc/pfcwd.h"
+#include "dataplane/pause/pause_timer.h"
+#include "dataplane/pause/pfc_generator.h"
+#include "dataplane/pause/pfcwd.h"
 #include "dataplane/sched/egress_scheduler.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 struct TxStash {
   static constexpr int kCap = 2 * kMaxBurst;
@@ -27,7 +27,7 @@ struct TxStash {
 // kWorkerAlign-aligned: ports of different workers have their own states
 // side by side on the heap, and a shared line would bounce between cores.
 struct alignas(kWorkerAlign) PortOwnerState {
-  EgressScheduler sched;
+  sched::EgressScheduler sched;
   // Data packets the device refused, by egress priority: a priority paused
   // since keeps its refused packets until it resumes, the others still go.
   TxStash data_stash[kNumPrio];
@@ -41,7 +41,7 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // sees them all empty or EgressPort drained them. Written only when one
   // worker serves the whole switch, so only by the owner.
   bool queued_hint = true;
-  PauseTimer pause;  // pause requests received on this port
+  pause::PauseTimer pause;  // pause requests received on this port
   // The link's state at the last egress round (stages/worker.cc
   // LinkChanged): a link that goes down ends the pauses either way.
   bool link_up = true;
@@ -49,8 +49,8 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // (switch/link_watch.h), written by it on a change only; an emulated
   // port's link is read from the link itself.
   std::atomic<bool> dev_link_up{true};
-  PfcGenerator pfc_gen;    // XOFF/XON we send on this port
-  uint64_t pause_bps = 0;  // rate for quanta: the shaper's when shaped
+  pause::PfcGenerator pfc_gen;  // XOFF/XON we send on this port
+  uint64_t pause_bps = 0;       // rate for quanta: the shaper's when shaped
   // Lossless priorities this port does not enable (ports[].pfc_enable):
   // pause requests received for them are ignored (and counted).
   uint8_t pfc_ignore_rx = 0;
@@ -63,10 +63,10 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // Pause-storm watchdog (stages/pfcwd_stage.h): the port's settings, one
   // state machine per priority (lossless ones used), the priorities whose
   // watch is running (a stall or a storm) and those in storm.
-  PfcwdConfig wd_cfg;
-  std::array<Pfcwd, kNumPrio> wd;
+  pause::PfcwdConfig wd_cfg;
+  std::array<pause::Pfcwd, kNumPrio> wd;
   uint8_t wd_active = 0;
   uint8_t wd_storm = 0;
 };
 
-}  // namespace pfc
+}  // namespace pfc::sw

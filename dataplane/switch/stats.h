@@ -16,7 +16,7 @@
 
 #include "dataplane/common/types.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 // A single-writer counter: the owner adds, anyone reads.
 class Counter {
@@ -173,4 +173,4 @@ void ForEachWorkerCounter(const WorkerStats& c, F&& f) {
 #undef PFC_VISIT
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

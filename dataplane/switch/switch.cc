@@ -17,14 +17,14 @@
 #include "dataplane/switch/heap_ring.h"
 #include "dataplane/switch/log.h"
 
-namespace pfc {
+namespace pfc::sw {
 namespace {
 
 // The memory plan computes DPDK's object layout without DPDK; keep it honest.
-static_assert(sizeof(rte_mbuf) == kMbufStructBytes);
-static_assert(RTE_PKTMBUF_HEADROOM == kMbufHeadroom);
-static_assert(RTE_MBUF_DEFAULT_DATAROOM == kMbufDefaultRoom);
-static_assert(TxStash::kCap == kTxStashSlots);
+static_assert(sizeof(rte_mbuf) == config::kMbufStructBytes);
+static_assert(RTE_PKTMBUF_HEADROOM == config::kMbufHeadroom);
+static_assert(RTE_MBUF_DEFAULT_DATAROOM == config::kMbufDefaultRoom);
+static_assert(TxStash::kCap == config::kTxStashSlots);
 
 std::string AvailablePorts() {
   std::string s;
@@ -39,7 +39,7 @@ std::string AvailablePorts() {
 
 // What to tell a user whose config names a device EAL does not have.
 std::string MissingDeviceHint(const std::string& device) {
-  if (IsPciAddress(device))
+  if (config::IsPciAddress(device))
     return "bind " + device + " to a DPDK driver (dpdk-devbind.py) and do not block it (-b)";
   return "give EAL --vdev " + device + ",... before -- (e.g. --vdev " + device +
          ",iface=eth0 for af_packet)";
@@ -48,8 +48,8 @@ std::string MissingDeviceHint(const std::string& device) {
 // Descriptor counts for pid after the driver's limits, asked before the pool
 // is sized (the pool must cover every rx descriptor).
 void AdjustedDesc(uint16_t pid, uint16_t* nrx, uint16_t* ntx) {
-  *nrx = kRxDesc;
-  *ntx = kTxDesc;
+  *nrx = config::kRxDesc;
+  *ntx = config::kTxDesc;
   rte_eth_dev_adjust_nb_rx_tx_desc(pid, nrx, ntx);
 }
 
@@ -63,7 +63,7 @@ bool WantsRxInterrupts(uint16_t pid) {
 }
 
 // Configures and starts DPDK port `pid` (found by CreateSwitch) for pc.
-bool SetupPort(const PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool,
+bool SetupPort(const config::PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool,
                bool rx_interrupts, PortRuntime* pr, std::string* err) {
   const std::string f = "ports[" + std::to_string(idx) + "].device '" + pc.device + "'";
   pr->io.kind = PortIo::Kind::kEthdev;
@@ -125,7 +125,7 @@ void Switch::Publish(std::unique_ptr<Tables> next) {
   delete old;
 }
 
-bool Switch::ApplyConfig(const SwitchConfig& next, std::string* err) {
+bool Switch::ApplyConfig(const config::SwitchConfig& next, std::string* err) {
   auto t = Tables::Build(next, generation() + 1, err);
   if (!t) return false;
   Publish(std::move(t));
@@ -160,12 +160,13 @@ Switch::~Switch() {
   delete tables_.load();
 }
 
-MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg, const EmuPortLookup& emu_port) {
-  EalNeedsInput need;
+config::MemoryPlan PlanSwitchMemory(const config::SwitchConfig& cfg,
+                                    const EmuPortLookup& emu_port) {
+  config::EalNeedsInput need;
   need.hugepages = rte_eal_has_hugepages() != 0;
   need.rx_desc = 0;
   need.tx_desc = 0;
-  for (const PortConfig& pc : cfg.ports) {
+  for (const config::PortConfig& pc : cfg.ports) {
     uint16_t pid;
     if (emu_port && emu_port(pc.device) != nullptr) continue;  // no descriptors
     if (rte_eth_dev_get_port_by_name(pc.device.c_str(), &pid) != 0)
@@ -175,7 +176,7 @@ MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg, const EmuPortLookup& emu_po
     *need.rx_desc += nrx;
     *need.tx_desc += ntx;
   }
-  return PlanMemory(cfg, need);
+  return config::PlanMemory(cfg, need);
 }
 
 namespace {
@@ -183,7 +184,7 @@ namespace {
 // DCFIT over the switch's ports and lossless priorities; its ID is the
 // configured one, else the switch's index (0 for a standalone pfcswitch; the
 // fabric writes each switch's topology node as switch_id).
-bool ConfigureDcfit(const SwitchConfig& cfg, unsigned index, Switch* sw, std::string* err) {
+bool ConfigureDcfit(const config::SwitchConfig& cfg, unsigned index, Switch* sw, std::string* err) {
   auto d = std::make_unique<SwitchDcfit>();
   dcfit::DetectorConfig dc;
   dc.self = static_cast<dcfit::SwitchId>(cfg.dcfit.switch_id >= 0 ? cfg.dcfit.switch_id : index);
@@ -213,15 +214,15 @@ bool ConfigureDcfit(const SwitchConfig& cfg, unsigned index, Switch* sw, std::st
 
 }  // namespace
 
-std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
+std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& cfg,
                                      const std::string& name, unsigned index, int pin_worker,
                                      const EmuPortLookup& emu_port, std::string* err) {
   // Find every device (naming each missing one) before allocating anything.
   const size_t nports = cfg.ports.size();
   std::vector<uint16_t> pids(nports);
-  std::vector<emu::EmuPort*> emus(nports, nullptr);
+  std::vector<emulator::EmuPort*> emus(nports, nullptr);
   for (size_t i = 0; i < nports; i++) {
-    const PortConfig& pc = cfg.ports[i];
+    const config::PortConfig& pc = cfg.ports[i];
     if (emu_port) emus[i] = emu_port(pc.device);
     if (emus[i] != nullptr) continue;
     if (rte_eth_dev_get_port_by_name(pc.device.c_str(), &pids[i]) != 0) {
@@ -243,7 +244,7 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
   sw->ports.resize(nports);
   for (size_t i = 0; i < nports; i++) {
     PortRuntime& pr = sw->ports[i];
-    const PortConfig& pc = cfg.ports[i];
+    const config::PortConfig& pc = cfg.ports[i];
     pr.name = pc.name;
     pr.ipv4 = pc.ipv4;
     pr.mask = pc.prefix_len ? 0xffffffffu << (32 - pc.prefix_len) : 0;
@@ -270,7 +271,8 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
       if (!pr.egress[q]) return nullptr;
     }
     std::string cn = prefix + "ctl_" + std::to_string(i);
-    pr.control = CreateHeapRing(cn, sizeof(void*), kControlRing, RING_F_SC_DEQ, dp.own_memory, err);
+    pr.control =
+        CreateHeapRing(cn, sizeof(void*), config::kControlRing, RING_F_SC_DEQ, dp.own_memory, err);
     if (!pr.control) return nullptr;
     pr.owner_state = std::make_unique<PortOwnerState>();
     pr.owner_state->sched.Configure(pc.sched, 0);
@@ -278,10 +280,10 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
     pr.owner_state->pause_bps = pc.sched.shaper_bps ? pc.sched.shaper_bps : pc.speed_bps;
     // The generator runs on the priorities the port enables (pfc_enable);
     // pause requests for the lossless priorities it does not are ignored.
-    const PfcGenConfig gc = PfcGenFor(cfg, pc);
+    const pause::PfcGenConfig gc = config::PfcGenFor(cfg, pc);
     pr.owner_state->pfc_ignore_rx =
         static_cast<uint8_t>(cfg.tag_map.lossless_mask & ~gc.lossless_mask);
-    pr.owner_state->wd_cfg = PfcWatchdogFor(cfg, static_cast<PortId>(i));
+    pr.owner_state->wd_cfg = config::PfcWatchdogFor(cfg, static_cast<PortId>(i));
     if (!pr.owner_state->pfc_gen.Configure(gc, err)) {
       *err = "ports[" + std::to_string(i) + "] pfc: " + *err;
       return nullptr;
@@ -298,9 +300,9 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
   return sw;
 }
 
-bool CreateStandalone(const SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
+bool CreateStandalone(const config::SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
                       std::unique_ptr<Switch>* sw, std::string* err) {
-  const MemoryPlan plan = PlanSwitchMemory(cfg, nullptr);
+  const config::MemoryPlan plan = PlanSwitchMemory(cfg, nullptr);
   *dp = CreateDataplane(cfg.workers, plan.mbufs, static_cast<uint16_t>(plan.data_room), err);
   if (!*dp) {
     *err = "cannot allocate the mbuf pool (" + *err + "): the config " + plan.Describe() +
@@ -323,4 +325,4 @@ bool CreateStandalone(const SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
   return false;
 }
 
-}  // namespace pfc
+}  // namespace pfc::sw

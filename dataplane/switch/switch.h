@@ -48,12 +48,12 @@
 #include "dataplane/switch/tables_snapshot.h"
 #include "dataplane/tables/neighbor_table.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 struct PortRuntime {
   std::string name;
   PortIo io;
-  MacAddr mac{};
+  config::MacAddr mac{};
   uint32_t ipv4 = 0, mask = 0;
   uint64_t speed_bps = 0;
   unsigned owner = 0;               // worker index that polls and transmits
@@ -70,10 +70,10 @@ class Switch {
   Dataplane& dp;
   const std::string name;  // "" for a standalone pfcswitch
   const unsigned index;    // in its process; names DPDK objects
-  SwitchConfig cfg;
+  config::SwitchConfig cfg;
   std::vector<PortRuntime> ports;
-  BufferAccountant buffer;
-  NeighborTable neighbors{4096};
+  buffer::BufferAccountant buffer;
+  tables::NeighborTable neighbors{4096};
   std::vector<std::unique_ptr<WorkerStats>> stats;  // one per worker
   std::unique_ptr<SwitchDcfit> dcfit;               // nullptr: DCFIT off
   bool ecn = false;  // some egress queue marks ECN (stages/ecn_stage.h)
@@ -88,7 +88,7 @@ class Switch {
   // it. All or nothing: on failure nothing changed and *err names the config
   // field. `cfg` is not touched (workers never read it); the caller keeps
   // the running config reloads apply on top of (app/telemetry.cc).
-  bool ApplyConfig(const SwitchConfig& next, std::string* err);
+  bool ApplyConfig(const config::SwitchConfig& next, std::string* err);
   uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
 
   PktMeta* Meta(rte_mbuf* m) const { return dp.Meta(m); }
@@ -106,8 +106,9 @@ class Switch {
 // the drivers adjust them, rings, stashes), so the buffer accountant, not
 // the pool, runs out first; and its egress ring size. Devices for which
 // emu_port returns an EmuPort have no descriptors. After rte_eal_init.
-MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg,
-                            const std::function<emu::EmuPort*(const std::string&)>& emu_port);
+config::MemoryPlan PlanSwitchMemory(
+    const config::SwitchConfig& cfg,
+    const std::function<emulator::EmuPort*(const std::string&)>& emu_port);
 
 // Builds a switch over `dp`: its ports (ethdev devices by name; a device
 // for which emu_port returns an EmuPort is an emulated link end instead),
@@ -115,15 +116,15 @@ MemoryPlan PlanSwitchMemory(const SwitchConfig& cfg,
 // owned by that worker (the fabric pins whole switches, so per-switch state
 // has one writer); otherwise port i is owned by worker i mod dp.workers.
 // nullptr with *err naming what failed.
-using EmuPortLookup = std::function<emu::EmuPort*(const std::string& device)>;
-std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const SwitchConfig& cfg,
+using EmuPortLookup = std::function<emulator::EmuPort*(const std::string& device)>;
+std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& cfg,
                                      const std::string& name, unsigned index, int pin_worker,
                                      const EmuPortLookup& emu_port, std::string* err);
 
 // pfcswitch's process (also the stage tests' and benchmarks'): a Dataplane
 // sized for one switch with cfg.workers workers, and the switch over it
 // (ports spread over the workers). Destroy *sw before *dp.
-bool CreateStandalone(const SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
+bool CreateStandalone(const config::SwitchConfig& cfg, std::unique_ptr<Dataplane>* dp,
                       std::unique_ptr<Switch>* sw, std::string* err);
 
-}  // namespace pfc
+}  // namespace pfc::sw

@@ -22,15 +22,15 @@
 #include "dataplane/tables/static_neighbors.h"
 #include "dataplane/tables/tag_map.h"
 
-namespace pfc {
+namespace pfc::sw {
 
 struct Tables {
   uint64_t generation = 0;
-  TagMap tag_map;
-  RewriteTable rewrite;
-  RouteTable routes;
-  StaticNeighbors neighbors;  // configured; learnt ones are in Switch::neighbors
-  StaticL2Table l2;           // static MAC -> port (switch.mode l2)
+  tables::TagMap tag_map;
+  tables::RewriteTable rewrite;
+  tables::RouteTable routes;
+  tables::StaticNeighbors neighbors;  // configured; learnt ones are in Switch::neighbors
+  tables::StaticL2Table l2;           // static MAC -> port (switch.mode l2)
   size_t rule_count = 0;
   // Some rewrite (a rule, or the unmatched default) can queue a packet at a
   // lossless priority other than the one it came in on: DCFIT then looks at
@@ -50,14 +50,14 @@ struct Tables {
   std::array<uint32_t, kMaxPorts> max_frame{};
   // ECN marking by egress (port, priority) (ecn section; off where no
   // profile applies). Read only when Switch::ecn is set.
-  std::array<std::array<RedQueue, kNumPrio>, kMaxPorts> ecn{};
+  std::array<std::array<sched::RedQueue, kNumPrio>, kMaxPorts> ecn{};
 
   // Builds every table from a validated config. Returns nullptr with *err
   // naming the config field on failure (which Validate() should already have
   // caught, except a neighbour address given twice).
-  static std::unique_ptr<Tables> Build(const SwitchConfig& cfg, uint64_t generation,
+  static std::unique_ptr<Tables> Build(const config::SwitchConfig& cfg, uint64_t generation,
                                        std::string* err);
   int L2Lookup(const uint8_t mac[6]) const { return l2.Lookup(mac); }  // port or -1
 };
 
-}  // namespace pfc
+}  // namespace pfc::sw

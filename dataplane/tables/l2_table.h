@@ -11,7 +11,7 @@
 
 #include "dataplane/common/types.h"
 
-namespace pfc {
+namespace pfc::tables {
 
 class StaticL2Table {
  public:
@@ -73,4 +73,4 @@ class StaticL2Table {
   size_t size_ = 0;
 };
 
-}  // namespace pfc
+}  // namespace pfc::tables

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <bit>
 
-namespace pfc {
+namespace pfc::tables {
 namespace {
 
 // murmur3's 32-bit finaliser: addresses in one subnet differ only in their
@@ -104,4 +104,4 @@ bool NeighborTable::IsStatic(uint32_t ip) const {
   return e != nullptr && (e->mac_flags.load(std::memory_order_acquire) & kStatic) != 0;
 }
 
-}  // namespace pfc
+}  // namespace pfc::tables

@@ -22,7 +22,7 @@
 
 #include "dataplane/common/types.h"
 
-namespace pfc {
+namespace pfc::tables {
 
 class NeighborTable {
  public:
@@ -57,4 +57,4 @@ class NeighborTable {
   std::mutex learn_mu_;  // writers only (see Learn)
 };
 
-}  // namespace pfc
+}  // namespace pfc::tables

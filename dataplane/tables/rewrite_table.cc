@@ -6,7 +6,7 @@
 #include <cstring>
 #include <map>
 
-namespace pfc {
+namespace pfc::tables {
 namespace {
 
 // Marks a cell no rule of the signature covers, while rows are painted.
@@ -175,4 +175,4 @@ uint8_t NaiveRewriteLookup(const RewriteConfig& cfg, uint8_t tag, PortId in, Por
   return cfg.unmatched_keeps_tag ? static_cast<uint8_t>(t) : cfg.default_tag;
 }
 
-}  // namespace pfc
+}  // namespace pfc::tables

@@ -24,7 +24,7 @@
 
 #include "dataplane/common/types.h"
 
-namespace pfc {
+namespace pfc::tables {
 
 struct RewriteRule {
   TagMask tags = kAnyTag;
@@ -79,4 +79,4 @@ class RewriteTable {
 // order, as the TCAM would. Not for the fast path. Ports >= 64 match no rule.
 uint8_t NaiveRewriteLookup(const RewriteConfig& cfg, uint8_t tag, PortId in, PortId out);
 
-}  // namespace pfc
+}  // namespace pfc::tables

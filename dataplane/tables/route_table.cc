@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-namespace pfc {
+namespace pfc::tables {
 namespace {
 
 std::string Ip(uint32_t a) {
@@ -137,4 +137,4 @@ uint16_t NaiveRouteLookup(const std::vector<RouteTable::Route>& routes, uint32_t
   return best;
 }
 
-}  // namespace pfc
+}  // namespace pfc::tables

@@ -12,7 +12,7 @@
 #include "dataplane/common/types.h"
 #include "dataplane/common/zero_pages.h"
 
-namespace pfc {
+namespace pfc::tables {
 
 // Where a route sends a packet. The neighbour MAC is resolved separately
 // (tables/neighbor_table.h) keyed by `gateway` if set, else by the packet's
@@ -78,4 +78,4 @@ class RouteTable {
 // (longest matching prefix; the first listed on an exact duplicate).
 uint16_t NaiveRouteLookup(const std::vector<RouteTable::Route>& routes, uint32_t dst_ip);
 
-}  // namespace pfc
+}  // namespace pfc::tables

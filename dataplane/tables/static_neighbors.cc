@@ -5,7 +5,7 @@
 #include <cstring>
 #include <numeric>
 
-namespace pfc {
+namespace pfc::tables {
 namespace {
 
 std::string Dotted(uint32_t ip) {
@@ -58,4 +58,4 @@ bool StaticNeighbors::Contains(uint32_t ip) const {
   return std::binary_search(ips_.begin(), ips_.end(), ip);
 }
 
-}  // namespace pfc
+}  // namespace pfc::tables

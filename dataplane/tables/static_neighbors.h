@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace pfc {
+namespace pfc::tables {
 
 class StaticNeighbors {
  public:
@@ -34,4 +34,4 @@ class StaticNeighbors {
   std::vector<std::array<uint8_t, 6>> macs_;  // macs_[i] belongs to ips_[i]
 };
 
-}  // namespace pfc
+}  // namespace pfc::tables

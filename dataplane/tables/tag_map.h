@@ -8,7 +8,7 @@
 
 #include "dataplane/common/types.h"
 
-namespace pfc {
+namespace pfc::tables {
 
 struct TagMap {
   // prio_of[tag]: the priority queue for the tag. Tags without a mapping hold
@@ -27,4 +27,4 @@ struct TagMap {
   }
 };
 
-}  // namespace pfc
+}  // namespace pfc::tables

@@ -21,19 +21,19 @@ CLANGXX=${CLANGXX:-clang++}
 sources() {
   case $1 in
     parser) echo dataplane/net/parser.cc dataplane/net/ipv4_edit.cc ;;
-    pfc_frame) echo dataplane/pfc/pfc_frame.cc dataplane/pfc/pause_timer.cc ;;
+    pfc_frame) echo dataplane/pause/pfc_frame.cc dataplane/pause/pause_timer.cc ;;
     telemetry_cmd) echo dataplane/pfcswitch/telemetry_cmd.cc ;;
     dcfit_msg) echo dataplane/dcfit/message.cc dataplane/dcfit/causality.cc \
-      dataplane/dcfit/detector.cc dataplane/pfc/pfc_frame.cc ;;
+      dataplane/dcfit/detector.cc dataplane/pause/pfc_frame.cc ;;
     # The loaders, the sections, and the pure code a config is checked with.
     config)
       (cd "$src" && ls dataplane/config/*.cc dataplane/net/*.cc dataplane/tables/*.cc \
-        dataplane/buffer/*.cc dataplane/sched/*.cc dataplane/pfc/*.cc) | tr '\n' ' ' ;;
+        dataplane/buffer/*.cc dataplane/sched/*.cc dataplane/pause/*.cc) | tr '\n' ' ' ;;
     # The fabric loader, the topology generators, and what the config
     # target has (the switch config a fabric names is checked with it).
     fabric)
       (cd "$src" && ls dataplane/config/*.cc dataplane/net/*.cc dataplane/tables/*.cc \
-        dataplane/buffer/*.cc dataplane/sched/*.cc dataplane/pfc/*.cc \
+        dataplane/buffer/*.cc dataplane/sched/*.cc dataplane/pause/*.cc \
         dataplane/emulator/spec/fabric_spec.cc dataplane/emulator/spec/nic_sections.cc \
         dataplane/emulator/spec/fabric_plan.cc dataplane/emulator/model/*.cc \
         ctrl/tagger/topology.cc ctrl/tagger/topo_gen.cc) | tr '\n' ' ' ;;

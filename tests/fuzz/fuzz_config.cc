@@ -27,12 +27,12 @@
 
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/config/config.h"
-#include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/pause/pfc_generator.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
-using pfc::SwitchConfig;
+using pfc::config::SwitchConfig;
 
 constexpr char kMain[] = "/fuzz/switch.yaml";
 constexpr char kRules[] = "/fuzz/rules.yaml";
@@ -65,16 +65,16 @@ bool Accepted(bool ok, const std::string& err) {
 
 // What pfcswitch does with a loaded config before it forwards a packet
 // (Runtime::Create and ApplyConfig, minus DPDK).
-void CheckRuntimeAccepts(const SwitchConfig& c) {
+void CheckRuntimeAccepts(const pfc::config::SwitchConfig& c) {
   std::string err;
-  pfc::BufferAccountant acct;
+  pfc::buffer::BufferAccountant acct;
   FUZZ_CHECK(Accepted(acct.Configure(c.buffer, &err), err));
   // Validate() compiled the rewrite table and ran the route table's checks
   // (RouteTable::Check, the same as Build's, without its 32 MiB table: that
   // is what made this target slow), so neither is built here.
   for (const auto& p : c.ports) {
-    pfc::PfcGenerator gen;
-    FUZZ_CHECK(Accepted(gen.Configure(pfc::PfcGenFor(c, p), &err), err));
+    pfc::pause::PfcGenerator gen;
+    FUZZ_CHECK(Accepted(gen.Configure(pfc::config::PfcGenFor(c, p), &err), err));
   }
   const size_t nports = c.ports.size();
   FUZZ_CHECK(nports > 0 && c.rewrite.num_ports == nports);
@@ -88,15 +88,15 @@ void CheckRuntimeAccepts(const SwitchConfig& c) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const SwitchConfig* base = [] {
-    auto* c = new SwitchConfig;
+  static const pfc::config::SwitchConfig* base = [] {
+    auto* c = new pfc::config::SwitchConfig;
     std::string err;
     const auto read = [](const std::string& path, std::string* text) {
       if (path != kMain) return false;
       *text = kBase;
       return true;
     };
-    if (!pfc::LoadConfig(kMain, c, &err, read)) {
+    if (!pfc::config::LoadConfig(kMain, c, &err, read)) {
       std::fprintf(stderr, "fuzz_config: base config: %s\n", err.c_str());
       std::abort();
     }
@@ -108,25 +108,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::map<std::string, std::string> files;
   files[kMain] = in.substr(0, nul);
   if (nul != std::string::npos) files[kRules] = in.substr(nul + 1);
-  const pfc::ReadTextFn read = [&files](const std::string& path, std::string* text) {
+  const pfc::config::ReadTextFn read = [&files](const std::string& path, std::string* text) {
     auto it = files.find(path);
     if (it == files.end()) return false;
     *text = it->second;
     return true;
   };
 
-  SwitchConfig c;
+  pfc::config::SwitchConfig c;
   std::string err;
-  if (pfc::LoadConfig(kMain, &c, &err, read)) {
+  if (pfc::config::LoadConfig(kMain, &c, &err, read)) {
     CheckRuntimeAccepts(c);
   } else {
     FUZZ_CHECK(NamesFile(err));
   }
 
   if (nul == std::string::npos) return 0;
-  SwitchConfig u;
+  pfc::config::SwitchConfig u;
   err.clear();
-  if (pfc::LoadUpdate(kRules, *base, &u, &err, read)) {
+  if (pfc::config::LoadUpdate(kRules, *base, &u, &err, read)) {
     CheckRuntimeAccepts(u);
     FUZZ_CHECK(u.ports.size() == base->ports.size());
     FUZZ_CHECK(u.tag_map.lossless_mask == base->tag_map.lossless_mask);

@@ -80,16 +80,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(size >= kMsgLen);
     CheckReencodes(data, raw);
   }
-  PauseRequest req;
+  pause::PauseRequest req;
   CheckMsg m;
   const MsgStatus st = ParseFrameMsg(data, size, &req, &m);
-  if (st != MsgStatus::kNotPfc) FUZZ_CHECK(ParseMacControl(data, size, &req) == MacCtlKind::kPfc);
+  if (st != MsgStatus::kNotPfc)
+    FUZZ_CHECK(pause::ParseMacControl(data, size, &req) == pause::MacCtlKind::kPfc);
   if (st != MsgStatus::kOk) return 0;
   CheckReencodes(data + kMsgOffset, m);
-  uint8_t f[kPfcFrameLen];
+  uint8_t f[pause::kPfcFrameLen];
   std::array<uint8_t, 6> src;
   std::memcpy(src.data(), data + 6, 6);
-  FUZZ_CHECK(BuildPfcWithMsg(src, req, m, f, sizeof f) == kPfcFrameLen);
+  FUZZ_CHECK(BuildPfcWithMsg(src, req, m, f, sizeof f) == pause::kPfcFrameLen);
   FUZZ_CHECK(std::memcmp(f, data, 16) == 0 && f[16] == 0);
   FUZZ_CHECK(std::memcmp(f + 17, data + 17, kMsgOffset + kMsgLen - 17) == 0);
   Feed(m, size > kMsgOffset + kMsgLen ? data[kMsgOffset + kMsgLen] : 0);

@@ -31,7 +31,7 @@ bool NamesFile(const std::string& err) {
   return ok;
 }
 
-void CheckLoaded(const pfc::emu::FabricSpec& s) {
+void CheckLoaded(const pfc::emulator::FabricSpec& s) {
   const pfc::tagger::Topology& t = s.topo;
   FUZZ_CHECK(s.hosts.size() == t.num_nodes());
   FUZZ_CHECK(!t.Switches().empty());
@@ -43,7 +43,7 @@ void CheckLoaded(const pfc::emu::FabricSpec& s) {
   for (size_t i = 1; i < s.events.size(); i++)
     FUZZ_CHECK(s.events[i - 1].at_ns <= s.events[i].at_ns);
   for (const auto& e : s.events) {
-    if (e.kind == pfc::emu::EventSpec::Kind::kLink)
+    if (e.kind == pfc::emulator::EventSpec::Kind::kLink)
       FUZZ_CHECK(e.a < t.num_nodes() && e.b < t.num_nodes() && t.PortTo(e.a, e.b) >= 0);
   }
   for (const auto& c : s.captures)
@@ -61,9 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  pfc::emu::FabricSpec spec;
+  pfc::emulator::FabricSpec spec;
   std::string err;
-  if (pfc::emu::LoadFabric(path, &spec, &err))
+  if (pfc::emulator::LoadFabric(path, &spec, &err))
     CheckLoaded(spec);
   else
     FUZZ_CHECK(NamesFile(err));

@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "dataplane/pfc/pause_timer.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pause_timer.h"
+#include "dataplane/pause/pfc_frame.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -32,42 +32,43 @@ constexpr uint64_t kSpeeds[] = {
     1000,           1'000'000,       100'000'000,     2'500'000'000,    10'000'000'000,
     25'000'000'000, 100'000'000'000, 400'000'000'000, 1'000'000'000'000};
 
-void CheckDecoded(const uint8_t* f, size_t len, MacCtlKind k, const PauseRequest& r,
+void CheckDecoded(const uint8_t* f, size_t len, pause::MacCtlKind k, const pause::PauseRequest& r,
                   const std::array<uint8_t, 6>* port_mac) {
-  if (k == MacCtlKind::kMalformed) return;
-  FUZZ_CHECK(len >= kPfcFrameLen && len <= kPfcFrameLenWithFcs);
-  FUZZ_CHECK(Get16(f + 12) == kMacCtlEtherType);
-  const bool to_group = std::memcmp(f, kPfcDstMac.data(), 6) == 0;
+  if (k == pause::MacCtlKind::kMalformed) return;
+  FUZZ_CHECK(len >= pause::kPfcFrameLen && len <= pause::kPfcFrameLenWithFcs);
+  FUZZ_CHECK(Get16(f + 12) == pause::kMacCtlEtherType);
+  const bool to_group = std::memcmp(f, pause::kPfcDstMac.data(), 6) == 0;
   const bool to_port = port_mac && std::memcmp(f, port_mac->data(), 6) == 0;
-  if (k == MacCtlKind::kPfc) {
-    FUZZ_CHECK(Get16(f + 14) == kMacCtlOpPfc && to_group);
+  if (k == pause::MacCtlKind::kPfc) {
+    FUZZ_CHECK(Get16(f + 14) == pause::kMacCtlOpPfc && to_group);
     FUZZ_CHECK(r.class_enable == f[17]);
     for (int i = 0; i < 8; ++i) FUZZ_CHECK(r.quanta[i] == Get16(f + 18 + 2 * i));
     // Round trip through the builder (the reserved octet is sent as 0).
     std::array<uint8_t, 6> src;
     std::memcpy(src.data(), f + 6, 6);
-    uint8_t out[kPfcFrameLen];
-    FUZZ_CHECK(BuildPfcFrame(src, r, out, sizeof(out)) == kPfcFrameLen);
+    uint8_t out[pause::kPfcFrameLen];
+    FUZZ_CHECK(pause::BuildPfcFrame(src, r, out, sizeof(out)) == pause::kPfcFrameLen);
     FUZZ_CHECK(std::memcmp(out, f, 16) == 0 && out[16] == 0 &&
                std::memcmp(out + 17, f + 17, 17) == 0);
-    PauseRequest again;
-    FUZZ_CHECK(ParseMacControl(out, sizeof(out), &again) == MacCtlKind::kPfc);
+    pause::PauseRequest again;
+    FUZZ_CHECK(pause::ParseMacControl(out, sizeof(out), &again) == pause::MacCtlKind::kPfc);
     FUZZ_CHECK(again.class_enable == r.class_enable && again.quanta == r.quanta);
   } else {
-    FUZZ_CHECK(k == MacCtlKind::kPause && Get16(f + 14) == kMacCtlOpPause && (to_group || to_port));
+    FUZZ_CHECK(k == pause::MacCtlKind::kPause && Get16(f + 14) == pause::kMacCtlOpPause &&
+               (to_group || to_port));
     FUZZ_CHECK(r.class_enable == 0xff);
     for (uint16_t q : r.quanta) FUZZ_CHECK(q == Get16(f + 16));
   }
 }
 
-void CheckTimers(const PauseRequest& r) {
+void CheckTimers(const pause::PauseRequest& r) {
   const uint64_t now = 1'000'000;
   for (uint64_t bps : kSpeeds) {
-    PauseTimer t;
+    pause::PauseTimer t;
     FUZZ_CHECK(t.OnFrame(r, now, bps));
     for (int p = 0; p < 8; ++p) {
       const bool on = (r.class_enable >> p) & 1;
-      const uint64_t ns = PauseTimer::QuantaToNs(r.quanta[p], bps);
+      const uint64_t ns = pause::PauseTimer::QuantaToNs(r.quanta[p], bps);
       // ns is the smallest whole number of ns covering quanta x 512 bit times.
       const unsigned __int128 bits =
           static_cast<unsigned __int128>(r.quanta[p]) * 512 * 1'000'000'000;
@@ -89,14 +90,14 @@ void CheckTimers(const PauseRequest& r) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  PauseRequest r;
-  const MacCtlKind k = ParseMacControl(data, size, &r);
+  pause::PauseRequest r;
+  const pause::MacCtlKind k = pause::ParseMacControl(data, size, &r);
   CheckDecoded(data, size, k, r, nullptr);
-  PauseRequest rp;
-  const MacCtlKind kp = ParseMacControl(data, size, &rp, &kPortMac);
+  pause::PauseRequest rp;
+  const pause::MacCtlKind kp = pause::ParseMacControl(data, size, &rp, &kPortMac);
   CheckDecoded(data, size, kp, rp, &kPortMac);
   // Knowing the port's MAC can only add unicast PAUSE frames.
-  if (k != MacCtlKind::kMalformed) FUZZ_CHECK(kp == k);
-  if (kp != MacCtlKind::kMalformed) CheckTimers(rp);
+  if (k != pause::MacCtlKind::kMalformed) FUZZ_CHECK(kp == k);
+  if (kp != pause::MacCtlKind::kMalformed) CheckTimers(rp);
   return 0;
 }

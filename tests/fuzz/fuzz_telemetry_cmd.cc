@@ -30,7 +30,7 @@ bool AllDigits(const std::string& s) {
 }
 
 void CheckPort(const char* params) {
-  const int r = pfc::PortParam(params, kPorts);
+  const int r = pfc::pfcswitch::PortParam(params, kPorts);
   FUZZ_CHECK(r >= -1 && r < static_cast<int>(kPorts.size()));
   if (!params) {
     FUZZ_CHECK(r == -1);
@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckPort(params);
   } else if (cmd == "/pfcswitch/reload") {
     std::string path;
-    const bool ok = pfc::ReloadParam(params, &path);
+    const bool ok = pfc::pfcswitch::ReloadParam(params, &path);
     FUZZ_CHECK(ok == (params != nullptr));
     if (ok) FUZZ_CHECK(path == rest);
   } else {
@@ -75,11 +75,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // whatever follows the comma.
     CheckPort(params);
     std::string path;
-    pfc::ReloadParam(params, &path);
+    pfc::pfcswitch::ReloadParam(params, &path);
   }
   // The empty string is not a parameter either.
-  FUZZ_CHECK(pfc::PortParam("", kPorts) == -1);
+  FUZZ_CHECK(pfc::pfcswitch::PortParam("", kPorts) == -1);
   std::string path;
-  FUZZ_CHECK(!pfc::ReloadParam("", &path));
+  FUZZ_CHECK(!pfc::pfcswitch::ReloadParam("", &path));
   return 0;
 }

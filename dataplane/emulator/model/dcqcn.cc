@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 DcqcnRp::DcqcnRp(const DcqcnParams& p) : p_(p), rate_(p.line_bps), target_(p.line_bps) {}
 
@@ -101,4 +101,4 @@ void DcqcnRp::Increase() {
   rate_ = rate_ / 2 + target_ / 2;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -39,7 +39,7 @@
 
 #include "dataplane/common/deadline.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 // Defaults: the simulator's mix/config.txt (the values its experiments
 // run with), except the first-CNP rate, an attribute of its model.
@@ -128,4 +128,4 @@ class DcqcnNp {
   bool sent_ = false;
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -5,7 +5,7 @@
 #include <deque>
 #include <limits>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
@@ -128,4 +128,4 @@ std::vector<DeadlockCycle> FindDeadlocks(uint32_t n, const std::vector<StuckLink
   return out;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

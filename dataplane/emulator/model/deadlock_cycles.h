@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 struct StuckLink {
   uint32_t from = 0, to = 0;  // the paused sender's switch, the receiver's
@@ -33,4 +33,4 @@ struct DeadlockCycle {
 // below it.
 std::vector<DeadlockCycle> FindDeadlocks(uint32_t n, const std::vector<StuckLink>& stuck);
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

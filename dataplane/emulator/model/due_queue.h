@@ -26,7 +26,7 @@
 
 #include "dataplane/common/deadline.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 class DueQueue {
  public:
@@ -100,4 +100,4 @@ class DueQueue {
   size_t count_ = 0;            // leaves not kNever
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

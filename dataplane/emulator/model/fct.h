@@ -21,7 +21,7 @@
 #include "dataplane/emulator/model/rc_qp.h"
 #include "dataplane/emulator/model/roce_frame.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 struct Fct {
   bool completed = false;  // every frame arrived
@@ -76,4 +76,4 @@ inline Fct FctOfRc(const RcRequester& rc, uint64_t start_ns, uint64_t send_bps) 
   return f;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

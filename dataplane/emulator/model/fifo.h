@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 template <typename T>
 class Fifo {
@@ -44,4 +44,4 @@ class Fifo {
   size_t head_ = 0, tail_ = 0;  // positions, wrapped by mask_ when used
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

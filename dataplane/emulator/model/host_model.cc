@@ -9,17 +9,17 @@
 #include "dataplane/emulator/model/roce_frame.h"
 #include "dataplane/net/be_bytes.h"
 #include "dataplane/net/ipv4_edit.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
-using be::Get16;
-using be::Get32;
-using be::Get64;
-using be::Put16;
-using be::Put32;
-using be::Put64;
+using net::be::Get16;
+using net::be::Get32;
+using net::be::Get64;
+using net::be::Put16;
+using net::be::Put32;
+using net::be::Put64;
 
 }  // namespace
 
@@ -80,7 +80,7 @@ void HostModel::SetStorm(uint8_t prios, uint64_t now_ns) {
 
 uint64_t HostModel::StormInterval() const {
   if (p_.storm_interval_ns != 0) return p_.storm_interval_ns;
-  const uint64_t t = PauseTimer::QuantaToNs(p_.storm_quanta, p_.link_bps) / 2;
+  const uint64_t t = pause::PauseTimer::QuantaToNs(p_.storm_quanta, p_.link_bps) / 2;
   return t == 0 ? 1 : t;
 }
 
@@ -95,12 +95,12 @@ uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool*
   *control = false;
   if (p_.storm_prios != 0 && now_ns >= storm_next_ns_ && now_ns >= p_.storm_start_ns &&
       now_ns < p_.storm_stop_ns) {
-    PauseRequest req;
+    pause::PauseRequest req;
     req.class_enable = p_.storm_prios;
     for (int i = 0; i < kNumPrio; ++i) {
       if (p_.storm_prios >> i & 1) req.quanta[i] = p_.storm_quanta;
     }
-    const size_t n = BuildPfcFrame(p_.mac, req, buf, cap);
+    const size_t n = pause::BuildPfcFrame(p_.mac, req, buf, cap);
     if (n == 0) return 0;
     storm_next_ns_ = now_ns + StormInterval();
     ++c_.pfc_tx;
@@ -140,7 +140,7 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
   ip[9] = 17;
   Put32(ip + 12, p_.ip);
   Put32(ip + 16, f.spec.dst_ip);
-  const uint16_t csum = Ipv4HeaderChecksum(ip, 20);
+  const uint16_t csum = net::Ipv4HeaderChecksum(ip, 20);
   std::memcpy(ip + 10, &csum, 2);
   uint8_t* udp = ip + 20;
   Put16(udp, static_cast<uint16_t>(kFlowUdpPort + (f.spec.id & 0xff)));  // ECMP entropy
@@ -247,9 +247,9 @@ const FlowRx* HostModel::rx_flow(uint32_t id) const {
 
 void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
   ++c_.rx_frames;
-  if (len >= 14 && Get16(frame + 12) == kMacCtlEtherType) {
-    PauseRequest req;
-    if (ParseMacControl(frame, len, &req, &p_.mac) == MacCtlKind::kMalformed) {
+  if (len >= 14 && Get16(frame + 12) == pause::kMacCtlEtherType) {
+    pause::PauseRequest req;
+    if (pause::ParseMacControl(frame, len, &req, &p_.mac) == pause::MacCtlKind::kMalformed) {
       ++c_.rx_malformed;
       return;
     }
@@ -268,7 +268,7 @@ void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
     return;
   }
   FlowRx* r = RxOf(h.flow);
-  if (h.ecn == kEcnCe) OnCe(*r, h.src_ip, now_ns);
+  if (h.ecn == net::kEcnCe) OnCe(*r, h.src_ip, now_ns);
   if (now_ns >= h.sent_ns) {
     r->sum_delay_ns += now_ns - h.sent_ns;
     r->min_delay_ns = std::min(r->min_delay_ns, now_ns - h.sent_ns);
@@ -380,7 +380,7 @@ void HostModel::ReceiveWrite(uint32_t len, const RoceHeader& rh, uint64_t now_ns
     ++c_.qp_unknown;
     return;
   }
-  if (rh.ecn == kEcnCe) OnCe(*r, rh.src_ip, now_ns);
+  if (rh.ecn == net::kEcnCe) OnCe(*r, rh.src_ip, now_ns);
   if (rh.has_stamp && now_ns >= rh.stamp_ns) {
     r->min_delay_ns = std::min(r->min_delay_ns, now_ns - rh.stamp_ns);
   }
@@ -417,4 +417,4 @@ Deadline HostModel::NextEventNs(uint64_t now_ns) const {
   return t;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

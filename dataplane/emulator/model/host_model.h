@@ -41,9 +41,9 @@
 #include "dataplane/common/deadline.h"
 #include "dataplane/emulator/model/dcqcn.h"
 #include "dataplane/emulator/model/rc_qp.h"
-#include "dataplane/pfc/pause_timer.h"
+#include "dataplane/pause/pause_timer.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 using Mac = std::array<uint8_t, 6>;
 struct RoceHeader;
@@ -171,7 +171,7 @@ class HostModel {
   uint8_t PausedMask(uint64_t now_ns) const {
     return p_.ignore_pause ? 0 : pause_.PausedMask(now_ns);
   }
-  const PauseTimer& pause() const { return pause_; }
+  const pause::PauseTimer& pause() const { return pause_; }
   const HostParams& params() const { return p_; }
   const std::vector<FlowTx>& tx_flows() const { return tx_; }
   const std::vector<FlowRx>& rx_flows() const { return rx_; }
@@ -193,7 +193,7 @@ class HostModel {
   uint64_t StormInterval() const;
 
   HostParams p_;
-  PauseTimer pause_;
+  pause::PauseTimer pause_;
   std::vector<FlowTx> tx_;
   std::vector<FlowRx> rx_;
   size_t rr_ = 0;  // round-robin position among tx_
@@ -223,4 +223,4 @@ struct FlowHeader {
 };
 bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out);
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/emulator/model/link_model.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 LinkModel::LinkModel(const LinkParams& p) : p_(p) { memo_ns_ = WireNs(memo_len_); }
 
@@ -69,4 +69,4 @@ Deadline LinkModel::NextStartNs() const {
   return t;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

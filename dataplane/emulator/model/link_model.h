@@ -40,7 +40,7 @@
 #include "dataplane/common/deadline.h"
 #include "dataplane/emulator/model/fifo.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 inline constexpr uint32_t kWireOverheadBytes = 24;
 
@@ -189,4 +189,4 @@ void LinkModel::SetUp(bool up, uint64_t now_ns, Drop&& drop) {
   }
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 RcRequester::RcRequester(const RcParams& p, uint64_t bytes, uint64_t message_bytes)
     : p_(p), bytes_(bytes), msg_bytes_(message_bytes != 0 ? message_bytes : bytes) {
@@ -143,4 +143,4 @@ bool RcResponder::OnPacket(uint32_t psn24, bool ack_req, bool last_of_msg, RcRep
   return accepted;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

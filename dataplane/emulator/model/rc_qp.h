@@ -31,7 +31,7 @@
 
 #include "dataplane/common/deadline.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 inline constexpr uint32_t kPsnMask = 0xffffff;
 
@@ -151,4 +151,4 @@ class RcResponder {
   RcResponderCounters c_;
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

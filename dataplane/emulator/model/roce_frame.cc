@@ -9,15 +9,15 @@
 #include "dataplane/net/be_bytes.h"
 #include "dataplane/net/ipv4_edit.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
-using be::Get16;
-using be::Get32;
-using be::Get64;
-using be::Put16;
-using be::Put32;
-using be::Put64;
+using net::be::Get16;
+using net::be::Get32;
+using net::be::Get64;
+using net::be::Put16;
+using net::be::Put32;
+using net::be::Put64;
 
 constexpr uint32_t kIp = 14, kUdp = kIp + 20, kBth = kUdp + 8;
 
@@ -66,7 +66,7 @@ void PutHeaders(const RoceAddr& a, uint8_t opcode, uint32_t len, uint8_t* buf) {
   Put32(ip + 12, a.src_ip);
   Put32(ip + 16, a.dst_ip);
   ip[10] = ip[11] = 0;
-  const uint16_t csum = Ipv4HeaderChecksum(ip, 20);
+  const uint16_t csum = net::Ipv4HeaderChecksum(ip, 20);
   std::memcpy(ip + 10, &csum, 2);
   uint8_t* udp = buf + kUdp;
   Put16(udp, a.src_port);
@@ -190,4 +190,4 @@ bool ParseRoce(const uint8_t* frame, uint32_t len, RoceHeader* out) {
   return true;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

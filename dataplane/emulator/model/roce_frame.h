@@ -29,7 +29,7 @@
 #include <array>
 #include <cstdint>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 inline constexpr uint16_t kRoceV2Port = 4791;
 inline constexpr uint8_t kBthOpWriteFirst = 0x06, kBthOpWriteMiddle = 0x07, kBthOpWriteLast = 0x08,
@@ -112,4 +112,4 @@ uint32_t RoceIcrc(const uint8_t* frame, uint32_t len);
 // zlib's crc32(crc, n zero bytes), without reading them.
 uint32_t Crc32Zeros(uint32_t crc, uint32_t n);
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

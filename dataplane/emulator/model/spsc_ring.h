@@ -19,7 +19,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 template <typename T>
 class SpscRing {
@@ -62,4 +62,4 @@ class SpscRing {
   uint64_t head_seen_ = 0;                     // producer's cache of head_
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -3,13 +3,14 @@
 
 #include <algorithm>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
-EmuPort::EmuPort(std::string name, const emu::LinkParams& tx) : name_(std::move(name)), link_(tx) {}
+EmuPort::EmuPort(std::string name, const emulator::LinkParams& tx)
+    : name_(std::move(name)), link_(tx) {}
 
 EmuPort::~EmuPort() {
   if (rx_ != nullptr) {
-    for (const emu::WireFrame* f; (f = rx_->Front()) != nullptr; rx_->Pop())
+    for (const emulator::WireFrame* f; (f = rx_->Front()) != nullptr; rx_->Pop())
       rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(f->handle));
   }
   link_.SetUp(false, 0, [](uintptr_t h) { rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h)); });
@@ -19,10 +20,10 @@ bool EmuPort::Init(std::string* err) {
   (void)err;  // heap memory: nothing to fail but the process
   // Room for everything the peer can have on its wire and in its FIFO, in
   // minimum-size frames, with slack: the ring is never the bottleneck.
-  const emu::LinkParams& p = link_.params();
+  const emulator::LinkParams& p = link_.params();
   const uint64_t wire_ns = p.delay_ns + p.fifo_ns + 2 * link_.WireNs(1518);
   const uint64_t frames = wire_ns * (p.rate_bps / 1'000'000) / 1000 / (84 * 8) + 2 * kMaxBurst;
-  rx_ = std::make_unique<emu::SpscRing<emu::WireFrame>>(
+  rx_ = std::make_unique<emulator::SpscRing<emulator::WireFrame>>(
       rte_align64pow2(std::max<uint64_t>(frames, 1024)));
   return true;
 }
@@ -30,9 +31,9 @@ bool EmuPort::Init(std::string* err) {
 uint16_t EmuPort::RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   uint16_t k = 0;
   while (k < n) {
-    const emu::WireFrame* head = rx_->Front();
+    const emulator::WireFrame* head = rx_->Front();
     if (head == nullptr || head->arrive_ns > now_ns) break;
-    const emu::WireFrame f = *head;  // the slot is the producer's after Pop
+    const emulator::WireFrame f = *head;  // the slot is the producer's after Pop
     rx_->Pop();
     rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
     // The sender's link decides: a frame that left before it went down is lost.
@@ -49,7 +50,7 @@ uint16_t EmuPort::RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
 
 void EmuPort::Pump(uint64_t now_ns) {
   if (link_.queued() == 0) return;  // after most Tx calls: the frame already started
-  link_.Pump(now_ns, [&](const emu::WireFrame& f) {
+  link_.Pump(now_ns, [&](const emulator::WireFrame& f) {
     rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
     if (on_wire) on_wire(m, f.arrive_ns - link_.params().delay_ns - link_.WireNs(f.len), f.control);
     if (peer_ == nullptr || !peer_->rx_->Push(f)) {
@@ -125,4 +126,4 @@ uint16_t EmuTx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool co
   return e->Tx(pkts, n, now_ns, control);
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -32,7 +32,7 @@
 #include "dataplane/emulator/model/link_model.h"
 #include "dataplane/emulator/model/spsc_ring.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 struct EmuPortCounters {
   uint64_t rx_frames = 0;
@@ -44,7 +44,7 @@ struct EmuPortCounters {
 class EmuPort {
  public:
   // `name` names the port in messages.
-  EmuPort(std::string name, const emu::LinkParams& tx);
+  EmuPort(std::string name, const emulator::LinkParams& tx);
   ~EmuPort();
   bool Init(std::string* err);
   // Frames we send arrive at `peer`; call on both ends.
@@ -78,12 +78,12 @@ class EmuPort {
   // nothing. Looks at the head of what is on its way (frames arrive in
   // order).
   bool NothingLanded(uint64_t now_ns) {
-    const emu::WireFrame* f = rx_->Front();
+    const emulator::WireFrame* f = rx_->Front();
     return f == nullptr || f->arrive_ns > now_ns;
   }
   // When the next frame on its way to this end lands, or kNever for none.
   Deadline NextArrivalNs() {
-    const emu::WireFrame* f = rx_->Front();
+    const emulator::WireFrame* f = rx_->Front();
     return f == nullptr ? kNever : f->arrive_ns;
   }
   // Transmit side: nothing queued on the link, no refused send, no up/down
@@ -94,10 +94,10 @@ class EmuPort {
   }
 
   const std::string& name() const { return name_; }
-  const emu::LinkModel& link() const { return link_; }
+  const emulator::LinkModel& link() const { return link_; }
   const EmuPortCounters& counters() const { return c_; }
-  emu::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
-  uint32_t wake_id = 0;           // and what runs this end in it
+  emulator::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
+  uint32_t wake_id = 0;                // and what runs this end in it
   // Virtual clock: the owning switch's ports with frames on their way in
   // (WorkerCtx::rx_active), where a frame pushed towards this end sets
   // `active_bit`.
@@ -113,14 +113,14 @@ class EmuPort {
   void ApplyRequest(uint64_t now_ns);
 
   std::string name_;
-  emu::LinkModel link_;  // our transmit direction
+  emulator::LinkModel link_;  // our transmit direction
   EmuPort* peer_ = nullptr;
   // Frames on their way to this end, in arrival order: the peer's owner
   // pushes, our owner pops them as they land.
-  std::unique_ptr<emu::SpscRing<emu::WireFrame>> rx_;
+  std::unique_ptr<emulator::SpscRing<emulator::WireFrame>> rx_;
   bool tx_blocked_ = false;          // the last data Tx was refused
   std::atomic<int8_t> want_up_{-1};  // -1: no request pending
   EmuPortCounters c_;
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -5,10 +5,10 @@
 #include <bit>
 #include <string>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
-uint64_t Counted(const Switch& sw) {
+uint64_t Counted(const sw::Switch& sw) {
   uint64_t n = 0;
   for (const auto& st : sw.stats)
     n += st->dcfit_loops.Get() + st->dcfit_deadlocks.Get() + st->dcfit_checks_failed.Get() +
@@ -19,7 +19,7 @@ uint64_t Counted(const Switch& sw) {
 // Walks the loop from (switch i, egress port e) at priority q; fills
 // "loop" (["S2:L2", ...]: switch:port, the port the next switch pauses) and,
 // when every link is paused, "loop_formed_ns".
-void WalkLoop(const std::vector<const Switch*>& sws, const emu::FabricPlan& plan, size_t i,
+void WalkLoop(const std::vector<const sw::Switch*>& sws, const emulator::FabricPlan& plan, size_t i,
               PortId e, int q, nlohmann::json* j) {
   nlohmann::json loop = nlohmann::json::array();
   uint64_t formed = 0;
@@ -27,12 +27,12 @@ void WalkLoop(const std::vector<const Switch*>& sws, const emu::FabricPlan& plan
   size_t s = i;
   PortId out = e;
   for (size_t hop = 0; hop < 64; hop++) {
-    const Switch& sw = *sws[s];
+    const sw::Switch& sw = *sws[s];
     loop.push_back(sw.name + ":" + sw.ports[out].name);
     const uint64_t since = sw.dcfit->paused_since[out][q];
     if (since == 0) all_paused = false;
     formed = std::max(formed, since);
-    const emu::PortPlan& pp = plan.switches[s].ports[out];
+    const emulator::PortPlan& pp = plan.switches[s].ports[out];
     const int next = pp.peer_node < plan.switch_index.size() ? plan.switch_index[pp.peer_node] : -1;
     if (next < 0 || sws[next]->dcfit == nullptr) break;
     if (static_cast<size_t>(next) == i) {
@@ -59,7 +59,7 @@ void WalkLoop(const std::vector<const Switch*>& sws, const emu::FabricPlan& plan
 
 // A step of initial-trigger handling (switch/dcfit_state.h): "kind" is the
 // action's name, "port" its port.
-nlohmann::json ActionJson(const Switch& sw, const DcfitEventRecord& r) {
+nlohmann::json ActionJson(const sw::Switch& sw, const sw::DcfitEventRecord& r) {
   const dcfit::Action& a = r.act;
   const dcfit::CheckMsg& m = a.msg;
   nlohmann::json j = {{"switch", sw.name},
@@ -89,9 +89,9 @@ nlohmann::json ActionJson(const Switch& sw, const DcfitEventRecord& r) {
 
 }  // namespace
 
-void DcfitReport::Take(const std::vector<const Switch*>& sws, const emu::FabricPlan& plan, size_t i,
-                       bool walk) {
-  const Switch& sw = *sws[i];
+void DcfitReport::Take(const std::vector<const sw::Switch*>& sws, const emulator::FabricPlan& plan,
+                       size_t i, bool walk) {
+  const sw::Switch& sw = *sws[i];
   if (sw.dcfit == nullptr) return;
   if (counted_.size() < sws.size()) {
     counted_.resize(sws.size(), 0);
@@ -101,11 +101,11 @@ void DcfitReport::Take(const std::vector<const Switch*>& sws, const emu::FabricP
   if (n == counted_[i]) return;
   counted_[i] = n;
   uint64_t total = 0;
-  const std::vector<DcfitEventRecord> log = sw.dcfit->log.Snapshot(&total);
+  const std::vector<sw::DcfitEventRecord> log = sw.dcfit->log.Snapshot(&total);
   // The log keeps the newest DcfitEventLog::kKeep: entries before that are gone.
   const size_t first = total - log.size();
   for (uint64_t k = std::max<uint64_t>(taken_[i], first); k < total; k++) {
-    const DcfitEventRecord& r = log[k - first];
+    const sw::DcfitEventRecord& r = log[k - first];
     if (r.act.kind != dcfit::ActionKind::kNone) {
       events_.push_back(ActionJson(sw, r));
       continue;
@@ -136,4 +136,4 @@ void DcfitReport::Take(const std::vector<const Switch*>& sws, const emu::FabricP
   taken_[i] = total;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -20,14 +20,14 @@
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/switch/switch.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 class DcfitReport {
  public:
   // After a round of switch i (sws[i], parallel to plan.switches): takes its
   // new events, if any (cheap otherwise: compares its event counters); with
   // walk, each loop / deadlock event with its loop and detection time.
-  void Take(const std::vector<const Switch*>& sws, const emu::FabricPlan& plan, size_t i,
+  void Take(const std::vector<const sw::Switch*>& sws, const emulator::FabricPlan& plan, size_t i,
             bool walk);
   const nlohmann::json& events() const { return events_; }
 
@@ -37,4 +37,4 @@ class DcfitReport {
   nlohmann::json events_ = nlohmann::json::array();
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -6,7 +6,7 @@
 #include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/switch/log.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 void Fabric::SetLink(uint32_t a, uint32_t b, bool up, uint64_t now) {
   const tagger::Topology& t = spec_.topo;
@@ -46,19 +46,19 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
       uint32_t prefix = e.prefix;
       uint8_t len = e.prefix_len;
       if (e.b != tagger::kNoNode) {  // the host's subnet (its /30 or its own)
-        const emu::HostPlan& h = *plan_.host(e.b);
+        const emulator::HostPlan& h = *plan_.host(e.b);
         len = h.prefix_len;
         prefix = h.ip & ~(~0u >> len);
       }
-      const emu::SwitchPlan* via_sw = plan_.sw(e.c);
+      const emulator::SwitchPlan* via_sw = plan_.sw(e.c);
       const uint32_t via =
           via_sw != nullptr ? via_sw->ports[t.PortTo(e.c, e.a)].ip : plan_.host(e.c)->ip;
-      what = "route at " + sr.sw->name + ": " + emu::Ipv4String(prefix) + "/" +
+      what = "route at " + sr.sw->name + ": " + emulator::Ipv4String(prefix) + "/" +
              std::to_string(len) + " via " + t.node(e.c).name;
-      ok = EditRunningConfig(
+      ok = pfcswitch::EditRunningConfig(
           *sr.sw,
-          [&](SwitchConfig* c, std::string*) {
-            std::erase_if(c->routes, [&](const RouteTable::Route& r) {
+          [&](config::SwitchConfig* c, std::string*) {
+            std::erase_if(c->routes, [&](const tables::RouteTable::Route& r) {
               return r.prefix == prefix && r.len == len;
             });
             c->routes.push_back({prefix, len, static_cast<uint16_t>(c->next_hops.size())});
@@ -73,7 +73,7 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
       break;
     }
     case EventSpec::Kind::kFlow: {
-      const emu::FlowSpecFile& fl = spec_.flows[e.flow];
+      const emulator::FlowSpecFile& fl = spec_.flows[e.flow];
       what = "flow " + fl.name + (e.up ? " start" : " stop");
       for (size_t j = 0; j < hosts_.size(); j++) {
         Host& h = hosts_[j];
@@ -105,7 +105,7 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
     case EventSpec::Kind::kRules: {
       SwitchRun& sr = sw_of(e.a);
       what = "rules at " + sr.sw->name + " from " + e.file;
-      ok = ReloadSwitch(*sr.sw, e.file, &err);
+      ok = pfcswitch::ReloadSwitch(*sr.sw, e.file, &err);
       {
         const auto id = static_cast<uint32_t>(&sr - switches_.data());
         DueOf(id).Lower(id, now);
@@ -131,4 +131,4 @@ void Fabric::Sample(uint64_t now) {
   rec_.Sample(now);
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -15,18 +15,18 @@
 #include "dataplane/stages/worker.h"
 #include "dataplane/switch/mbuf_pool.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace fs = std::filesystem;
 
 // DCFIT's log lines name the episode's switches by the fabric's names
 // ("L2 port S1") rather than by their DCFIT switch IDs.
 void Fabric::NameDcfitPorts() {
-  auto by_id = std::make_shared<std::unordered_map<uint64_t, const Switch*>>();
+  auto by_id = std::make_shared<std::unordered_map<uint64_t, const sw::Switch*>>();
   for (size_t i = 0; i < switches_.size(); i++) {
     const int32_t id = switches_[i].sw->cfg.dcfit.switch_id;
     (*by_id)[id < 0 ? i : uint64_t(id)] = switches_[i].sw.get();
   }
-  for (EventPrinter& p : printers_)
+  for (sw::EventPrinter& p : printers_)
     p.namer = [by_id](uint64_t id, uint64_t port) {
       const auto it = by_id->find(id);
       if (it == by_id->end() || port >= it->second->ports.size())
@@ -35,13 +35,14 @@ void Fabric::NameDcfitPorts() {
     };
 }
 
-std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::FabricPlan& plan,
-                                       const std::vector<SwitchConfig>& configs, unsigned workers,
-                                       std::string* err) {
+std::unique_ptr<Fabric> Fabric::Create(const emulator::FabricSpec& spec,
+                                       const emulator::FabricPlan& plan,
+                                       const std::vector<config::SwitchConfig>& configs,
+                                       unsigned workers, std::string* err) {
   std::unique_ptr<Fabric> f(new Fabric(spec, plan));
   MemoryBudget budget(spec.memory_limit);
   const tagger::Topology& t = spec.topo;
-  const bool virt = spec.clock == emu::ClockKind::kVirtual;
+  const bool virt = spec.clock == emulator::ClockKind::kVirtual;
   // Link ends: an EmuPort for every end whose link is emulated.
   f->ports_.resize(t.num_nodes());
   for (uint32_t n = 0; n < t.num_nodes(); n++) f->ports_[n].resize(t.node(n).num_ports);
@@ -50,18 +51,19 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     if (!spec.Local(t.port_node(ends[0])) && !spec.Local(t.port_node(ends[1])))
       continue;  // runs on another server (--here)
     bool real[2];
-    emu::LinkParams lp[2];
+    emulator::LinkParams lp[2];
     for (int e = 0; e < 2; e++) {
       const uint32_t node = t.port_node(ends[e]);
       std::string dev;
-      emu::LinkParamsOf(spec, node, t.neighbor(ends[e]), &lp[e].rate_bps, &lp[e].delay_ns, &dev);
+      emulator::LinkParamsOf(spec, node, t.neighbor(ends[e]), &lp[e].rate_bps, &lp[e].delay_ns,
+                             &dev);
       lp[e].fifo_ns =
-          spec.link_fifo_ns ? spec.link_fifo_ns : 2 * emu::WireTimeNs(1514, lp[e].rate_bps);
+          spec.link_fifo_ns ? spec.link_fifo_ns : 2 * emulator::WireTimeNs(1514, lp[e].rate_bps);
       // A round every quantum must be able to hand the link a quantum's worth.
       if (spec.quantum_ns != 0)
-        lp[e].fifo_ns =
-            std::max(lp[e].fifo_ns, spec.quantum_ns + 2 * emu::WireTimeNs(1514, lp[e].rate_bps));
-      const emu::HostSpec* hs = spec.host(node);
+        lp[e].fifo_ns = std::max(lp[e].fifo_ns,
+                                 spec.quantum_ns + 2 * emulator::WireTimeNs(1514, lp[e].rate_bps));
+      const emulator::HostSpec* hs = spec.host(node);
       real[e] = !dev.empty() || (hs != nullptr && !hs->device.empty());
     }
     if (real[0] != real[1]) {
@@ -84,7 +86,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     b->Connect(a);
   }
   // Captures: every frame as it starts on the wire, both directions.
-  for (const emu::CaptureSpec& c : spec.captures) {
+  for (const emulator::CaptureSpec& c : spec.captures) {
     const fs::path path =
         fs::path(c.file).is_absolute() ? fs::path(c.file) : fs::path(spec.out_dir) / c.file;
     std::error_code ec;
@@ -118,9 +120,9 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
   // Device name -> its EmuPort, once: every switch looks up each of its
   // ports (a scan per lookup was quadratic in the fabric's ports).
   std::unordered_map<std::string, EmuPort*> emu_ports;
-  for (const emu::SwitchPlan& sp : f->plan_.switches) {
+  for (const emulator::SwitchPlan& sp : f->plan_.switches) {
     for (uint16_t p = 0; p < sp.ports.size(); p++) {
-      if (sp.ports[p].device.rfind(emu::kEmuDevicePrefix, 0) == 0)
+      if (sp.ports[p].device.rfind(emulator::kEmuDevicePrefix, 0) == 0)
         emu_ports.emplace(sp.ports[p].device, f->ports_[sp.node][p].get());
     }
   }
@@ -131,8 +133,8 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
   // One pool for every switch, plus what the links and hosts can hold.
   uint64_t mbufs = 4096;
   uint32_t room = 0;
-  for (const SwitchConfig& c : configs) {
-    const MemoryPlan mp = PlanSwitchMemory(c, lookup);
+  for (const config::SwitchConfig& c : configs) {
+    const config::MemoryPlan mp = sw::PlanSwitchMemory(c, lookup);
     mbufs += mp.mbufs;
     room = std::max(room, mp.data_room);
   }
@@ -147,11 +149,11 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
   // clock's one thread needs it, or whole before the real clock's workers
   // start. A real device may DMA: then a DPDK pool in EAL memory, whole.
   bool devices = false;
-  for (const emu::SwitchPlan& sp : plan.switches)
-    for (const emu::PortPlan& pp : sp.ports) devices |= lookup(pp.device) == nullptr;
-  const uint64_t populate = devices ? 0 : virt ? NextPoolChunk(0) : mbufs;
-  f->dp_ = CreateDataplane(virt ? 1 : std::max(1u, workers), mbufs, static_cast<uint16_t>(room),
-                           err, populate);
+  for (const emulator::SwitchPlan& sp : plan.switches)
+    for (const emulator::PortPlan& pp : sp.ports) devices |= lookup(pp.device) == nullptr;
+  const uint64_t populate = devices ? 0 : virt ? sw::NextPoolChunk(0) : mbufs;
+  f->dp_ = sw::CreateDataplane(virt ? 1 : std::max(1u, workers), mbufs, static_cast<uint16_t>(room),
+                               err, populate);
   if (!f->dp_) return nullptr;
   f->dp_->grow_on_empty = virt && !devices;
   f->dp_->own_memory = !devices;
@@ -159,20 +161,20 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
   if (!configs.empty()) f->dp_->interrupt_sleep_ms = configs[0].interrupt_sleep_ms;
 
   uint32_t n_hosts = 0;
-  for (const emu::HostPlan& hp : plan.hosts) n_hosts += spec.hosts[hp.node].device.empty();
+  for (const emulator::HostPlan& hp : plan.hosts) n_hosts += spec.hosts[hp.node].device.empty();
   // One partition to start with (Partition splits it for --threads); the
   // real clock keeps it too, unused but for the events' bookkeeping.
   const auto entities = static_cast<uint32_t>(plan.switches.size() + n_hosts);
   f->parts_.push_back(std::make_unique<Part>());
   f->parts_[0]->due.Reset(entities);
   f->part_of_.assign(entities, 0);
-  emu::DueQueue* wake = virt ? &f->parts_[0]->due : nullptr;
+  emulator::DueQueue* wake = virt ? &f->parts_[0]->due : nullptr;
   f->switches_.reserve(plan.switches.size());
   for (size_t i = 0; i < plan.switches.size(); i++) {
     const int pin = virt ? 0 : static_cast<int>(i % f->dp_->workers);
     SwitchRun run;
-    run.sw = CreateSwitch(*f->dp_, configs[i], plan.switches[i].name, static_cast<unsigned>(i), pin,
-                          lookup, err);
+    run.sw = sw::CreateSwitch(*f->dp_, configs[i], plan.switches[i].name, static_cast<unsigned>(i),
+                              pin, lookup, err);
     if (!run.sw) {
       *err = plan.switches[i].config_path + ": switch " + plan.switches[i].name + ": " + *err;
       return nullptr;
@@ -181,14 +183,14 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
       *err = spec.path + ": " + *err;
       return nullptr;
     }
-    run.ctx = MakeWorkerCtx(*run.sw, static_cast<unsigned>(pin));
+    run.ctx = stages::MakeWorkerCtx(*run.sw, static_cast<unsigned>(pin));
     // PFCFABRIC_EVERY_PORT=1: rounds over every port, as before the active
     // sets (tests/fabric/scale_test.py checks both give the same results).
-    run.ctx.track_active =
-        virt && ActivePortsAllowed(run.ctx) && std::getenv("PFCFABRIC_EVERY_PORT") == nullptr;
+    run.ctx.track_active = virt && stages::ActivePortsAllowed(run.ctx) &&
+                           std::getenv("PFCFABRIC_EVERY_PORT") == nullptr;
     f->switches_.push_back(std::move(run));  // reserved: the ctx stays put
     f->printers_.emplace_back();
-    WorkerCtx& ctx = f->switches_.back().ctx;
+    stages::WorkerCtx& ctx = f->switches_.back().ctx;
     const auto& node_ports = f->ports_[plan.switches[i].node];
     for (size_t p = 0; p < node_ports.size(); p++) {
       if (!node_ports[p]) continue;
@@ -201,11 +203,11 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     }
   }
   f->hosts_.reserve(plan.hosts.size());
-  for (const emu::HostPlan& hp : plan.hosts) {
-    const emu::HostSpec& hs = spec.hosts[hp.node];
+  for (const emulator::HostPlan& hp : plan.hosts) {
+    const emulator::HostSpec& hs = spec.hosts[hp.node];
     if (!hs.device.empty()) continue;              // a real host behind a device
     if (plan.sw(hp.sw_node) == nullptr) continue;  // its switch runs elsewhere (--here)
-    emu::HostParams p;
+    emulator::HostParams p;
     p.mac = hp.mac;
     p.ip = hp.ip;
     p.gw_mac = hp.gw_mac;
@@ -222,13 +224,13 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     Host h;
     h.name = hp.name;
     h.node = hp.node;
-    h.model = std::make_unique<emu::HostModel>(p);
+    h.model = std::make_unique<emulator::HostModel>(p);
     for (size_t i = 0; i < spec.flows.size(); i++) {
-      const emu::FlowSpecFile& fl = spec.flows[i];
+      const emulator::FlowSpecFile& fl = spec.flows[i];
       if (fl.rc && fl.to == hp.node)  // this host answers the flow's QP
         h.model->AddResponder(static_cast<uint32_t>(i + 1), fl.dscp, fl.prio);
       if (fl.from != hp.node) continue;
-      emu::FlowSpec fs;
+      emulator::FlowSpec fs;
       fs.id = static_cast<uint32_t>(i + 1);
       fs.dst_ip = plan.host(fl.to)->ip;
       fs.dscp = fl.dscp;
@@ -259,7 +261,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
     }
     for (size_t i = 0; i < f->switches_.size(); i++) {
       const unsigned w = static_cast<unsigned>(i % f->dp_->workers);
-      f->workers_[w].slots.push_back(MakeWorkerCtx(*f->switches_[i].sw, w));
+      f->workers_[w].slots.push_back(stages::MakeWorkerCtx(*f->switches_[i].sw, w));
     }
   }
   // The pool grows into what the switches left of the budget.
@@ -270,7 +272,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emu::FabricSpec& spec, const emu::F
   }
   if (virt && !f->Partition(configs, err)) return nullptr;
   f->NameDcfitPorts();
-  RegisterTelemetry(f->switches());
+  pfcswitch::RegisterTelemetry(f->switches());
   {
     std::vector<const EmuPort*> links;
     for (const auto& node_ports : f->ports_)
@@ -302,23 +304,23 @@ Fabric::~Fabric() {
   dp_.reset();
 }
 
-std::vector<Switch*> Fabric::switches() const {
-  std::vector<Switch*> v;
+std::vector<sw::Switch*> Fabric::switches() const {
+  std::vector<sw::Switch*> v;
   for (const SwitchRun& s : switches_) v.push_back(s.sw.get());
   return v;
 }
 
-bool Fabric::Partition(const std::vector<SwitchConfig>& configs, std::string* err) {
+bool Fabric::Partition(const std::vector<config::SwitchConfig>& configs, std::string* err) {
   const unsigned n = spec_.threads;
   if (n <= 1) return true;
   std::vector<std::string> names;
-  for (const emu::SwitchPlan& sp : plan_.switches) names.push_back(sp.name);
+  for (const emulator::SwitchPlan& sp : plan_.switches) names.push_back(sp.name);
   if (!CheckThreads(spec_, names, configs, err)) return false;
   const tagger::Topology& t = spec_.topo;
   // A captured link's two directions go to one file in the order they
   // start: both ends in one partition keep that order the one-thread order.
   std::vector<std::pair<uint32_t, uint32_t>> glue;
-  for (const emu::CaptureSpec& c : spec_.captures) glue.emplace_back(c.a, c.b);
+  for (const emulator::CaptureSpec& c : spec_.captures) glue.emplace_back(c.a, c.b);
   const std::vector<uint16_t> node_part = PartitionNodes(t, n, glue);
   const auto entities = static_cast<uint32_t>(part_of_.size());
   while (parts_.size() < n) {
@@ -361,4 +363,4 @@ void Fabric::ReleaseSpares() {
     h.spare = nullptr;
   }
 }
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -54,7 +54,7 @@
 #include "dataplane/switch/log.h"
 #include "dataplane/switch/switch.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 // Frames a host may send in one round (Host::Round); the pool keeps as
 // many per host.
@@ -64,7 +64,7 @@ inline constexpr int kHostTxPerRound = 64;
 struct Host {
   std::string name;
   uint32_t node = 0;
-  std::unique_ptr<emu::HostModel> model;
+  std::unique_ptr<emulator::HostModel> model;
   EmuPort* nic = nullptr;
   // An mbuf the host took from the pool for a frame the model then did
   // not have: most rounds end that way, and keeping the buffer for the
@@ -74,7 +74,7 @@ struct Host {
   rte_mbuf* spare = nullptr;
   // Receives what landed by now, sends what it may; returns the next time
   // something is due for it, or kNever.
-  Deadline Round(Dataplane& dp, uint64_t now_ns);
+  Deadline Round(sw::Dataplane& dp, uint64_t now_ns);
 };
 
 // The verdict's lines, as pfcfabric prints them last.
@@ -89,9 +89,10 @@ class Fabric {
  public:
   // After rte_eal_init. `workers` worker lcores for the real clock (0 for
   // the virtual clock).
-  static std::unique_ptr<Fabric> Create(const emu::FabricSpec& spec, const emu::FabricPlan& plan,
-                                        const std::vector<SwitchConfig>& configs, unsigned workers,
-                                        std::string* err);
+  static std::unique_ptr<Fabric> Create(const emulator::FabricSpec& spec,
+                                        const emulator::FabricPlan& plan,
+                                        const std::vector<config::SwitchConfig>& configs,
+                                        unsigned workers, std::string* err);
   ~Fabric();
 
   // Virtual clock: runs from 0 to the spec's duration. Returns the number
@@ -102,7 +103,7 @@ class Fabric {
   // Real clock: runs hosts, events and the recorder on this thread until
   // `stop` or the duration (0 = until stop); the workers run the switches.
   void RunReal(const std::atomic<bool>& stop);
-  std::vector<Worker>& workers() { return workers_; }
+  std::vector<stages::Worker>& workers() { return workers_; }
 
   // results.json, flows.csv, ports.csv and, when some flow is sized,
   // fct.csv in the spec's out_dir.
@@ -117,8 +118,8 @@ class Fabric {
   // asked_bps, got_bps}], sized_flows, incomplete_flows, ok}.
   nlohmann::json Verdict() const;
 
-  std::vector<Switch*> switches() const;
-  Dataplane& dp() { return *dp_; }
+  std::vector<sw::Switch*> switches() const;
+  sw::Dataplane& dp() { return *dp_; }
   uint64_t now_ns() const { return now_; }
   // Called by the thread that runs the clock at each sample bin's boundary
   // (pfcfabric's progress line); must not touch the fabric.
@@ -142,13 +143,14 @@ class Fabric {
   }
 
  private:
-  Fabric(const emu::FabricSpec& spec, const emu::FabricPlan& plan) : spec_(spec), plan_(plan) {}
+  Fabric(const emulator::FabricSpec& spec, const emulator::FabricPlan& plan)
+      : spec_(spec), plan_(plan) {}
   EmuPort* PortOf(uint32_t node, uint16_t port) const;
   // Flow i of the spec: what its receiver saw (nullptr: nothing), its
   // completion time (a sized flow), fct.csv.
-  const emu::FlowRx* RxFlow(size_t i) const;
-  const emu::FlowTx* TxFlow(size_t i) const;  // flow i's sender state, if it runs here
-  emu::Fct FlowFct(size_t i) const;
+  const emulator::FlowRx* RxFlow(size_t i) const;
+  const emulator::FlowTx* TxFlow(size_t i) const;  // flow i's sender state, if it runs here
+  emulator::Fct FlowFct(size_t i) const;
   bool WriteFctCsv(const std::string& path, std::string* err) const;
   struct SwitchRun;
   // results.json's entry for one switch: its counters (StatsJson) and
@@ -157,11 +159,11 @@ class Fabric {
   // results.json: r (every key but "switches") and the switches, written
   // as r.dump(1) would with them in it, one switch's JSON at a time.
   void WriteResultsJson(const nlohmann::json& r, std::ostream& out) const;
-  void ApplyEvent(const emu::EventSpec& e, uint64_t now);
+  void ApplyEvent(const emulator::EventSpec& e, uint64_t now);
   void SetLink(uint32_t a, uint32_t b, bool up, uint64_t now);
   // Virtual clock: splits the fabric over spec_.threads partitions
   // (spec/partition.h): calendars, cut links' receive ends, lookahead.
-  bool Partition(const std::vector<SwitchConfig>& configs, std::string* err);
+  bool Partition(const std::vector<config::SwitchConfig>& configs, std::string* err);
   void NameDcfitPorts();
   // Virtual clock: between windows, on the main thread with every
   // partition stopped: samples and the end, frames that crossed, the next
@@ -182,13 +184,13 @@ class Fabric {
   void PrintEvents();
 
   struct SwitchRun {
-    std::unique_ptr<Switch> sw;
-    WorkerCtx ctx;  // virtual clock: the one context (worker 0)
+    std::unique_ptr<sw::Switch> sw;
+    stages::WorkerCtx ctx;  // virtual clock: the one context (worker 0)
   };
   // Calendar ids: switch i is i, host j is switches_.size() + j.
   uint32_t HostId(size_t j) const { return static_cast<uint32_t>(switches_.size() + j); }
   // The calendar of the partition that runs calendar id `id`.
-  emu::DueQueue& DueOf(uint32_t id) { return parts_[part_of_[id]]->due; }
+  emulator::DueQueue& DueOf(uint32_t id) { return parts_[part_of_[id]]->due; }
 
   // A partition of the virtual clock: its calendar (ids fabric-wide, only
   // its own ever due) and the receive ends it owns whose sender runs in
@@ -197,7 +199,7 @@ class Fabric {
   // their owners due instead. Written by its thread during a window, by
   // the main thread at boundaries.
   struct Part {
-    emu::DueQueue due;
+    emulator::DueQueue due;
     std::vector<uint32_t> run;  // scratch: the ids due at a step
     struct Inbound {
       EmuPort* port;
@@ -211,9 +213,9 @@ class Fabric {
   // Runs part's entities due in [now_, win_end_), in time order.
   void RunWindow(Part& part);
 
-  const emu::FabricSpec& spec_;
-  const emu::FabricPlan& plan_;
-  std::unique_ptr<Dataplane> dp_;
+  const emulator::FabricSpec& spec_;
+  const emulator::FabricPlan& plan_;
+  std::unique_ptr<sw::Dataplane> dp_;
   // ports_[node][local port]: the EmuPort of that link end, or null when a
   // real device carries it.
   std::vector<std::vector<std::unique_ptr<EmuPort>>> ports_;
@@ -227,7 +229,7 @@ class Fabric {
   uint64_t lookahead_ns_ = kNever;
   uint64_t win_end_ = 0;  // the current window is [now_, win_end_)
   bool started_ = false, done_ = false;
-  std::vector<Worker> workers_;
+  std::vector<stages::Worker> workers_;
   Recorder rec_;
   // Link captures: both directions of a link into one file, so the two
   // ends (two workers on the real clock) share a lock.
@@ -241,8 +243,8 @@ class Fabric {
   uint64_t rounds_ = 0;
   std::vector<std::string> event_log_;
   DcfitReport dcfit_;
-  std::vector<const Switch*> dcfit_sws_;  // switches_[i].sw, for dcfit_
-  std::vector<EventPrinter> printers_;    // one per switch (PrintEvents)
+  std::vector<const sw::Switch*> dcfit_sws_;  // switches_[i].sw, for dcfit_
+  std::vector<sw::EventPrinter> printers_;    // one per switch (PrintEvents)
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -5,7 +5,7 @@
 
 #include "dataplane/common/memory_use.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 std::string Size(uint64_t bytes) {
@@ -59,4 +59,4 @@ uint64_t MemoryBudget::Left() const {
   return budget_ > used ? budget_ - used : 0;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

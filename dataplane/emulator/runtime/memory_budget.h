@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 class MemoryBudget {
  public:
@@ -37,4 +37,4 @@ class MemoryBudget {
   uint64_t at16_ = 0;  // and after the 16th switch
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 constexpr uint32_t kShb = 0x0a0d0d0a, kIdb = 0x00000001, kEpb = 0x00000006;
 constexpr uint32_t kByteOrderMagic = 0x1a2b3c4d;
@@ -78,4 +78,4 @@ void PcapngWriter::Write(const uint8_t* frame, uint32_t len, uint64_t t_ns, Dire
   frames_++;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <string>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 // pcapng's epb_flags direction bits.
 enum class Direction : uint32_t { kUnknown = 0, kInbound = 1, kOutbound = 2 };
@@ -39,4 +39,4 @@ class PcapngWriter {
   uint64_t frames_ = 0;
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -8,13 +8,13 @@
 #include "dataplane/switch/link_watch.h"
 #include "dataplane/switch/log.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 void Fabric::RunReal(const std::atomic<bool>& stop) {
   const std::vector<EventSpec>& ev = spec_.events;
   // The real hosts' device ports: their links watched as pfcswitch watches
   // its own (switch/link_watch.h), every 100 ms.
-  std::vector<LinkWatch> links;
+  std::vector<sw::LinkWatch> links;
   for (const SwitchRun& s : switches_) links.emplace_back(*s.sw);
   uint64_t next_watch_ns = 0;
   while (!stop.load(std::memory_order_relaxed)) {
@@ -22,7 +22,7 @@ void Fabric::RunReal(const std::atomic<bool>& stop) {
     if (spec_.duration_ns != 0 && now_ >= spec_.duration_ns) break;
     if (now_ >= next_watch_ns) {
       next_watch_ns = now_ + 100'000'000;
-      for (LinkWatch& lw : links)
+      for (sw::LinkWatch& lw : links)
         for (const std::string& line : lw.Poll())
           PFC_LOG(INFO, fabric, "pfcfabric: %s\n", line.c_str());
     }
@@ -44,4 +44,4 @@ void Fabric::RunReal(const std::atomic<bool>& stop) {
   for (size_t i = 0; i < switches_.size(); i++) dcfit_.Take(dcfit_sws_, plan_, i, false);
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

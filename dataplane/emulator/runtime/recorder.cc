@@ -3,9 +3,9 @@
 
 #include <fstream>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
-void Recorder::Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact,
+void Recorder::Init(const std::vector<sw::Switch*>& switches, uint64_t bin_ns, bool exact,
                     std::vector<const EmuPort*> links) {
   sw_ = switches;
   links_ = exact ? std::move(links) : std::vector<const EmuPort*>{};
@@ -16,7 +16,7 @@ void Recorder::Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool 
   next_ns_ = bin_ns;
   last_ns_ = 0;
   size_t n = 0;
-  for (const Switch* s : sw_) n += s->ports.size() * kNumPrio;
+  for (const sw::Switch* s : sw_) n += s->ports.size() * kNumPrio;
   last_tx_.assign(n, 0);
 }
 
@@ -30,18 +30,18 @@ void Recorder::Sample(uint64_t now_ns) {
     DropSample now{t, 0, 0, 0};
     for (const EmuPort* e : links_) now.link_down += e->counters().rx_stale + e->counters().tx_down;
     for (uint16_t s = 0; s < sw_.size(); ++s) {
-      const Switch& sw = *sw_[s];
+      const sw::Switch& sw = *sw_[s];
       const uint8_t keep =
           static_cast<uint8_t>(sw.cfg.tag_map.lossless_mask | 1u << sw.cfg.tag_map.lossy_prio);
       for (uint16_t p = 0; p < sw.ports.size(); ++p) {
-        const PortOwnerState& os = *sw.ports[p].owner_state;
+        const sw::PortOwnerState& os = *sw.ports[p].owner_state;
         for (uint8_t q = 0; q < kNumPrio; ++q, ++flat) {
           uint64_t tx = 0, paused = 0, pausing = 0, dropped = 0;
           for (const auto& w : sw.stats) {
             tx += w->prio[p][q].tx_bytes.Get();
             paused += w->prio[p][q].paused_now.Get();
             pausing += w->prio[p][q].pausing_now.Get();
-            for (const Counter& d : w->prio[p][q].drops) dropped += d.Get();
+            for (const sw::Counter& d : w->prio[p][q].drops) dropped += d.Get();
           }
           (sw.cfg.tag_map.IsLossless(q) ? now.lossless : now.lossy) += dropped;
           if (exact_) {
@@ -69,7 +69,7 @@ bool Recorder::WriteCsv(const std::string& path, std::string* err) const {
   f << "t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps\n";
   char line[256];
   for (const PortSample& r : rows_) {
-    const Switch& sw = *sw_[r.sw];
+    const sw::Switch& sw = *sw_[r.sw];
     std::snprintf(line, sizeof line, "%.6f,%s,%s,%u,%u,%u,%llu,%.6f\n", r.t_ns / 1e6,
                   sw.name.c_str(), sw.ports[r.port].name.c_str(), r.prio, r.paused, r.pausing,
                   static_cast<unsigned long long>(r.buffer_bytes), r.tx_bytes * 8.0 / r.span_ns);
@@ -101,4 +101,4 @@ bool Recorder::WriteDropsCsv(const std::string& path, std::string* err) const {
   return true;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -3,7 +3,7 @@
 // priority) for the lossless priorities and the lossy one: whether the
 // port's egress is paused by its peer, whether it holds its peer paused,
 // ingress buffer occupancy, and bytes transmitted in the bin. Flow rates come
-// from the receiving hosts' own per-flow bins (emu::FlowRx). And one row per
+// from the receiving hosts' own per-flow bins (emulator::FlowRx). And one row per
 // bin of the frames lost in it over the whole fabric, counted as the
 // verdict's "lost" counts them (drops.csv), for a loss-over-time plot.
 //
@@ -18,7 +18,7 @@
 #include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/switch/switch.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 struct PortSample {
   uint64_t t_ns;
@@ -45,7 +45,7 @@ class Recorder {
   // links: every link end, read at each sample; the virtual clock's only
   // (on the real clock their owners are the workers, and the link drops
   // are left out of the samples).
-  void Init(const std::vector<Switch*>& switches, uint64_t bin_ns, bool exact,
+  void Init(const std::vector<sw::Switch*>& switches, uint64_t bin_ns, bool exact,
             std::vector<const EmuPort*> links);
   uint64_t next_ns() const { return next_ns_; }
   // Takes the samples due by now: on the virtual clock one per bin boundary
@@ -61,7 +61,7 @@ class Recorder {
   bool WriteDropsCsv(const std::string& path, std::string* err) const;
 
  private:
-  std::vector<Switch*> sw_;
+  std::vector<sw::Switch*> sw_;
   uint64_t bin_ns_ = 1'000'000;
   uint64_t next_ns_ = 0;
   uint64_t last_ns_ = 0;  // time of the previous sample
@@ -73,4 +73,4 @@ class Recorder {
   std::vector<DropSample> drops_;
 };
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

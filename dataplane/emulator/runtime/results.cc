@@ -13,7 +13,7 @@
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/pfcswitch/stats_report.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -33,43 +33,44 @@ uint64_t Fabric::DropsOf(DropReason r) const {
   return total;
 }
 
-const emu::FlowRx* Fabric::RxFlow(size_t i) const {
+const emulator::FlowRx* Fabric::RxFlow(size_t i) const {
   for (const Host& h : hosts_)
-    if (const emu::FlowRx* x = h.model->rx_flow(static_cast<uint32_t>(i + 1))) return x;
+    if (const emulator::FlowRx* x = h.model->rx_flow(static_cast<uint32_t>(i + 1))) return x;
   return nullptr;
 }
 
-const emu::FlowTx* Fabric::TxFlow(size_t i) const {
+const emulator::FlowTx* Fabric::TxFlow(size_t i) const {
   for (const Host& h : hosts_)
-    for (const emu::FlowTx& tx : h.model->tx_flows())
+    for (const emulator::FlowTx& tx : h.model->tx_flows())
       if (tx.spec.id == i + 1) return &tx;
   return nullptr;
 }
 
-emu::Fct Fabric::FlowFct(size_t i) const {
-  const emu::FlowSpecFile& fl = spec_.flows[i];
-  const emu::HostPlan* hp = plan_.host(fl.from);
+emulator::Fct Fabric::FlowFct(size_t i) const {
+  const emulator::FlowSpecFile& fl = spec_.flows[i];
+  const emulator::HostPlan* hp = plan_.host(fl.from);
   const uint64_t link = hp != nullptr ? hp->rate_bps : spec_.link_rate_bps;
   const uint64_t send = fl.rate_bps != 0 ? std::min(fl.rate_bps, link) : link;
   if (fl.rc) {
-    const emu::FlowTx* tx = TxFlow(i);
-    return tx != nullptr && tx->rc ? emu::FctOfRc(*tx->rc, fl.start_ns, send) : emu::Fct{};
+    const emulator::FlowTx* tx = TxFlow(i);
+    return tx != nullptr && tx->rc ? emulator::FctOfRc(*tx->rc, fl.start_ns, send)
+                                   : emulator::Fct{};
   }
-  return emu::FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, RxFlow(i));
+  return emulator::FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, RxFlow(i));
 }
 
 // fct.csv: one line per sized flow, the simulator's fct.txt in columns;
 // no file when no flow is sized.
 bool Fabric::WriteFctCsv(const std::string& path, std::string* err) const {
   bool any = false;
-  for (const emu::FlowSpecFile& fl : spec_.flows) any |= fl.bytes != 0;
+  for (const emulator::FlowSpecFile& fl : spec_.flows) any |= fl.bytes != 0;
   if (!any) return true;
   std::ofstream f(path);
   f << "flow,from,to,bytes,start_ns,completed,fct_ns,ideal_ns,slowdown\n";
   for (size_t i = 0; i < spec_.flows.size(); i++) {
-    const emu::FlowSpecFile& fl = spec_.flows[i];
+    const emulator::FlowSpecFile& fl = spec_.flows[i];
     if (fl.bytes == 0) continue;
-    const emu::Fct c = FlowFct(i);
+    const emulator::Fct c = FlowFct(i);
     char line[320];
     std::snprintf(line, sizeof line, "%s,%s,%s,%lu,%lu,%d,%lu,%lu,%.4f\n", fl.name.c_str(),
                   spec_.topo.node(fl.from).name.c_str(), spec_.topo.node(fl.to).name.c_str(),
@@ -100,13 +101,13 @@ void DumpAt(const json& v, int depth, std::ostream& out) {
 }  // namespace
 
 json Fabric::SwitchResults(const SwitchRun& s) const {
-  json j = StatsJson(*s.sw);
+  json j = pfcswitch::StatsJson(*s.sw);
   // How far the pool grew depends on which partition's thread found it
   // empty first (--threads): timing.json has it, with the wall time.
   j.erase("pool_populated");
   // What the detector did with the messages (dcfit/detector.h), for
   // telling why a loop was or was not found.
-  if (const SwitchDcfit* d = s.sw->dcfit.get()) {
+  if (const sw::SwitchDcfit* d = s.sw->dcfit.get()) {
     const dcfit::DetectorCounters& c = d->det.counters();
     j["dcfit_detector"] = {{"rx", c.rx},
                            {"tx", c.tx},
@@ -160,7 +161,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
   fs::create_directories(spec_.out_dir, ec);
   json r;
   r["fabric"] = spec_.path;
-  r["clock"] = spec_.clock == emu::ClockKind::kVirtual ? "virtual" : "real";
+  r["clock"] = spec_.clock == emulator::ClockKind::kVirtual ? "virtual" : "real";
   r["seed"] = spec_.seed;
   r["duration_ns"] = spec_.duration_ns;
   r["end_ns"] = now_;
@@ -168,18 +169,18 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
   r["lossless_drops"] = LosslessDrops();
   json flows = json::array();
   for (size_t i = 0; i < spec_.flows.size(); i++) {
-    const emu::FlowSpecFile& fl = spec_.flows[i];
+    const emulator::FlowSpecFile& fl = spec_.flows[i];
     json j;
     j["name"] = fl.name;
     j["from"] = spec_.topo.node(fl.from).name;
     j["to"] = spec_.topo.node(fl.to).name;
-    if (const emu::FlowTx* t = TxFlow(i)) {  // the sender's side
-      const emu::FlowTx& tx = *t;
+    if (const emulator::FlowTx* t = TxFlow(i)) {  // the sender's side
+      const emulator::FlowTx& tx = *t;
       j["tx_frames"] = tx.tx_frames;
       j["tx_bytes"] = tx.tx_bytes;
       j["cnps_received"] = tx.cnp_rx;
       if (tx.rp) {
-        const emu::DcqcnCounters& c = tx.rp->counters();
+        const emulator::DcqcnCounters& c = tx.rp->counters();
         j["dcqcn"] = {{"rate_bps_end", tx.rp->rate_bps()},
                       {"cuts", c.cuts},
                       {"fast_recovery", c.recoveries},
@@ -188,7 +189,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
         if (spec_.dcqcn.byte_counter_bytes != 0) j["dcqcn"]["byte_counter"] = c.byte_counter;
       }
       if (tx.rc) {
-        const emu::RcRequesterCounters& c = tx.rc->counters();
+        const emulator::RcRequesterCounters& c = tx.rc->counters();
         j["rc"] = {{"packets", c.packets},
                    {"retransmits", c.retransmits},
                    {"acks", c.acks},
@@ -199,7 +200,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
                    {"failed", tx.rc->failed()}};
       }
     }
-    if (const emu::FlowRx* rx = RxFlow(i)) {  // the receiver's
+    if (const emulator::FlowRx* rx = RxFlow(i)) {  // the receiver's
       j["rx_frames"] = rx->frames;
       j["rx_bytes"] = rx->bytes;
       j["lost"] = rx->lost;
@@ -208,7 +209,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
       j["cnps_sent"] = rx->cnp_tx;
       j["mean_delay_ns"] = rx->frames ? rx->sum_delay_ns / rx->frames : 0;
       if (rx->rc) {
-        const emu::RcResponderCounters& c = rx->rc->counters();
+        const emulator::RcResponderCounters& c = rx->rc->counters();
         j["responder"] = {{"accepted", c.accepted},
                           {"duplicates", c.duplicates},
                           {"out_of_sequence", c.out_of_sequence},
@@ -220,7 +221,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
       j["rx_frames"] = 0;
     }
     if (fl.bytes != 0) {
-      const emu::Fct f = FlowFct(i);
+      const emulator::Fct f = FlowFct(i);
       j["fct"] = {{"completed", f.completed},
                   {"frames", f.frames},
                   {"fct_ns", f.fct_ns},
@@ -233,7 +234,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
   r["ttl_expired_drops"] = DropsOf(DropReason::kTtlExpired);
   json hosts = json::object();
   for (const Host& h : hosts_) {
-    const emu::HostCounters& c = h.model->counters();
+    const emulator::HostCounters& c = h.model->counters();
     hosts[h.name] = {{"tx_frames", c.tx_frames},
                      {"rx_frames", c.rx_frames},
                      {"pfc_rx", c.pfc_rx},
@@ -262,7 +263,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
   // in emulated time.
   json wd = json::array();
   for (const SwitchRun& s : switches_) {
-    for (const PfcwdEvent& e : s.sw->pfcwd_log.Snapshot(nullptr)) {
+    for (const sw::PfcwdEvent& e : s.sw->pfcwd_log.Snapshot(nullptr)) {
       wd.push_back({{"switch", s.sw->name},
                     {"kind", e.restored ? "restored" : "storm"},
                     {"port", s.sw->ports[e.port].name},
@@ -285,7 +286,7 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
   fcsv << "t_ms,flow,gbps\n";
   const uint64_t bins = (spec_.duration_ns + spec_.bin_ns - 1) / spec_.bin_ns;
   for (size_t i = 0; i < spec_.flows.size(); i++) {
-    const emu::FlowRx* rx = RxFlow(i);
+    const emulator::FlowRx* rx = RxFlow(i);
     for (uint64_t b = 0; b < bins; b++) {
       const uint64_t bytes = rx != nullptr && b < rx->bin_bytes.size() ? rx->bin_bytes[b] : 0;
       char line[160];
@@ -312,4 +313,4 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
   return true;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -10,7 +10,7 @@
 #include "dataplane/emulator/model/deadlock_cycles.h"
 #include "dataplane/emulator/runtime/fabric.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 using nlohmann::json;
@@ -74,7 +74,7 @@ json Fabric::Verdict() const {
     const auto [sw, port, prio] = key;
     const uint32_t node = plan_.switches[sw].node;
     const uint32_t peer = t.neighbor(t.gport(node, port));
-    if (const emu::SwitchPlan* p = plan_.sw(peer); p != nullptr)
+    if (const emulator::SwitchPlan* p = plan_.sw(peer); p != nullptr)
       stuck.push_back({sw, static_cast<uint32_t>(plan_.switch_index[peer]), prio, run.since});
     else if (t.is_switch(peer))
       continue;  // a switch another process runs (--here): its side is not seen here
@@ -112,7 +112,7 @@ json Fabric::Verdict() const {
   json slow = json::array();
   uint64_t sized = 0, incomplete = 0;
   for (size_t i = 0; i < spec_.flows.size(); i++) {
-    const emu::FlowSpecFile& fl = spec_.flows[i];
+    const emulator::FlowSpecFile& fl = spec_.flows[i];
     if (fl.bytes != 0) {
       sized++;
       incomplete += !FlowFct(i).completed;
@@ -120,10 +120,10 @@ json Fabric::Verdict() const {
     }
     const uint64_t end = std::min(fl.stop_ns, now_);
     if (fl.rate_bps == 0 || fl.start_ns >= end) continue;
-    const emu::HostPlan* hp = plan_.host(fl.from);
+    const emulator::HostPlan* hp = plan_.host(fl.from);
     const uint64_t asked = hp != nullptr ? std::min(fl.rate_bps, hp->rate_bps) : fl.rate_bps;
-    const emu::FlowRx* rx = RxFlow(i);
-    // Wire bits, as the rate counts them (emu::WireTimeNs).
+    const emulator::FlowRx* rx = RxFlow(i);
+    // Wire bits, as the rate counts them (emulator::WireTimeNs).
     const double got = rx == nullptr ? 0
                                      : (rx->bytes + kWireOverheadBytes * rx->frames) * 8e9 /
                                            static_cast<double>(end - fl.start_ns);
@@ -205,4 +205,4 @@ std::string FailedExpectations(const nlohmann::json& v, const std::vector<std::s
   return out;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

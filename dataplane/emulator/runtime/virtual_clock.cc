@@ -18,9 +18,9 @@
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/stages/worker.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
-Deadline Host::Round(Dataplane& dp, uint64_t now_ns) {
+Deadline Host::Round(sw::Dataplane& dp, uint64_t now_ns) {
   rte_mbuf* pkts[kMaxBurst];
   for (;;) {
     const uint16_t n = nic->Rx(pkts, kMaxBurst, now_ns);
@@ -129,13 +129,13 @@ void Fabric::RunWindow(Part& part) {
         part.due.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
         if (id < switches_.size()) {
           Deadline ready = kNever;
-          const unsigned work = WorkerRound(switches_[id].ctx, now, &ready);
+          const unsigned work = stages::WorkerRound(switches_[id].ctx, now, &ready);
           part.rounds++;
           // One partition only (Partition refuses DCFIT with more).
           if (switches_[id].sw->dcfit) dcfit_.Take(dcfit_sws_, plan_, id, true);
           // A deadline already reached (none is, as the stages report them)
           // would also be due now.
-          if (work != 0 && (RoundLeftWork(switches_[id].ctx) || ready <= now))
+          if (work != 0 && (stages::RoundLeftWork(switches_[id].ctx) || ready <= now))
             part.due.Lower(id, now);
           else if (ready != kNever)
             part.due.Lower(id, std::max(ready, now + 1));
@@ -237,4 +237,4 @@ uint64_t Fabric::RunVirtual() {
   return rounds_;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

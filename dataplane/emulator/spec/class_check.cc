@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/emulator/spec/class_check.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 // What `sw` does with DSCP d arriving from a host; "" when it queues it on
 // priority `prio` as the sender asked (a lossy flow on the lossy priority
 // is what its sender asked for).
-std::string Fate(const SwitchConfig& c, const std::string& sw, uint8_t d, uint8_t prio) {
-  const RewriteConfig& rw = c.rewrite;
-  const TagMap& t = c.tag_map;
+std::string Fate(const config::SwitchConfig& c, const std::string& sw, uint8_t d, uint8_t prio) {
+  const tables::RewriteConfig& rw = c.rewrite;
+  const tables::TagMap& t = c.tag_map;
   auto queue = [&](uint8_t tag) { return t.mapped[tag] ? t.prio_of[tag] : t.lossy_prio; };
   bool matched = false;
-  for (const RewriteRule& r : rw.rules) matched |= (r.tags >> d) & 1;
+  for (const tables::RewriteRule& r : rw.rules) matched |= (r.tags >> d) & 1;
   if (!rw.unmatched_keeps_tag && !matched && queue(rw.default_tag) != prio)
     return "no rewrite rule of " + sw + " matches DSCP " + std::to_string(d) +
            " and its `unmatched: lossy` rewrites it to DSCP " + std::to_string(rw.default_tag) +
@@ -32,7 +32,7 @@ std::string Fate(const SwitchConfig& c, const std::string& sw, uint8_t d, uint8_
 }  // namespace
 
 std::vector<std::string> ClassWarnings(const FabricSpec& spec, const FabricPlan& plan,
-                                       const std::vector<SwitchConfig>& configs) {
+                                       const std::vector<config::SwitchConfig>& configs) {
   std::vector<std::string> out;
   // A host's one link leads to its switch; a switch of another server
   // (--here) has no config here and is not checked.
@@ -40,7 +40,7 @@ std::vector<std::string> ClassWarnings(const FabricSpec& spec, const FabricPlan&
     const tagger::Node& n = spec.topo.node(host);
     return n.num_ports ? spec.topo.neighbor(n.first_port) : tagger::kNoNode;
   };
-  auto config_of = [&](uint32_t sw) -> const SwitchConfig* {
+  auto config_of = [&](uint32_t sw) -> const config::SwitchConfig* {
     const int i = sw < plan.switch_index.size() ? plan.switch_index[sw] : -1;
     return i >= 0 && static_cast<size_t>(i) < configs.size() ? &configs[i] : nullptr;
   };
@@ -49,11 +49,11 @@ std::vector<std::string> ClassWarnings(const FabricSpec& spec, const FabricPlan&
     const FlowSpecFile& f = spec.flows[k];
     const std::string where = "flow " + f.name + ": ";
     const uint32_t in = switch_of(f.from), back = switch_of(f.to);
-    if (const SwitchConfig* c = config_of(in))
+    if (const config::SwitchConfig* c = config_of(in))
       if (const std::string why = Fate(*c, spec.topo.node(in).name, f.dscp, f.prio); !why.empty())
         out.push_back(where + why);
     if (f.dcqcn && !cnp_warned)
-      if (const SwitchConfig* c = config_of(back)) {
+      if (const config::SwitchConfig* c = config_of(back)) {
         const std::string sw = spec.topo.node(back).name;
         if (const std::string why = Fate(*c, sw, spec.cnp_dscp, spec.cnp_prio); !why.empty()) {
           out.push_back(where + "its receiver's CNPs (dcqcn.cnp_dscp " +
@@ -65,4 +65,4 @@ std::vector<std::string> ClassWarnings(const FabricSpec& spec, const FabricPlan&
   return out;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -16,10 +16,10 @@
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 // configs[i] is plan.switches[i]'s (as WriteSwitchConfigs leaves them).
 std::vector<std::string> ClassWarnings(const FabricSpec& spec, const FabricPlan& plan,
-                                       const std::vector<SwitchConfig>& configs);
+                                       const std::vector<config::SwitchConfig>& configs);
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

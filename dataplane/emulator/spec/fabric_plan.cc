@@ -13,7 +13,7 @@
 
 #include "dataplane/common/rng.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace fs = std::filesystem;
 using tagger::Topology;
 
@@ -36,7 +36,7 @@ std::string YamlScalar(const std::string& s) {
   return q + "\"";
 }
 
-MacAddr NodeMac(uint32_t node, uint8_t port, uint8_t last) {
+config::MacAddr NodeMac(uint32_t node, uint8_t port, uint8_t last) {
   return {0x02, uint8_t(node >> 8), uint8_t(node), port, 0x00, last};
 }
 
@@ -57,7 +57,7 @@ std::vector<int> DistTo(const Topology& t, uint32_t dst) {
   return d;
 }
 
-std::string MacString(const MacAddr& m) {
+std::string MacString(const config::MacAddr& m) {
   char b[18];
   std::snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
   return b;
@@ -186,9 +186,9 @@ FabricPlan MakePlan(const FabricSpec& spec) {
       const PortPlan& pp = sp.ports[p];
       if (const HostSpec* h = spec.host(pp.peer_node); h && !h->device.empty()) continue;
       const uint32_t g = t.gport(sp.node, p);
-      const MacAddr mac = t.is_switch(pp.peer_node)
-                              ? NodeMac(pp.peer_node, uint8_t(pp.peer_port), 0x01)
-                              : NodeMac(pp.peer_node, 0, 0x02);
+      const config::MacAddr mac = t.is_switch(pp.peer_node)
+                                      ? NodeMac(pp.peer_node, uint8_t(pp.peer_port), 0x01)
+                                      : NodeMac(pp.peer_node, 0, 0x02);
       const HostSpec* hs = spec.host(pp.peer_node);
       sp.neighbors.push_back({hs && hs->ip != 0 ? hs->ip : end_ip(t.peer(g)), mac, p});
     }
@@ -212,9 +212,10 @@ FabricPlan MakePlan(const FabricSpec& spec) {
   return plan;
 }
 
-void KeepLocal(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* configs) {
+void KeepLocal(const FabricSpec& spec, FabricPlan* plan,
+               std::vector<config::SwitchConfig>* configs) {
   std::vector<SwitchPlan> sws;
-  std::vector<SwitchConfig> cfgs;
+  std::vector<config::SwitchConfig> cfgs;
   plan->switch_index.assign(plan->switch_index.size(), -1);
   for (size_t i = 0; i < plan->switches.size(); ++i) {
     if (!spec.Local(plan->switches[i].node)) continue;
@@ -312,8 +313,8 @@ std::string TemplateError(const std::string& tmpl_path, const YAML::Node& tmpl,
 
 }  // namespace
 
-bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* out,
-                        std::string* err) {
+bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
+                        std::vector<config::SwitchConfig>* out, std::string* err) {
   YAML::Node tmpl;
   if (!spec.switch_config.empty()) {
     try {
@@ -397,7 +398,7 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
     // the switch's loader as values, with the checks of their sections, and
     // to the file as text written here: emitting them with yaml-cpp and
     // parsing them back was most of a large fabric's start-up.
-    GeneratedTables gen{sp.routes, sp.neighbors};
+    config::GeneratedTables gen{sp.routes, sp.neighbors};
     std::string tables;
     tables.reserve(64 * (sp.routes.size() + sp.neighbors.size() + 2));
     if (!sp.routes.empty()) tables += "routes:\n";
@@ -425,12 +426,12 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
     // The loader reads the file without its tables, from memory; an
     // include from disk.
     auto read = [&](const std::string& path, std::string* text) {
-      if (path != sp.config_path) return ReadRegularFile(path, text);
+      if (path != sp.config_path) return config::ReadRegularFile(path, text);
       *text = head;
       return true;
     };
-    SwitchConfig c;
-    if (!LoadConfig(sp.config_path, gen, &c, err, read)) {
+    config::SwitchConfig c;
+    if (!config::LoadConfig(sp.config_path, gen, &c, err, read)) {
       *err = TemplateError(spec.switch_config, tmpl, sp, *err);
       return false;
     }
@@ -439,4 +440,4 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<Sw
   return true;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

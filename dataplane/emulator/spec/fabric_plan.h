@@ -24,7 +24,7 @@
 #include "dataplane/config/config.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 inline constexpr const char* kEmuDevicePrefix = "emu:";
 // pfc.response_ns of a real-clock fabric's switches when the template does
@@ -36,7 +36,7 @@ struct PortPlan {
   std::string device;  // "emu:SW/P" or a real DPDK device
   uint32_t peer_node = 0;
   uint16_t peer_port = 0;
-  MacAddr mac{};
+  config::MacAddr mac{};
   uint32_t ip = 0;  // host order
   uint8_t prefix_len = 30;
   uint64_t rate_bps = 0;
@@ -44,8 +44,8 @@ struct PortPlan {
 };
 
 // A switch's routes and neighbours go to its loader as values (config.h).
-using RoutePlan = RouteSpec;
-using NeighborPlan = NeighborConfig;
+using RoutePlan = config::RouteSpec;
+using NeighborPlan = config::NeighborConfig;
 
 struct SwitchPlan {
   uint32_t node = 0;
@@ -59,11 +59,11 @@ struct SwitchPlan {
 struct HostPlan {
   uint32_t node = 0;
   std::string name;
-  MacAddr mac{};
+  config::MacAddr mac{};
   uint32_t ip = 0;
   uint8_t prefix_len = 30;
   uint32_t gw_ip = 0;
-  MacAddr gw_mac{};
+  config::MacAddr gw_mac{};
   uint32_t sw_node = 0;
   uint16_t sw_port = 0;
   uint64_t rate_bps = 0;
@@ -109,14 +109,15 @@ bool WriteHostsJson(const FabricSpec& spec, const FabricPlan& plan, std::string*
 // config's sections, the generated ports/routes/neighbours, and an include
 // of the switch's Tagger rules file), then loads each with the switch's own
 // loader. Returns false with *err naming the file, line and field.
-bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* out,
-                        std::string* err);
+bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
+                        std::vector<config::SwitchConfig>* out, std::string* err);
 
 // Placement (FabricSpec::here): keeps only the switches that run here, and
 // their configs (parallel to plan->switches); hosts stay in the plan (their
 // addresses are routed to) but only those of local switches run.
-void KeepLocal(const FabricSpec& spec, FabricPlan* plan, std::vector<SwitchConfig>* configs);
+void KeepLocal(const FabricSpec& spec, FabricPlan* plan,
+               std::vector<config::SwitchConfig>* configs);
 
 std::string Ipv4String(uint32_t ip);
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -21,10 +21,10 @@
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/nic_sections.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace fs = std::filesystem;
-using cfg::ConfigError;
-using cfg::Reader;
+using config::ConfigError;
+using config::Reader;
 using tagger::kNoNode;
 
 namespace {
@@ -290,10 +290,10 @@ void ParseHostAddress(const Reader& rd, const YAML::Node& h, const std::string& 
     rd.Fail(h, f, "address and gateway together (a host's own subnet)");
   uint32_t ip = 0, gw = 0;
   uint8_t len = 0;
-  if (!ParsePrefix(rd.Str(h["address"], f + ".address"), &ip, &len) || len == 0 || len > 30)
+  if (!config::ParsePrefix(rd.Str(h["address"], f + ".address"), &ip, &len) || len == 0 || len > 30)
     rd.Fail(h["address"], f + ".address", "a host address with its prefix, a.b.c.d/len, len 1-30");
   const uint32_t mask = ~0u << (32 - len);
-  if (!ParseIpv4(rd.Str(h["gateway"], f + ".gateway"), &gw) || (gw & mask) != (ip & mask) ||
+  if (!config::ParseIpv4(rd.Str(h["gateway"], f + ".gateway"), &gw) || (gw & mask) != (ip & mask) ||
       gw == ip)
     rd.Fail(h["gateway"], f + ".gateway",
             "another address of the host's subnet " + rd.Str(h["address"], f + ".address"));
@@ -454,7 +454,8 @@ void ParseEvent(const Reader& rd, const YAML::Node& n, const std::string& f, Fab
     const std::string to =
         rd.Str(rd.Need(r, "to", f + ".route.to", "a host or a prefix"), f + ".route.to");
     e.b = s->topo.Find(to);
-    if (e.b == kNoNode ? !ParsePrefix(to, &e.prefix, &e.prefix_len) : s->topo.is_switch(e.b))
+    if (e.b == kNoNode ? !config::ParsePrefix(to, &e.prefix, &e.prefix_len)
+                       : s->topo.is_switch(e.b))
       rd.Fail(r["to"], f + ".route.to", "a host of the topology or a prefix a.b.c.d/len");
     e.c = Node(rd, *s, rd.Need(r, "via", f + ".route.via", "a neighbour"), f + ".route.via", -1);
     if (s->topo.PortTo(e.a, e.c) < 0)
@@ -665,4 +666,4 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
   return false;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

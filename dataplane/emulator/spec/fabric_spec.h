@@ -62,7 +62,7 @@
 #include "dataplane/emulator/model/dcqcn.h"
 #include "dataplane/emulator/model/rc_qp.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 enum class ClockKind : uint8_t { kVirtual, kReal };
 
@@ -213,4 +213,4 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err);
 // "20ms" -> 20,000,000; "1.5us" -> 1500; "0" -> 0. False on anything else.
 bool ParseDuration(const std::string& s, uint64_t* ns);
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -6,8 +6,8 @@
 
 #include "dataplane/emulator/model/roce_frame.h"
 
-namespace pfc::emu {
-using cfg::Reader;
+namespace pfc::emulator {
+using config::Reader;
 
 uint64_t Duration(const Reader& rd, const YAML::Node& n, const std::string& field) {
   uint64_t v = 0;
@@ -104,4 +104,4 @@ bool CheckRcFrames(const FabricSpec& s, std::string* err) {
   return false;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 struct Groups {
@@ -83,7 +83,7 @@ std::vector<uint16_t> PartitionNodes(const tagger::Topology& t, unsigned parts,
 }
 
 bool CheckThreads(const FabricSpec& spec, const std::vector<std::string>& switch_names,
-                  const std::vector<SwitchConfig>& configs, std::string* err) {
+                  const std::vector<config::SwitchConfig>& configs, std::string* err) {
   if (spec.threads <= 1) return true;
   const std::string what = spec.path + ": --threads " + std::to_string(spec.threads) + ": ";
   if (spec.quantum_ns != 0) {
@@ -100,4 +100,4 @@ bool CheckThreads(const FabricSpec& spec, const std::vector<std::string>& switch
   return true;
 }
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

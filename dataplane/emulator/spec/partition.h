@@ -25,7 +25,7 @@
 #include "dataplane/config/config.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 
 // part[n] for every node n of t, in 0..parts-1 (every part non-empty when
 // there are at least `parts` groups). `glue`: node pairs that must share a
@@ -40,6 +40,6 @@ std::vector<uint16_t> PartitionNodes(const tagger::Topology& t, unsigned parts,
 // a loop through every switch's state at the moment one is found). False
 // with *err naming the file, the option and why.
 bool CheckThreads(const FabricSpec& spec, const std::vector<std::string>& switch_names,
-                  const std::vector<SwitchConfig>& configs, std::string* err);
+                  const std::vector<config::SwitchConfig>& configs, std::string* err);
 
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

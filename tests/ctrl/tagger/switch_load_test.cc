@@ -38,12 +38,12 @@ TEST(SwitchLoad, GeneratedRulesLoadIntoTheDataplane) {
                                "  - {name: p2, device: net_ring2, ipv4: 10.0.3.1/24, speed: 10G}\n"
                                "include: "
                             << sw << ".yaml\n";
-    pfc::SwitchConfig cfg;
-    ASSERT_TRUE(pfc::LoadConfig(main_cfg, &cfg, &err)) << err;
+    pfc::config::SwitchConfig cfg;
+    ASSERT_TRUE(pfc::config::LoadConfig(main_cfg, &cfg, &err)) << err;
     EXPECT_TRUE(cfg.tag_map.IsLossless(1));
     EXPECT_TRUE(cfg.tag_map.IsLossless(2));
     EXPECT_EQ(cfg.tag_map.lossy_tag, 0);
-    pfc::RewriteTable table;
+    pfc::tables::RewriteTable table;
     ASSERT_TRUE(table.Compile(cfg.rewrite, &err)) << err;
     for (uint8_t tag = 0; tag < 4; ++tag)
       for (uint16_t i = 0; i < 3; ++i)

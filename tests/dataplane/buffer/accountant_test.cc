@@ -20,8 +20,8 @@
 namespace pfc {
 namespace {
 
-BufferConfig OnePort(uint64_t total) {
-  BufferConfig c;
+buffer::BufferConfig OnePort(uint64_t total) {
+  buffer::BufferConfig c;
   c.total_bytes = total;
   c.num_ports = 1;
   for (auto& pg : c.pg[0]) pg.static_limit = 1;  // tiny static limits; tests override
@@ -29,8 +29,8 @@ BufferConfig OnePort(uint64_t total) {
 }
 
 // 64 lossy PGs (8 ports x 8 priorities) of 10,000 bytes each.
-BufferConfig EightLossyPorts() {
-  BufferConfig c;
+buffer::BufferConfig EightLossyPorts() {
+  buffer::BufferConfig c;
   c.total_bytes = 1 << 20;
   c.num_ports = 8;
   for (int p = 0; p < 8; ++p)
@@ -38,8 +38,8 @@ BufferConfig EightLossyPorts() {
   return c;
 }
 
-PgConfig Lossless(uint32_t reserved, uint32_t xoff, uint32_t headroom, uint32_t hyst) {
-  PgConfig g;
+buffer::PgConfig Lossless(uint32_t reserved, uint32_t xoff, uint32_t headroom, uint32_t hyst) {
+  buffer::PgConfig g;
   g.lossless = true;
   g.reserved = reserved;
   g.static_limit = xoff;
@@ -50,9 +50,9 @@ PgConfig Lossless(uint32_t reserved, uint32_t xoff, uint32_t headroom, uint32_t 
 
 // Admits n packets of `bytes` on (port, prio) in one batch; returns how many
 // were admitted and the reason of the last refusal.
-int AdmitN(BufferAccountant& a, PortId port, int prio, int n, uint32_t bytes,
+int AdmitN(buffer::BufferAccountant& a, PortId port, int prio, int n, uint32_t bytes,
            DropReason* last_why = nullptr) {
-  IngressBatch b(a, port);
+  buffer::IngressBatch b(a, port);
   int ok = 0;
   for (int i = 0; i < n; ++i) {
     DropReason why = DropReason::kCount;
@@ -64,15 +64,15 @@ int AdmitN(BufferAccountant& a, PortId port, int prio, int n, uint32_t bytes,
   return ok;
 }
 
-void Release(BufferAccountant& a, PortId port, int prio, uint32_t bytes) {
-  ReleaseBatch r(a);
+void Release(buffer::BufferAccountant& a, PortId port, int prio, uint32_t bytes) {
+  buffer::ReleaseBatch r(a);
   r.Add(port, prio, bytes);
 }
 
 TEST(BufferConfigure, RejectsWhatDoesNotFitAndSaysWhy) {
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
-  BufferConfig c = OnePort(10000);
+  buffer::BufferConfig c = OnePort(10000);
   c.num_ports = 0;
   EXPECT_FALSE(a.Configure(c, &err));
   EXPECT_NE(err.find("buffer.num_ports = 0"), std::string::npos) << err;
@@ -81,7 +81,7 @@ TEST(BufferConfigure, RejectsWhatDoesNotFitAndSaysWhy) {
   EXPECT_FALSE(a.Configure(c, &err));
   EXPECT_NE(err.find("buffer.total_bytes = 0"), std::string::npos) << err;
 
-  c = OnePort(BufferAccountant::kMaxTotalBytes + 1);
+  c = OnePort(buffer::BufferAccountant::kMaxTotalBytes + 1);
   EXPECT_FALSE(a.Configure(c, &err));
   EXPECT_NE(err.find("total_bytes"), std::string::npos) << err;
 
@@ -124,7 +124,7 @@ TEST(BufferConfigure, RejectsWhatDoesNotFitAndSaysWhy) {
 }
 
 TEST(BufferAccountant, SharedPoolIsTotalMinusReservedAndHeadroom) {
-  BufferConfig c;
+  buffer::BufferConfig c;
   c.total_bytes = 1'000'000;
   c.num_ports = 3;
   for (int p = 0; p < 3; ++p) {
@@ -133,17 +133,17 @@ TEST(BufferAccountant, SharedPoolIsTotalMinusReservedAndHeadroom) {
   }
   // PGs of ports >= num_ports are ignored.
   c.pg[3][0].reserved = 500000;
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   EXPECT_EQ(a.shared_size(), 1'000'000u - 3 * (7 * 1000 + 2000 + 7000));
 }
 
 TEST(BufferAccountant, LossyStaticLimit) {
-  BufferConfig c = OnePort(100000);
+  buffer::BufferConfig c = OnePort(100000);
   c.pg[0][0].reserved = 1000;
   c.pg[0][0].static_limit = 2000;
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   EXPECT_EQ(a.AdmitLimit(0, 0), 3000u);
@@ -177,10 +177,10 @@ TEST(BufferAccountant, LossyDynamicLimitIsAlphaTimesFree) {
   // use x satisfies x + 100 <= a (10000 - x) for the last admitted packet.
   for (const auto& [alpha, expect] :
        {std::pair{1.0, 5000u}, std::pair{0.5, 3300u}, std::pair{2.0, 6700u}}) {
-    BufferConfig c = OnePort(10000);
+    buffer::BufferConfig c = OnePort(10000);
     c.pg[0][1].static_limit = 0;
     c.pg[0][1].alpha = alpha;
-    BufferAccountant a;
+    buffer::BufferAccountant a;
     std::string err;
     ASSERT_TRUE(a.Configure(c, &err)) << err;
     // One packet per batch, so each decision sees the published pool.
@@ -189,7 +189,7 @@ TEST(BufferAccountant, LossyDynamicLimitIsAlphaTimesFree) {
     EXPECT_EQ(a.occupancy(0, 1), expect) << "alpha " << alpha;
     EXPECT_EQ(admitted * 100u, expect);
     // Same answer when the whole run is one burst (the batch tracks the pool).
-    BufferAccountant b;
+    buffer::BufferAccountant b;
     ASSERT_TRUE(b.Configure(c, &err));
     AdmitN(b, 0, 1, 200, 100);
     EXPECT_EQ(b.occupancy(0, 1), expect) << "alpha " << alpha << " (one batch)";
@@ -197,14 +197,14 @@ TEST(BufferAccountant, LossyDynamicLimitIsAlphaTimesFree) {
 }
 
 TEST(BufferAccountant, DynamicLimitsShrinkAsOthersUseThePool) {
-  BufferConfig c;
+  buffer::BufferConfig c;
   c.total_bytes = 20000;
   c.num_ports = 2;
   for (int p = 0; p < 2; ++p) {
     c.pg[p][0].static_limit = 0;
     c.pg[p][0].alpha = 1.0;
   }
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   EXPECT_EQ(a.AdmitLimit(1, 0), 20000u);
@@ -215,9 +215,9 @@ TEST(BufferAccountant, DynamicLimitsShrinkAsOthersUseThePool) {
 }
 
 TEST(BufferAccountant, LosslessXoffXonHeadroom) {
-  BufferConfig c = OnePort(100000);
+  buffer::BufferConfig c = OnePort(100000);
   c.pg[0][3] = Lossless(/*reserved=*/1000, /*xoff=*/3000, /*headroom=*/2000, /*hyst=*/1500);
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   EXPECT_EQ(a.XoffThreshold(0, 3), 4000u);
@@ -252,10 +252,10 @@ TEST(BufferAccountant, FullPoolPausesLosslessAtItsReserved) {
   // The pool (10000) is smaller than the lossless static XOFF (50000): once a
   // lossy PG has taken it all, the lossless XOFF falls to its reserved space
   // and further bytes go into headroom, not into a pool that is not there.
-  BufferConfig c = OnePort(10000 + 1000 + 3000);
+  buffer::BufferConfig c = OnePort(10000 + 1000 + 3000);
   c.pg[0][0].static_limit = 1'000'000;
   c.pg[0][3] = Lossless(1000, 50000, 3000, 100);
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   EXPECT_EQ(a.shared_size(), 10000u);
@@ -273,11 +273,11 @@ TEST(BufferAccountant, FullPoolPausesLosslessAtItsReserved) {
 }
 
 TEST(BufferAccountant, DynamicXoffFollowsFreePool) {
-  BufferConfig c = OnePort(10000 + 5000);
+  buffer::BufferConfig c = OnePort(10000 + 5000);
   c.pg[0][0].static_limit = 1'000'000;
   c.pg[0][4] = Lossless(0, 0, 5000, 1000);
   c.pg[0][4].alpha = 0.5;
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   EXPECT_EQ(a.XoffThreshold(0, 4), 5000u);  // 0.5 x 10000
@@ -291,13 +291,13 @@ TEST(BufferAccountant, DynamicXoffFollowsFreePool) {
 // what would need it is refused with the holder's reason, which the
 // accountant takes from the caller (it knows no feature by name).
 TEST(BufferAccountant, HeldLossyRefusesHeadroomWithTheCallersReason) {
-  BufferConfig c = OnePort(100000);
+  buffer::BufferConfig c = OnePort(100000);
   c.pg[0][3] = Lossless(0, 1000, 5000, 200);
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   for (const DropReason held_why : {DropReason::kDcfitHostLossy, DropReason::kPfcwdStorm}) {
-    IngressBatch b(a, 0);
+    buffer::IngressBatch b(a, 0);
     b.set_held_lossy(1u << 3, held_why);
     DropReason why = DropReason::kCount;
     int ok = 0;
@@ -308,7 +308,7 @@ TEST(BufferAccountant, HeldLossyRefusesHeadroomWithTheCallersReason) {
     Release(a, 0, 3, 1000);
   }
   // Not held: the same packets go on into headroom.
-  IngressBatch b(a, 0);
+  buffer::IngressBatch b(a, 0);
   int ok = 0;
   DropReason why;
   for (int i = 0; i < 20; ++i) ok += b.Admit(3, 100, &why);
@@ -317,12 +317,12 @@ TEST(BufferAccountant, HeldLossyRefusesHeadroomWithTheCallersReason) {
 }
 
 TEST(BufferAccountant, BatchPublishesOnFlushOnly) {
-  BufferConfig c = OnePort(100000);
+  buffer::BufferConfig c = OnePort(100000);
   c.pg[0][0].static_limit = 2500;
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
-  IngressBatch b(a, 0);
+  buffer::IngressBatch b(a, 0);
   DropReason why;
   int ok = 0;
   for (int i = 0; i < 32; ++i) ok += b.Admit(0, 100, &why);
@@ -335,14 +335,14 @@ TEST(BufferAccountant, BatchPublishesOnFlushOnly) {
 }
 
 TEST(BufferAccountant, ReleaseBatchSpillsWhenManyGroups) {
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(EightLossyPorts(), &err)) << err;
   for (int p = 0; p < 8; ++p)
     for (int q = 0; q < kNumPrio; ++q) AdmitN(a, static_cast<PortId>(p), q, 3, 100);
   EXPECT_EQ(a.shared_used(), 64u * 300);
   {
-    ReleaseBatch r(a);  // 64 distinct PGs > kMaxBurst entries
+    buffer::ReleaseBatch r(a);  // 64 distinct PGs > kMaxBurst entries
     for (int k = 0; k < 3; ++k)
       for (int p = 0; p < 8; ++p)
         for (int q = 0; q < kNumPrio; ++q) r.Add(static_cast<PortId>(p), q, 100);
@@ -357,16 +357,16 @@ TEST(BufferAccountant, ReleaseBatchSpillsWhenManyGroups) {
 // every batch finds it all kNone, including one that flushed early for
 // holding more PGs than kMaxBurst, and releases the same as with its own.
 TEST(BufferAccountant, ReleaseBatchLeavesAKeptSlotTableClear) {
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(EightLossyPorts(), &err)) << err;
-  SlotTable kept;
-  const SlotTable clear;
+  buffer::SlotTable kept;
+  const buffer::SlotTable clear;
   for (int round = 0; round < 3; ++round) {
     for (int p = 0; p < 8; ++p)
       for (int q = 0; q < kNumPrio; ++q) AdmitN(a, static_cast<PortId>(p), q, 2, 100);
     {
-      ReleaseBatch r(a, nullptr, &kept);
+      buffer::ReleaseBatch r(a, nullptr, &kept);
       // Round 0: 64 distinct PGs (an early flush); then a few.
       const int ports = round == 0 ? 8 : 1;
       for (int k = 0; k < 2; ++k)
@@ -375,7 +375,7 @@ TEST(BufferAccountant, ReleaseBatchLeavesAKeptSlotTableClear) {
     }
     EXPECT_EQ(std::memcmp(kept.s, clear.s, sizeof kept.s), 0) << "round " << round;
     for (int p = 0; p < 8; ++p) {
-      ReleaseBatch r(a);  // the rest, through a batch's own table
+      buffer::ReleaseBatch r(a);  // the rest, through a batch's own table
       for (int q = 0; q < kNumPrio; ++q) {
         const uint64_t left = a.occupancy(static_cast<PortId>(p), q);
         if (left != 0) r.Add(static_cast<PortId>(p), q, static_cast<uint32_t>(left));
@@ -389,9 +389,9 @@ TEST(BufferAccountant, ReleaseBatchLeavesAKeptSlotTableClear) {
 }
 
 TEST(BufferAccountant, OverReleaseIsClampedAndCounted) {
-  BufferConfig c = OnePort(100000);
+  buffer::BufferConfig c = OnePort(100000);
   c.pg[0][0].static_limit = 5000;
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   AdmitN(a, 0, 0, 1, 300);
@@ -404,7 +404,7 @@ TEST(BufferAccountant, OverReleaseIsClampedAndCounted) {
 // The admission rule written out per packet, with no batching and no fast
 // path: what IngressBatch must decide, packet by packet (accountant.h).
 struct RefPool {
-  BufferConfig c;
+  buffer::BufferConfig c;
   uint64_t size = 0;
   int64_t used = 0;
   std::array<uint64_t, kNumPrio> occ{}, hr{};
@@ -413,7 +413,7 @@ struct RefPool {
     return normal > reserved ? normal - reserved : 0;
   }
   uint64_t Cap(int q, uint64_t own) const {
-    const PgConfig& g = c.pg[0][q];
+    const buffer::PgConfig& g = c.pg[0][q];
     const uint64_t u = used < 0 ? 0 : static_cast<uint64_t>(used);
     const uint64_t free = u >= size ? 0 : size - u;
     uint64_t lim = g.static_limit;
@@ -421,7 +421,7 @@ struct RefPool {
     return std::min(lim, own + free);
   }
   bool Admit(int q, uint32_t bytes, DropReason* why) {
-    const PgConfig& g = c.pg[0][q];
+    const buffer::PgConfig& g = c.pg[0][q];
     const uint64_t normal = occ[q] - hr[q], own = Shared(normal, g.reserved), cap = Cap(q, own);
     uint64_t to_hr = 0;
     if (!g.lossless) {
@@ -456,11 +456,11 @@ TEST(BufferAccountant, BatchDecidesExactlyAsThePerPacketRule) {
   const double alphas[] = {1.0 / 128, 0.25, 1.0, 2.0, 8.0};
   uint64_t decisions = 0, refusals = 0, headroom_charges = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    BufferConfig c;
+    buffer::BufferConfig c;
     c.num_ports = 1;
     uint64_t carved = 0;
     for (int q = 0; q < kNumPrio; ++q) {
-      PgConfig& g = c.pg[0][q];
+      buffer::PgConfig& g = c.pg[0][q];
       g.reserved = pick(0, 1) ? static_cast<uint32_t>(pick(0, 4000)) : 0;
       g.static_limit = pick(0, 1) ? static_cast<uint32_t>(pick(1000, 60000)) : 0;
       g.alpha = alphas[pick(0, 4)];
@@ -469,7 +469,7 @@ TEST(BufferAccountant, BatchDecidesExactlyAsThePerPacketRule) {
       carved += g.reserved + g.headroom;
     }
     c.total_bytes = carved + static_cast<uint64_t>(pick(5, 300)) * 1000;  // the shared pool
-    BufferAccountant a;
+    buffer::BufferAccountant a;
     std::string err;
     ASSERT_TRUE(a.Configure(c, &err)) << err;
     RefPool ref;
@@ -478,7 +478,7 @@ TEST(BufferAccountant, BatchDecidesExactlyAsThePerPacketRule) {
     std::vector<std::pair<int, uint32_t>> held;
     for (int burst = 0; burst < 60; ++burst) {
       {
-        IngressBatch b(a, 0);
+        buffer::IngressBatch b(a, 0);
         const int n = pick(1, 32), nprio = pick(1, 4);
         for (int i = 0; i < n; ++i) {
           const int q = pick(0, nprio - 1) * 2 % kNumPrio;
@@ -501,7 +501,7 @@ TEST(BufferAccountant, BatchDecidesExactlyAsThePerPacketRule) {
       ASSERT_EQ(a.shared_used(), static_cast<uint64_t>(ref.used));
       // Release a random part of what is held (oldest first, like queues).
       const size_t k = static_cast<size_t>(pick(0, static_cast<int>(held.size())));
-      ReleaseBatch r(a);
+      buffer::ReleaseBatch r(a);
       for (size_t i = 0; i < k; ++i) {
         r.Add(0, held[i].first, held[i].second);
         ref.Release(held[i].first, held[i].second);
@@ -559,7 +559,7 @@ void ConcurrentRun(int pairs, bool slacks = false) {
   constexpr int kPorts = 4;
   constexpr int kPacketsPerThread = 300000;
   constexpr uint32_t kHeadroom = 3000;
-  BufferConfig c;
+  buffer::BufferConfig c;
   c.total_bytes = 96 * 1024;
   c.num_ports = kPorts;
   for (int p = 0; p < kPorts; ++p) {
@@ -572,7 +572,7 @@ void ConcurrentRun(int pairs, bool slacks = false) {
     c.pg[p][4] = Lossless(1024, 0, kHeadroom, 1500);     // dynamic XOFF
     c.pg[p][4].alpha = 0.5;
   }
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
 
@@ -589,11 +589,11 @@ void ConcurrentRun(int pairs, bool slacks = false) {
       static constexpr int kPrios[] = {0, 1, 3, 4};  // few PGs: more collisions
       Pkt burst[kMaxBurst];
       uint64_t ok = 0, bad = 0;
-      PoolSlack slack;  // this thread's, as a worker's
+      buffer::PoolSlack slack;  // this thread's, as a worker's
       for (int sent = 0; sent < kPacketsPerThread;) {
         // This thread owns ports k, k + pairs, ...
         const PortId port = static_cast<PortId>(k + pairs * (rng() % (kPorts / pairs)));
-        IngressBatch b(a, port, slacks ? &slack : nullptr);
+        buffer::IngressBatch b(a, port, slacks ? &slack : nullptr);
         int n = 0;
         for (int i = 0; i < 8; ++i, ++sent) {
           const int prio = kPrios[rng() % 4];
@@ -624,9 +624,9 @@ void ConcurrentRun(int pairs, bool slacks = false) {
     threads.emplace_back([&, k] {
       uint64_t n = 0;
       Pkt p;
-      PoolSlack slack;
+      buffer::PoolSlack slack;
       for (;;) {
-        ReleaseBatch r(a, slacks ? &slack : nullptr);
+        buffer::ReleaseBatch r(a, slacks ? &slack : nullptr);
         int got = 0;
         while (got < 4 && rings[k]->Pop(&p)) {
           r.Add(p.port, p.prio, p.bytes);
@@ -682,9 +682,9 @@ void ConcurrentRun(int pairs, bool slacks = false) {
 // PG (one charging, one releasing) lose no update, and the shared pool and
 // headroom split stay consistent with the final occupancy.
 TEST(BufferAccountantConcurrent, ApplyLosesNoUpdate) {
-  BufferConfig c = OnePort(1u << 30);
+  buffer::BufferConfig c = OnePort(1u << 30);
   c.pg[0][3] = Lossless(1000, 300'000'000, 1'000'000, 0);
-  BufferAccountant a;
+  buffer::BufferAccountant a;
   std::string err;
   ASSERT_TRUE(a.Configure(c, &err)) << err;
   // The base covers every release even if the releaser runs entirely before
@@ -726,16 +726,16 @@ TEST(BufferAccountantConcurrent, WorkersWithPoolSlacksEndAtZero) { ConcurrentRun
 // until they pass pool_slack(), while its own batches decide on a view
 // that includes them: the same admissions as publishing every batch.
 TEST(PoolSlack, HoldsBackUpToTheSlackAndDecidesAsIfPublished) {
-  BufferConfig c = OnePort(64 * 6400);  // shared pool 409,600 B: slack 6,400
-  c.pg[0][0].static_limit = 0;          // dynamic, alpha 1
-  BufferAccountant with, without;
+  buffer::BufferConfig c = OnePort(64 * 6400);  // shared pool 409,600 B: slack 6,400
+  c.pg[0][0].static_limit = 0;                  // dynamic, alpha 1
+  buffer::BufferAccountant with, without;
   std::string err;
   ASSERT_TRUE(with.Configure(c, &err)) << err;
   ASSERT_TRUE(without.Configure(c, &err)) << err;
   ASSERT_EQ(with.pool_slack(), 6400u);
-  PoolSlack slack;
+  buffer::PoolSlack slack;
   {
-    IngressBatch b(with, 0, &slack);
+    buffer::IngressBatch b(with, 0, &slack);
     DropReason why;
     for (int i = 0; i < 5; ++i) ASSERT_TRUE(b.Admit(0, 1000, &why));
   }
@@ -743,7 +743,7 @@ TEST(PoolSlack, HoldsBackUpToTheSlackAndDecidesAsIfPublished) {
   EXPECT_EQ(slack.pending(), 5000);
   EXPECT_EQ(with.occupancy(0, 0), 5000u);  // the PG itself is exact
   {
-    IngressBatch b(with, 0, &slack);
+    buffer::IngressBatch b(with, 0, &slack);
     DropReason why;
     ASSERT_TRUE(b.Admit(0, 2000, &why));
   }
@@ -755,7 +755,7 @@ TEST(PoolSlack, HoldsBackUpToTheSlackAndDecidesAsIfPublished) {
   for (int burst = 0; burst < 60; ++burst) {
     int ok_with = 0;
     {
-      IngressBatch b(with, 0, &slack);
+      buffer::IngressBatch b(with, 0, &slack);
       DropReason why;
       for (int i = 0; i < 8; ++i) ok_with += b.Admit(0, 700, &why);
     }
@@ -763,25 +763,25 @@ TEST(PoolSlack, HoldsBackUpToTheSlackAndDecidesAsIfPublished) {
   }
   EXPECT_EQ(with.occupancy(0, 0), without.occupancy(0, 0));
   {
-    IngressBatch b(with, 0, &slack);
+    buffer::IngressBatch b(with, 0, &slack);
     DropReason why;
     EXPECT_FALSE(b.Admit(0, 700, &why));  // the limit was reached
   }
   // Released through the slack: held back until published, then exact 0.
   const uint32_t held = static_cast<uint32_t>(with.occupancy(0, 0));
   {
-    ReleaseBatch r(with, &slack);
+    buffer::ReleaseBatch r(with, &slack);
     r.Add(0, 0, held);
   }
   EXPECT_EQ(with.occupancy(0, 0), 0u);
   EXPECT_EQ(with.shared_used(), 0u);  // past the slack: published at once
   {
-    IngressBatch b(with, 0, &slack);
+    buffer::IngressBatch b(with, 0, &slack);
     DropReason why;
     ASSERT_TRUE(b.Admit(0, 3000, &why));
   }
   {
-    ReleaseBatch r(with, &slack);
+    buffer::ReleaseBatch r(with, &slack);
     r.Add(0, 0, 3000);
   }
   EXPECT_EQ(slack.pending(), 0);

@@ -12,18 +12,19 @@ namespace pfc {
 namespace {
 
 // Loads `text` as /t/switch.yaml; *err holds the error on failure.
-bool LoadText(const std::string& text, SwitchConfig* c, std::string* err) {
+bool LoadText(const std::string& text, config::SwitchConfig* c, std::string* err) {
   const std::map<std::string, std::string> files = {{"/t/switch.yaml", text}};
-  return LoadConfig("/t/switch.yaml", c, err, [&](const std::string& path, std::string* out) {
-    auto it = files.find(path);
-    if (it == files.end()) return false;
-    *out = it->second;
-    return true;
-  });
+  return config::LoadConfig("/t/switch.yaml", c, err,
+                            [&](const std::string& path, std::string* out) {
+                              auto it = files.find(path);
+                              if (it == files.end()) return false;
+                              *out = it->second;
+                              return true;
+                            });
 }
 
 TEST(ConfigLoad, LoadsFromMemory) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   std::string err;
   ASSERT_TRUE(
       LoadText("ports: [{ name: p0, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]", &c, &err))
@@ -44,7 +45,7 @@ TEST(ConfigLoad, PfcRefreshTooFastForThePortSpeedIsAConfigError) {
   const std::string cfg =
       "ports: [{ name: fast, device: d0, ipv4: 10.0.1.1/24, speed: 1T }]\n"
       "pfc: { pause_quanta: 4096, refresh_fraction: 0.25 }\n";
-  SwitchConfig c;
+  config::SwitchConfig c;
   std::string err;
   EXPECT_FALSE(LoadText(cfg, &c, &err));
   EXPECT_EQ(
@@ -63,16 +64,16 @@ TEST(ConfigLoad, PfcRefreshTooFastForThePortSpeedIsAConfigError) {
 // Reading /dev/zero (a mistyped /pfcswitch/reload path) never ended; a FIFO
 // would block the telemetry thread. Only regular files are read.
 TEST(ConfigLoad, OnlyRegularFilesAreRead) {
-  SwitchConfig base, next;
+  config::SwitchConfig base, next;
   std::string err;
   ASSERT_TRUE(
       LoadText("ports: [{ name: p0, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]", &base, &err));
-  EXPECT_FALSE(LoadUpdate("/dev/zero", base, &next, &err));
+  EXPECT_FALSE(config::LoadUpdate("/dev/zero", base, &next, &err));
   EXPECT_EQ(err, "/dev/zero: cannot open file (expected a readable regular file)");
-  EXPECT_FALSE(LoadConfig(::testing::TempDir(), &next, &err));
+  EXPECT_FALSE(config::LoadConfig(::testing::TempDir(), &next, &err));
   EXPECT_NE(err.find("cannot open file"), std::string::npos) << err;
   std::string text;
-  EXPECT_FALSE(ReadRegularFile("/dev/null", &text));
+  EXPECT_FALSE(config::ReadRegularFile("/dev/null", &text));
 }
 
 }  // namespace

@@ -36,11 +36,11 @@ class ConfigTest : public ::testing::Test {
     return p;
   }
   // Loads `text` as sw.yaml; returns the error ("" when it loaded).
-  std::string Load(const std::string& text, SwitchConfig* out = nullptr) {
-    SwitchConfig c;
+  std::string Load(const std::string& text, config::SwitchConfig* out = nullptr) {
+    config::SwitchConfig c;
     std::string err;
     const std::string p = Write("sw.yaml", text);
-    if (LoadConfig(p, &c, &err)) {
+    if (config::LoadConfig(p, &c, &err)) {
       if (out) *out = c;
       return "";
     }
@@ -73,14 +73,14 @@ const std::string kPorts =
   EXPECT_NE((err).find(text), std::string::npos) << "missing '" << (text) << "' in: " << (err)
 
 TEST_F(ConfigTest, GoodConfigLoads) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(kPorts, &c), "");
   EXPECT_EQ(c.ports.size(), 2u);
 }
 
 // switch.rx_interrupts and interrupt_sleep_ms: defaults, values, range errors.
 TEST_F(ConfigTest, RxInterruptSettings) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(kPorts, &c), "");
   EXPECT_TRUE(c.rx_interrupts);  // the default: vhost ports wake an idle worker
   EXPECT_EQ(c.interrupt_sleep_ms, 10u);
@@ -96,7 +96,7 @@ TEST_F(ConfigTest, RxInterruptSettings) {
 // and field (DCFIT needs one worker and a lossless priority).
 TEST_F(ConfigTest, DcfitSection) {
   const std::string qos = "qos: { tag_map: { 24: 3 }, lossless: [3] }\n";
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(kPorts, &c), "");
   EXPECT_FALSE(c.dcfit.enabled);
   EXPECT_FALSE(c.dcfit.recovery_break);
@@ -127,7 +127,7 @@ TEST_F(ConfigTest, DcfitSection) {
 // Initial-trigger handling: defaults, both forms of rate_limit, errors.
 TEST_F(ConfigTest, DcfitTriggerHandling) {
   const std::string qos = "qos: { tag_map: { 24: 3 }, lossless: [3] }\n";
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(kPorts, &c), "");
   EXPECT_FALSE(c.dcfit.trigger_handling);
   EXPECT_EQ(c.dcfit.hold_ns, 10'000'000u);
@@ -161,14 +161,14 @@ TEST_F(ConfigTest, DcfitTriggerHandling) {
 // line and field.
 TEST_F(ConfigTest, PfcWatchdogSection) {
   const std::string qos = "qos: { tag_map: { 24: 3 }, lossless: [3] }\n";
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(kPorts, &c), "");
   for (PortId p : {0, 1}) {
-    const PfcwdConfig& s = PfcWatchdogFor(c, p);
+    const pause::PfcwdConfig& s = config::PfcWatchdogFor(c, p);
     EXPECT_FALSE(s.enabled);
     EXPECT_EQ(s.detect_ns, 500'000u);
     EXPECT_EQ(s.restore_ns, 10'000'000u);
-    EXPECT_EQ(s.action, PfcwdAction::kDrop);
+    EXPECT_EQ(s.action, pause::PfcwdAction::kDrop);
   }
   ASSERT_EQ(Load(kPorts + qos +
                      "pfc_watchdog:\n"
@@ -180,20 +180,20 @@ TEST_F(ConfigTest, PfcWatchdogSection) {
                      "    - { name: p1, action: alert, detect_time: 2ms }\n",
                  &c),
             "");
-  const PfcwdConfig& p0 = PfcWatchdogFor(c, 0);
+  const pause::PfcwdConfig& p0 = config::PfcWatchdogFor(c, 0);
   EXPECT_TRUE(p0.enabled);
   EXPECT_EQ(p0.detect_ns, 200'000u);
   EXPECT_EQ(p0.restore_ns, 5'000'000u);
-  EXPECT_EQ(p0.action, PfcwdAction::kForward);
-  const PfcwdConfig& p1 = PfcWatchdogFor(c, 1);
+  EXPECT_EQ(p0.action, pause::PfcwdAction::kForward);
+  const pause::PfcwdConfig& p1 = config::PfcWatchdogFor(c, 1);
   EXPECT_TRUE(p1.enabled) << "inherited from the section";
   EXPECT_EQ(p1.detect_ns, 2'000'000u);
   EXPECT_EQ(p1.restore_ns, 5'000'000u);
-  EXPECT_EQ(p1.action, PfcwdAction::kAlert);
+  EXPECT_EQ(p1.action, pause::PfcwdAction::kAlert);
   ASSERT_EQ(Load(kPorts + qos + "pfc_watchdog: { ports: [ { name: p0, enabled: true } ] }\n", &c),
             "");
-  EXPECT_TRUE(PfcWatchdogFor(c, 0).enabled);
-  EXPECT_FALSE(PfcWatchdogFor(c, 1).enabled);
+  EXPECT_TRUE(config::PfcWatchdogFor(c, 0).enabled);
+  EXPECT_FALSE(config::PfcWatchdogFor(c, 1).enabled);
 
   const std::string bad_act = kPorts + qos + "pfc_watchdog:\n  action: shout\n";
   EXPECT_HAS(Load(bad_act),
@@ -232,7 +232,7 @@ TEST_F(ConfigTest, EcnSection) {
       "  queues:\n"
       "    - { priorities: [3, 4], profile: AZURE_LOSSLESS }\n"
       "    - { ports: [p1], priorities: [4], profile: STEP }\n";
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(kPorts + ecn, &c), "");
   EXPECT_EQ(c.ecn.seed, 9u);
   ASSERT_EQ(c.ecn.profiles.size(), 2u);
@@ -329,7 +329,7 @@ TEST_F(ConfigTest, PortNamesThatReadAsIndexesAreRejected) {
   // Digits inside a name are fine, and an index still picks the port.
   std::string text = kPorts;
   text.replace(text.find("name: p1"), 8, "name: 1g");
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(
       Load(text + "rewrite: { rules: [ { tag: \"*\", in: [1], out: [0], new_tag: 5 } ] }\n", &c),
       "");
@@ -368,7 +368,7 @@ TEST_F(ConfigTest, MissingFieldNamesTheLineOfItsMap) {
                              " rewrite.rules[0].tag: expected a tag 0..63, a list of tags, or "
                              "\"*\" for any tag");
   {
-    SwitchConfig c;
+    config::SwitchConfig c;
     ASSERT_EQ(Load(kPorts + "rewrite: { rules: [ { tag: \"*\", new_tag: 5 } ] }\n", &c), "");
     EXPECT_EQ(c.rewrite.rules[0].tags, kAnyTag);
     EXPECT_EQ(c.rewrite.rules[0].in_ports, kAnyPort);  // in/out left out: any port
@@ -420,16 +420,16 @@ TEST_F(ConfigTest, PathsAreRecordedAbsolute) {
   Write("sw.yaml", kPorts + "include: rules.yaml\n");
   const fs::path old = fs::current_path();
   fs::current_path(dir_);
-  SwitchConfig c;
+  config::SwitchConfig c;
   std::string err;
-  const bool ok = LoadConfig("sw.yaml", &c, &err);
+  const bool ok = config::LoadConfig("sw.yaml", &c, &err);
   fs::current_path(old);
   ASSERT_TRUE(ok) << err;
   EXPECT_EQ(c.path, (dir_ / "sw.yaml").string());
   EXPECT_EQ(c.include_path, (dir_ / "rules.yaml").string());
   // What pfcctl does: re-read the running config from elsewhere.
-  SwitchConfig again;
-  ASSERT_TRUE(LoadConfig(c.path, &again, &err)) << err;
+  config::SwitchConfig again;
+  ASSERT_TRUE(config::LoadConfig(c.path, &again, &err)) << err;
   EXPECT_EQ(again.rewrite.rules.size(), 1u);
 }
 
@@ -450,34 +450,34 @@ std::string ManyRoutes(int n) {
 // route plus the two connected subnets), above the route table's 32,768.
 TEST_F(ConfigTest, RoutesOverTheSameNextHopShareIt) {
   constexpr int kRoutes = 100000;
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(kPorts + ManyRoutes(kRoutes), &c), "");
   ASSERT_EQ(c.routes.size(), kRoutes + 2u);  // + the two connected subnets
   ASSERT_EQ(c.next_hops.size(), 6u);         // 4 gateways + 2 connected
-  RouteTable rt;
+  tables::RouteTable rt;
   std::string err;
   ASSERT_TRUE(rt.Build(c.routes, c.next_hops, &err)) << err;
   for (int k : {0, 1, 2, 3, 12345, kRoutes - 1}) {
     const uint32_t dst = (20u << 24) | (static_cast<uint32_t>(k) << 8) | 7;
     const uint16_t nh = rt.Lookup(dst);
-    ASSERT_NE(nh, RouteTable::kNoRoute) << k;
+    ASSERT_NE(nh, tables::RouteTable::kNoRoute) << k;
     const int port = k % 4 / 2;
     EXPECT_EQ(rt.next_hop(nh).port, port) << k;
     EXPECT_EQ(rt.next_hop(nh).gateway, (10u << 24) | ((port + 1u) << 8) | (2u + k % 2)) << k;
   }
   // Connected subnets share nothing with gateways on the same port.
   const uint16_t conn = rt.Lookup((10u << 24) | (1u << 8) | 9);
-  ASSERT_NE(conn, RouteTable::kNoRoute);
+  ASSERT_NE(conn, tables::RouteTable::kNoRoute);
   EXPECT_EQ(rt.next_hop(conn).port, 0);
   EXPECT_EQ(rt.next_hop(conn).gateway, 0u);
 
   // A rules update (pfcctl load) goes through the same loader; more routes
   // than the next-hop limit prove it there (fewer than above: YAML parsing
   // is most of this test's time).
-  constexpr int kUpdateRoutes = RouteTable::kMaxNextHops + 1000;
+  constexpr int kUpdateRoutes = tables::RouteTable::kMaxNextHops + 1000;
   const std::string upd = Write("upd.yaml", ManyRoutes(kUpdateRoutes));
-  SwitchConfig updated;
-  ASSERT_TRUE(LoadUpdate(upd, c, &updated, &err)) << err;
+  config::SwitchConfig updated;
+  ASSERT_TRUE(config::LoadUpdate(upd, c, &updated, &err)) << err;
   EXPECT_EQ(updated.routes.size(), kUpdateRoutes + 2u);
   EXPECT_EQ(updated.next_hops.size(), 6u);
 }
@@ -487,7 +487,7 @@ TEST_F(ConfigTest, RoutesOverTheSameNextHopShareIt) {
 TEST_F(ConfigTest, TooManyDistinctNextHopsNamesTheRoute) {
   std::string text =
       "ports:\n  - { name: p0, device: net_af_packet0, ipv4: 10.1.0.1/16, speed: 10G }\nroutes:\n";
-  for (int k = 0; k <= RouteTable::kMaxNextHops; k++)
+  for (int k = 0; k <= tables::RouteTable::kMaxNextHops; k++)
     text += "  - { prefix: 20." + std::to_string(k >> 8) + "." + std::to_string(k & 255) +
             ".0/24, port: p0, via: 10.1." + std::to_string((k + 2) >> 8) + "." +
             std::to_string((k + 2) & 255) + " }\n";
@@ -513,16 +513,16 @@ TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
       "routes:\n  - { prefix: 20.0.0.0/24, port: p0, via: 10.0.1.2 }\n"
       "  - { prefix: 20.0.1.0/24, port: p1, via: 10.0.2.3 }\n  - { prefix: 30.0.0.0/8, port: p1 }\n"
       "neighbors:\n  - { ip: 10.0.1.2, mac: 02:00:00:00:00:07, port: p0 }\n";
-  SwitchConfig parsed;
+  config::SwitchConfig parsed;
   ASSERT_EQ(Load(kPorts + tables, &parsed), "");
-  GeneratedTables gen;
+  config::GeneratedTables gen;
   gen.routes = {
       {0x14000000, 24, 0, 0x0a000102}, {0x14000100, 24, 1, 0x0a000203}, {0x1e000000, 8, 1, 0}};
   gen.neighbors = {{0x0a000102, {2, 0, 0, 0, 0, 7}, 0}};
   const std::string p = Write("gen.yaml", kPorts);
-  SwitchConfig c;
+  config::SwitchConfig c;
   std::string err;
-  ASSERT_TRUE(LoadConfig(p, gen, &c, &err)) << err;
+  ASSERT_TRUE(config::LoadConfig(p, gen, &c, &err)) << err;
   ASSERT_EQ(c.routes.size(), parsed.routes.size());
   for (size_t i = 0; i < c.routes.size(); i++) {
     EXPECT_EQ(c.routes[i].prefix, parsed.routes[i].prefix) << i;
@@ -536,13 +536,13 @@ TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
   EXPECT_EQ(c.neighbors[0].mac, parsed.neighbors[0].mac);
   EXPECT_EQ(c.neighbors[0].port, parsed.neighbors[0].port);
 
-  auto refused = [&](const GeneratedTables& g) {
-    SwitchConfig x;
+  auto refused = [&](const config::GeneratedTables& g) {
+    config::SwitchConfig x;
     std::string e;
-    EXPECT_FALSE(LoadConfig(p, g, &x, &e));
+    EXPECT_FALSE(config::LoadConfig(p, g, &x, &e));
     return e;
   };
-  GeneratedTables bad = gen;
+  config::GeneratedTables bad = gen;
   bad.routes[1].port = 2;  // two ports: p0, p1
   EXPECT_HAS(refused(bad),
              p + ": routes[1].port: expected a port name from 'ports' or an index 0..1");
@@ -561,8 +561,8 @@ TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
   EXPECT_HAS(refused(bad), p + ": neighbors[0].mac: expected a unicast MAC address");
   // The file gives no tables of its own then.
   const std::string both = Write("both.yaml", kPorts + tables);
-  SwitchConfig x;
-  EXPECT_FALSE(LoadConfig(both, gen, &x, &err));
+  config::SwitchConfig x;
+  EXPECT_FALSE(config::LoadConfig(both, gen, &x, &err));
   EXPECT_HAS(err, both + ":" + std::to_string(1 + std::count(kPorts.begin(), kPorts.end(), '\n')) +
                       ": routes: expected none here (the generator gives them)");
 }

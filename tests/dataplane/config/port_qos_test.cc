@@ -28,13 +28,13 @@ class PortQosTest : public ::testing::Test {
   // Loads a config whose p0 has `p0` appended to its flow map and whose p1
   // has `p1`; "" when it loaded, else the error.
   std::string Load(
-      const std::string& p0, const std::string& p1 = "", SwitchConfig* out = nullptr,
+      const std::string& p0, const std::string& p1 = "", config::SwitchConfig* out = nullptr,
       const std::string& qos = "qos: { tag_map: { 24: 3, 26: 4 }, lossless: [3, 4] }\n") {
     text_ = Text(p0, p1, qos);
     std::ofstream(path_) << text_;
-    SwitchConfig c;
+    config::SwitchConfig c;
     std::string err;
-    if (!LoadConfig(path_, &c, &err)) return err;
+    if (!config::LoadConfig(path_, &c, &err)) return err;
     if (out) *out = c;
     return "";
   }
@@ -61,7 +61,7 @@ class PortQosTest : public ::testing::Test {
   EXPECT_NE((err).find(text), std::string::npos) << "missing '" << (text) << "' in: " << (err)
 
 TEST_F(PortQosTest, BareSpeedIsMbpsAsInSonic) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(", speed: 100000", "", &c), "");
   EXPECT_EQ(c.ports[0].speed_bps, 100'000'000'000ull) << "SONiC's 100000 is 100G";
   ASSERT_EQ(Load(", speed: \"25000\"", "", &c), "");
@@ -72,14 +72,14 @@ TEST_F(PortQosTest, BareSpeedIsMbpsAsInSonic) {
   EXPECT_EQ(c.ports[0].speed_bps, 1'600'000'000'000ull) << "SONiC's largest, 1.6T";
   // The same headroom as the rate with a unit: the bare number is the
   // same speed, not 100,000 bits/s.
-  SwitchConfig g;
+  config::SwitchConfig g;
   ASSERT_EQ(Load(", speed: 100G", "", &g), "");
   ASSERT_EQ(Load(", speed: 100000", "", &c), "");
   EXPECT_EQ(c.buffer.pg[0][3].headroom, g.buffer.pg[0][3].headroom);
 }
 
 TEST_F(PortQosTest, SpeedsWithAUnitAreBitsPerSecondAsBefore) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   for (const auto& [text, bps] :
        std::vector<std::pair<std::string, uint64_t>>{{"10G", 10'000'000'000ull},
                                                      {"2.5G", 2'500'000'000ull},
@@ -103,15 +103,15 @@ TEST_F(PortQosTest, OutOfRangeSpeedNamesItsLine) {
 }
 
 TEST_F(PortQosTest, PfcEnableDefaultsToEveryLosslessPriority) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(", speed: 10G", "", &c), "");
-  for (const PortConfig& p : c.ports) {
+  for (const config::PortConfig& p : c.ports) {
     EXPECT_FALSE(p.has_pfc_enable);
-    EXPECT_EQ(PortPfcMask(c, p), 0x18);
-    EXPECT_EQ(PfcGenFor(c, p).lossless_mask, 0x18);
+    EXPECT_EQ(config::PortPfcMask(c, p), 0x18);
+    EXPECT_EQ(config::PfcGenFor(c, p).lossless_mask, 0x18);
   }
   // Written out in full it is the same config as left out.
-  SwitchConfig full;
+  config::SwitchConfig full;
   ASSERT_EQ(Load(", speed: 10G, pfc_enable: [3, 4]", "", &full), "");
   for (int q = 0; q < kNumPrio; q++) {
     EXPECT_EQ(full.buffer.pg[0][q].lossless, c.buffer.pg[0][q].lossless) << q;
@@ -121,20 +121,20 @@ TEST_F(PortQosTest, PfcEnableDefaultsToEveryLosslessPriority) {
 }
 
 TEST_F(PortQosTest, PfcEnableSubsetMakesTheRestLossyOnThatPort) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(", speed: 10G, pfc_enable: [3]", ", pfc_enable: []", &c), "");
-  EXPECT_EQ(PortPfcMask(c, c.ports[0]), 0x08);
-  EXPECT_EQ(PortPfcMask(c, c.ports[1]), 0x00);
-  EXPECT_EQ(PfcGenFor(c, c.ports[0]).lossless_mask, 0x08);
-  EXPECT_EQ(PfcGenFor(c, c.ports[1]).lossless_mask, 0x00);
+  EXPECT_EQ(config::PortPfcMask(c, c.ports[0]), 0x08);
+  EXPECT_EQ(config::PortPfcMask(c, c.ports[1]), 0x00);
+  EXPECT_EQ(config::PfcGenFor(c, c.ports[0]).lossless_mask, 0x08);
+  EXPECT_EQ(config::PfcGenFor(c, c.ports[1]).lossless_mask, 0x00);
   EXPECT_EQ(c.tag_map.lossless_mask, 0x18) << "the switch-wide set is unchanged";
-  const PgConfig& on = c.buffer.pg[0][3];
+  const buffer::PgConfig& on = c.buffer.pg[0][3];
   EXPECT_TRUE(on.lossless);
   EXPECT_GT(on.headroom, 0u);
   EXPECT_EQ(on.reserved, 16u << 10) << "buffer.lossless's default reserved";
   // p0 priority 4 and p1 priorities 3, 4: lossy groups with buffer.lossy's
   // settings (reserved 0, dynamic alpha 1) and no headroom.
-  for (const PgConfig* g : {&c.buffer.pg[0][4], &c.buffer.pg[1][3], &c.buffer.pg[1][4]}) {
+  for (const buffer::PgConfig* g : {&c.buffer.pg[0][4], &c.buffer.pg[1][3], &c.buffer.pg[1][4]}) {
     EXPECT_FALSE(g->lossless);
     EXPECT_EQ(g->headroom, 0u);
     EXPECT_EQ(g->xon_hysteresis, 0u);
@@ -144,14 +144,14 @@ TEST_F(PortQosTest, PfcEnableSubsetMakesTheRestLossyOnThatPort) {
 }
 
 TEST_F(PortQosTest, PfcEnableTakesSonicsStringForm) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(", speed: 10G, pfc_enable: \"3,4\"", ", pfc_enable: \"4\"", &c), "");
-  EXPECT_EQ(PortPfcMask(c, c.ports[0]), 0x18);
-  EXPECT_EQ(PortPfcMask(c, c.ports[1]), 0x10);
+  EXPECT_EQ(config::PortPfcMask(c, c.ports[0]), 0x18);
+  EXPECT_EQ(config::PortPfcMask(c, c.ports[1]), 0x10);
   ASSERT_EQ(Load(", speed: 10G, pfc_enable: \"\"", ", pfc_enable: \"3, 4\"", &c), "");
   EXPECT_TRUE(c.ports[0].has_pfc_enable);
-  EXPECT_EQ(PortPfcMask(c, c.ports[0]), 0x00);
-  EXPECT_EQ(PortPfcMask(c, c.ports[1]), 0x18);
+  EXPECT_EQ(config::PortPfcMask(c, c.ports[0]), 0x00);
+  EXPECT_EQ(config::PortPfcMask(c, c.ports[1]), 0x18);
 }
 
 // A priority outside qos.lossless, or not a priority: file, line, field.
@@ -171,15 +171,15 @@ TEST_F(PortQosTest, PfcEnableErrorsNameTheLine) {
 
 // A reload cannot change qos.lossless, so a port's pfc_enable stays a subset.
 TEST_F(PortQosTest, ReloadKeepsThePortSets) {
-  SwitchConfig c;
+  config::SwitchConfig c;
   ASSERT_EQ(Load(", speed: 10G, pfc_enable: [4]", "", &c), "");
   const std::string upd = path_ + ".update.yaml";
   std::ofstream(upd) << "qos: { tag_map: { 24: 3, 26: 4, 10: 1 }, lossless: [3, 4] }\n";
-  SwitchConfig after;
+  config::SwitchConfig after;
   std::string err;
-  ASSERT_TRUE(LoadUpdate(upd, c, &after, &err)) << err;
-  EXPECT_EQ(PortPfcMask(after, after.ports[0]), 0x10);
-  EXPECT_EQ(PortPfcMask(after, after.ports[1]), 0x18);
+  ASSERT_TRUE(config::LoadUpdate(upd, c, &after, &err)) << err;
+  EXPECT_EQ(config::PortPfcMask(after, after.ports[0]), 0x10);
+  EXPECT_EQ(config::PortPfcMask(after, after.ports[1]), 0x18);
   fs::remove(upd);
 }
 

@@ -29,13 +29,13 @@ void Print(const uint8_t* f, size_t n) {
 }
 
 bool PrintXoff(const CheckMsg* m) {
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = 1 << 3;
   r.quanta[3] = 0xffff;
-  uint8_t f[kPfcFrameLen];
+  uint8_t f[pause::kPfcFrameLen];
   const size_t n =
-      m ? BuildPfcWithMsg(kSrc, r, *m, f, sizeof f) : BuildPfcFrame(kSrc, r, f, sizeof f);
-  if (n != kPfcFrameLen) return false;
+      m ? BuildPfcWithMsg(kSrc, r, *m, f, sizeof f) : pause::BuildPfcFrame(kSrc, r, f, sizeof f);
+  if (n != pause::kPfcFrameLen) return false;
   Print(f, n);
   return true;
 }
@@ -64,8 +64,8 @@ int main() {
 
   CheckMsg m = SampleMsg();
   m.flags |= kSecondPass;
-  uint8_t f[kPfcFrameLen];
-  if (BuildCheckingPacket(kSrc, m, f, sizeof f) != kPfcFrameLen) return 1;
+  uint8_t f[pause::kPfcFrameLen];
+  if (BuildCheckingPacket(kSrc, m, f, sizeof f) != pause::kPfcFrameLen) return 1;
   Print(f, sizeof f);
   if (!PrintXoff(nullptr)) return 1;
   f[kMsgOffset + 17] ^= 0x01;

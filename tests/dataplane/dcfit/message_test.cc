@@ -49,40 +49,40 @@ TEST(DcfitMessage, RoundTripsEveryField) {
 }
 
 TEST(DcfitMessage, PiggybackedOnAPfcFrameThatStaysValid) {
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = 0x08;
   r.quanta[3] = 0xffff;
   uint8_t f[64] = {};
-  ASSERT_EQ(BuildPfcWithMsg(kSrc, r, Sample(), f, 60), kPfcFrameLen);
+  ASSERT_EQ(BuildPfcWithMsg(kSrc, r, Sample(), f, 60), pause::kPfcFrameLen);
   // The PFC part is byte for byte what BuildPfcFrame writes.
-  uint8_t plain[kPfcFrameLen];
-  ASSERT_EQ(BuildPfcFrame(kSrc, r, plain, sizeof plain), kPfcFrameLen);
+  uint8_t plain[pause::kPfcFrameLen];
+  ASSERT_EQ(pause::BuildPfcFrame(kSrc, r, plain, sizeof plain), pause::kPfcFrameLen);
   EXPECT_EQ(std::vector<uint8_t>(f, f + kMsgOffset), std::vector<uint8_t>(plain, plain + 34));
-  for (size_t i = kMsgOffset + kMsgLen; i < kPfcFrameLen; ++i) EXPECT_EQ(f[i], 0) << i;
+  for (size_t i = kMsgOffset + kMsgLen; i < pause::kPfcFrameLen; ++i) EXPECT_EQ(f[i], 0) << i;
   // A receiver without DCFIT sees the same pause.
-  PauseRequest seen;
-  ASSERT_EQ(ParseMacControl(f, 60, &seen), MacCtlKind::kPfc);
+  pause::PauseRequest seen;
+  ASSERT_EQ(pause::ParseMacControl(f, 60, &seen), pause::MacCtlKind::kPfc);
   EXPECT_EQ(seen.class_enable, 0x08);
   EXPECT_EQ(seen.quanta, r.quanta);
   // With DCFIT, the message too, with or without the FCS.
   for (size_t len : {size_t{60}, size_t{64}}) {
     CheckMsg got;
-    PauseRequest req;
+    pause::PauseRequest req;
     ASSERT_EQ(ParseFrameMsg(f, len, &req, &got), MsgStatus::kOk);
     EXPECT_EQ(got, Sample());
     EXPECT_EQ(req.class_enable, 0x08);
   }
   // An ordinary PFC frame has no message, and that is not an error.
   CheckMsg got;
-  PauseRequest req;
+  pause::PauseRequest req;
   EXPECT_EQ(ParseFrameMsg(plain, sizeof plain, &req, &got), MsgStatus::kNone);
 }
 
 TEST(DcfitMessage, StandaloneCheckingPacketPausesNothing) {
-  uint8_t f[kPfcFrameLen];
-  ASSERT_EQ(BuildCheckingPacket(kSrc, Sample(), f, sizeof f), kPfcFrameLen);
-  PauseRequest req;
-  ASSERT_EQ(ParseMacControl(f, sizeof f, &req), MacCtlKind::kPfc);
+  uint8_t f[pause::kPfcFrameLen];
+  ASSERT_EQ(BuildCheckingPacket(kSrc, Sample(), f, sizeof f), pause::kPfcFrameLen);
+  pause::PauseRequest req;
+  ASSERT_EQ(pause::ParseMacControl(f, sizeof f, &req), pause::MacCtlKind::kPfc);
   EXPECT_EQ(req.class_enable, 0);  // "no change" for every priority
   for (uint16_t q : req.quanta) EXPECT_EQ(q, 0);
   CheckMsg got;
@@ -139,12 +139,12 @@ TEST(DcfitMessage, RejectsBadMagicTruncationCorruptionAndFields) {
     EXPECT_EQ(DecodeMsg(b, sizeof b, &got), MsgStatus::kBadField) << which;
   }
   EXPECT_EQ(EncodeMsg(Sample(), b, kMsgLen - 1), 0u);
-  uint8_t f[kPfcFrameLen];
-  EXPECT_EQ(BuildPfcWithMsg(kSrc, PauseRequest{}, Sample(), f, 59), 0u);
+  uint8_t f[pause::kPfcFrameLen];
+  EXPECT_EQ(BuildPfcWithMsg(kSrc, pause::PauseRequest{}, Sample(), f, 59), 0u);
   // Not a PFC frame at all: a PAUSE, or a runt.
-  ASSERT_EQ(BuildCheckingPacket(kSrc, Sample(), f, sizeof f), kPfcFrameLen);
+  ASSERT_EQ(BuildCheckingPacket(kSrc, Sample(), f, sizeof f), pause::kPfcFrameLen);
   f[15] = 0x01 ^ 0x01;  // opcode 0x0100
-  PauseRequest req;
+  pause::PauseRequest req;
   EXPECT_EQ(ParseFrameMsg(f, sizeof f, &req, &got), MsgStatus::kNotPfc);
   EXPECT_EQ(ParseFrameMsg(f, 20, &req, &got), MsgStatus::kNotPfc);
 }

@@ -42,13 +42,13 @@ void Sim::Queue(int node, PortId in, PortId out, int n) {
 }
 
 std::vector<uint8_t> Sim::Pfc(int from, bool xoff, const CheckMsg* m) const {
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = 1 << kPrio;
   r.quanta[kPrio] = xoff ? 0xffff : 0;
-  std::vector<uint8_t> f(kPfcFrameLen);
+  std::vector<uint8_t> f(pause::kPfcFrameLen);
   const size_t n = m ? BuildPfcWithMsg(nodes_[from].mac, r, *m, f.data(), f.size())
-                     : BuildPfcFrame(nodes_[from].mac, r, f.data(), f.size());
-  EXPECT_EQ(n, kPfcFrameLen);
+                     : pause::BuildPfcFrame(nodes_[from].mac, r, f.data(), f.size());
+  EXPECT_EQ(n, pause::kPfcFrameLen);
   return f;
 }
 
@@ -66,8 +66,9 @@ void Sim::Take(int node, Output& out) {
       piggybacked = true;
       continue;  // the caller puts it in its XOFF
     }
-    std::vector<uint8_t> f(kPfcFrameLen);
-    EXPECT_EQ(BuildCheckingPacket(nodes_[node].mac, m.msg, f.data(), f.size()), kPfcFrameLen);
+    std::vector<uint8_t> f(pause::kPfcFrameLen);
+    EXPECT_EQ(BuildCheckingPacket(nodes_[node].mac, m.msg, f.data(), f.size()),
+              pause::kPfcFrameLen);
     Send(node, m.port, std::move(f));
   }
   for (const Event& e : out.events) events_.push_back(Rec{node, e});
@@ -112,7 +113,7 @@ bool Sim::Step() {
     ++to_hosts_;
     return true;
   }
-  PauseRequest req;
+  pause::PauseRequest req;
   CheckMsg msg;
   const MsgStatus st = ParseFrameMsg(f.bytes.data(), f.bytes.size(), &req, &msg);
   EXPECT_TRUE(st == MsgStatus::kOk || st == MsgStatus::kNone) << MsgStatusName(st);

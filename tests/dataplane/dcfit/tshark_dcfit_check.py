@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 # The same tshark runner as the PFC conformance check beside it (on
-# PYTHONPATH: tests/dataplane/pfc, as meson's test sets it).
+# PYTHONPATH: tests/dataplane/pause, as meson's test sets it).
 from tshark_pfc_check import tshark  # noqa: E402
 
 FIELDS = ["frame.number", "macc.cbfc.enbv", "dcfit.kind", "dcfit.version", "dcfit.flags",

@@ -57,7 +57,7 @@ struct Ipv4Spec {
 
 inline void FixIpChecksum(std::vector<uint8_t>& f, size_t l3) {
   const uint16_t hl = static_cast<uint16_t>((f[l3] & 0x0f) * 4);
-  const uint16_t c = Ipv4HeaderChecksum(f.data() + l3, hl);
+  const uint16_t c = net::Ipv4HeaderChecksum(f.data() + l3, hl);
   std::memcpy(f.data() + l3 + 10, &c, 2);
 }
 

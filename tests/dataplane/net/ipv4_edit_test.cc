@@ -25,7 +25,7 @@ std::vector<uint8_t> RandomHeader(std::mt19937_64& rng) {
   std::vector<uint8_t> h(ihl * 4);
   for (auto& b : h) b = static_cast<uint8_t>(rng());
   h[0] = static_cast<uint8_t>(0x40 | ihl);
-  Store(h.data(), Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())));
+  Store(h.data(), net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())));
   return h;
 }
 
@@ -34,22 +34,22 @@ TEST(Ipv4Edit, KnownVector) {
   uint8_t h[20] = {0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
                    0xde, 0xad, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7};
   // The stored field is ignored by the computation.
-  Store(h, Ipv4HeaderChecksum(h, 20));
+  Store(h, net::Ipv4HeaderChecksum(h, 20));
   EXPECT_EQ(h[10], 0xb8);
   EXPECT_EQ(h[11], 0x61);
-  EXPECT_TRUE(Ipv4ChecksumOk(h, 20));
+  EXPECT_TRUE(net::Ipv4ChecksumOk(h, 20));
   h[11] = 0x60;
-  EXPECT_FALSE(Ipv4ChecksumOk(h, 20));
+  EXPECT_FALSE(net::Ipv4ChecksumOk(h, 20));
 }
 
 TEST(Ipv4Edit, ChecksumOkDetectsEverySingleBitFlip) {
   std::mt19937_64 rng(1);
   auto h = RandomHeader(rng);
-  ASSERT_TRUE(Ipv4ChecksumOk(h.data(), static_cast<uint16_t>(h.size())));
+  ASSERT_TRUE(net::Ipv4ChecksumOk(h.data(), static_cast<uint16_t>(h.size())));
   for (size_t bit = 0; bit < h.size() * 8; ++bit) {
     auto g = h;
     g[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
-    EXPECT_FALSE(Ipv4ChecksumOk(g.data(), static_cast<uint16_t>(g.size()))) << bit;
+    EXPECT_FALSE(net::Ipv4ChecksumOk(g.data(), static_cast<uint16_t>(g.size()))) << bit;
   }
 }
 
@@ -60,16 +60,16 @@ TEST(Ipv4Edit, BothZeroRepresentationsAccepted) {
   auto h = RandomHeader(rng);
   uint16_t id;
   std::memcpy(&id, h.data() + 4, 2);
-  const uint32_t c = Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size()));
+  const uint32_t c = net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size()));
   uint32_t sum = uint32_t{id} + c;
   sum = (sum & 0xffff) + (sum >> 16);
   id = static_cast<uint16_t>(sum);
   std::memcpy(h.data() + 4, &id, 2);
-  ASSERT_EQ(Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())), 0);
+  ASSERT_EQ(net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())), 0);
   Store(h.data(), 0x0000);
-  EXPECT_TRUE(Ipv4ChecksumOk(h.data(), static_cast<uint16_t>(h.size())));
+  EXPECT_TRUE(net::Ipv4ChecksumOk(h.data(), static_cast<uint16_t>(h.size())));
   Store(h.data(), 0xffff);
-  EXPECT_TRUE(Ipv4ChecksumOk(h.data(), static_cast<uint16_t>(h.size())));
+  EXPECT_TRUE(net::Ipv4ChecksumOk(h.data(), static_cast<uint16_t>(h.size())));
 }
 
 TEST(Ipv4Edit, SetDscpMatchesFullRecompute) {
@@ -78,20 +78,20 @@ TEST(Ipv4Edit, SetDscpMatchesFullRecompute) {
     auto h = RandomHeader(rng);
     const uint8_t ecn = h[1] & 3;
     const uint8_t dscp = static_cast<uint8_t>(rng() % 64);
-    Ipv4SetDscp(h.data(), dscp);
+    net::Ipv4SetDscp(h.data(), dscp);
     ASSERT_EQ(h[1] >> 2, dscp);
     ASSERT_EQ(h[1] & 3, ecn);
-    ASSERT_EQ(Stored(h.data()), Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())))
+    ASSERT_EQ(Stored(h.data()), net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())))
         << iter;
   }
 }
 
 TEST(Ipv4Edit, SetDscpIgnoresUpperBits) {
   uint8_t h[20] = {0x45, 0x03};
-  Store(h, Ipv4HeaderChecksum(h, 20));
-  Ipv4SetDscp(h, 0xc0 | 5);
+  Store(h, net::Ipv4HeaderChecksum(h, 20));
+  net::Ipv4SetDscp(h, 0xc0 | 5);
   EXPECT_EQ(h[1], (5 << 2) | 3);
-  EXPECT_EQ(Stored(h), Ipv4HeaderChecksum(h, 20));
+  EXPECT_EQ(Stored(h), net::Ipv4HeaderChecksum(h, 20));
 }
 
 TEST(Ipv4Edit, DecrementTtlMatchesFullRecompute) {
@@ -100,13 +100,13 @@ TEST(Ipv4Edit, DecrementTtlMatchesFullRecompute) {
     auto h = RandomHeader(rng);
     if (h[8] <= 1) {  // the caller guarantees ttl > 1
       h[8] = 2;
-      Store(h.data(), Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())));
+      Store(h.data(), net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())));
     }
     const uint8_t ttl = h[8], proto = h[9];
-    Ipv4DecrementTtl(h.data());
+    net::Ipv4DecrementTtl(h.data());
     ASSERT_EQ(h[8], ttl - 1);
     ASSERT_EQ(h[9], proto);
-    ASSERT_EQ(Stored(h.data()), Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())))
+    ASSERT_EQ(Stored(h.data()), net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())))
         << iter;
   }
 }
@@ -117,12 +117,13 @@ TEST(Ipv4Edit, LongEditChainsStayExact) {
   for (int pkt = 0; pkt < 200; ++pkt) {
     auto h = RandomHeader(rng);
     h[8] = 255;
-    Store(h.data(), Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())));
+    Store(h.data(), net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())));
     for (int hop = 0; hop < 250; ++hop) {
-      Ipv4SetDscp(h.data(), static_cast<uint8_t>(rng() % 64));
-      Ipv4DecrementTtl(h.data());
-      ASSERT_EQ(Stored(h.data()), Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())));
-      ASSERT_TRUE(Ipv4ChecksumOk(h.data(), static_cast<uint16_t>(h.size())));
+      net::Ipv4SetDscp(h.data(), static_cast<uint8_t>(rng() % 64));
+      net::Ipv4DecrementTtl(h.data());
+      ASSERT_EQ(Stored(h.data()),
+                net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())));
+      ASSERT_TRUE(net::Ipv4ChecksumOk(h.data(), static_cast<uint16_t>(h.size())));
     }
     EXPECT_EQ(h[8], 5);
   }
@@ -137,10 +138,10 @@ TEST(Ipv4Edit, ExhaustiveTtlAndDscpOnOneHeader) {
       uint8_t h[20];
       std::memcpy(h, base, 20);
       h[8] = static_cast<uint8_t>(ttl);
-      Store(h, Ipv4HeaderChecksum(h, 20));
-      Ipv4DecrementTtl(h);
-      Ipv4SetDscp(h, static_cast<uint8_t>(dscp));
-      ASSERT_EQ(Stored(h), Ipv4HeaderChecksum(h, 20)) << ttl << " " << dscp;
+      Store(h, net::Ipv4HeaderChecksum(h, 20));
+      net::Ipv4DecrementTtl(h);
+      net::Ipv4SetDscp(h, static_cast<uint8_t>(dscp));
+      ASSERT_EQ(Stored(h), net::Ipv4HeaderChecksum(h, 20)) << ttl << " " << dscp;
     }
   }
 }
@@ -154,11 +155,12 @@ TEST(Ipv4Edit, MarkCeOnlyEctAndMatchesFullRecompute) {
     auto h = RandomHeader(rng);
     const auto before = h;
     const uint8_t ecn = h[1] & 3;
-    ASSERT_EQ(Ipv4MarkCe(h.data()), ecn);
-    if (ecn == kEcnEct0 || ecn == kEcnEct1) {
+    ASSERT_EQ(net::Ipv4MarkCe(h.data()), ecn);
+    if (ecn == net::kEcnEct0 || ecn == net::kEcnEct1) {
       marked++;
-      ASSERT_EQ(h[1], before[1] | kEcnCe) << "DSCP kept, ECN = CE";
-      ASSERT_EQ(Stored(h.data()), Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())))
+      ASSERT_EQ(h[1], before[1] | net::kEcnCe) << "DSCP kept, ECN = CE";
+      ASSERT_EQ(Stored(h.data()),
+                net::Ipv4HeaderChecksum(h.data(), static_cast<uint16_t>(h.size())))
           << iter;
     } else {
       ASSERT_EQ(h, before) << "Not-ECT and CE untouched";

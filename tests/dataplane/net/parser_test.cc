@@ -26,12 +26,12 @@ using test::Put16;
 
 // Parses the first len bytes from a heap copy of exactly len bytes, so an
 // over-read would hit memory outside the allocation (and ASan in fuzz builds).
-PktKind Parse(const std::vector<uint8_t>& f, size_t len, bool verify, ParsedPacket* p) {
+net::PktKind Parse(const std::vector<uint8_t>& f, size_t len, bool verify, net::ParsedPacket* p) {
   std::unique_ptr<uint8_t[]> copy(new uint8_t[len == 0 ? 1 : len]);
   if (len) std::memcpy(copy.get(), f.data(), len);
-  return ParseFrame(copy.get(), static_cast<uint32_t>(len), verify, p);
+  return net::ParseFrame(copy.get(), static_cast<uint32_t>(len), verify, p);
 }
-PktKind Parse(const std::vector<uint8_t>& f, ParsedPacket* p, bool verify = true) {
+net::PktKind Parse(const std::vector<uint8_t>& f, net::ParsedPacket* p, bool verify = true) {
   return Parse(f, f.size(), verify, p);
 }
 
@@ -44,15 +44,15 @@ TEST(Parser, ValidIpv4FillsEveryField) {
   ip.src = 0xc0a80001;
   ip.dst = 0xc0a800c7;
   const auto f = Ipv4Frame(FrameSpec{}, ip);
-  ParsedPacket p;
-  ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
-  EXPECT_EQ(p.kind, PktKind::kIpv4);
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), net::PktKind::kIpv4);
+  EXPECT_EQ(p.kind, net::PktKind::kIpv4);
   EXPECT_FALSE(p.has_vlan);
   EXPECT_FALSE(p.ip_options);
   EXPECT_FALSE(p.ip_fragment);  // DF alone is not a fragment
   EXPECT_FALSE(p.dst_broadcast);
   EXPECT_FALSE(p.dst_multicast);
-  EXPECT_EQ(p.ethertype, kEtherTypeIpv4);
+  EXPECT_EQ(p.ethertype, net::kEtherTypeIpv4);
   EXPECT_EQ(p.l3_off, 14);
   EXPECT_EQ(p.ip_hdr_len, 20);
   EXPECT_EQ(p.ip_total_len, 46);
@@ -68,11 +68,11 @@ TEST(Parser, VlanTaggedIpv4) {
   e.vlan = true;
   e.tci = 0x6123;  // PCP 3, VID 0x123
   const auto f = Ipv4Frame(e, Ipv4Spec{});
-  ParsedPacket p;
-  ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), net::PktKind::kIpv4);
   EXPECT_TRUE(p.has_vlan);
   EXPECT_EQ(p.vlan_tci, 0x6123);
-  EXPECT_EQ(p.ethertype, kEtherTypeIpv4);
+  EXPECT_EQ(p.ethertype, net::kEtherTypeIpv4);
   EXPECT_EQ(p.l3_off, 18);
   EXPECT_EQ(p.dst_ip, Ipv4Spec{}.dst);
 }
@@ -80,12 +80,12 @@ TEST(Parser, VlanTaggedIpv4) {
 TEST(Parser, Runt) {
   const auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
   for (size_t len = 0; len < 14; ++len) {
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), net::PktKind::kBad) << len;
     EXPECT_EQ(p.bad, DropReason::kRunt) << len;
   }
-  ParsedPacket p;
-  EXPECT_EQ(ParseFrame(nullptr, 0, true, &p), PktKind::kBad);
+  net::ParsedPacket p;
+  EXPECT_EQ(net::ParseFrame(nullptr, 0, true, &p), net::PktKind::kBad);
   EXPECT_EQ(p.bad, DropReason::kRunt);
 }
 
@@ -94,8 +94,8 @@ TEST(Parser, TruncatedVlanTag) {
   e.vlan = true;
   const auto f = Ipv4Frame(e, Ipv4Spec{});
   for (size_t len = 14; len < 18; ++len) {
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), net::PktKind::kBad) << len;
     EXPECT_EQ(p.bad, DropReason::kTruncated) << len;
   }
 }
@@ -107,12 +107,12 @@ TEST(Parser, TruncatedIpv4HeaderAndPayload) {
   const auto f = Ipv4Frame(FrameSpec{}, ip);
   ASSERT_EQ(f.size(), 14u + 24 + 10);
   for (size_t len = 14; len < f.size(); ++len) {
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), net::PktKind::kBad) << len;
     EXPECT_EQ(p.bad, DropReason::kTruncated) << len;
   }
-  ParsedPacket p;
-  EXPECT_EQ(Parse(f, &p), PktKind::kIpv4);
+  net::ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p), net::PktKind::kIpv4);
 }
 
 TEST(Parser, IhlBeyondFrameIsTruncated) {
@@ -120,9 +120,9 @@ TEST(Parser, IhlBeyondFrameIsTruncated) {
   ip.payload = 20;
   auto f = Ipv4Frame(FrameSpec{}, ip);
   f[14] = 0x4f;  // IHL 15 = 60 bytes, but only 40 bytes of IP follow
-  ParsedPacket p;
+  net::ParsedPacket p;
   for (bool verify : {false, true}) {  // the length check comes before the checksum
-    EXPECT_EQ(Parse(f, &p, verify), PktKind::kBad);
+    EXPECT_EQ(Parse(f, &p, verify), net::PktKind::kBad);
     EXPECT_EQ(p.bad, DropReason::kTruncated);
   }
 }
@@ -132,8 +132,8 @@ TEST(Parser, BadVersion) {
     auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
     f[14] = static_cast<uint8_t>((version << 4) | 5);
     FixIpChecksum(f, 14);
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, &p), PktKind::kBad) << int{version};
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p), net::PktKind::kBad) << int{version};
     EXPECT_EQ(p.bad, DropReason::kBadIpHeader) << int{version};
   }
 }
@@ -142,8 +142,8 @@ TEST(Parser, IhlBelowFive) {
   for (uint8_t ihl = 0; ihl < 5; ++ihl) {
     auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
     f[14] = static_cast<uint8_t>(0x40 | ihl);
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, &p, false), PktKind::kBad) << int{ihl};
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p, false), net::PktKind::kBad) << int{ihl};
     EXPECT_EQ(p.bad, DropReason::kBadIpHeader) << int{ihl};
   }
 }
@@ -155,8 +155,8 @@ TEST(Parser, TotalLengthBelowHeaderLength) {
     auto f = Ipv4Frame(FrameSpec{}, ip);
     Put16(f, 16, total);
     FixIpChecksum(f, 14);
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, &p), PktKind::kBad) << total;
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p), net::PktKind::kBad) << total;
     EXPECT_EQ(p.bad, DropReason::kBadIpHeader) << total;
   }
 }
@@ -165,12 +165,12 @@ TEST(Parser, TotalLengthBeyondFrame) {
   auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
   Put16(f, 16, static_cast<uint16_t>(f.size() - 14 + 1));
   FixIpChecksum(f, 14);
-  ParsedPacket p;
-  EXPECT_EQ(Parse(f, &p), PktKind::kBad);
+  net::ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p), net::PktKind::kBad);
   EXPECT_EQ(p.bad, DropReason::kTruncated);
   Put16(f, 16, 0xffff);
   FixIpChecksum(f, 14);
-  EXPECT_EQ(Parse(f, &p), PktKind::kBad);
+  EXPECT_EQ(Parse(f, &p), net::PktKind::kBad);
   EXPECT_EQ(p.bad, DropReason::kTruncated);
 }
 
@@ -179,22 +179,22 @@ TEST(Parser, EthernetPaddingAfterIpIsAccepted) {
   ip.payload = 0;  // 20-byte IP packet in a 60-byte frame
   auto f = Ipv4Frame(FrameSpec{}, ip);
   f.resize(60, 0);
-  ParsedPacket p;
-  ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), net::PktKind::kIpv4);
   EXPECT_EQ(p.ip_total_len, 20);
 }
 
 TEST(Parser, ChecksumVerifiedOnlyWhenAsked) {
   auto f = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
   f[14 + 10] ^= 0x01;
-  ParsedPacket p;
-  EXPECT_EQ(Parse(f, &p, true), PktKind::kBad);
+  net::ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p, true), net::PktKind::kBad);
   EXPECT_EQ(p.bad, DropReason::kBadIpChecksum);
-  EXPECT_EQ(Parse(f, &p, false), PktKind::kIpv4);
+  EXPECT_EQ(Parse(f, &p, false), net::PktKind::kIpv4);
   // A corrupted address (not the checksum field) is caught the same way.
   auto g = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
   g[14 + 19] ^= 0x80;
-  EXPECT_EQ(Parse(g, &p, true), PktKind::kBad);
+  EXPECT_EQ(Parse(g, &p, true), net::PktKind::kBad);
   EXPECT_EQ(p.bad, DropReason::kBadIpChecksum);
 }
 
@@ -202,10 +202,10 @@ TEST(Parser, ChecksumCoversOptions) {
   Ipv4Spec ip;
   ip.ihl = 8;
   auto f = Ipv4Frame(FrameSpec{}, ip);
-  ParsedPacket p;
-  ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), net::PktKind::kIpv4);
   f[14 + 30] ^= 0x10;  // inside the options
-  EXPECT_EQ(Parse(f, &p), PktKind::kBad);
+  EXPECT_EQ(Parse(f, &p), net::PktKind::kBad);
   EXPECT_EQ(p.bad, DropReason::kBadIpChecksum);
 }
 
@@ -214,8 +214,8 @@ TEST(Parser, OptionsFlagged) {
     Ipv4Spec ip;
     ip.ihl = ihl;
     const auto f = Ipv4Frame(FrameSpec{}, ip);
-    ParsedPacket p;
-    ASSERT_EQ(Parse(f, &p), PktKind::kIpv4) << int{ihl};
+    net::ParsedPacket p;
+    ASSERT_EQ(Parse(f, &p), net::PktKind::kIpv4) << int{ihl};
     EXPECT_EQ(p.ip_options, ihl > 5) << int{ihl};
     EXPECT_EQ(p.ip_hdr_len, ihl * 4) << int{ihl};
   }
@@ -231,8 +231,8 @@ TEST(Parser, FragmentsFlagged) {
     Ipv4Spec ip;
     ip.frag = c.frag;
     const auto f = Ipv4Frame(FrameSpec{}, ip);
-    ParsedPacket p;
-    ASSERT_EQ(Parse(f, &p), PktKind::kIpv4);
+    net::ParsedPacket p;
+    ASSERT_EQ(Parse(f, &p), net::PktKind::kIpv4);
     EXPECT_EQ(p.ip_fragment, c.fragment) << std::hex << c.frag;
   }
 }
@@ -245,14 +245,14 @@ TEST(Parser, BroadcastAndMulticastFlags) {
   std::memcpy(mc.dst, mcast, 6);
   FrameSpec almost = bc;
   almost.dst[5] = 0xfe;  // group bit set, not broadcast
-  ParsedPacket p;
-  ASSERT_EQ(Parse(Ipv4Frame(bc, Ipv4Spec{}), &p), PktKind::kIpv4);
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(Ipv4Frame(bc, Ipv4Spec{}), &p), net::PktKind::kIpv4);
   EXPECT_TRUE(p.dst_broadcast);
   EXPECT_TRUE(p.dst_multicast);
-  ASSERT_EQ(Parse(Ipv4Frame(mc, Ipv4Spec{}), &p), PktKind::kIpv4);
+  ASSERT_EQ(Parse(Ipv4Frame(mc, Ipv4Spec{}), &p), net::PktKind::kIpv4);
   EXPECT_FALSE(p.dst_broadcast);
   EXPECT_TRUE(p.dst_multicast);
-  ASSERT_EQ(Parse(Ipv4Frame(almost, Ipv4Spec{}), &p), PktKind::kIpv4);
+  ASSERT_EQ(Parse(Ipv4Frame(almost, Ipv4Spec{}), &p), net::PktKind::kIpv4);
   EXPECT_FALSE(p.dst_broadcast);
   EXPECT_TRUE(p.dst_multicast);
 }
@@ -262,13 +262,13 @@ TEST(Parser, ArpRequestAndReply) {
   for (auto& b : bc.dst) b = 0xff;
   for (uint16_t op : {1, 2}) {
     const auto f = ArpFrame(bc, op, 0x0a000001, 0x0a0000fe);
-    ParsedPacket p;
-    ASSERT_EQ(Parse(f, &p), PktKind::kArp);
-    EXPECT_EQ(p.ethertype, kEtherTypeArp);
+    net::ParsedPacket p;
+    ASSERT_EQ(Parse(f, &p), net::PktKind::kArp);
+    EXPECT_EQ(p.ethertype, net::kEtherTypeArp);
     EXPECT_EQ(p.l3_off, 14);
     EXPECT_TRUE(p.dst_broadcast);
-    ArpView a;
-    ASSERT_TRUE(ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a));
+    net::ArpView a;
+    ASSERT_TRUE(net::ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a));
     EXPECT_EQ(a.op, op);
     EXPECT_EQ(a.spa, 0x0a000001u);
     EXPECT_EQ(a.tpa, 0x0a0000feu);
@@ -284,11 +284,11 @@ TEST(Parser, VlanTaggedArp) {
   e.vlan = true;
   e.tci = 5;
   const auto f = ArpFrame(e, 1, 1, 2);
-  ParsedPacket p;
-  ASSERT_EQ(Parse(f, &p), PktKind::kArp);
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), net::PktKind::kArp);
   EXPECT_EQ(p.l3_off, 18);
-  ArpView a;
-  ASSERT_TRUE(ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a));
+  net::ArpView a;
+  ASSERT_TRUE(net::ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a));
   EXPECT_EQ(a.spa, 1u);
   EXPECT_EQ(a.tpa, 2u);
 }
@@ -296,8 +296,8 @@ TEST(Parser, VlanTaggedArp) {
 TEST(Parser, TruncatedArp) {
   const auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
   for (size_t len = 14; len < f.size(); ++len) {
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), net::PktKind::kBad) << len;
     EXPECT_EQ(p.bad, DropReason::kTruncated) << len;
   }
 }
@@ -311,8 +311,8 @@ TEST(Parser, NonEthernetIpv4ArpIsUnsupported) {
     auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
     f[off] = val;
     f.resize(std::max<size_t>(f.size(), 14 + 8 + 2 * (f[18] + f[19])), 0);
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, &p), PktKind::kBad) << off;
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p), net::PktKind::kBad) << off;
     EXPECT_EQ(p.bad, DropReason::kArpUnsupported) << off;
   }
 }
@@ -327,11 +327,11 @@ TEST(Parser, Ieee802ArpIsUnsupportedNotTruncated) {
       0x00, 0x06, 0x08, 0x00, 0x00, 0x04, 0x00, 0x01,   // 802, IPv4, 0, 4, req
       0x0a, 0x00, 0x01, 0x02, 0x0a, 0x00, 0x01, 0x01};  // spa, tpa
   ASSERT_EQ(f.size(), 30u);
-  ParsedPacket p;
-  EXPECT_EQ(Parse(f, &p), PktKind::kBad);
+  net::ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p), net::PktKind::kBad);
   EXPECT_EQ(p.bad, DropReason::kArpUnsupported);
   // One byte short of what its own hlen/plen declare: truncated after all.
-  EXPECT_EQ(Parse(f, f.size() - 1, true, &p), PktKind::kBad);
+  EXPECT_EQ(Parse(f, f.size() - 1, true, &p), net::PktKind::kBad);
   EXPECT_EQ(p.bad, DropReason::kTruncated);
   // An IEEE 802 ARP with 6-byte addresses (28-byte body), tagged or not.
   for (bool vlan : {false, true}) {
@@ -339,7 +339,7 @@ TEST(Parser, Ieee802ArpIsUnsupportedNotTruncated) {
     e.vlan = vlan;
     auto g = ArpFrame(e, 1, 1, 2);
     g[(vlan ? 18 : 14) + 1] = 6;
-    ASSERT_EQ(Parse(g, &p), PktKind::kBad);
+    ASSERT_EQ(Parse(g, &p), net::PktKind::kBad);
     EXPECT_EQ(p.bad, DropReason::kArpUnsupported);
   }
 }
@@ -350,50 +350,50 @@ TEST(Parser, TruncatedArpFixedHeader) {
   auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
   f[15] = 6;
   for (size_t len = 14; len < 22; ++len) {
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, len, true, &p), net::PktKind::kBad) << len;
     EXPECT_EQ(p.bad, DropReason::kTruncated) << len;
   }
 }
 
 TEST(Parser, ParseArpRejectsBadInput) {
   auto f = ArpFrame(FrameSpec{}, 1, 1, 2);
-  ParsedPacket p;
-  ASSERT_EQ(Parse(f, &p), PktKind::kArp);
-  ArpView a{};
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), net::PktKind::kArp);
+  net::ArpView a{};
   a.op = 77;
   // Length shorter than the body the ParsedPacket promises.
-  EXPECT_FALSE(ParseArp(f.data(), static_cast<uint32_t>(f.size() - 1), p, &a));
+  EXPECT_FALSE(net::ParseArp(f.data(), static_cast<uint32_t>(f.size() - 1), p, &a));
   // Opcodes other than request/reply.
   for (uint16_t op : {0, 3, 4, 0x0100}) {
     Put16(f, 14 + 6, op);
-    EXPECT_FALSE(ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a)) << op;
+    EXPECT_FALSE(net::ParseArp(f.data(), static_cast<uint32_t>(f.size()), p, &a)) << op;
   }
   EXPECT_EQ(a.op, 77);  // untouched on failure
   // A ParsedPacket of another kind.
   const auto ipf = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
-  ParsedPacket ipp;
-  ASSERT_EQ(Parse(ipf, &ipp), PktKind::kIpv4);
-  EXPECT_FALSE(ParseArp(ipf.data(), static_cast<uint32_t>(ipf.size()), ipp, &a));
+  net::ParsedPacket ipp;
+  ASSERT_EQ(Parse(ipf, &ipp), net::PktKind::kIpv4);
+  EXPECT_FALSE(net::ParseArp(ipf.data(), static_cast<uint32_t>(ipf.size()), ipp, &a));
 }
 
 TEST(Parser, MacControl) {
   FrameSpec e;
-  e.ethertype = kEtherTypeMacControl;
+  e.ethertype = net::kEtherTypeMacControl;
   const uint8_t pause_dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
   std::memcpy(e.dst, pause_dst, 6);
   size_t l3;
   auto f = test::EthHeader(e, &l3);
   f.resize(60, 0);
   Put16(f, 14, 0x0101);  // PFC opcode; the codec, not the parser, checks it
-  ParsedPacket p;
-  ASSERT_EQ(Parse(f, &p), PktKind::kMacControl);
-  EXPECT_EQ(p.ethertype, kEtherTypeMacControl);
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(f, &p), net::PktKind::kMacControl);
+  EXPECT_EQ(p.ethertype, net::kEtherTypeMacControl);
   EXPECT_EQ(p.l3_off, 14);
   EXPECT_TRUE(p.dst_multicast);
   EXPECT_FALSE(p.dst_broadcast);
   // Even a bare header is classified by kind only.
-  EXPECT_EQ(Parse(f, 14, true, &p), PktKind::kMacControl);
+  EXPECT_EQ(Parse(f, 14, true, &p), net::PktKind::kMacControl);
 }
 
 TEST(Parser, OtherEthertypes) {
@@ -403,8 +403,8 @@ TEST(Parser, OtherEthertypes) {
     size_t l3;
     auto f = test::EthHeader(e, &l3);
     f.resize(60, 0x60);
-    ParsedPacket p;
-    ASSERT_EQ(Parse(f, &p), PktKind::kOtherL2) << std::hex << et;
+    net::ParsedPacket p;
+    ASSERT_EQ(Parse(f, &p), net::PktKind::kOtherL2) << std::hex << et;
     EXPECT_EQ(p.ethertype, et);
     EXPECT_FALSE(p.has_vlan);
   }
@@ -415,8 +415,8 @@ TEST(Parser, OtherEthertypes) {
   size_t l3;
   auto f = test::EthHeader(v, &l3);
   f.resize(60, 0);
-  ParsedPacket p;
-  EXPECT_EQ(Parse(f, &p), PktKind::kOtherL2);
+  net::ParsedPacket p;
+  EXPECT_EQ(Parse(f, &p), net::PktKind::kOtherL2);
   EXPECT_TRUE(p.has_vlan);
   EXPECT_EQ(p.ethertype, 0x86dd);
   EXPECT_EQ(p.l3_off, 18);
@@ -428,8 +428,8 @@ TEST(Parser, PriorityTaggedFrameIsTagged) {
   FrameSpec e;
   e.vlan = true;
   e.tci = 0xa000;  // PCP 5, DEI 0, VID 0
-  ParsedPacket p;
-  ASSERT_EQ(Parse(Ipv4Frame(e, Ipv4Spec{}), &p), PktKind::kIpv4);
+  net::ParsedPacket p;
+  ASSERT_EQ(Parse(Ipv4Frame(e, Ipv4Spec{}), &p), net::PktKind::kIpv4);
   EXPECT_TRUE(p.has_vlan);
   EXPECT_EQ(p.vlan_tci, 0xa000);
   EXPECT_EQ(p.l3_off, 18);
@@ -440,8 +440,8 @@ TEST(Parser, StackedTagsAreVlanUnsupported) {
   // inside an 802.1Q tag: refused with their own reason, even when the frame
   // is no longer than the outer tag.
   auto expect_refused = [](const std::vector<uint8_t>& f, uint16_t et) {
-    ParsedPacket p;
-    EXPECT_EQ(Parse(f, &p), PktKind::kBad) << std::hex << et;
+    net::ParsedPacket p;
+    EXPECT_EQ(Parse(f, &p), net::PktKind::kBad) << std::hex << et;
     EXPECT_EQ(p.bad, DropReason::kVlanUnsupported) << std::hex << et;
   };
   for (uint16_t outer : {0x88a8, 0x9100}) {
@@ -483,12 +483,12 @@ TEST(Parser, EveryPrefixOfValidFramesIsSafe) {
     frames.push_back(ArpFrame(e, 2, 3, 4));
   }
   for (const auto& f : frames) {
-    ParsedPacket full;
-    const PktKind want = Parse(f, &full);
-    ASSERT_NE(want, PktKind::kBad);
+    net::ParsedPacket full;
+    const net::PktKind want = Parse(f, &full);
+    ASSERT_NE(want, net::PktKind::kBad);
     for (size_t len = 0; len < f.size(); ++len) {
-      ParsedPacket p;
-      ASSERT_EQ(Parse(f, len, true, &p), PktKind::kBad) << len;
+      net::ParsedPacket p;
+      ASSERT_EQ(Parse(f, len, true, &p), net::PktKind::kBad) << len;
       EXPECT_TRUE(p.bad == DropReason::kRunt || p.bad == DropReason::kTruncated) << len;
     }
   }
@@ -498,9 +498,9 @@ TEST(Parser, EveryPrefixOfValidFramesIsSafe) {
 // of every frame: valid frames of many shapes, then each with random bytes
 // of its header mutated (most land on the full parser's error paths, some
 // still take the fast path), at every length from 0 to the frame's.
-void ExpectSame(const ParsedPacket& a, const ParsedPacket& b, const std::string& what) {
+void ExpectSame(const net::ParsedPacket& a, const net::ParsedPacket& b, const std::string& what) {
   EXPECT_EQ(a.kind, b.kind) << what;
-  if (a.kind == PktKind::kBad) {
+  if (a.kind == net::PktKind::kBad) {
     EXPECT_EQ(a.bad, b.bad) << what;
   }
   EXPECT_EQ(a.has_vlan, b.has_vlan) << what;
@@ -557,14 +557,17 @@ TEST(Parser, FastPathAgreesWithFullParser) {
   }
   for (const auto& f : cases) {
     for (bool verify : {true, false}) {
-      ParsedPacket a, b;
+      net::ParsedPacket a, b;
       std::memset(&a, 0x5a, sizeof a);  // the fast path must not rely on *out's old contents
-      const PktKind ka = ParseFrame(f.data(), static_cast<uint32_t>(f.size()), verify, &a);
-      const PktKind kb = ParseFrameFull(f.data(), static_cast<uint32_t>(f.size()), verify, &b);
+      const net::PktKind ka =
+          net::ParseFrame(f.data(), static_cast<uint32_t>(f.size()), verify, &a);
+      const net::PktKind kb =
+          net::ParseFrameFull(f.data(), static_cast<uint32_t>(f.size()), verify, &b);
       ASSERT_EQ(ka, kb);
       ExpectSame(a, b, "frame of " + std::to_string(f.size()) + " bytes");
       ++compared;
-      fast += f.size() >= 34 && f[12] == 8 && f[13] == 0 && f[14] == 0x45 && ka == PktKind::kIpv4;
+      fast +=
+          f.size() >= 34 && f[12] == 8 && f[13] == 0 && f[14] == 0x45 && ka == net::PktKind::kIpv4;
     }
   }
   EXPECT_GT(fast, compared / 20);  // both paths were really exercised
@@ -574,7 +577,7 @@ TEST(Parser, FastPathAgreesWithFullParser) {
 TEST(Parser, ProducesEveryDocumentedReason) {
   // The parser's reasons, as listed in parser.h; each must be reachable.
   std::set<DropReason> seen;
-  ParsedPacket p;
+  net::ParsedPacket p;
   auto ok = Ipv4Frame(FrameSpec{}, Ipv4Spec{});
   Parse(ok, 5, true, &p);
   seen.insert(p.bad);

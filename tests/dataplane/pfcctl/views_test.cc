@@ -17,7 +17,7 @@
 #include "dataplane/pfcctl/deltas.h"
 #include "dataplane/pfcctl/table.h"
 
-namespace pfc::ctl {
+namespace pfc::pfcctl {
 namespace {
 
 using nlohmann::json;
@@ -219,4 +219,4 @@ TEST(Baseline, SavedForOneSocketOnly) {
 }
 
 }  // namespace
-}  // namespace pfc::ctl
+}  // namespace pfc::pfcctl

@@ -35,15 +35,15 @@ class TempDir {
 };
 
 TEST(EalArgs, FilePrefix) {
-  EXPECT_EQ(EalFilePrefix({"-l", "0,1"}), "rte");
-  EXPECT_EQ(EalFilePrefix({"--file-prefix", "sw1", "--no-pci"}), "sw1");
-  EXPECT_EQ(EalFilePrefix({"--file-prefix=sw2"}), "sw2");
+  EXPECT_EQ(pfcswitch::EalFilePrefix({"-l", "0,1"}), "rte");
+  EXPECT_EQ(pfcswitch::EalFilePrefix({"--file-prefix", "sw1", "--no-pci"}), "sw1");
+  EXPECT_EQ(pfcswitch::EalFilePrefix({"--file-prefix=sw2"}), "sw2");
 }
 
 TEST(EalArgs, VdevInterfaces) {
-  std::vector<VdevIface> v;
+  std::vector<pfcswitch::VdevIface> v;
   std::string err;
-  ASSERT_TRUE(EalVdevInterfaces(
+  ASSERT_TRUE(pfcswitch::EalVdevInterfaces(
       {"--vdev", "net_af_packet0,iface=veth0,framecnt=4096", "--vdev=net_ring0", "--vdev",
        "net_af_xdp1,start_queue=0,iface=eth3", "--vdev", "eth_af_packet2,iface=p2"},
       &v, &err))
@@ -57,14 +57,14 @@ TEST(EalArgs, VdevInterfaces) {
 }
 
 TEST(EalArgs, VdevInterfaceErrors) {
-  std::vector<VdevIface> v;
+  std::vector<pfcswitch::VdevIface> v;
   std::string err;
-  EXPECT_FALSE(EalVdevInterfaces({"--vdev", "net_af_packet0,framecnt=4096"}, &v, &err));
+  EXPECT_FALSE(pfcswitch::EalVdevInterfaces({"--vdev", "net_af_packet0,framecnt=4096"}, &v, &err));
   EXPECT_NE(err.find("net_af_packet0,framecnt=4096: expected iface="), std::string::npos) << err;
-  EXPECT_FALSE(EalVdevInterfaces({"--vdev", "net_af_packet0,iface=../x"}, &v, &err));
-  EXPECT_FALSE(
-      EalVdevInterfaces({"--vdev", "net_af_packet0,iface=waytoolonginterfacename"}, &v, &err));
-  EXPECT_FALSE(EalVdevInterfaces(
+  EXPECT_FALSE(pfcswitch::EalVdevInterfaces({"--vdev", "net_af_packet0,iface=../x"}, &v, &err));
+  EXPECT_FALSE(pfcswitch::EalVdevInterfaces(
+      {"--vdev", "net_af_packet0,iface=waytoolonginterfacename"}, &v, &err));
+  EXPECT_FALSE(pfcswitch::EalVdevInterfaces(
       {"--vdev", "net_af_packet0,iface=a", "--vdev", "net_af_xdp0,iface=a"}, &v, &err));
   EXPECT_NE(err.find("interface a is already named by another --vdev"), std::string::npos) << err;
 }
@@ -74,15 +74,15 @@ TEST(LockFile, ConflictNamesHolderAndReleaseUnlinks) {
   const std::string path = d.path() + "/sub/x.lock";
   long holder = -1;
   std::string err;
-  auto a = LockFile::Acquire(path, &holder, &err);
+  auto a = pfcswitch::LockFile::Acquire(path, &holder, &err);
   ASSERT_TRUE(a) << err;
-  auto b = LockFile::Acquire(path, &holder, &err);
+  auto b = pfcswitch::LockFile::Acquire(path, &holder, &err);
   EXPECT_FALSE(b);
   EXPECT_EQ(holder, getpid());
   EXPECT_TRUE(err.empty()) << err;
   a.reset();
   EXPECT_FALSE(fs::exists(path));
-  b = LockFile::Acquire(path, &holder, &err);
+  b = pfcswitch::LockFile::Acquire(path, &holder, &err);
   EXPECT_TRUE(b) << err;
 }
 
@@ -96,10 +96,10 @@ TEST(LockFile, KilledHolderReleases) {
   if (child == 0) {
     long h;
     std::string e;
-    auto l = LockFile::Acquire(path, &h, &e);
+    auto l = pfcswitch::LockFile::Acquire(path, &h, &e);
     char c = l ? 1 : 0;
     if (write(ready[1], &c, 1) != 1) _exit(2);
-    pause();
+    ::pause();
     _exit(0);
   }
   char c = 0;
@@ -107,18 +107,18 @@ TEST(LockFile, KilledHolderReleases) {
   ASSERT_EQ(c, 1);
   long holder = 0;
   std::string err;
-  EXPECT_FALSE(LockFile::Acquire(path, &holder, &err));
+  EXPECT_FALSE(pfcswitch::LockFile::Acquire(path, &holder, &err));
   EXPECT_EQ(holder, child);
   kill(child, SIGKILL);  // a crash: no destructor, the file stays behind
   waitpid(child, nullptr, 0);
   EXPECT_TRUE(fs::exists(path));
-  EXPECT_TRUE(LockFile::Acquire(path, &holder, &err)) << err;
+  EXPECT_TRUE(pfcswitch::LockFile::Acquire(path, &holder, &err)) << err;
   close(ready[0]);
   close(ready[1]);
 }
 
-std::vector<PortConfig> Ports() {
-  PortConfig p0, p1;
+std::vector<config::PortConfig> Ports() {
+  config::PortConfig p0, p1;
   p0.name = "p0";
   p0.device = "net_af_packet0";
   p1.name = "p1";
@@ -128,11 +128,12 @@ std::vector<PortConfig> Ports() {
 
 TEST(InstanceLocks, SamePrefixRefused) {
   TempDir d;
-  InstanceLocks::Dirs dirs{d.path() + "/dpdk", d.path() + "/pfcswitch"};
+  pfcswitch::InstanceLocks::Dirs dirs{d.path() + "/dpdk", d.path() + "/pfcswitch"};
   std::string err;
-  auto first = InstanceLocks::Acquire(dirs, "sw1", {{"net_af_packet0", "veth0"}}, Ports(), &err);
+  auto first =
+      pfcswitch::InstanceLocks::Acquire(dirs, "sw1", {{"net_af_packet0", "veth0"}}, Ports(), &err);
   ASSERT_TRUE(first) << err;
-  EXPECT_FALSE(InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err));
+  EXPECT_FALSE(pfcswitch::InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err));
   EXPECT_EQ(err, "file prefix 'sw1' is in use by pfcswitch pid " + std::to_string(getpid()) + " (" +
                      d.path() +
                      "/dpdk/sw1/pfcswitch.lock); give this instance its own --file-prefix");
@@ -140,23 +141,26 @@ TEST(InstanceLocks, SamePrefixRefused) {
 
 TEST(InstanceLocks, SameInterfaceRefusedNamingThePort) {
   TempDir d;
-  InstanceLocks::Dirs dirs{d.path() + "/dpdk", d.path() + "/pfcswitch"};
+  pfcswitch::InstanceLocks::Dirs dirs{d.path() + "/dpdk", d.path() + "/pfcswitch"};
   std::string err;
-  auto first = InstanceLocks::Acquire(
+  auto first = pfcswitch::InstanceLocks::Acquire(
       dirs, "sw1", {{"net_af_packet0", "veth0"}, {"net_af_packet1", "veth1"}}, Ports(), &err);
   ASSERT_TRUE(first) << err;
-  EXPECT_FALSE(InstanceLocks::Acquire(dirs, "sw2", {{"net_af_packet1", "veth1"}}, Ports(), &err));
+  EXPECT_FALSE(
+      pfcswitch::InstanceLocks::Acquire(dirs, "sw2", {{"net_af_packet1", "veth1"}}, Ports(), &err));
   EXPECT_EQ(err.rfind("port p1: interface veth1 is already used by pfcswitch pid " +
                           std::to_string(getpid()),
                       0),
             0u)
       << err;
   // A device no port uses is named as a device.
-  EXPECT_FALSE(InstanceLocks::Acquire(dirs, "sw3", {{"net_af_packet7", "veth0"}}, Ports(), &err));
+  EXPECT_FALSE(
+      pfcswitch::InstanceLocks::Acquire(dirs, "sw3", {{"net_af_packet7", "veth0"}}, Ports(), &err));
   EXPECT_EQ(err.rfind("device net_af_packet7: interface veth0 is already used", 0), 0u) << err;
   // The refused attempts released their prefix locks; the first instance's
   // files disappear when it goes.
-  EXPECT_TRUE(InstanceLocks::Acquire(dirs, "sw2", {{"net_af_packet0", "veth9"}}, Ports(), &err))
+  EXPECT_TRUE(
+      pfcswitch::InstanceLocks::Acquire(dirs, "sw2", {{"net_af_packet0", "veth9"}}, Ports(), &err))
       << err;
   first.reset();
   EXPECT_TRUE(fs::is_empty(dirs.ifaces));
@@ -164,7 +168,7 @@ TEST(InstanceLocks, SameInterfaceRefusedNamingThePort) {
 
 TEST(InstanceLocks, TelemetrySocketInUseRefused) {
   TempDir d;
-  InstanceLocks::Dirs dirs{d.path() + "/dpdk", d.path() + "/pfcswitch"};
+  pfcswitch::InstanceLocks::Dirs dirs{d.path() + "/dpdk", d.path() + "/pfcswitch"};
   fs::create_directories(dirs.dpdk_runtime + "/sw1");
   const std::string sock = dirs.dpdk_runtime + "/sw1/dpdk_telemetry.v2";
   int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
@@ -174,11 +178,11 @@ TEST(InstanceLocks, TelemetrySocketInUseRefused) {
   ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   ASSERT_EQ(listen(fd, 1), 0);
   std::string err;
-  EXPECT_FALSE(InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err));
+  EXPECT_FALSE(pfcswitch::InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err));
   EXPECT_EQ(err, "file prefix 'sw1': telemetry socket " + sock + " is in use by pid " +
                      std::to_string(getpid()) + "; give this instance its own --file-prefix");
   close(fd);  // a socket nobody listens on is stale: DPDK replaces it
-  EXPECT_TRUE(InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err)) << err;
+  EXPECT_TRUE(pfcswitch::InstanceLocks::Acquire(dirs, "sw1", {}, Ports(), &err)) << err;
 }
 
 }  // namespace

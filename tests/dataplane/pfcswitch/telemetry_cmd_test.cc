@@ -9,39 +9,39 @@ namespace {
 const std::vector<std::string> kPorts = {"p0", "p1", "uplink", "1"};
 
 TEST(PortParam, NameFirstThenIndex) {
-  EXPECT_EQ(PortParam("p1", kPorts), 1);
-  EXPECT_EQ(PortParam("uplink", kPorts), 2);
-  EXPECT_EQ(PortParam("1", kPorts), 3);  // a port named "1" wins over index 1
-  EXPECT_EQ(PortParam("0", kPorts), 0);
-  EXPECT_EQ(PortParam("2", kPorts), 2);
-  EXPECT_EQ(PortParam("002", kPorts), 2);
+  EXPECT_EQ(pfcswitch::PortParam("p1", kPorts), 1);
+  EXPECT_EQ(pfcswitch::PortParam("uplink", kPorts), 2);
+  EXPECT_EQ(pfcswitch::PortParam("1", kPorts), 3);  // a port named "1" wins over index 1
+  EXPECT_EQ(pfcswitch::PortParam("0", kPorts), 0);
+  EXPECT_EQ(pfcswitch::PortParam("2", kPorts), 2);
+  EXPECT_EQ(pfcswitch::PortParam("002", kPorts), 2);
 }
 
 TEST(PortParam, NoSuchPort) {
-  EXPECT_EQ(PortParam(nullptr, kPorts), -1);
-  EXPECT_EQ(PortParam("", kPorts), -1);
-  EXPECT_EQ(PortParam("4", kPorts), -1);
-  EXPECT_EQ(PortParam("p9", kPorts), -1);
-  EXPECT_EQ(PortParam("99999999999999999999999", kPorts), -1);
-  EXPECT_EQ(PortParam("0", {}), -1);
+  EXPECT_EQ(pfcswitch::PortParam(nullptr, kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("4", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("p9", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("99999999999999999999999", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("0", {}), -1);
 }
 
 // Found by fuzz_telemetry_cmd (corpus/telemetry_cmd/regress-*):
 // strtol skipped leading white space and took a sign, so "\n2", " 2" and
 // "+2" all read port 2.
 TEST(PortParam, OnlyPlainDigitsAreAnIndex) {
-  EXPECT_EQ(PortParam("\n2", kPorts), -1);
-  EXPECT_EQ(PortParam(" 2", kPorts), -1);
-  EXPECT_EQ(PortParam("+2", kPorts), -1);
-  EXPECT_EQ(PortParam("-0", kPorts), -1);
-  EXPECT_EQ(PortParam("2 ", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("\n2", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam(" 2", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("+2", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("-0", kPorts), -1);
+  EXPECT_EQ(pfcswitch::PortParam("2 ", kPorts), -1);
 }
 
 TEST(ReloadParam, TakesTheWholeParameter) {
   std::string path;
-  EXPECT_FALSE(ReloadParam(nullptr, &path));
-  EXPECT_FALSE(ReloadParam("", &path));
-  ASSERT_TRUE(ReloadParam("/tmp/rules,v2.yaml", &path));
+  EXPECT_FALSE(pfcswitch::ReloadParam(nullptr, &path));
+  EXPECT_FALSE(pfcswitch::ReloadParam("", &path));
+  ASSERT_TRUE(pfcswitch::ReloadParam("/tmp/rules,v2.yaml", &path));
   EXPECT_EQ(path, "/tmp/rules,v2.yaml");
 }
 
@@ -50,18 +50,18 @@ TEST(ReloadParam, TakesTheWholeParameter) {
 TEST(SwitchParam, NameFirstWithSeveralOptionalWithOne) {
   std::string rest;
   const std::vector<std::string> many = {"S1", "S2"};
-  EXPECT_EQ(SwitchParam("S2,H1", many, &rest), 1);
+  EXPECT_EQ(pfcswitch::SwitchParam("S2,H1", many, &rest), 1);
   EXPECT_EQ(rest, "H1");
-  EXPECT_EQ(SwitchParam("S1", many, &rest), 0);
+  EXPECT_EQ(pfcswitch::SwitchParam("S1", many, &rest), 0);
   EXPECT_EQ(rest, "");
-  EXPECT_EQ(SwitchParam("H1", many, &rest), -1);
-  EXPECT_EQ(SwitchParam(nullptr, many, &rest), -1);
+  EXPECT_EQ(pfcswitch::SwitchParam("H1", many, &rest), -1);
+  EXPECT_EQ(pfcswitch::SwitchParam(nullptr, many, &rest), -1);
   const std::vector<std::string> one = {"S1"};
-  EXPECT_EQ(SwitchParam("S1,H1", one, &rest), 0);
+  EXPECT_EQ(pfcswitch::SwitchParam("S1,H1", one, &rest), 0);
   EXPECT_EQ(rest, "H1");
-  EXPECT_EQ(SwitchParam("H1", one, &rest), 0);
+  EXPECT_EQ(pfcswitch::SwitchParam("H1", one, &rest), 0);
   EXPECT_EQ(rest, "H1");
-  EXPECT_EQ(SwitchParam(nullptr, one, &rest), 0);
+  EXPECT_EQ(pfcswitch::SwitchParam(nullptr, one, &rest), 0);
   EXPECT_EQ(rest, "");
 }
 
@@ -73,7 +73,7 @@ TEST(Utf8Pieces, CutBetweenCharactersAndJoinBack) {
   std::string text = "rules.yaml:3: rewrite.rules[0].tag: expected a tag (got '";
   for (int i = 0; i < 60; i++) text += "\xc3\xa9\xe2\x82\xac";  // é€, 2 and 3 bytes
   text += "')";
-  const auto pieces = Utf8Pieces(text, 127);
+  const auto pieces = pfcswitch::Utf8Pieces(text, 127);
   ASSERT_GT(pieces.size(), 2u);
   std::string joined;
   for (const std::string& p : pieces) {
@@ -86,12 +86,12 @@ TEST(Utf8Pieces, CutBetweenCharactersAndJoinBack) {
     joined += p;
   }
   EXPECT_EQ(joined, text);
-  EXPECT_EQ(Utf8Pieces("short", 127), std::vector<std::string>{"short"});
-  EXPECT_EQ(Utf8Pieces("", 127), std::vector<std::string>{""});
+  EXPECT_EQ(pfcswitch::Utf8Pieces("short", 127), std::vector<std::string>{"short"});
+  EXPECT_EQ(pfcswitch::Utf8Pieces("", 127), std::vector<std::string>{""});
   // Not UTF-8 (continuation bytes only): cut where it is, still whole.
   const std::string junk(300, '\x80');
   std::string back;
-  for (const std::string& p : Utf8Pieces(junk, 127)) back += p;
+  for (const std::string& p : pfcswitch::Utf8Pieces(junk, 127)) back += p;
   EXPECT_EQ(back, junk);
 }
 
@@ -106,14 +106,14 @@ TEST(TelemetrySafe, AsciiOnTheWireAndBackExactly) {
       "",
   };
   for (const std::string& text : cases) {
-    const std::string safe = TelemetrySafe(text);
+    const std::string safe = pfcswitch::TelemetrySafe(text);
     for (char c : safe) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << safe;
-    EXPECT_EQ(TelemetryText(safe), text) << safe;
+    EXPECT_EQ(pfcswitch::TelemetryText(safe), text) << safe;
   }
-  EXPECT_EQ(TelemetrySafe("\xc3\xa9"), "\\u00e9");
-  EXPECT_EQ(TelemetrySafe("\xf0\x9f\x98\x80"), "\\ud83d\\ude00");  // as JSON writes it
-  EXPECT_EQ(TelemetrySafe("a\\b"), "a\\\\b");
-  EXPECT_EQ(TelemetrySafe("\xff"), "\\xff");
+  EXPECT_EQ(pfcswitch::TelemetrySafe("\xc3\xa9"), "\\u00e9");
+  EXPECT_EQ(pfcswitch::TelemetrySafe("\xf0\x9f\x98\x80"), "\\ud83d\\ude00");  // as JSON writes it
+  EXPECT_EQ(pfcswitch::TelemetrySafe("a\\b"), "a\\\\b");
+  EXPECT_EQ(pfcswitch::TelemetrySafe("\xff"), "\\xff");
 }
 
 }  // namespace pfc

@@ -16,7 +16,7 @@ namespace {
 // egress stage does: pick, send at least one packet, stop once the budget is
 // used, then report the bytes.
 struct Sim {
-  EgressScheduler s;
+  sched::EgressScheduler s;
   std::array<uint64_t, 8> bytes{};
   std::mt19937 rng{7};
   uint32_t min_len = 64, max_len = 1500;
@@ -45,8 +45,8 @@ struct Sim {
 };
 
 TEST(EgressScheduler, StrictServesHighestUnpausedPriority) {
-  EgressScheduler s;
-  s.Configure(SchedConfig{}, 0);
+  sched::EgressScheduler s;
+  s.Configure(sched::SchedConfig{}, 0);
   uint32_t budget = 0;
   uint64_t ready = 123;
   EXPECT_EQ(s.Pick(0b1010'0101, 0, 0, &budget, &ready), 7);
@@ -62,7 +62,7 @@ TEST(EgressScheduler, StrictServesHighestUnpausedPriority) {
 
 TEST(EgressScheduler, StrictStarvesLowerPriorities) {
   Sim sim;
-  sim.s.Configure(SchedConfig{}, 0);
+  sim.s.Configure(sched::SchedConfig{}, 0);
   for (int i = 0; i < 1000; ++i) EXPECT_EQ(sim.Round(0b0100'1001, 0, 0), 6);
   EXPECT_EQ(sim.bytes[0] + sim.bytes[3], 0u);
 }
@@ -73,8 +73,8 @@ void ExpectShares(const std::array<uint32_t, 8>& quantum, uint8_t nonempty, uint
   Sim sim;
   sim.min_len = min_len;
   sim.max_len = max_len;
-  SchedConfig c;
-  c.mode = SchedMode::kDwrr;
+  sched::SchedConfig c;
+  c.mode = sched::SchedMode::kDwrr;
   c.quantum = quantum;
   sim.s.Configure(c, 0);
   for (int i = 0; i < 200000; ++i) ASSERT_GE(sim.Round(nonempty, paused, 0), 0);
@@ -83,7 +83,7 @@ void ExpectShares(const std::array<uint32_t, 8>& quantum, uint8_t nonempty, uint
   for (int q = 0; q < 8; ++q) {
     if ((served >> q) & 1) {
       total += sim.bytes[q];
-      qsum += quantum[q] ? quantum[q] : EgressScheduler::kDefaultQuantum;
+      qsum += quantum[q] ? quantum[q] : sched::EgressScheduler::kDefaultQuantum;
     } else {
       EXPECT_EQ(sim.bytes[q], 0u) << "queue " << q << " is empty or paused";
     }
@@ -113,10 +113,10 @@ TEST(EgressScheduler, DwrrJumboPacketsAgainstSmallQuanta) {
 }
 
 TEST(EgressScheduler, DwrrIdleQueueDoesNotSaveCredit) {
-  SchedConfig c;
-  c.mode = SchedMode::kDwrr;
+  sched::SchedConfig c;
+  c.mode = sched::SchedMode::kDwrr;
   c.quantum.fill(1000);
-  EgressScheduler s;
+  sched::EgressScheduler s;
   s.Configure(c, 0);
   uint32_t budget = 0;
   // Queue 0 is picked with one quantum, sends 100 bytes and goes empty.
@@ -134,10 +134,10 @@ TEST(EgressScheduler, DwrrIdleQueueDoesNotSaveCredit) {
 }
 
 TEST(EgressScheduler, DwrrBudgetIsTheDeficit) {
-  SchedConfig c;
-  c.mode = SchedMode::kDwrr;
+  sched::SchedConfig c;
+  c.mode = sched::SchedMode::kDwrr;
   c.quantum = {0, 0, 0, 4000, 0, 0, 0, 0};
-  EgressScheduler s;
+  sched::EgressScheduler s;
   s.Configure(c, 0);
   uint32_t budget = 0;
   ASSERT_EQ(s.Pick(0b1000, 0, 0, &budget, nullptr), 3);
@@ -154,11 +154,11 @@ TEST(EgressScheduler, DwrrBudgetIsTheDeficit) {
 // hold the byte count within 1% of the rate (the bucket depth is the only
 // allowed excess).
 uint64_t ShapedBytes(uint64_t bps, uint32_t burst, uint32_t min_len, uint32_t max_len,
-                     SchedMode mode) {
+                     sched::SchedMode mode) {
   Sim sim;
   sim.min_len = min_len;
   sim.max_len = max_len;
-  SchedConfig c;
+  sched::SchedConfig c;
   c.mode = mode;
   c.shaper_bps = bps;
   c.shaper_burst = burst;
@@ -187,13 +187,13 @@ TEST(EgressScheduler, ShaperHoldsRateOverOneVirtualSecond) {
   struct Case {
     uint64_t bps;
     uint32_t burst, min_len, max_len;
-    SchedMode mode;
+    sched::SchedMode mode;
   };
-  for (const Case& k : {Case{10'000'000'000, 16384, 64, 1500, SchedMode::kStrict},
-                        Case{25'000'000'000, 65536, 1500, 1500, SchedMode::kDwrr},
-                        Case{1'000'000'000, 3000, 64, 64, SchedMode::kStrict},
-                        Case{100'000'000'000, 9216 * 4, 64, 9216, SchedMode::kDwrr},
-                        Case{3'333'333'333, 4096, 100, 1400, SchedMode::kDwrr}}) {
+  for (const Case& k : {Case{10'000'000'000, 16384, 64, 1500, sched::SchedMode::kStrict},
+                        Case{25'000'000'000, 65536, 1500, 1500, sched::SchedMode::kDwrr},
+                        Case{1'000'000'000, 3000, 64, 64, sched::SchedMode::kStrict},
+                        Case{100'000'000'000, 9216 * 4, 64, 9216, sched::SchedMode::kDwrr},
+                        Case{3'333'333'333, 4096, 100, 1400, sched::SchedMode::kDwrr}}) {
     const double want = k.bps / 8.0;
     const double got =
         static_cast<double>(ShapedBytes(k.bps, k.burst, k.min_len, k.max_len, k.mode));
@@ -204,10 +204,10 @@ TEST(EgressScheduler, ShaperHoldsRateOverOneVirtualSecond) {
 
 TEST(EgressScheduler, ReadyNsIsTheFirstInstantWithTokens) {
   for (uint64_t bps : {10'000'000'000ull, 1'000'000'000ull, 7'000'000'000ull, 999'999ull}) {
-    SchedConfig c;
+    sched::SchedConfig c;
     c.shaper_bps = bps;
     c.shaper_burst = 2000;
-    EgressScheduler s;
+    sched::EgressScheduler s;
     s.Configure(c, 5000);
     uint32_t budget = 0;
     uint64_t ready = 0;
@@ -220,7 +220,7 @@ TEST(EgressScheduler, ReadyNsIsTheFirstInstantWithTokens) {
     const uint64_t expect = 5000 + (1518ull * 8'000'000'000ull + bps - 1) / bps;
     EXPECT_EQ(ready, expect) << bps;
     // One ns early is still too early (a fresh scheduler, same history).
-    EgressScheduler t;
+    sched::EgressScheduler t;
     t.Configure(c, 5000);
     t.Sent(0, 2000 + 1517, 5000);
     EXPECT_EQ(t.Pick(1, 0, ready - 1, &budget, nullptr), -1) << bps;
@@ -232,10 +232,10 @@ TEST(EgressScheduler, ReadyNsIsTheFirstInstantWithTokens) {
 TEST(EgressScheduler, RefillCarriesFractionsWithoutDrift) {
   // 1 Gb/s = one byte per 8 ns. Refilling every 3 ns must not lose the
   // fractions: after 8 x 3000 ns exactly 3000 bytes have accrued.
-  SchedConfig c;
+  sched::SchedConfig c;
   c.shaper_bps = 1'000'000'000;
   c.shaper_burst = 1 << 20;
-  EgressScheduler s;
+  sched::EgressScheduler s;
   s.Configure(c, 0);
   s.Sent(0, 1 << 20, 0);
   EXPECT_EQ(s.tokens(), 0);
@@ -250,10 +250,10 @@ TEST(EgressScheduler, RefillCarriesFractionsWithoutDrift) {
 }
 
 TEST(EgressScheduler, LongIdleFillsBucketWithoutOverflow) {
-  SchedConfig c;
+  sched::SchedConfig c;
   c.shaper_bps = 400'000'000'000ull;
   c.shaper_burst = 100000;
-  EgressScheduler s;
+  sched::EgressScheduler s;
   s.Configure(c, 0);
   s.Sent(0, 100000, 0);
   uint32_t budget = 0;
@@ -265,14 +265,14 @@ TEST(EgressScheduler, LongIdleFillsBucketWithoutOverflow) {
 }
 
 TEST(EgressScheduler, DefaultsFillZeroQuantaAndBurst) {
-  SchedConfig c;
-  c.mode = SchedMode::kDwrr;
+  sched::SchedConfig c;
+  c.mode = sched::SchedMode::kDwrr;
   c.shaper_bps = 10'000'000'000;
-  EgressScheduler s;
+  sched::EgressScheduler s;
   s.Configure(c, 0);
-  EXPECT_EQ(s.config().quantum[5], EgressScheduler::kDefaultQuantum);
-  EXPECT_EQ(s.config().shaper_burst, EgressScheduler::kDefaultShaperBurst);
-  EXPECT_EQ(s.tokens(), EgressScheduler::kDefaultShaperBurst);
+  EXPECT_EQ(s.config().quantum[5], sched::EgressScheduler::kDefaultQuantum);
+  EXPECT_EQ(s.config().shaper_burst, sched::EgressScheduler::kDefaultShaperBurst);
+  EXPECT_EQ(s.tokens(), sched::EgressScheduler::kDefaultShaperBurst);
 }
 
 }  // namespace
@@ -280,9 +280,9 @@ TEST(EgressScheduler, DefaultsFillZeroQuantaAndBurst) {
 // frame of a 3000-byte deficit). A queue whose turn ends must hand a fresh
 // quantum to the next queue; this once spun forever on the second queue.
 TEST(EgressScheduler, DwrrPartialBudgetTurnsPassToEveryQueue) {
-  EgressScheduler s;
-  SchedConfig c;
-  c.mode = SchedMode::kDwrr;
+  sched::EgressScheduler s;
+  sched::SchedConfig c;
+  c.mode = sched::SchedMode::kDwrr;
   c.quantum.fill(1500);
   s.Configure(c, 0);
   std::array<uint64_t, 8> sent{};

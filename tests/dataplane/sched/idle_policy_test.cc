@@ -8,20 +8,20 @@ namespace pfc {
 namespace {
 
 TEST(IdlePolicy, IdleStaysOnInterrupts) {
-  IdlePolicy p;
+  sched::IdlePolicy p;
   EXPECT_FALSE(p.timed());
   for (int i = 0; i < 10; ++i) p.AfterSleep(0);  // sleeps that timed out
   EXPECT_FALSE(p.timed());
 }
 
 TEST(IdlePolicy, AWakeThatFoundPacketsPolls) {
-  IdlePolicy p;
+  sched::IdlePolicy p;
   p.AfterSleep(1);  // a kick
   EXPECT_TRUE(p.timed());
 }
 
 TEST(IdlePolicy, AStreamIsPolledUntilASleepFindsNothing) {
-  IdlePolicy p;
+  sched::IdlePolicy p;
   p.AfterSleep(1);
   for (unsigned i = 0; i < 50; ++i) {
     p.AfterSleep(1 + i % 20);

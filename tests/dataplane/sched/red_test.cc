@@ -12,12 +12,13 @@ namespace {
 
 constexpr double k2to32 = 4294967296.0;
 
-RedQueue Q(uint64_t min, uint64_t max, double p) {
-  return RedQueue(RedProfile{.name = "t", .min_bytes = min, .max_bytes = max, .max_prob = p});
+sched::RedQueue Q(uint64_t min, uint64_t max, double p) {
+  return sched::RedQueue(
+      sched::RedProfile{.name = "t", .min_bytes = min, .max_bytes = max, .max_prob = p});
 }
 
 TEST(Red, OffByDefault) {
-  const RedQueue q;
+  const sched::RedQueue q;
   EXPECT_FALSE(q.enabled());
   EXPECT_FALSE(q.Mark(INT64_MAX - 1, 0));
 }
@@ -25,7 +26,7 @@ TEST(Red, OffByDefault) {
 // KMIN 1000, KMAX 3000, PMAX 0.1: p(2000) = 0.05, p(2500) = 0.075,
 // p(3000) = 0.1; none at or below 1000, all above 3000.
 TEST(Red, LinearBetweenThresholds) {
-  const RedQueue q = Q(1000, 3000, 0.1);
+  const sched::RedQueue q = Q(1000, 3000, 0.1);
   EXPECT_TRUE(q.enabled());
   EXPECT_EQ(q.min_bytes(), 1000);
   EXPECT_EQ(q.Threshold(1000), 0u);
@@ -45,14 +46,14 @@ TEST(Red, LinearBetweenThresholds) {
 
 // min == max: DCTCP's step at K.
 TEST(Red, StepWhenThresholdsEqual) {
-  const RedQueue q = Q(5000, 5000, 0.5);
+  const sched::RedQueue q = Q(5000, 5000, 0.5);
   EXPECT_FALSE(q.Mark(5000, 0));
   EXPECT_TRUE(q.Mark(5001, UINT32_MAX));
 }
 
 // PMAX 100% over one byte saturates the slope, never overflows.
 TEST(Red, SteepestProfile) {
-  const RedQueue q = Q(0, 1, 1.0);
+  const sched::RedQueue q = Q(0, 1, 1.0);
   EXPECT_GE(q.Threshold(1), (uint64_t{1} << 32) - 1);
   EXPECT_TRUE(q.Mark(1, 123));
 }
@@ -60,7 +61,7 @@ TEST(Red, SteepestProfile) {
 // With a fixed seed the marked fraction at a depth is its probability
 // (10^6 draws: 5 standard deviations are about 0.001 at p = 0.05).
 TEST(Red, FixedSeedRates) {
-  const RedQueue q = Q(1000, 3000, 0.1);
+  const sched::RedQueue q = Q(1000, 3000, 0.1);
   for (const auto& [depth, p] : {std::pair{1500, 0.025}, {2000, 0.05}, {3000, 0.1}}) {
     Rng rng(42);
     int marked = 0;

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "dataplane/pfc/pause_timer.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pause_timer.h"
+#include "dataplane/pause/pfc_frame.h"
 #include "dataplane/stages/worker.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
@@ -17,7 +17,7 @@ namespace {
 constexpr uint64_t kT0 = 1'000'000'000;
 constexpr uint32_t kCell = 128;
 // 0xffff quanta at 10 Gb/s (the test ports' speed), IEEE 802.1Qbb.
-const uint64_t kPauseNs = PauseTimer::QuantaToNs(0xffff, 10'000'000'000ull);
+const uint64_t kPauseNs = pause::PauseTimer::QuantaToNs(0xffff, 10'000'000'000ull);
 
 using Frames = std::vector<std::vector<uint8_t>>;
 
@@ -33,7 +33,7 @@ const std::string kSmallLossless =
 // IEEE 802.3x PAUSE (opcode 1): pauses the whole link.
 std::vector<uint8_t> PauseFrame(int from_port, uint16_t quanta) {
   std::vector<uint8_t> f(60, 0);
-  std::copy(kPfcDstMac.begin(), kPfcDstMac.end(), f.begin());
+  std::copy(pause::kPfcDstMac.begin(), pause::kPfcDstMac.end(), f.begin());
   const auto src = HostMac(from_port);
   std::copy(src.begin(), src.end(), f.begin() + 6);
   f[12] = 0x88, f[13] = 0x08, f[14] = 0x00, f[15] = 0x01;
@@ -53,10 +53,10 @@ Frames ToP3Queues4And1() {
 }
 
 // Decodes a frame the switch sent as PFC; fails the test if it is not one.
-PauseRequest AsPfc(const std::vector<uint8_t>& f, int port) {
-  PauseRequest r;
-  EXPECT_EQ(f.size(), kPfcFrameLen);
-  EXPECT_EQ(ParseMacControl(f.data(), f.size(), &r), MacCtlKind::kPfc);
+pause::PauseRequest AsPfc(const std::vector<uint8_t>& f, int port) {
+  pause::PauseRequest r;
+  EXPECT_EQ(f.size(), pause::kPfcFrameLen);
+  EXPECT_EQ(pause::ParseMacControl(f.data(), f.size(), &r), pause::MacCtlKind::kPfc);
   EXPECT_TRUE(std::equal(f.begin() + 6, f.begin() + 12, SwitchMac(port).begin())) << "source MAC";
   return r;
 }
@@ -136,14 +136,14 @@ TEST_F(StageTest, XoffLeavesAheadOfQueuedData) {
   Receive(0, lossless);
   Receive(1, to_p0);
   Deadline ready = kNever;
-  EXPECT_EQ(WorkerRound(w_, &ready), 40u + 8 + 32);  // received + sent (PFC not counted)
+  EXPECT_EQ(stages::WorkerRound(w_, &ready), 40u + 8 + 32);  // received + sent (PFC not counted)
   EXPECT_EQ(sw_->buffer.watermark(0, 4), 32 * kCell) << "4 KiB > the 2 KiB XOFF point";
   EXPECT_EQ(sw_->buffer.headroom_watermark(0, 4), 16 * kCell)
       << "the bytes above XOFF sat in headroom";
 
   Frames w0 = TakeTx(0);
   ASSERT_EQ(w0.size(), 9u);
-  const PauseRequest xoff = AsPfc(w0[0], 0);
+  const pause::PauseRequest xoff = AsPfc(w0[0], 0);
   EXPECT_EQ(xoff.class_enable, 1u << 4);
   EXPECT_EQ(xoff.quanta[4], 0xffff);
   for (size_t k = 1; k < w0.size(); k++) {
@@ -154,10 +154,10 @@ TEST_F(StageTest, XoffLeavesAheadOfQueuedData) {
   const Counters mid = Snapshot(*sw_);
   EXPECT_EQ(mid.at("p0.q4.pausing_now"), 1u);
 
-  EXPECT_EQ(WorkerRound(w_, &ready), 0u);
+  EXPECT_EQ(stages::WorkerRound(w_, &ready), 0u);
   w0 = TakeTx(0);
   ASSERT_EQ(w0.size(), 1u);
-  const PauseRequest xon = AsPfc(w0[0], 0);
+  const pause::PauseRequest xon = AsPfc(w0[0], 0);
   EXPECT_EQ(xon.class_enable, 1u << 4);
   EXPECT_EQ(xon.quanta[4], 0);
   const Counters end = Snapshot(*sw_);
@@ -338,7 +338,7 @@ TEST_F(StageTest, PausedNewTagQueueBacksUpIntoIngressPriority) {
   EXPECT_EQ(Egress(0, t_xoff), 0);  // no data for p0; the PFC frame is not data
   Frames w0 = TakeTx(0);
   ASSERT_EQ(w0.size(), 1u);
-  PauseRequest r = AsPfc(w0[0], 0);
+  pause::PauseRequest r = AsPfc(w0[0], 0);
   EXPECT_EQ(r.class_enable, 1u << 3) << "the ingress priority, not the egress one";
   EXPECT_EQ(r.quanta[3], 0xffff);
 
@@ -399,22 +399,22 @@ TEST_F(StageTest, ReleaseLaterInTheRoundLeavesTheXonDueNow) {
     lossless.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 9, 0, 1), .dscp = 26, .seq = i}));
   Receive(0, lossless);
   Deadline ready = kNever;
-  EXPECT_EQ(WorkerRound(w_, kT0, &ready), 48u);
+  EXPECT_EQ(stages::WorkerRound(w_, kT0, &ready), 48u);
   EXPECT_FALSE(w_.burst_full);
-  EXPECT_TRUE(RoundLeftWork(w_));
+  EXPECT_TRUE(stages::RoundLeftWork(w_));
   Frames w0 = TakeTx(0);
   ASSERT_EQ(w0.size(), 1u);
   EXPECT_EQ(AsPfc(w0[0], 0).quanta[4], 0xffff);
   EXPECT_EQ(TakeTx(1).size(), 24u);
   EXPECT_EQ(Occ(0, 4), 0u);
 
-  EXPECT_EQ(WorkerRound(w_, kT0, &ready), 0u);
+  EXPECT_EQ(stages::WorkerRound(w_, kT0, &ready), 0u);
   w0 = TakeTx(0);
   ASSERT_EQ(w0.size(), 1u);
-  const PauseRequest xon = AsPfc(w0[0], 0);
+  const pause::PauseRequest xon = AsPfc(w0[0], 0);
   EXPECT_EQ(xon.class_enable, 1u << 4);
   EXPECT_EQ(xon.quanta[4], 0);
-  EXPECT_FALSE(RoundLeftWork(w_)) << "XON announced: the generator is quiet";
+  EXPECT_FALSE(stages::RoundLeftWork(w_)) << "XON announced: the generator is quiet";
 }
 
 // A round that forwarded what it got, with no burst full and every
@@ -428,8 +428,8 @@ TEST_F(StageTest, RoundLeftWorkOnlyWhenABurstWasFull) {
     return Frame({.in_port = in, .dst_ip = dst, .dscp = 10, .seq = seq});
   };
   Receive(2, {to(2, Ip(10, 9, 0, 1), 0)});
-  EXPECT_EQ(WorkerRound(w_, kT0, &ready), 2u);
-  EXPECT_FALSE(RoundLeftWork(w_));
+  EXPECT_EQ(stages::WorkerRound(w_, kT0, &ready), 2u);
+  EXPECT_FALSE(stages::RoundLeftWork(w_));
   EXPECT_EQ(TakeTx(1).size(), 1u);
 
   // rx full, egress not: 33 from p2, half to p1, half to p0.
@@ -437,10 +437,10 @@ TEST_F(StageTest, RoundLeftWorkOnlyWhenABurstWasFull) {
   for (uint16_t i = 0; i <= kMaxBurst; i++)
     rx_full.push_back(to(2, i % 2 ? Ip(10, 9, 0, 1) : Ip(10, 0, 0, 2), i));
   Receive(2, rx_full);
-  EXPECT_EQ(WorkerRound(w_, kT0 + 1000, &ready), 2u * kMaxBurst);
-  EXPECT_TRUE(RoundLeftWork(w_));
-  EXPECT_EQ(WorkerRound(w_, kT0 + 1000, &ready), 2u);  // the one left
-  EXPECT_FALSE(RoundLeftWork(w_));
+  EXPECT_EQ(stages::WorkerRound(w_, kT0 + 1000, &ready), 2u * kMaxBurst);
+  EXPECT_TRUE(stages::RoundLeftWork(w_));
+  EXPECT_EQ(stages::WorkerRound(w_, kT0 + 1000, &ready), 2u);  // the one left
+  EXPECT_FALSE(stages::RoundLeftWork(w_));
   EXPECT_EQ(TakeTx(0).size() + TakeTx(1).size(), kMaxBurst + 1u);
 
   // egress full, rx not: 16 from p2 and 16 from p3, all to p1.
@@ -449,8 +449,8 @@ TEST_F(StageTest, RoundLeftWorkOnlyWhenABurstWasFull) {
     for (uint16_t i = 0; i < kMaxBurst / 2; i++) half.push_back(to(in, Ip(10, 9, 0, 1), i));
     Receive(static_cast<PortId>(in), half);
   }
-  EXPECT_EQ(WorkerRound(w_, kT0 + 2000, &ready), 2u * kMaxBurst);
-  EXPECT_TRUE(RoundLeftWork(w_));
+  EXPECT_EQ(stages::WorkerRound(w_, kT0 + 2000, &ready), 2u * kMaxBurst);
+  EXPECT_TRUE(stages::RoundLeftWork(w_));
   EXPECT_EQ(TakeTx(1).size(), static_cast<size_t>(kMaxBurst));
 }
 

@@ -15,7 +15,7 @@
 
 #include "dataplane/dcfit/heavy_hitter.h"
 #include "dataplane/dcfit/message.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 #include "dataplane/stages/worker.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
@@ -45,27 +45,27 @@ Frames ToP3(uint16_t n) {
 }
 
 std::vector<uint8_t> PeerPfc(int port, uint16_t quanta, const dcfit::CheckMsg* m) {
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = 1u << kPrio;
   r.quanta[kPrio] = quanta;
-  std::vector<uint8_t> f(kPfcFrameLen);
+  std::vector<uint8_t> f(pause::kPfcFrameLen);
   const size_t n = m ? dcfit::BuildPfcWithMsg(HostMac(port), r, *m, f.data(), f.size())
-                     : BuildPfcFrame(HostMac(port), r, f.data(), f.size());
-  EXPECT_EQ(n, kPfcFrameLen);
+                     : pause::BuildPfcFrame(HostMac(port), r, f.data(), f.size());
+  EXPECT_EQ(n, pause::kPfcFrameLen);
   return f;
 }
 
 std::vector<uint8_t> PeerCheck(int port, const dcfit::CheckMsg& m) {
-  std::vector<uint8_t> f(kPfcFrameLen);
-  EXPECT_EQ(dcfit::BuildCheckingPacket(HostMac(port), m, f.data(), f.size()), kPfcFrameLen);
+  std::vector<uint8_t> f(pause::kPfcFrameLen);
+  EXPECT_EQ(dcfit::BuildCheckingPacket(HostMac(port), m, f.data(), f.size()), pause::kPfcFrameLen);
   return f;
 }
 
 // The frame is a valid PFC frame (as any 802.1Qbb peer reads it); returns
 // the DCFIT status of its padding and the message.
-dcfit::MsgStatus Decode(const std::vector<uint8_t>& f, PauseRequest* r, dcfit::CheckMsg* m) {
-  EXPECT_EQ(f.size(), kPfcFrameLen);
-  EXPECT_EQ(ParseMacControl(f.data(), f.size(), r), MacCtlKind::kPfc);
+dcfit::MsgStatus Decode(const std::vector<uint8_t>& f, pause::PauseRequest* r, dcfit::CheckMsg* m) {
+  EXPECT_EQ(f.size(), pause::kPfcFrameLen);
+  EXPECT_EQ(pause::ParseMacControl(f.data(), f.size(), r), pause::MacCtlKind::kPfc);
   return dcfit::ParseFrameMsg(f.data(), f.size(), r, m);
 }
 
@@ -80,7 +80,7 @@ dcfit::CheckMsg TriggerMsg(dcfit::SwitchId sw, uint8_t port, uint32_t seq, uint8
   return m;
 }
 
-const dcfit::Causality& Causal(const Switch& sw) { return sw.dcfit->det.causality(); }
+const dcfit::Causality& Causal(const sw::Switch& sw) { return sw.dcfit->det.causality(); }
 
 // The loop closes through the peer on p3: it pauses us without a message
 // (so the XOFF on p0 starts an episode on the peer's behalf), then our own
@@ -90,7 +90,7 @@ class DcfitTest : public StageTest {
  protected:
   // The one frame the switch sent on `port` since the last look, as PFC
   // (*r) and DCFIT (the status; *m when kOk).
-  dcfit::MsgStatus OneFrame(PortId port, PauseRequest* r, dcfit::CheckMsg* m) {
+  dcfit::MsgStatus OneFrame(PortId port, pause::PauseRequest* r, dcfit::CheckMsg* m) {
     const Frames f = TakeTx(port);
     EXPECT_EQ(f.size(), 1u);
     return f.empty() ? dcfit::MsgStatus::kNone : Decode(f[0], r, m);
@@ -107,7 +107,7 @@ class DcfitTest : public StageTest {
     Ingress(3, {PeerPfc(3, 0xffff, nullptr)}, kT0);
     Ingress(0, ToP3(32), kT0 + 10);
     EXPECT_EQ(Egress(0, kT0 + 20), 0);
-    PauseRequest r;
+    pause::PauseRequest r;
     dcfit::CheckMsg m;
     EXPECT_EQ(OneFrame(0, &r, &m), dcfit::MsgStatus::kOk);
     EXPECT_TRUE(m.flags & dcfit::kTriggerHost) << "the peer that paused without a message";
@@ -204,7 +204,7 @@ TEST_F(DcfitTest, XoffCarriesTheTriggersMessage) {
   // not paused, so this switch is the initial trigger (§3.1).
   Ingress(0, ToP3(32), kT0);
   EXPECT_EQ(Egress(0, kT0 + 10), 0);
-  PauseRequest r;
+  pause::PauseRequest r;
   dcfit::CheckMsg m;
   ASSERT_EQ(OneFrame(0, &r, &m), dcfit::MsgStatus::kOk);
   EXPECT_EQ(r.class_enable, 1u << kPrio);
@@ -242,7 +242,7 @@ TEST_F(DcfitTest, ReceivedMessageRidesOnTheXoffItCauses) {
   Ingress(0, ToP3(32), kT0 + 10);
   EXPECT_EQ(Egress(3, kT0 + 20), 0);
   EXPECT_EQ(Egress(0, kT0 + 20), 0);
-  PauseRequest r;
+  pause::PauseRequest r;
   dcfit::CheckMsg m;
   ASSERT_EQ(OneFrame(0, &r, &m), dcfit::MsgStatus::kOk);
   dcfit::CheckMsg want = peer;
@@ -281,15 +281,15 @@ TEST_F(DcfitTest, DeadlockDetectedAndReportedOnly) {
   std::snprintf(at, sizeof at, "%.6f ms", (kT0 + 50) / 1e6);
   // In words, the right way round: p3 is where we are paused, p0 where we
   // pause; other switches by number without a namer, by name with one.
-  EXPECT_EQ(DcfitEventText(ev[1], "p3", "p0"),
+  EXPECT_EQ(sw::DcfitEventText(ev[1], "p3", "p0"),
             std::string("deadlock on priority 3: our egress to p3 is paused, we pause p0 upstream; "
                         "declared by switch 7 port 0 (seq 1), trigger switch 7 port 3 (a host), "
                         "0 hops, at ") +
                 at);
-  const DcfitNamer namer = [](uint64_t sw, uint64_t port) {
+  const sw::DcfitNamer namer = [](uint64_t sw, uint64_t port) {
     return (sw == 7 ? std::string("T1") : std::string("?")) + " port H" + std::to_string(port);
   };
-  EXPECT_NE(DcfitEventText(ev[1], "p3", "p0", namer)
+  EXPECT_NE(sw::DcfitEventText(ev[1], "p3", "p0", namer)
                 .find("declared by T1 port H0 (seq 1), trigger T1 port H3 (a host)"),
             std::string::npos);
   // Clean up: the peer resumes.
@@ -327,7 +327,7 @@ void DcfitTest::ExpectBreakOnce() {
   EXPECT_EQ(ev[1].break_drops, 32u);
   // The upstream is released: p0 sends XON.
   EXPECT_EQ(Egress(0, kT0 + 60), 0);
-  PauseRequest r;
+  pause::PauseRequest r;
   dcfit::CheckMsg m;
   EXPECT_EQ(OneFrame(0, &r, &m), dcfit::MsgStatus::kNone);
   EXPECT_EQ(r.quanta[kPrio], 0);
@@ -373,13 +373,13 @@ void DcfitTest::ExpectExpiryOnOwner(bool two) {
   EXPECT_EQ(Causal(*sw_).paused(kPrio), PortMask{1} << 3);
   EXPECT_FALSE(Causal(*sw_).resume_tag(3, kPrio));
   Deadline ready = kNever;
-  WorkerRound(Owner(3), kT0 + 5'000, &ready);
+  stages::WorkerRound(Owner(3), kT0 + 5'000, &ready);
   EXPECT_EQ(Causal(*sw_).paused(kPrio), PortMask{1} << 3) << "not yet";
   if (two) {
-    WorkerRound(w_, kT0 + 6'000, &ready);
+    stages::WorkerRound(w_, kT0 + 6'000, &ready);
     EXPECT_EQ(Causal(*sw_).paused(kPrio), PortMask{1} << 3) << "p3 is not worker 0's";
   }
-  WorkerRound(Owner(3), kT0 + 6'000, &ready);
+  stages::WorkerRound(Owner(3), kT0 + 6'000, &ready);
   EXPECT_EQ(Causal(*sw_).paused(kPrio), 0u);
   EXPECT_TRUE(Causal(*sw_).resume_tag(3, kPrio));
   EXPECT_EQ(sw_->dcfit->paused_since[3][kPrio], 0u);
@@ -401,7 +401,7 @@ Frames Flow(int in, uint16_t n, int to = 3) {
 
 // The one PFC frame sent on `port` since the last look: its quanta for kPrio.
 int QuantaSent(const Frames& f) {
-  PauseRequest r;
+  pause::PauseRequest r;
   dcfit::CheckMsg m;
   EXPECT_EQ(f.size(), 1u);
   if (f.size() != 1) return -1;
@@ -430,7 +430,7 @@ TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
   Ingress(1, Flow(1, 32), kT0);
   for (PortId p : {0, 1}) {
     EXPECT_EQ(Egress(p, kT0 + 10), 0);
-    PauseRequest r;
+    pause::PauseRequest r;
     dcfit::CheckMsg m;
     ASSERT_EQ(OneFrame(p, &r, &m), dcfit::MsgStatus::kOk);
     EXPECT_EQ(m, TriggerMsg(7, static_cast<uint8_t>(p), 1, 0))
@@ -521,9 +521,9 @@ TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
 
   // The hold ends hold_time after the notice, not before.
   Deadline ready = kNever;
-  WorkerRound(w_, tn + kHold - 1, &ready);
+  stages::WorkerRound(w_, tn + kHold - 1, &ready);
   EXPECT_EQ(sw_->dcfit->limit_ports[kPrio], PortMask{1} << 3);
-  WorkerRound(w_, tn + kHold, &ready);
+  stages::WorkerRound(w_, tn + kHold, &ready);
   EXPECT_EQ(sw_->dcfit->limit_ports[kPrio], 0u);
   EXPECT_TRUE(sw_->dcfit->limiters.empty());
   ev = sw_->dcfit->log.Snapshot(&total);
@@ -588,9 +588,9 @@ TEST_F(DcfitTest, HostHoldMakesThePortLossy) {
   EXPECT_EQ(c["p3.q3.pfc_xoff_tx"], 1u) << "only the XOFF before the hold";
   // The hold ends at hold_time: lossless again (headroom, XOFF, no drop).
   Deadline ready = kNever;
-  WorkerRound(w_, tn + kHold - 1, &ready);
+  stages::WorkerRound(w_, tn + kHold - 1, &ready);
   EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 1u << kPrio);
-  WorkerRound(w_, tn + kHold, &ready);
+  stages::WorkerRound(w_, tn + kHold, &ready);
   EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 0u);
   EXPECT_EQ(Snapshot(*sw_)["dcfit_trigger_ends"], 1u);
   Ingress(3, Flow(3, 32, 0), tn + kHold + 10);

@@ -49,33 +49,33 @@ TEST_F(StageTest, EcnStepMarksEctPacketsOverTheThreshold) {
   Start(BaseYaml("", EcnYaml(1)));
   // 32 ECT(0) frames into queue 3 of p3: frame i finds 60*i bytes ahead, so
   // frames 11..31 (660 bytes and up) are over the 600-byte step.
-  Ingress(0, ToP3(24, kEcnEct0, 32), kT0);
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 32 * kFrame);
+  Ingress(0, ToP3(24, net::kEcnEct0, 32), kT0);
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 32 * kFrame);
   EXPECT_EQ(Egress(3, kT0 + 100), 32);
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 0) << "what left, left the depth";
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 0) << "what left, left the depth";
   const Frames out = TakeTx(3);
   ASSERT_EQ(out.size(), 32u);
   for (size_t i = 0; i < out.size(); i++) {
-    EXPECT_EQ(EcnOf(out[i]), i >= 11 ? kEcnCe : kEcnEct0) << i;
+    EXPECT_EQ(EcnOf(out[i]), i >= 11 ? net::kEcnCe : net::kEcnEct0) << i;
     EXPECT_EQ(DscpOf(out[i]), 24) << "the DSCP is kept";
-    EXPECT_TRUE(Ipv4ChecksumOk(out[i].data() + 14, 20)) << i;
+    EXPECT_TRUE(net::Ipv4ChecksumOk(out[i].data() + 14, 20)) << i;
   }
   // The queue drained: the next burst starts from an empty queue again.
-  Ingress(0, ToP3(24, kEcnEct1, 8), kT0 + 200);
+  Ingress(0, ToP3(24, net::kEcnEct1, 8), kT0 + 200);
   EXPECT_EQ(Egress(3, kT0 + 300), 8);
-  for (const auto& f : TakeTx(3)) EXPECT_EQ(EcnOf(f), kEcnEct1);
+  for (const auto& f : TakeTx(3)) EXPECT_EQ(EcnOf(f), net::kEcnEct1);
 
   // Not-ECT over the threshold: never changed, counted; CE stays CE and is
   // not counted as this switch's mark.
-  Frames mixed = ToP3(24, kEcnNotEct, 16);
+  Frames mixed = ToP3(24, net::kEcnNotEct, 16);
   for (uint16_t i = 0; i < 4; i++)
-    mixed.push_back(
-        Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = 24, .ecn = kEcnCe, .seq = 100}));
+    mixed.push_back(Frame(
+        {.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = 24, .ecn = net::kEcnCe, .seq = 100}));
   Ingress(0, mixed, kT0 + 400);
   EXPECT_EQ(Egress(3, kT0 + 500), 20);
   const Frames out2 = TakeTx(3);
-  for (size_t i = 0; i < 16; i++) EXPECT_EQ(EcnOf(out2[i]), kEcnNotEct) << i;
-  for (size_t i = 16; i < 20; i++) EXPECT_EQ(EcnOf(out2[i]), kEcnCe) << i;
+  for (size_t i = 0; i < 16; i++) EXPECT_EQ(EcnOf(out2[i]), net::kEcnNotEct) << i;
+  for (size_t i = 16; i < 20; i++) EXPECT_EQ(EcnOf(out2[i]), net::kEcnCe) << i;
   const Counters c = Snapshot(*sw_);
   EXPECT_EQ(c.at("p3.q3.ecn_marked"), 21u);
   EXPECT_EQ(c.at("p3.q3.ecn_not_ect"), 5u) << "Not-ECT frames 11..15";
@@ -90,14 +90,14 @@ TEST_F(StageTest, EcnWithTwoWorkers) {
   y.replace(y.find("workers: 1"), 10, "workers: 2");
   Start(y);
   ASSERT_NE(&Owner(0), &Owner(3));
-  Ingress(0, ToP3(24, kEcnEct0, 32), kT0);
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 32 * kFrame);
+  Ingress(0, ToP3(24, net::kEcnEct0, 32), kT0);
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 32 * kFrame);
   EXPECT_EQ(Egress(3, kT0 + 100), 32);
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 0);
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 0);
   const Frames out = TakeTx(3);
   ASSERT_EQ(out.size(), 32u);
   for (size_t i = 0; i < out.size(); i++)
-    EXPECT_EQ(EcnOf(out[i]), i >= 11 ? kEcnCe : kEcnEct0) << i;
+    EXPECT_EQ(EcnOf(out[i]), i >= 11 ? net::kEcnCe : net::kEcnEct0) << i;
   EXPECT_EQ(Snapshot(*sw_).at("p3.q3.ecn_marked"), 21u);
 }
 
@@ -107,16 +107,18 @@ TEST_F(StageTest, EcnWithTwoWorkers) {
 TEST_F(StageTest, EcnLinearFollowsTheSeededDraws) {
   for (uint64_t seed : {1u, 2u}) {
     Start(BaseYaml("", EcnYaml(seed)));
-    Ingress(0, ToP3(26, kEcnEct0, 32), kT0);  // tag 26: queue 4, profile LIN
+    Ingress(0, ToP3(26, net::kEcnEct0, 32), kT0);  // tag 26: queue 4, profile LIN
     ASSERT_EQ(Egress(3, kT0 + 100), 32);
     const Frames out = TakeTx(3);
-    const RedQueue red(RedProfile{.min_bytes = 600, .max_bytes = 1200, .max_prob = 0.5});
+    const sched::RedQueue red(
+        sched::RedProfile{.min_bytes = 600, .max_bytes = 1200, .max_prob = 0.5});
     Rng rng(Mix64(seed) ^ 0);
     int marked = 0;
     for (size_t i = 0; i < out.size(); i++) {
       const int64_t depth = static_cast<int64_t>(i * kFrame);
       const bool want = red.Mark(depth, red.NeedsDraw(depth) ? rng.Next32() : 0);
-      EXPECT_EQ(EcnOf(out[i]), want ? kEcnCe : kEcnEct0) << "seed " << seed << " frame " << i;
+      EXPECT_EQ(EcnOf(out[i]), want ? net::kEcnCe : net::kEcnEct0)
+          << "seed " << seed << " frame " << i;
       marked += want;
     }
     EXPECT_EQ(Snapshot(*sw_).at("p3.q4.ecn_marked"), static_cast<uint64_t>(marked));
@@ -130,11 +132,11 @@ TEST_F(StageTest, EcnOnlyWhereAProfileApplies) {
   Start(BaseYaml("", EcnYaml(1)));
   Frames f;
   for (uint16_t i = 0; i < 32; i++)  // tag 26 to p2's network: queue 4 of p2, no profile
-    f.push_back(
-        Frame({.in_port = 0, .dst_ip = Ip(10, 0, 2, 2), .dscp = 26, .ecn = kEcnEct0, .seq = i}));
+    f.push_back(Frame(
+        {.in_port = 0, .dst_ip = Ip(10, 0, 2, 2), .dscp = 26, .ecn = net::kEcnEct0, .seq = i}));
   Ingress(0, f, kT0);
   EXPECT_EQ(Egress(2, kT0 + 100), 32);
-  for (const auto& o : TakeTx(2)) EXPECT_EQ(EcnOf(o), kEcnEct0);
+  for (const auto& o : TakeTx(2)) EXPECT_EQ(EcnOf(o), net::kEcnEct0);
   EXPECT_EQ(Snapshot(*sw_).at("p2.q4.ecn_marked"), 0u);
 }
 
@@ -146,15 +148,15 @@ TEST_F(StageTest, EcnRefusedPacketsLeaveTheDepth) {
   rte_mbuf* pkts[8];
   for (uint16_t i = 0; i < 8; i++)
     pkts[i] = Mbuf(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = 24, .seq = i}));
-  ReleaseBatch undo(sw_->buffer, &w_.pool_slack);
-  uint32_t notes[kMaxHookUsers];
+  buffer::ReleaseBatch undo(sw_->buffer, &w_.pool_slack);
+  uint32_t notes[stages::kMaxHookUsers];
   w_.t = sw_->CurrentTables();
   ASSERT_EQ(w_.hooks.Enqueue(w_, 3, 3, pkts, 8, undo, notes), 8);
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 8 * kFrame);
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 8 * kFrame);
   w_.hooks.Refused(w_, 3, 3, pkts + 5, 3);  // the ring took five
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 5 * kFrame);
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 5 * kFrame);
   w_.hooks.Refused(w_, 3, 3, pkts, 5);  // and, for the test's end, none
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 0);
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 0);
   for (rte_mbuf* m : pkts) rte_pktmbuf_free(m);
 }
 
@@ -162,10 +164,10 @@ TEST_F(StageTest, EcnRefusedPacketsLeaveTheDepth) {
 // depth through the discard counters egress keeps.
 TEST_F(StageTest, EcnDiscardedQueueLeavesTheDepth) {
   Start(BaseYaml("", EcnYaml(1)));
-  Ingress(0, ToP3(24, kEcnEct0, 8), kT0);
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 8 * kFrame);
-  EXPECT_EQ(DiscardQueue(w_, 3, 3, DropReason::kPfcwdStorm), 8u);
-  EXPECT_EQ(EcnDepth(*sw_, 3, 3), 0);
+  Ingress(0, ToP3(24, net::kEcnEct0, 8), kT0);
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 8 * kFrame);
+  EXPECT_EQ(stages::DiscardQueue(w_, 3, 3, DropReason::kPfcwdStorm), 8u);
+  EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 0);
   const Counters c = Snapshot(*sw_);
   EXPECT_EQ(c.at("p3.q3.tx_discards"), 8u);
   EXPECT_EQ(c.at("p3.q3.tx_discard_bytes"), 8 * kFrame);

@@ -30,7 +30,7 @@ std::vector<uint8_t> Routed(std::vector<uint8_t> f, int out, const std::array<ui
   uint8_t* ip = f.data() + 14;
   ip[1] = static_cast<uint8_t>(dscp << 2 | (ip[1] & 3));
   ip[8]--;
-  const uint16_t c = Ipv4HeaderChecksum(ip, 20);
+  const uint16_t c = net::Ipv4HeaderChecksum(ip, 20);
   std::memcpy(ip + 10, &c, 2);
   return f;
 }
@@ -77,7 +77,7 @@ TEST_F(StageTest, RoutesWithTtlDecrementAndMacRewrite) {
   const auto nh = HostMac(1);  // 10.0.1.2
   for (size_t i = 0; i < out.size(); i++) {
     EXPECT_EQ(out[i], Routed(in[i], 1, nh, 24)) << "packet " << i;
-    EXPECT_TRUE(Ipv4ChecksumOk(out[i].data() + 14, 20));
+    EXPECT_TRUE(net::Ipv4ChecksumOk(out[i].data() + 14, 20));
   }
   EXPECT_EQ(Occ(2, 3), 0u);
   EXPECT_EQ(sw_->buffer.watermark(2, 3), 32 * kCell);
@@ -138,13 +138,14 @@ TEST_F(StageTest, DeviceRefusalIsStashedPerPriorityInOrder) {
 // callback, run before the ring takes them) with a charge on p3/q7. The
 // switch must account for what it sent from what it read before the burst.
 struct ReusingDevice {
-  Switch* sw;
+  sw::Switch* sw;
   rte_ring* wire_tx;
   static uint16_t Take(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, void* arg) {
     auto* d = static_cast<ReusingDevice*>(arg);
     const unsigned takes = std::min<unsigned>(n, rte_ring_free_count(d->wire_tx));
     for (unsigned i = 0; i < takes; i++)
-      *d->sw->Meta(pkts[i]) = PktMeta{.in_port = 3, .in_prio = 7, .flags = 0, .charged = 5 * kCell};
+      *d->sw->Meta(pkts[i]) =
+          sw::PktMeta{.in_port = 3, .in_prio = 7, .flags = 0, .charged = 5 * kCell};
     return n;
   }
 };

@@ -16,7 +16,7 @@ namespace {
 struct Counts {
   int held_lossy, pfc_rx, enqueue, round, egress, dequeue, pfc_tx, deadline, port_busy, round_again;
 };
-Counts Of(const Hooks& h) {
+Counts Of(const stages::Hooks& h) {
   return {h.held_lossy.n, h.pfc_rx.n, h.enqueue.n,  h.round.n,     h.egress.n,
           h.dequeue.n,    h.pfc_tx.n, h.deadline.n, h.port_busy.n, h.round_again.n};
 }
@@ -57,7 +57,7 @@ TEST_F(StageTest, WatchdogHooksFirstAtEgress) {
   EXPECT_EQ(c.port_busy, 1);
   // The watchdog's drop must empty a storming queue before DCFIT and
   // egress look (pfcwd_stage.h): it comes first.
-  EXPECT_EQ(w_.hooks.egress.fn[0], &PfcwdRound);
+  EXPECT_EQ(w_.hooks.egress.fn[0], &stages::PfcwdRound);
 }
 
 // ECN marking: enqueue and refused only, after DCFIT's enqueue (a packet
@@ -73,7 +73,7 @@ TEST_F(StageTest, EcnHooksAfterDcfitAtEnqueue) {
   const Counts c = Of(w_.hooks);
   EXPECT_EQ(c.enqueue, 2);
   EXPECT_EQ(c.dequeue, 1) << "DCFIT's only: the egress counters tell ECN what left";
-  EXPECT_EQ(w_.hooks.enqueue.fn[1].before, &EcnOnEnqueue);
+  EXPECT_EQ(w_.hooks.enqueue.fn[1].before, &stages::EcnOnEnqueue);
   EXPECT_EQ(w_.hooks.enqueue.fn[1].after, nullptr) << "nothing to learn after";
   EXPECT_EQ(w_.hooks.refused.n, 1);
   EXPECT_EQ(c.egress, 1) << "DCFIT's only";

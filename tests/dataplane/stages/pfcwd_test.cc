@@ -8,7 +8,7 @@
 // the pause; a pause that lifts before detect_time raises nothing.
 #include <string>
 
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
 namespace pfc::stagetest {
@@ -17,7 +17,7 @@ namespace {
 constexpr uint64_t kT0 = 1'000'000'000;
 constexpr int kPrio = 3;  // tag 24: lossless, passes unchanged (BaseYaml)
 constexpr uint64_t kDetect = 1'000'000, kRestore = 10'000'000;
-const uint64_t kPauseNs = PauseTimer::QuantaToNs(0xffff, 10'000'000'000ull);
+const uint64_t kPauseNs = pause::PauseTimer::QuantaToNs(0xffff, 10'000'000'000ull);
 
 using Frames = std::vector<std::vector<uint8_t>>;
 
@@ -39,11 +39,11 @@ Frames ToP3(uint16_t n, uint16_t first = 0) {
 
 // The host on p3 pauses (quanta > 0) or resumes priority 3.
 std::vector<uint8_t> Pause(uint16_t quanta) {
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = 1u << kPrio;
   r.quanta[kPrio] = quanta;
-  std::vector<uint8_t> f(kPfcFrameLen);
-  EXPECT_EQ(BuildPfcFrame(HostMac(3), r, f.data(), f.size()), kPfcFrameLen);
+  std::vector<uint8_t> f(pause::kPfcFrameLen);
+  EXPECT_EQ(pause::BuildPfcFrame(HostMac(3), r, f.data(), f.size()), pause::kPfcFrameLen);
   return f;
 }
 
@@ -78,7 +78,7 @@ TEST_F(PfcwdTest, DropActionEmptiesTheStormingQueueThenRestores) {
   EXPECT_EQ(QueueDepth(3, kPrio), 0u);
   EXPECT_EQ(Occ(0, kPrio), 0u) << "the buffer the queue held is released";
   uint64_t total = 0;
-  std::vector<PfcwdEvent> ev = sw_->pfcwd_log.Snapshot(&total);
+  std::vector<sw::PfcwdEvent> ev = sw_->pfcwd_log.Snapshot(&total);
   ASSERT_EQ(total, 1u);
   EXPECT_FALSE(ev[0].restored);
   EXPECT_EQ(ev[0].port, 3);

@@ -7,8 +7,8 @@
 // the port's other priorities and the other ports keep PFC (virtual clock).
 #include <algorithm>
 
-#include "dataplane/pfc/pause_timer.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pause_timer.h"
+#include "dataplane/pause/pfc_frame.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
 namespace pfc::stagetest {
@@ -16,7 +16,7 @@ namespace {
 
 constexpr uint64_t kT0 = 1'000'000'000;
 constexpr uint32_t kCell = 128;
-const uint64_t kPauseNs = PauseTimer::QuantaToNs(0xffff, 10'000'000'000ull);
+const uint64_t kPauseNs = pause::PauseTimer::QuantaToNs(0xffff, 10'000'000'000ull);
 
 using Frames = std::vector<std::vector<uint8_t>>;
 
@@ -67,8 +67,8 @@ TEST_F(StageTest, PortWithoutPfcOnAPriorityDropsItAsLossy) {
   EXPECT_EQ(Egress(2, kT0 + 10), 0);
   const Frames w2 = TakeTx(2);
   ASSERT_EQ(w2.size(), 1u);
-  PauseRequest xoff;
-  ASSERT_EQ(ParseMacControl(w2[0].data(), w2[0].size(), &xoff), MacCtlKind::kPfc);
+  pause::PauseRequest xoff;
+  ASSERT_EQ(pause::ParseMacControl(w2[0].data(), w2[0].size(), &xoff), pause::MacCtlKind::kPfc);
   EXPECT_EQ(xoff.class_enable, 1u << 4);
   EXPECT_EQ(xoff.quanta[4], 0xffff);
 

@@ -15,7 +15,7 @@
 #include <fstream>
 
 #include "dataplane/config/config.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 #include "dataplane/stages/ecn_stage.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
@@ -117,12 +117,12 @@ std::string BaseYaml(const std::string& buffer, const std::string& extra) {
 }
 
 std::vector<uint8_t> PfcFrame(int from_port, uint8_t class_enable, uint16_t quanta) {
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = class_enable;
   for (int q = 0; q < kNumPrio; q++)
     if ((class_enable >> q) & 1) r.quanta[q] = quanta;
-  std::vector<uint8_t> f(kPfcFrameLen);
-  EXPECT_EQ(BuildPfcFrame(HostMac(from_port), r, f.data(), f.size()), kPfcFrameLen);
+  std::vector<uint8_t> f(pause::kPfcFrameLen);
+  EXPECT_EQ(pause::BuildPfcFrame(HostMac(from_port), r, f.data(), f.size()), pause::kPfcFrameLen);
   return f;
 }
 
@@ -153,21 +153,23 @@ uint16_t EtherTypeOf(const std::vector<uint8_t>& f) {
   return static_cast<uint16_t>(f.at(12) << 8 | f.at(13));
 }
 
-Counters Snapshot(const Switch& sw) {
+Counters Snapshot(const sw::Switch& sw) {
   // Names come from stats.h's counter lists, as the exported JSON's do, so a
   // new counter is expected to stay 0 unless a test says otherwise.
   Counters c;
   for (const auto& ws : sw.stats) {
-    const WorkerStats& s = *ws;
-    ForEachWorkerCounter(s, [&](const char* name, const Counter& v) { c[name] += v.Get(); });
+    const sw::WorkerStats& s = *ws;
+    sw::ForEachWorkerCounter(s,
+                             [&](const char* name, const sw::Counter& v) { c[name] += v.Get(); });
     for (size_t p = 0; p < sw.ports.size(); p++) {
       const std::string pn = "p" + std::to_string(p) + ".";
-      ForEachCounter(s.port[p],
-                     [&](const char* name, const Counter& v) { c[pn + name] += v.Get(); });
+      sw::ForEachCounter(s.port[p],
+                         [&](const char* name, const sw::Counter& v) { c[pn + name] += v.Get(); });
       for (int q = 0; q < kNumPrio; q++) {
         const std::string qn = pn + "q" + std::to_string(q) + ".";
-        const PrioCounters& qc = s.prio[p][q];
-        ForEachCounter(qc, [&](const char* name, const Counter& v) { c[qn + name] += v.Get(); });
+        const sw::PrioCounters& qc = s.prio[p][q];
+        sw::ForEachCounter(
+            qc, [&](const char* name, const sw::Counter& v) { c[qn + name] += v.Get(); });
         for (int r = 0; r < kNumDropReasons; r++)
           c[qn + "drop." + std::string(DropReasonName(static_cast<DropReason>(r)))] +=
               qc.drops[r].Get();
@@ -180,15 +182,15 @@ Counters Snapshot(const Switch& sw) {
 void StageTest::Start(const std::string& yaml) {
   yaml_path_ = WriteTemp("/tmp/pfc_stage_XXXXXX.yaml", yaml);
   ASSERT_FALSE(yaml_path_.empty()) << "cannot create a temp file";
-  SwitchConfig cfg;
+  config::SwitchConfig cfg;
   std::string err;
-  ASSERT_TRUE(LoadConfig(yaml_path_, &cfg, &err)) << err << "\n--- config ---\n" << yaml;
-  ASSERT_TRUE(CreateStandalone(cfg, &dp_, &sw_, &err)) << err;
+  ASSERT_TRUE(config::LoadConfig(yaml_path_, &cfg, &err)) << err << "\n--- config ---\n" << yaml;
+  ASSERT_TRUE(sw::CreateStandalone(cfg, &dp_, &sw_, &err)) << err;
   running_ = cfg;
   pool_ = dp_->pool;
-  w_ = MakeWorkerCtx(*sw_, 0);
+  w_ = stages::MakeWorkerCtx(*sw_, 0);
   others_.clear();
-  for (unsigned i = 1; i < dp_->workers; i++) others_.push_back(MakeWorkerCtx(*sw_, i));
+  for (unsigned i = 1; i < dp_->workers; i++) others_.push_back(stages::MakeWorkerCtx(*sw_, i));
   ASSERT_EQ(rte_mempool_avail_count(pool_), pool_->size);
 }
 
@@ -198,8 +200,8 @@ bool StageTest::Reload(const std::string& update, std::string* err) {
     *err = "cannot create a temp file";
     return false;
   }
-  SwitchConfig next;
-  const bool ok = LoadUpdate(path, running_, &next, err) && sw_->ApplyConfig(next, err);
+  config::SwitchConfig next;
+  const bool ok = config::LoadUpdate(path, running_, &next, err) && sw_->ApplyConfig(next, err);
   std::remove(path.c_str());
   if (ok) running_ = std::move(next);
   return ok;
@@ -223,14 +225,14 @@ void StageTest::TearDown() {
       EXPECT_EQ(QueueDepth(p, q), 0u) << "p" << p << " q" << q;
       EXPECT_EQ(Occ(p, q), 0u) << "buffer p" << p << " q" << q;
       if (sw_->ecn && sw_->CurrentTables()->ecn[p][q].enabled()) {
-        EXPECT_EQ(EcnDepth(*sw_, p, q), 0) << "ECN depth p" << p << " q" << q;
+        EXPECT_EQ(stages::EcnDepth(*sw_, p, q), 0) << "ECN depth p" << p << " q" << q;
       }
     }
   }
   // What the worker held back of the pool it publishes on its next idle
   // round (stages/worker.cc); the harness calls the stages, not the round.
   w_.pool_slack.Publish(sw_->buffer);
-  for (WorkerCtx& o : others_) o.pool_slack.Publish(sw_->buffer);
+  for (stages::WorkerCtx& o : others_) o.pool_slack.Publish(sw_->buffer);
   EXPECT_EQ(sw_->buffer.shared_used(), 0u);
   EXPECT_EQ(sw_->buffer.release_underflows(), 0u);
   EXPECT_EQ(rte_mempool_avail_count(pool_), pool_->size) << "mbufs leaked";
@@ -265,21 +267,21 @@ void StageTest::Ingress(PortId in, const std::vector<std::vector<uint8_t>>& fram
     pkts[i] = Mbuf(frames[i]);
     ASSERT_NE(pkts[i], nullptr);
   }
-  WorkerCtx& w = Owner(in);
+  stages::WorkerCtx& w = Owner(in);
   w.now_ns = now_ns;
   w.t = sw_->CurrentTables();
-  IngressBurst(w, in, pkts, static_cast<uint16_t>(frames.size()));
+  stages::IngressBurst(w, in, pkts, static_cast<uint16_t>(frames.size()));
 }
 
 uint16_t StageTest::Egress(PortId port, uint64_t now_ns) {
-  WorkerCtx& w = Owner(port);
+  stages::WorkerCtx& w = Owner(port);
   w.now_ns = now_ns;
   w.t = sw_->CurrentTables();
   Deadline ready = kNever;
-  return EgressRound(w, port, &ready);
+  return stages::EgressRound(w, port, &ready);
 }
 
-WorkerCtx& StageTest::Owner(PortId port) {
+stages::WorkerCtx& StageTest::Owner(PortId port) {
   const unsigned o = sw_->ports[port].owner;
   return o == 0 ? w_ : others_.at(o - 1);
 }

@@ -68,7 +68,7 @@ uint16_t EtherTypeOf(const std::vector<uint8_t>& frame);
 // "p1.tx_packets", "p0.q3.rx_packets", "p0.q3.drop.no_route", and the
 // worker counters by their exported names ("worker_loops", "idle_sleeps").
 using Counters = std::map<std::string, uint64_t>;
-Counters Snapshot(const Switch& sw);
+Counters Snapshot(const sw::Switch& sw);
 
 class StageTest : public ::testing::Test {
  protected:
@@ -105,15 +105,15 @@ class StageTest : public ::testing::Test {
 
   // The worker context that owns `port` (w_ unless switch.workers > 1);
   // Ingress and Egress run as that worker.
-  WorkerCtx& Owner(PortId port);
+  stages::WorkerCtx& Owner(PortId port);
 
-  std::unique_ptr<Dataplane> dp_;
-  std::unique_ptr<Switch> sw_;
-  WorkerCtx w_;                    // worker 0
-  std::vector<WorkerCtx> others_;  // workers 1.. (switch.workers > 1)
+  std::unique_ptr<sw::Dataplane> dp_;
+  std::unique_ptr<sw::Switch> sw_;
+  stages::WorkerCtx w_;                    // worker 0
+  std::vector<stages::WorkerCtx> others_;  // workers 1.. (switch.workers > 1)
   rte_mempool* pool_ = nullptr;
   std::string yaml_path_;
-  SwitchConfig running_;  // what Reload applies updates on top of
+  config::SwitchConfig running_;  // what Reload applies updates on top of
 };
 
 }  // namespace pfc::stagetest

@@ -45,7 +45,7 @@ std::vector<uint8_t> RoutedTagged(std::vector<uint8_t> f, int out, const std::ar
   uint8_t* ip = f.data() + 18;
   ip[1] = static_cast<uint8_t>(dscp << 2 | (ip[1] & 3));
   ip[8]--;
-  const uint16_t c = Ipv4HeaderChecksum(ip, 20);
+  const uint16_t c = net::Ipv4HeaderChecksum(ip, 20);
   std::memcpy(ip + 10, &c, 2);
   return f;
 }
@@ -90,7 +90,7 @@ TEST_F(StageTest, TaggedFrameLeavesWithPcpOfItsEgressPriority) {
   EXPECT_EQ(TciOf(o3[1]), Tci(3, 0, 0));
   for (const auto& f : {o1[0], o1[1], o1[2], o3[0], o3[1]}) {
     EXPECT_EQ(f.size(), 64u) << "the tag is kept";
-    EXPECT_TRUE(Ipv4ChecksumOk(f.data() + 18, 20));
+    EXPECT_TRUE(net::Ipv4ChecksumOk(f.data() + 18, 20));
   }
   ExpectCounters(
       {{"p0.rx_packets", 5},        {"p0.rx_bytes", 5 * 64},   {"p0.rx_bursts", 1},
@@ -237,7 +237,7 @@ TEST_F(StageTest, L2TaggedFramesLeaveWithTheirQueuesPcp) {
   std::vector<uint8_t> want_ip = ip;
   want_ip[14] = static_cast<uint8_t>(4 << 5 | (want_ip[14] & 0x1f));
   want_ip[19] = static_cast<uint8_t>(26 << 2 | (want_ip[19] & 3));
-  const uint16_t c = Ipv4HeaderChecksum(want_ip.data() + 18, 20);
+  const uint16_t c = net::Ipv4HeaderChecksum(want_ip.data() + 18, 20);
   std::memcpy(want_ip.data() + 28, &c, 2);
   EXPECT_EQ(o[0], want_ip) << "PCP 4 and DSCP 26, TTL and MACs untouched";
   std::vector<uint8_t> want_other = other;

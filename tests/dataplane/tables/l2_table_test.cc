@@ -16,7 +16,7 @@ namespace {
 using Mac = std::array<uint8_t, 6>;
 
 TEST(StaticL2Table, EmptyFindsNothing) {
-  StaticL2Table t;
+  tables::StaticL2Table t;
   const Mac m{2, 0, 0, 0, 0, 1};
   EXPECT_EQ(t.Lookup(m.data()), -1);
   t.Reserve(0);
@@ -34,7 +34,7 @@ TEST(StaticL2Table, MatchesAMapAtEverySize) {
       m[0] &= 0xfe;  // unicast
       ref.emplace(m, static_cast<int>(rng() % kMaxPorts));
     }
-    StaticL2Table t;
+    tables::StaticL2Table t;
     t.Reserve(n);
     for (const auto& [m, p] : ref) ASSERT_TRUE(t.Insert(m.data(), static_cast<PortId>(p)));
     EXPECT_EQ(t.size(), n);
@@ -51,7 +51,7 @@ TEST(StaticL2Table, MatchesAMapAtEverySize) {
 }
 
 TEST(StaticL2Table, FirstEntryWinsAndFullTableRefuses) {
-  StaticL2Table t;
+  tables::StaticL2Table t;
   t.Reserve(1);  // two slots: one entry at load 1/2
   const Mac a{2, 0, 0, 0, 0, 1}, b{2, 0, 0, 0, 0, 2};
   EXPECT_TRUE(t.Insert(a.data(), 3));

@@ -23,7 +23,7 @@ Mac MacOf(uint32_t ip, uint8_t version) {
 bool Eq(const uint8_t* a, const Mac& m) { return std::memcmp(a, m.b, 6) == 0; }
 
 TEST(NeighborTable, LearnLookupUpdate) {
-  NeighborTable t(16);
+  tables::NeighborTable t(16);
   uint8_t mac[6];
   EXPECT_FALSE(t.Lookup(0x0a000001, mac));
   ASSERT_TRUE(t.Learn(0x0a000001, MacOf(1, 1).b, false));
@@ -39,7 +39,7 @@ TEST(NeighborTable, LearnLookupUpdate) {
 }
 
 TEST(NeighborTable, ZeroAddressIsRejected) {
-  NeighborTable t(4);
+  tables::NeighborTable t(4);
   uint8_t mac[6];
   EXPECT_FALSE(t.Learn(0, MacOf(0, 1).b, true));
   EXPECT_FALSE(t.Lookup(0, mac));
@@ -47,7 +47,7 @@ TEST(NeighborTable, ZeroAddressIsRejected) {
 }
 
 TEST(NeighborTable, StaticEntriesWinOverLearntOnes) {
-  NeighborTable t(8);
+  tables::NeighborTable t(8);
   uint8_t mac[6];
   ASSERT_TRUE(t.Learn(7, MacOf(7, 1).b, true));
   EXPECT_TRUE(t.IsStatic(7));
@@ -65,13 +65,13 @@ TEST(NeighborTable, StaticEntriesWinOverLearntOnes) {
 }
 
 TEST(NeighborTable, CapacityRoundsUpToPowerOfTwo) {
-  EXPECT_EQ(NeighborTable(5).capacity(), 8u);
-  EXPECT_EQ(NeighborTable(0).capacity(), 1u);
-  EXPECT_EQ(NeighborTable(4096).capacity(), 4096u);
+  EXPECT_EQ(tables::NeighborTable(5).capacity(), 8u);
+  EXPECT_EQ(tables::NeighborTable(0).capacity(), 1u);
+  EXPECT_EQ(tables::NeighborTable(4096).capacity(), 4096u);
 }
 
 TEST(NeighborTable, FullTable) {
-  NeighborTable t(64);
+  tables::NeighborTable t(64);
   uint8_t mac[6];
   // Consecutive addresses of one subnet: the worst case for a weak hash.
   for (uint32_t i = 1; i <= 64; ++i)
@@ -90,7 +90,7 @@ TEST(NeighborTable, FullTable) {
 }
 
 TEST(NeighborTable, ConcurrentInsertersFillExactlyToCapacity) {
-  NeighborTable t(1024);
+  tables::NeighborTable t(1024);
   std::atomic<int> ok{0};
   std::vector<std::thread> th;
   for (int w = 0; w < 4; ++w) {
@@ -117,7 +117,7 @@ TEST(NeighborTable, ConcurrentInsertersFillExactlyToCapacity) {
 }
 
 TEST(NeighborTable, ReadersNeverSeeTornMacs) {
-  NeighborTable t(256);
+  tables::NeighborTable t(256);
   constexpr uint32_t kIps = 200;
   for (uint32_t i = 1; i <= kIps; ++i) ASSERT_TRUE(t.Learn(i, MacOf(i, 0).b, false));
   std::atomic<bool> stop{false};

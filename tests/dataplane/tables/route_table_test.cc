@@ -10,34 +10,34 @@
 namespace pfc {
 namespace {
 
-using Route = RouteTable::Route;
+using Route = tables::RouteTable::Route;
 
 constexpr uint32_t Ip(int a, int b, int c, int d) {
   return (uint32_t(a) << 24) | (uint32_t(b) << 16) | (uint32_t(c) << 8) | uint32_t(d);
 }
 uint32_t Mask(uint8_t len) { return len == 0 ? 0 : ~uint32_t{0} << (32 - len); }
 
-std::vector<NextHop> Hops(int n) {
-  std::vector<NextHop> v(n);
+std::vector<tables::NextHop> Hops(int n) {
+  std::vector<tables::NextHop> v(n);
   for (int i = 0; i < n; ++i) v[i] = {static_cast<PortId>(i % 64), Ip(10, 255, 0, 1) + i};
   return v;
 }
 
 TEST(RouteTable, EmptyAndUnbuiltMissEverything) {
-  RouteTable t;
-  EXPECT_EQ(t.Lookup(Ip(10, 0, 0, 1)), RouteTable::kNoRoute);
+  tables::RouteTable t;
+  EXPECT_EQ(t.Lookup(Ip(10, 0, 0, 1)), tables::RouteTable::kNoRoute);
   uint32_t ips[2] = {1, 2};
   uint16_t nh[2] = {0, 0};
   t.LookupBurst(ips, nh, 2);
-  EXPECT_EQ(nh[0], RouteTable::kNoRoute);
+  EXPECT_EQ(nh[0], tables::RouteTable::kNoRoute);
   std::string err;
   ASSERT_TRUE(t.Build({}, Hops(1), &err)) << err;
-  EXPECT_EQ(t.Lookup(0), RouteTable::kNoRoute);
-  EXPECT_EQ(t.Lookup(~0u), RouteTable::kNoRoute);
+  EXPECT_EQ(t.Lookup(0), tables::RouteTable::kNoRoute);
+  EXPECT_EQ(t.Lookup(~0u), tables::RouteTable::kNoRoute);
 }
 
 TEST(RouteTable, LongestPrefixWinsAcrossBothLevels) {
-  RouteTable t;
+  tables::RouteTable t;
   std::string err;
   const std::vector<Route> routes = {
       {0, 0, 0},  // default
@@ -66,16 +66,16 @@ TEST(RouteTable, LongestPrefixWinsAcrossBothLevels) {
 }
 
 TEST(RouteTable, HostRouteWithoutCoveringPrefix) {
-  RouteTable t;
+  tables::RouteTable t;
   std::string err;
   ASSERT_TRUE(t.Build({{Ip(172, 16, 0, 7), 32, 0}}, Hops(1), &err)) << err;
   EXPECT_EQ(t.Lookup(Ip(172, 16, 0, 7)), 0);
-  EXPECT_EQ(t.Lookup(Ip(172, 16, 0, 6)), RouteTable::kNoRoute);
-  EXPECT_EQ(t.Lookup(Ip(172, 16, 0, 8)), RouteTable::kNoRoute);
+  EXPECT_EQ(t.Lookup(Ip(172, 16, 0, 6)), tables::RouteTable::kNoRoute);
+  EXPECT_EQ(t.Lookup(Ip(172, 16, 0, 8)), tables::RouteTable::kNoRoute);
 }
 
 TEST(RouteTable, BadRoutesRejectedAndOldTableKept) {
-  RouteTable t;
+  tables::RouteTable t;
   std::string err;
   ASSERT_TRUE(t.Build({{Ip(10, 0, 0, 0), 8, 0}}, Hops(2), &err));
   struct Case {
@@ -92,13 +92,13 @@ TEST(RouteTable, BadRoutesRejectedAndOldTableKept) {
   };
   for (const Case& c : cases) {
     err.clear();
-    EXPECT_FALSE(RouteTable::Check(c.routes, Hops(c.hops), &err)) << c.expect;
+    EXPECT_FALSE(tables::RouteTable::Check(c.routes, Hops(c.hops), &err)) << c.expect;
     EXPECT_NE(err.find(c.expect), std::string::npos) << err;
     err.clear();
     EXPECT_FALSE(t.Build(c.routes, Hops(c.hops), &err)) << c.expect;
     EXPECT_NE(err.find(c.expect), std::string::npos) << err;
     EXPECT_EQ(t.Lookup(Ip(10, 1, 1, 1)), 0) << c.expect;
-    EXPECT_EQ(t.Lookup(Ip(11, 1, 1, 1)), RouteTable::kNoRoute) << c.expect;
+    EXPECT_EQ(t.Lookup(Ip(11, 1, 1, 1)), tables::RouteTable::kNoRoute) << c.expect;
   }
 }
 
@@ -108,11 +108,11 @@ TEST(RouteTable, Tbl8GroupLimit) {
   std::vector<Route> routes;
   for (uint32_t i = 0; i < 32767; ++i) routes.push_back({(Ip(30, 0, 0, 0) + (i << 8)) | 1, 32, 0});
   std::string err;
-  EXPECT_TRUE(RouteTable::Check(routes, Hops(1), &err)) << err;
-  RouteTable t;
+  EXPECT_TRUE(tables::RouteTable::Check(routes, Hops(1), &err)) << err;
+  tables::RouteTable t;
   EXPECT_TRUE(t.Build(routes, Hops(1), &err)) << err;
   routes.push_back({Ip(31, 0, 0, 1), 32, 0});
-  EXPECT_FALSE(RouteTable::Check(routes, Hops(1), &err));
+  EXPECT_FALSE(tables::RouteTable::Check(routes, Hops(1), &err));
   EXPECT_NE(err.find("more than 32767 distinct /24s"), std::string::npos) << err;
   err.clear();
   EXPECT_FALSE(t.Build(routes, Hops(1), &err));
@@ -124,12 +124,12 @@ TEST(RouteTable, ManyTbl8Groups) {
   std::vector<Route> routes;
   for (int i = 0; i < 3000; ++i)
     routes.push_back({Ip(20, i >> 8, i & 0xff, 9), 32, uint16_t(i % 7)});
-  RouteTable t;
+  tables::RouteTable t;
   std::string err;
   ASSERT_TRUE(t.Build(routes, Hops(7), &err)) << err;
   for (int i = 0; i < 3000; ++i) {
     ASSERT_EQ(t.Lookup(Ip(20, i >> 8, i & 0xff, 9)), i % 7);
-    ASSERT_EQ(t.Lookup(Ip(20, i >> 8, i & 0xff, 10)), RouteTable::kNoRoute);
+    ASSERT_EQ(t.Lookup(Ip(20, i >> 8, i & 0xff, 10)), tables::RouteTable::kNoRoute);
   }
 }
 
@@ -166,7 +166,7 @@ TEST(RouteTable, RandomRouteSetsAgreeWithNaive) {
       if (!seen.emplace(prefix, len).second) continue;
       routes.push_back({prefix, len, static_cast<uint16_t>(rng() % hops)});
     }
-    RouteTable t;
+    tables::RouteTable t;
     std::string err;
     ASSERT_TRUE(t.Build(routes, Hops(hops), &err)) << err;
     std::vector<uint32_t> probes;
@@ -180,7 +180,7 @@ TEST(RouteTable, RandomRouteSetsAgreeWithNaive) {
     for (int i = 0; i < 20000; ++i)
       probes.push_back(anchors[i % 4] ^ static_cast<uint32_t>(rng() & 0xffff));
     for (uint32_t ip : probes) {
-      ASSERT_EQ(t.Lookup(ip), NaiveRouteLookup(routes, ip))
+      ASSERT_EQ(t.Lookup(ip), tables::NaiveRouteLookup(routes, ip))
           << "iter " << iter << " ip " << std::hex << ip;
     }
     // Burst form agrees with single lookups.
@@ -195,16 +195,17 @@ TEST(RouteTable, RandomRouteSetsAgreeWithNaive) {
 // tbl24 costs the pages its routes write: an emulated switch's few hundred
 // routes, not 32 MiB; a default route writes them all.
 TEST(RouteTable, MemoryFollowsTheRoutes) {
-  std::vector<RouteTable::Route> routes;
+  std::vector<tables::RouteTable::Route> routes;
   for (uint32_t i = 0; i < 300; ++i) {
     routes.push_back({0x0a000000u | i << 14, 30, static_cast<uint16_t>(i % 4)});  // a /30 each
   }
-  std::vector<NextHop> nhs(4);
-  RouteTable t;
+  std::vector<tables::NextHop> nhs(4);
+  tables::RouteTable t;
   std::string err;
   ASSERT_TRUE(t.Build(routes, nhs, &err)) << err;
   EXPECT_EQ(t.Lookup(0x0a000001u), 0u);
-  EXPECT_EQ(t.Lookup(0x0b000001u), RouteTable::kNoRoute) << "an untouched page reads as no route";
+  EXPECT_EQ(t.Lookup(0x0b000001u), tables::RouteTable::kNoRoute)
+      << "an untouched page reads as no route";
   EXPECT_LT(t.MemoryBytes(), size_t{2} << 20) << "300 routes, far under tbl24's 32 MiB";
   routes.push_back({0, 0, 1});  // a default route
   ASSERT_TRUE(t.Build(routes, nhs, &err)) << err;
@@ -215,9 +216,9 @@ TEST(RouteTable, MemoryFollowsTheRoutes) {
 
 TEST(RouteTable, NaiveRouteLookupBasics) {
   const std::vector<Route> routes = {{Ip(1, 0, 0, 0), 8, 3}, {Ip(1, 2, 0, 0), 16, 4}};
-  EXPECT_EQ(NaiveRouteLookup(routes, Ip(1, 2, 3, 4)), 4);
-  EXPECT_EQ(NaiveRouteLookup(routes, Ip(1, 3, 3, 4)), 3);
-  EXPECT_EQ(NaiveRouteLookup(routes, Ip(2, 3, 3, 4)), RouteTable::kNoRoute);
+  EXPECT_EQ(tables::NaiveRouteLookup(routes, Ip(1, 2, 3, 4)), 4);
+  EXPECT_EQ(tables::NaiveRouteLookup(routes, Ip(1, 3, 3, 4)), 3);
+  EXPECT_EQ(tables::NaiveRouteLookup(routes, Ip(2, 3, 3, 4)), tables::RouteTable::kNoRoute);
 }
 
 }  // namespace

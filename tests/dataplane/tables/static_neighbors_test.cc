@@ -9,10 +9,12 @@
 namespace pfc {
 namespace {
 
-StaticNeighbors::Entry E(uint32_t ip, uint8_t last) { return {ip, {0x02, 0, 0, 0, 0, last}}; }
+tables::StaticNeighbors::Entry E(uint32_t ip, uint8_t last) {
+  return {ip, {0x02, 0, 0, 0, 0, last}};
+}
 
 TEST(StaticNeighbors, LooksUpWhatWasBuilt) {
-  StaticNeighbors n;
+  tables::StaticNeighbors n;
   std::string err;
   ASSERT_TRUE(n.Build({E(0x0a000003, 3), E(0x0a000001, 1), E(0x0a000002, 2)}, &err)) << err;
   EXPECT_EQ(n.size(), 3u);
@@ -28,7 +30,7 @@ TEST(StaticNeighbors, LooksUpWhatWasBuilt) {
 }
 
 TEST(StaticNeighbors, RefusedBuildNamesTheFieldAndKeepsTheOldSet) {
-  StaticNeighbors n;
+  tables::StaticNeighbors n;
   std::string err;
   ASSERT_TRUE(n.Build({E(0x0a000001, 1)}, &err));
   EXPECT_FALSE(n.Build({E(0x0a000002, 2), E(0x0a000005, 5), E(0x0a000002, 9)}, &err));

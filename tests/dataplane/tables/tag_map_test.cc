@@ -8,7 +8,7 @@ namespace pfc {
 namespace {
 
 TEST(TagMap, MappedUnmappedAndLossless) {
-  TagMap m;
+  tables::TagMap m;
   m.lossy_prio = 0;
   m.prio_of.fill(m.lossy_prio);
   m.prio_of[1] = 1;

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 constexpr uint64_t kUs = 1'000;
@@ -183,4 +183,4 @@ TEST(DcqcnNp, AtMostOneCnpPerInterval) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

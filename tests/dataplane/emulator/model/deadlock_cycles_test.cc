@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 TEST(DeadlockCycles, ARingIsOneDeadlockClosedByItsLastLink) {
@@ -50,4 +50,4 @@ TEST(DeadlockCycles, ASwitchStuckOnItselfAndOutOfRangeLinksIgnored) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 TEST(DueQueue, TakesWhatIsDueInIdOrderOnce) {
@@ -92,4 +92,4 @@ TEST(DueQueue, MatchesALinearScan) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

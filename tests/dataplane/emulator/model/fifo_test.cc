@@ -6,7 +6,7 @@
 #include <deque>
 #include <random>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 // Against std::deque (what the link model used before) on random pushes and
@@ -41,4 +41,4 @@ TEST(Fifo, MatchesADeque) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

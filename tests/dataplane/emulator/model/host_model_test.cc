@@ -13,9 +13,9 @@
 #include "dataplane/emulator/model/roce_frame.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/net/parser.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 uint32_t be_read32(const uint8_t* p) {
@@ -45,11 +45,11 @@ FlowSpec Flow(uint32_t id, uint8_t prio, uint64_t rate = 0) {
 }
 
 std::vector<uint8_t> PfcFrame(uint8_t prios, uint16_t quanta) {
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = prios;
   for (int i = 0; i < 8; ++i) r.quanta[i] = quanta;
   std::vector<uint8_t> b(64);
-  b.resize(BuildPfcFrame({0x02, 0, 0, 0, 0, 0xfe}, r, b.data(), b.size()));
+  b.resize(pause::BuildPfcFrame({0x02, 0, 0, 0, 0, 0xfe}, r, b.data(), b.size()));
   return b;
 }
 
@@ -61,9 +61,9 @@ TEST(HostModel, BuildsAValidTaggedIpv4UdpFrameTheSwitchParses) {
   const uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
   ASSERT_EQ(n, 1000u);
   EXPECT_FALSE(control);
-  ParsedPacket p;
-  ASSERT_EQ(ParseFrame(buf, n, true, &p), PktKind::kIpv4);  // checksum verified
-  EXPECT_TRUE(Ipv4ChecksumOk(buf + 14, 20));
+  net::ParsedPacket p;
+  ASSERT_EQ(net::ParseFrame(buf, n, true, &p), net::PktKind::kIpv4);  // checksum verified
+  EXPECT_TRUE(net::Ipv4ChecksumOk(buf + 14, 20));
   EXPECT_EQ(buf[15] >> 2, 24);
   FlowHeader fh;
   ASSERT_TRUE(ReadFlowHeader(buf, n, &fh));
@@ -83,7 +83,7 @@ TEST(HostModel, FlowTtlIsSentAsGivenWithAValidChecksum) {
   const uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
   ASSERT_EQ(n, 1000u);
   EXPECT_EQ(buf[14 + 8], 16);
-  EXPECT_TRUE(Ipv4ChecksumOk(buf + 14, 20));
+  EXPECT_TRUE(net::Ipv4ChecksumOk(buf + 14, 20));
   FlowHeader fh;
   ASSERT_TRUE(ReadFlowHeader(buf, n, &fh));
   EXPECT_EQ(fh.ttl, 16);
@@ -94,21 +94,21 @@ TEST(HostModel, FlowTtlIsSentAsGivenWithAValidChecksum) {
 TEST(HostModel, EcnCapableFlowSendsEctAndReceiverCountsCe) {
   HostModel h(Params());
   FlowSpec f = Flow(1, 3);
-  f.ecn = kEcnEct0;
+  f.ecn = net::kEcnEct0;
   h.AddFlow(f);
   uint8_t buf[2048];
   bool control = true;
   uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
   ASSERT_EQ(n, 1000u);
-  EXPECT_EQ(buf[15], (24 << 2) | kEcnEct0);
-  EXPECT_TRUE(Ipv4ChecksumOk(buf + 14, 20));
+  EXPECT_EQ(buf[15], (24 << 2) | net::kEcnEct0);
+  EXPECT_TRUE(net::Ipv4ChecksumOk(buf + 14, 20));
   HostModel rx(Params());
   rx.Receive(buf, n, 100);  // unmarked
   n = h.NextFrame(1'000'000, buf, sizeof buf, &control);
-  ASSERT_EQ(Ipv4MarkCe(buf + 14), kEcnEct0);  // as a switch marks it
+  ASSERT_EQ(net::Ipv4MarkCe(buf + 14), net::kEcnEct0);  // as a switch marks it
   FlowHeader fh;
   ASSERT_TRUE(ReadFlowHeader(buf, n, &fh));
-  EXPECT_EQ(fh.ecn, kEcnCe);
+  EXPECT_EQ(fh.ecn, net::kEcnCe);
   rx.Receive(buf, n, 1'000'100);
   ASSERT_NE(rx.rx_flow(1), nullptr);
   EXPECT_EQ(rx.rx_flow(1)->frames, 2u);
@@ -124,7 +124,7 @@ TEST(HostModel, DcqcnCnpFromReceiverSlowsTheSender) {
   HostParams sp = Params();
   HostModel tx(sp);
   FlowSpec f = Flow(5, 3);
-  f.ecn = kEcnEct0;
+  f.ecn = net::kEcnEct0;
   f.dcqcn = true;
   tx.AddFlow(f);
   HostParams rp = Params();
@@ -138,7 +138,7 @@ TEST(HostModel, DcqcnCnpFromReceiverSlowsTheSender) {
   ASSERT_EQ(tx.NextFrame(0, buf, sizeof buf, &control), 1000u);
   EXPECT_EQ(tx.tx_flows()[0].next_ns, 0u);
   // A switch marks it; the receiver owes a CNP, and sends it first.
-  Ipv4MarkCe(buf + 14);
+  net::Ipv4MarkCe(buf + 14);
   rx.Receive(buf, 1000, 1'000);
   EXPECT_EQ(rx.rx_flow(5)->ce, 1u);
   EXPECT_EQ(rx.rx_flow(5)->cnp_tx, 1u);
@@ -262,8 +262,8 @@ TEST(HostModel, PauseStormSendsXoffAheadOfDataEveryInterval) {
   bool control = false;
   uint32_t n = h.NextFrame(0, buf, sizeof buf, &control);
   ASSERT_TRUE(control);
-  PauseRequest r;
-  ASSERT_EQ(ParseMacControl(buf, n, &r), MacCtlKind::kPfc);
+  pause::PauseRequest r;
+  ASSERT_EQ(pause::ParseMacControl(buf, n, &r), pause::MacCtlKind::kPfc);
   EXPECT_EQ(r.class_enable, 1u << 3);
   EXPECT_EQ(r.quanta[3], 0xffff);
   n = h.NextFrame(0, buf, sizeof buf, &control);
@@ -322,4 +322,4 @@ TEST(HostModel, BoundedFlowStopsAfterItsBytes) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -13,9 +13,9 @@
 #include "dataplane/emulator/model/fct.h"
 #include "dataplane/emulator/model/host_model.h"
 #include "dataplane/emulator/model/roce_frame.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 constexpr uint64_t k10G = 10'000'000'000ull;
@@ -202,11 +202,11 @@ TEST(HostRc, CeMarkedWritesGetCnpsAndPausedClassHoldsAcks) {
   p.a.AddFlow(f);
   p.b.AddResponder(5, 26, 3);
   // Pause priority 3 at B (its ACKs) for a while: only the CNP goes.
-  PauseRequest r;
+  pause::PauseRequest r;
   r.class_enable = 1 << 3;
   r.quanta[3] = 0xffff;  // 3.4 ms at 10G
   std::vector<uint8_t> pfc(64);
-  pfc.resize(BuildPfcFrame({0x02, 0, 0, 0, 0, 0xfe}, r, pfc.data(), pfc.size()));
+  pfc.resize(pause::BuildPfcFrame({0x02, 0, 0, 0, 0, 0xfe}, r, pfc.data(), pfc.size()));
   p.b.Receive(pfc.data(), static_cast<uint32_t>(pfc.size()), 0);
   std::vector<uint8_t> w(kRoceMaxFrameLen);
   RoceAddr a;
@@ -266,4 +266,4 @@ TEST(HostRc, WritesForAnUnknownQpAreCounted) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

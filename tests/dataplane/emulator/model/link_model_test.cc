@@ -8,7 +8,7 @@
 
 #include <vector>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 constexpr uint64_t k10G = 10'000'000'000ull;
@@ -158,4 +158,4 @@ TEST(LinkModel, SustainsLineRate) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -9,7 +9,7 @@
 #include <deque>
 #include <vector>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 RcParams Params(uint32_t mtu = 1000, uint32_t ack_interval = 1) {
@@ -231,4 +231,4 @@ TEST(RcRequester, WirePsnWraps) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -13,7 +13,7 @@
 
 #include "dataplane/net/ipv4_edit.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 CnpSpec Spec() {
@@ -42,7 +42,7 @@ TEST(RoceFrame, CnpMatchesAnIndependentBuild) {
   std::vector<uint8_t> f(kCnpFrameLen);
   ASSERT_EQ(BuildCnp(Spec(), f.data()), kCnpFrameLen);
   EXPECT_EQ(f, kIndependent);
-  EXPECT_TRUE(Ipv4ChecksumOk(f.data() + 14, 20));
+  EXPECT_TRUE(net::Ipv4ChecksumOk(f.data() + 14, 20));
   RoceHeader h;
   ASSERT_TRUE(ParseRoce(f.data(), kCnpFrameLen, &h));
   EXPECT_EQ(h.opcode, kBthOpCnp);
@@ -53,11 +53,11 @@ TEST(RoceFrame, CnpMatchesAnIndependentBuild) {
 TEST(RoceFrame, IcrcCoversOnlyTheInvariantFields) {
   std::vector<uint8_t> f(kCnpFrameLen);
   BuildCnp(Spec(), f.data());
-  Ipv4SetDscp(f.data() + 14, 26);  // a switch's rewrite
-  f[15] |= kEcnCe;                 // an ECN mark
-  f[22] = 3;                       // TTL
-  f[40] = 0x12;                    // UDP checksum
-  f[46] = 0x80;                    // BTH reserved byte (FECN)
+  net::Ipv4SetDscp(f.data() + 14, 26);  // a switch's rewrite
+  f[15] |= net::kEcnCe;                 // an ECN mark
+  f[22] = 3;                            // TTL
+  f[40] = 0x12;                         // UDP checksum
+  f[46] = 0x80;                         // BTH reserved byte (FECN)
   RoceHeader h;
   ASSERT_TRUE(ParseRoce(f.data(), kCnpFrameLen, &h));
   EXPECT_TRUE(h.icrc_ok) << "what the path may change is masked";
@@ -90,7 +90,7 @@ TEST(RoceFrame, WriteFirstCarriesRethPaddingAndStamp) {
   const uint32_t len = BuildWrite(a, w, f.data(), static_cast<uint32_t>(f.size()));
   ASSERT_EQ(len, 54u + 16 + 1004 + 4);
   EXPECT_EQ(len, RoceWriteLen(kBthOpWriteFirst, 1001));
-  EXPECT_TRUE(Ipv4ChecksumOk(f.data() + 14, 20));
+  EXPECT_TRUE(net::Ipv4ChecksumOk(f.data() + 14, 20));
   EXPECT_EQ(f[15] & 3, 2) << "ECT(0) as asked";
   EXPECT_EQ(f[43] >> 4 & 3, 3) << "PadCnt";
   RoceHeader h;
@@ -170,4 +170,4 @@ TEST(RoceFrame, AckAndNakCarryAeth) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -5,7 +5,7 @@
 
 #include <thread>
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 struct Item {
@@ -71,4 +71,4 @@ TEST(SpscRing, TwoThreadsKeepOrder) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -14,7 +14,7 @@
 
 #include "dataplane/emulator/spec/fabric_plan.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 namespace fs = std::filesystem;
 
@@ -307,7 +307,7 @@ TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
   ASSERT_EQ(plan.switches.size(), 10u);
   ASSERT_EQ(plan.hosts.size(), 16u);
   std::set<uint32_t> ips;
-  std::set<MacAddr> macs;
+  std::set<config::MacAddr> macs;
   for (const auto& sp : plan.switches) {
     for (const auto& p : sp.ports)
       EXPECT_TRUE(ips.insert(p.ip).second && macs.insert(p.mac).second);
@@ -349,10 +349,10 @@ TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
   }
   EXPECT_TRUE(differs);
 
-  std::vector<SwitchConfig> cfgs;
+  std::vector<config::SwitchConfig> cfgs;
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
   ASSERT_EQ(cfgs.size(), 10u);
-  const SwitchConfig& t1 = cfgs[0];
+  const config::SwitchConfig& t1 = cfgs[0];
   ASSERT_EQ(t1.ports.size(), 6u);
   EXPECT_EQ(t1.ports[0].name, "H1");
   EXPECT_EQ(t1.ports[4].name, "L1");
@@ -360,7 +360,7 @@ TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
   EXPECT_EQ(t1.ports[4].speed_bps, 40'000'000'000u);
   EXPECT_EQ(t1.ports[4].cable_m, 200u);  // 1 us at 5 ns/m
   EXPECT_EQ(t1.neighbors.size(), 6u);
-  EXPECT_EQ(t1.ports[4].sched.mode, SchedMode::kStrict);  // the switch's default
+  EXPECT_EQ(t1.ports[4].sched.mode, sched::SchedMode::kStrict);  // the switch's default
 }
 
 // An error in the user's switch template is told at the template's line,
@@ -383,7 +383,7 @@ TEST_F(FabricFile, TemplateErrorsNameTheTemplateLine) {
   std::string err;
   ASSERT_TRUE(LoadFabric(Fig2("switch: { config: " + tmpl + " }\n"), &s, &err)) << err;
   FabricPlan plan = MakePlan(s);
-  std::vector<SwitchConfig> cfgs;
+  std::vector<config::SwitchConfig> cfgs;
   ASSERT_FALSE(WriteSwitchConfigs(s, &plan, &cfgs, &err));
   EXPECT_EQ(err.rfind(tmpl + ":11: ecn.queues[1].profile: expected a profile from ecn.profiles", 0),
             0u)
@@ -397,10 +397,11 @@ TEST_F(FabricFile, SchedulerDwrrReachesEveryGeneratedPort) {
   ASSERT_TRUE(LoadFabric(Fig2("switch: { scheduler: dwrr }\n"), &s, &err)) << err;
   EXPECT_TRUE(s.dwrr);
   FabricPlan plan = MakePlan(s);
-  std::vector<SwitchConfig> cfgs;
+  std::vector<config::SwitchConfig> cfgs;
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
-  for (const SwitchConfig& c : cfgs) {
-    for (const PortConfig& p : c.ports) EXPECT_EQ(p.sched.mode, SchedMode::kDwrr) << p.name;
+  for (const config::SwitchConfig& c : cfgs) {
+    for (const config::PortConfig& p : c.ports)
+      EXPECT_EQ(p.sched.mode, sched::SchedMode::kDwrr) << p.name;
   }
 }
 
@@ -440,7 +441,7 @@ TEST_F(FabricFile, RealHostKeepsItsSubnetAndIsLearnedByArp) {
   EXPECT_NE(text.find("\"ip\": \"10.0.1.2/24\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"gateway\": \"10.0.1.1\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"device\": \"net_af_packet0\""), std::string::npos) << text;
-  std::vector<SwitchConfig> cfgs;
+  std::vector<config::SwitchConfig> cfgs;
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
 }
 
@@ -478,7 +479,7 @@ TEST_F(FabricFile, PlacementOverServers) {
   EXPECT_EQ(VdevArgs(s), std::vector<std::string>{"net_af_packet0,iface=x1"});
   s.out_dir = (dir_ / "out").string();
   FabricPlan plan = MakePlan(s);
-  std::vector<SwitchConfig> cfgs;
+  std::vector<config::SwitchConfig> cfgs;
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
   KeepLocal(s, &plan, &cfgs);
   ASSERT_EQ(plan.switches.size(), 1u);
@@ -515,7 +516,7 @@ TEST_F(FabricFile, QuantumStepsTheVirtualClockOnly) {
       << err;
   EXPECT_EQ(s.quantum_ns, 500u);
   FabricPlan plan = MakePlan(s);
-  std::vector<SwitchConfig> cfgs;
+  std::vector<config::SwitchConfig> cfgs;
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
   EXPECT_EQ(cfgs[0].pfc.response_ns, 1000u + 2 * 500u);
 }
@@ -526,10 +527,10 @@ TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
   std::string err;
   ASSERT_TRUE(LoadFabric(Fig2("switch: { config: " + base + " }\n"), &s, &err)) << err;
   FabricPlan plan = MakePlan(s);
-  std::vector<SwitchConfig> cfgs;
+  std::vector<config::SwitchConfig> cfgs;
   ASSERT_FALSE(WriteSwitchConfigs(s, &plan, &cfgs, &err));
   EXPECT_NE(err.find("base.yaml:1: ports: expected no such section"), std::string::npos) << err;
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

@@ -8,7 +8,7 @@
 
 #include "ctrl/tagger/topo_gen.h"
 
-namespace pfc::emu {
+namespace pfc::emulator {
 namespace {
 
 uint64_t Weight(const tagger::Topology& t, const std::vector<uint16_t>& part, unsigned p) {
@@ -60,4 +60,4 @@ TEST(Partition, MorePartsThanGroupsLeavesSomeEmptyButValid) {
 }
 
 }  // namespace
-}  // namespace pfc::emu
+}  // namespace pfc::emulator

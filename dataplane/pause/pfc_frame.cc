@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // PFC / PAUSE frame builder and classifier. See pfc_frame.h.
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 
 #include <cstring>
 
 #include "dataplane/net/be_bytes.h"
 
-namespace pfc {
+namespace pfc::pause {
 namespace {
 
-using be::Get16;
-using be::Put16;
+using net::be::Get16;
+using net::be::Put16;
 
 }  // namespace
 
@@ -52,4 +52,4 @@ MacCtlKind ParseMacControl(const uint8_t* frame, size_t len, PauseRequest* req,
   return MacCtlKind::kMalformed;
 }
 
-}  // namespace pfc
+}  // namespace pfc::pause

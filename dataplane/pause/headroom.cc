@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Default PFC headroom. See headroom.h for the formula and its sources.
-#include "dataplane/pfc/headroom.h"
+#include "dataplane/pause/headroom.h"
 
 #include <cmath>
 
-namespace pfc {
+namespace pfc::pause {
 namespace {
 
 // Bytes sent at bps during ns nanoseconds, rounded up.
@@ -64,4 +64,4 @@ uint32_t DefaultHeadroomBytes(uint64_t port_bps, double cable_m, uint32_t mtu, u
   return static_cast<uint32_t>(b.total_bytes);
 }
 
-}  // namespace pfc
+}  // namespace pfc::pause

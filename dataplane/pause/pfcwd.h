@@ -27,7 +27,7 @@
 
 #include "dataplane/common/deadline.h"
 
-namespace pfc {
+namespace pfc::pause {
 
 enum class PfcwdAction : uint8_t {
   kDrop,     // discard the queue and new arrivals of the storming priority
@@ -85,4 +85,4 @@ class Pfcwd {
   uint64_t storms_ = 0, restores_ = 0;
 };
 
-}  // namespace pfc
+}  // namespace pfc::pause

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Pause-storm watchdog state machine. See pfcwd.h.
-#include "dataplane/pfc/pfcwd.h"
+#include "dataplane/pause/pfcwd.h"
 
-namespace pfc {
+namespace pfc::pause {
 
 Pfcwd::Event Pfcwd::Poll(uint64_t now_ns, const PfcwdObservation& o, const PfcwdConfig& cfg) {
   const bool moved = o.tx_packets != last_tx_;
@@ -39,4 +39,4 @@ uint64_t Pfcwd::StormNs(uint64_t now_ns) const {
   return storm_ns_ + (in_storm_ && now_ns > storm_since_ ? now_ns - storm_since_ : 0);
 }
 
-}  // namespace pfc
+}  // namespace pfc::pause

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // PFC XOFF/XON generator. See pfc_generator.h.
-#include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/pause/pfc_generator.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace pfc {
+namespace pfc::pause {
 
 bool PfcGenerator::Configure(const PfcGenConfig& cfg, std::string* err) {
   auto fail = [&](const std::string& m) {
@@ -100,4 +100,4 @@ uint64_t PfcGenerator::NextDeadline(uint64_t now_ns) const {
   return next;
 }
 
-}  // namespace pfc
+}  // namespace pfc::pause

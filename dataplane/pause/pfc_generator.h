@@ -27,10 +27,10 @@
 #include <string>
 
 #include "dataplane/common/deadline.h"
-#include "dataplane/pfc/pause_timer.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pause_timer.h"
+#include "dataplane/pause/pfc_frame.h"
 
-namespace pfc {
+namespace pfc::pause {
 
 struct PfcGenConfig {
   uint8_t lossless_mask = 0;      // priorities with PFC enabled
@@ -100,4 +100,4 @@ class PfcGenerator {
   PauseTimer peer_;  // what the peer should be doing, from what we sent
 };
 
-}  // namespace pfc
+}  // namespace pfc::pause

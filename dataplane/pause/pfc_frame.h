@@ -32,7 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace pfc {
+namespace pfc::pause {
 
 inline constexpr std::array<uint8_t, 6> kPfcDstMac = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
 inline constexpr uint16_t kMacCtlEtherType = 0x8808;
@@ -74,4 +74,4 @@ enum class MacCtlKind : uint8_t {
 MacCtlKind ParseMacControl(const uint8_t* frame, size_t len, PauseRequest* req,
                            const std::array<uint8_t, 6>* port_mac = nullptr);
 
-}  // namespace pfc
+}  // namespace pfc::pause

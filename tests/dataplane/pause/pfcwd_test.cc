@@ -4,11 +4,11 @@
 // seen and restored exactly restore_ns after the last pause ends; ordinary
 // congestion (pauses that lift, queues that move, an empty queue) is not a
 // storm; the two times give hysteresis.
-#include "dataplane/pfc/pfcwd.h"
+#include "dataplane/pause/pfcwd.h"
 
 #include <gtest/gtest.h>
 
-#include "dataplane/pfc/pause_timer.h"
+#include "dataplane/pause/pause_timer.h"
 
 namespace pfc {
 namespace {
@@ -17,14 +17,14 @@ constexpr uint64_t k10G = 10'000'000'000;
 constexpr int kPrio = 3;
 constexpr uint16_t kQuanta = 1000;  // 51.2 us at 10 Gb/s
 constexpr uint64_t kPauseNs = 51'200;
-using Event = Pfcwd::Event;
+using Event = pause::Pfcwd::Event;
 
 // One (port, priority): the peer's pause timer, our queue and tx count, and
 // the watchdog polled every `step` ns as a worker round would.
 struct Rig {
-  PfcwdConfig cfg{true, 1'000'000, 10'000'000, PfcwdAction::kDrop};
-  PauseTimer pause;
-  Pfcwd wd;
+  pause::PfcwdConfig cfg{true, 1'000'000, 10'000'000, pause::PfcwdAction::kDrop};
+  pause::PauseTimer pause;
+  pause::Pfcwd wd;
   uint64_t now = 1'000;
   bool queued = true;
   uint64_t tx = 0;
@@ -37,7 +37,7 @@ struct Rig {
     pause.OnFrame(1 << kPrio, q, now, k10G);
   }
   void Poll() {
-    PfcwdObservation o;
+    pause::PfcwdObservation o;
     o.paused = (pause.PausedMask(now) >> kPrio) & 1;
     o.paused_until = pause.PausedUntil(kPrio);
     o.queued = queued;

@@ -43,13 +43,13 @@ TEST_F(StageTest, EventsPrintedOnceOnTheirLogType) {
   Start(BaseYaml());
   LogCapture cap;
   ASSERT_EQ(rte_log_set_level_pattern("pfc.pfcwd", RTE_LOG_INFO), 0);
-  PfcwdEvent e;
+  sw::PfcwdEvent e;
   e.port = 1;
   e.prio = 3;
   e.t_ns = 2'000'000;
   e.since_ns = 1'000'000;
   sw_->pfcwd_log.Add(e);
-  EventPrinter printer;
+  sw::EventPrinter printer;
   printer.Print(*sw_);
   printer.Print(*sw_);  // nothing new: nothing printed twice
   const std::string storm =

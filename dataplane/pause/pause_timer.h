@@ -17,9 +17,9 @@
 #include <cstdint>
 
 #include "dataplane/common/deadline.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pause/pfc_frame.h"
 
-namespace pfc {
+namespace pfc::pause {
 
 class PauseTimer {
  public:
@@ -64,4 +64,4 @@ class PauseTimer {
   uint64_t last_now_ = 0;
 };
 
-}  // namespace pfc
+}  // namespace pfc::pause

@@ -2,7 +2,7 @@
 // XOFF/XON generation with a virtual clock: thresholds and hysteresis,
 // refresh timing, shared frames, retries, counters, and the peer never
 // resuming on its own while we stay above XON.
-#include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/pause/pfc_generator.h"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +12,10 @@ namespace {
 constexpr uint64_t k10G = 10'000'000'000;
 constexpr uint64_t kPause = 3'355'392;  // 0xffff quanta at 10 Gb/s
 
-PfcGenerator Make(uint8_t lossless, double fraction = 0.5) {
-  PfcGenerator g;
+pause::PfcGenerator Make(uint8_t lossless, double fraction = 0.5) {
+  pause::PfcGenerator g;
   std::string err;
-  PfcGenConfig c;
+  pause::PfcGenConfig c;
   c.lossless_mask = lossless;
   c.port_bps = k10G;
   c.refresh_fraction = fraction;
@@ -24,9 +24,9 @@ PfcGenerator Make(uint8_t lossless, double fraction = 0.5) {
 }
 
 TEST(PfcGenerator, ConfigureRejectsBadValues) {
-  PfcGenerator g;
+  pause::PfcGenerator g;
   std::string err;
-  PfcGenConfig c;
+  pause::PfcGenConfig c;
   c.lossless_mask = 1;
   EXPECT_FALSE(g.Configure(c, &err));
   EXPECT_NE(err.find("pfc.port_bps"), std::string::npos) << err;
@@ -48,8 +48,8 @@ TEST(PfcGenerator, ConfigureRejectsBadValues) {
 }
 
 TEST(PfcGenerator, XoffRefreshXonCycle) {
-  PfcGenerator g = Make(1 << 3);
-  PauseRequest r;
+  pause::PfcGenerator g = Make(1 << 3);
+  pause::PauseRequest r;
   g.Observe(3, 4000, 4000, 2500);  // at XOFF, not above: nothing
   EXPECT_FALSE(g.Collect(0, &r));
   g.Observe(3, 4001, 4000, 2500);
@@ -92,8 +92,8 @@ TEST(PfcGenerator, XoffRefreshXonCycle) {
 // the next refresh, up to half a pause later), and the time we paused it
 // stopped at the link-down.
 TEST(PfcGenerator, LinkDownAndUpAnnouncesAgain) {
-  PfcGenerator g = Make(1 << 3);
-  PauseRequest r;
+  pause::PfcGenerator g = Make(1 << 3);
+  pause::PauseRequest r;
   g.Observe(3, 4001, 4000, 2500);
   ASSERT_TRUE(g.Collect(10, &r));
   g.MarkSent(r, 10);
@@ -117,22 +117,22 @@ TEST(PfcGenerator, LinkDownAndUpAnnouncesAgain) {
 }
 
 TEST(PfcGenerator, IgnoresLossyPriorities) {
-  PfcGenerator g = Make(1 << 3);
-  PauseRequest r;
+  pause::PfcGenerator g = Make(1 << 3);
+  pause::PauseRequest r;
   g.Observe(0, 1'000'000, 10, 5);
   EXPECT_FALSE(g.Collect(0, &r));
-  std::array<PgLevel, 8> lv{};
+  std::array<pause::PgLevel, 8> lv{};
   lv[5] = {1'000'000, 10, 5};
   EXPECT_FALSE(g.Poll(lv, 0, &r));
 }
 
 TEST(PfcGenerator, PrioritiesShareOneFrame) {
-  PfcGenerator g = Make(0b0010'0110);
-  std::array<PgLevel, 8> lv{};
+  pause::PfcGenerator g = Make(0b0010'0110);
+  std::array<pause::PgLevel, 8> lv{};
   for (auto& l : lv) l = {0, 1000, 500};
   lv[1].occupancy = 2000;
   lv[5].occupancy = 2000;
-  PauseRequest r;
+  pause::PauseRequest r;
   ASSERT_TRUE(g.Poll(lv, 0, &r));
   EXPECT_EQ(r.class_enable, 0b0010'0010);
   EXPECT_EQ(r.quanta[1], 0xffff);
@@ -163,8 +163,8 @@ TEST(PfcGenerator, PrioritiesShareOneFrame) {
 }
 
 TEST(PfcGenerator, RetriesUntilMarkedSent) {
-  PfcGenerator g = Make(1 << 0);
-  PauseRequest r;
+  pause::PfcGenerator g = Make(1 << 0);
+  pause::PauseRequest r;
   g.Observe(0, 10, 5, 0);
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(g.Collect(static_cast<uint64_t>(i), &r));  // the device refused it
@@ -177,8 +177,8 @@ TEST(PfcGenerator, RetriesUntilMarkedSent) {
 }
 
 TEST(PfcGenerator, NoXonForAPauseNeverSent) {
-  PfcGenerator g = Make(1 << 0);
-  PauseRequest r;
+  pause::PfcGenerator g = Make(1 << 0);
+  pause::PauseRequest r;
   g.Observe(0, 10, 5, 0);
   ASSERT_TRUE(g.Collect(0, &r));   // the frame could not leave ...
   g.Observe(0, 0, 5, 0);           // ... and the buffer drained meanwhile
@@ -187,8 +187,8 @@ TEST(PfcGenerator, NoXonForAPauseNeverSent) {
 }
 
 TEST(PfcGenerator, PausingTimeStopsAtExpiryWithoutRefresh) {
-  PfcGenerator g = Make(1 << 4);
-  PauseRequest r;
+  pause::PfcGenerator g = Make(1 << 4);
+  pause::PauseRequest r;
   g.Observe(4, 10, 5, 0);
   ASSERT_TRUE(g.Collect(0, &r));
   g.MarkSent(r, 0);
@@ -206,9 +206,9 @@ TEST(PfcGenerator, PausingTimeStopsAtExpiryWithoutRefresh) {
 // after the XON.
 TEST(PfcGenerator, PeerStaysPausedWhileAboveXon) {
   for (double fraction : {0.5, 0.9}) {
-    PfcGenerator g = Make(1 << 3, fraction);
-    PauseTimer peer;
-    PauseRequest r;
+    pause::PfcGenerator g = Make(1 << 3, fraction);
+    pause::PauseTimer peer;
+    pause::PauseRequest r;
     const uint64_t kOff = 1'000'000, kOn = 51'000'000;
     for (uint64_t now = 0; now <= 60'000'000; now += 20'000) {
       const uint64_t occ = (now >= kOff && now < kOn) ? 5000 : 100;

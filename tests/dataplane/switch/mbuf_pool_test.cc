@@ -23,12 +23,12 @@ TEST(MbufPool, GrowsOnDemandUpToItsSizeAndEveryMbufIsInitialised) {
   // Far more than 256 MB of EAL memory could hold as whole pages: the
   // objects are the process's own memory, populated a chunk at a time.
   const uint64_t max = 200000;
-  auto dp = CreateDataplane(1, max, 2048 + RTE_PKTMBUF_HEADROOM, &err, kMinPoolChunk);
+  auto dp = sw::CreateDataplane(1, max, 2048 + RTE_PKTMBUF_HEADROOM, &err, sw::kMinPoolChunk);
   ASSERT_TRUE(dp) << err;
   dp->grow_on_empty = true;
-  EXPECT_EQ(dp->pool->populated_size, kMinPoolChunk);
+  EXPECT_EQ(dp->pool->populated_size, sw::kMinPoolChunk);
   std::vector<rte_mbuf*> held;
-  for (uint64_t i = 0; i < 3 * kMinPoolChunk; i++) {
+  for (uint64_t i = 0; i < 3 * sw::kMinPoolChunk; i++) {
     rte_mbuf* m = dp->Alloc();
     ASSERT_NE(m, nullptr) << "allocation " << i;
     // What rte_pktmbuf_init gives every mbuf of a pool.
@@ -40,8 +40,8 @@ TEST(MbufPool, GrowsOnDemandUpToItsSizeAndEveryMbufIsInitialised) {
   }
   // Grown by chunks (a quarter of the pool, at least kMinPoolChunk), not
   // to the whole size.
-  EXPECT_GE(dp->pool->populated_size, 3 * kMinPoolChunk);
-  EXPECT_LT(dp->pool->populated_size, 5 * kMinPoolChunk);
+  EXPECT_GE(dp->pool->populated_size, 3 * sw::kMinPoolChunk);
+  EXPECT_LT(dp->pool->populated_size, 5 * sw::kMinPoolChunk);
   // Distinct buffers that can be written end to end.
   for (rte_mbuf* m : held) std::memset(rte_pktmbuf_mtod(m, void*), 0xab, 2048);
   for (rte_mbuf* m : held) rte_pktmbuf_free(m);
@@ -53,14 +53,14 @@ TEST(MbufPool, GrowsOnDemandUpToItsSizeAndEveryMbufIsInitialised) {
 // either thread can take one.
 TEST(MbufPool, GrowsWhileAnotherThreadAllocates) {
   std::string err;
-  auto dp = CreateDataplane(1, 400000, 2048 + RTE_PKTMBUF_HEADROOM, &err, kMinPoolChunk);
+  auto dp = sw::CreateDataplane(1, 400000, 2048 + RTE_PKTMBUF_HEADROOM, &err, sw::kMinPoolChunk);
   ASSERT_TRUE(dp) << err;
   dp->grow_on_empty = true;
   std::vector<rte_mbuf*> held[2];
   std::atomic<int> bad{0};
   auto take = [&](int t) {
     const bool registered = rte_thread_register() == 0;  // a cache of its own, or none
-    for (uint64_t i = 0; i < 6 * kMinPoolChunk; i++) {
+    for (uint64_t i = 0; i < 6 * sw::kMinPoolChunk; i++) {
       rte_mbuf* m = dp->Alloc();
       if (m == nullptr || m->pool != dp->pool || m->buf_len != 2048 + RTE_PKTMBUF_HEADROOM ||
           m->data_off != RTE_PKTMBUF_HEADROOM || m->buf_addr == nullptr) {
@@ -75,8 +75,8 @@ TEST(MbufPool, GrowsWhileAnotherThreadAllocates) {
   a.join();
   b.join();
   EXPECT_EQ(bad.load(), 0);
-  EXPECT_EQ(held[0].size() + held[1].size(), 12 * kMinPoolChunk);
-  EXPECT_LE(dp->pool->populated_size, 20 * kMinPoolChunk);
+  EXPECT_EQ(held[0].size() + held[1].size(), 12 * sw::kMinPoolChunk);
+  EXPECT_LE(dp->pool->populated_size, 20 * sw::kMinPoolChunk);
   for (auto& h : held)
     for (rte_mbuf* m : h) rte_pktmbuf_free(m);
   EXPECT_EQ(rte_mempool_avail_count(dp->pool), dp->pool->populated_size);
@@ -84,16 +84,16 @@ TEST(MbufPool, GrowsWhileAnotherThreadAllocates) {
 
 TEST(MbufPool, StopsAtItsSizeWithoutGrowthItStaysEmpty) {
   std::string err;
-  auto dp = CreateDataplane(1, 10000, 2048 + RTE_PKTMBUF_HEADROOM, &err, kMinPoolChunk);
+  auto dp = sw::CreateDataplane(1, 10000, 2048 + RTE_PKTMBUF_HEADROOM, &err, sw::kMinPoolChunk);
   ASSERT_TRUE(dp) << err;
   std::vector<rte_mbuf*> held;
   // Not growable: the populated part only.
   for (rte_mbuf* m; (m = dp->Alloc()) != nullptr;) held.push_back(m);
-  EXPECT_EQ(held.size(), kMinPoolChunk);
+  EXPECT_EQ(held.size(), sw::kMinPoolChunk);
   dp->grow_on_empty = true;
   for (rte_mbuf* m; (m = dp->Alloc()) != nullptr;) held.push_back(m);
   EXPECT_EQ(held.size(), 10000u);  // the pool's size, then a refused allocation
-  EXPECT_EQ(GrowPool(dp->pool, 1), 0u);
+  EXPECT_EQ(sw::GrowPool(dp->pool, 1), 0u);
   for (rte_mbuf* m : held) rte_pktmbuf_free(m);
 }
 
@@ -102,14 +102,14 @@ TEST(MbufPool, StopsAtItsSizeWithoutGrowthItStaysEmpty) {
 // instead of the OOM killer ending the process.
 TEST(MbufPool, GrowthStopsAtItsLimit) {
   std::string err;
-  auto dp = CreateDataplane(1, 100000, 2048 + RTE_PKTMBUF_HEADROOM, &err, kMinPoolChunk);
+  auto dp = sw::CreateDataplane(1, 100000, 2048 + RTE_PKTMBUF_HEADROOM, &err, sw::kMinPoolChunk);
   ASSERT_TRUE(dp) << err;
   dp->grow_on_empty = true;
-  dp->grow_limit = kMinPoolChunk + 1000;
+  dp->grow_limit = sw::kMinPoolChunk + 1000;
   std::vector<rte_mbuf*> held;
   for (rte_mbuf* m; (m = dp->Alloc()) != nullptr;) held.push_back(m);
-  EXPECT_EQ(dp->pool->populated_size, kMinPoolChunk + 1000);
-  EXPECT_EQ(held.size(), kMinPoolChunk + 1000);
+  EXPECT_EQ(dp->pool->populated_size, sw::kMinPoolChunk + 1000);
+  EXPECT_EQ(held.size(), sw::kMinPoolChunk + 1000);
   for (rte_mbuf* m : held) rte_pktmbuf_free(m);
 }
 
@@ -117,7 +117,7 @@ TEST(HeapRing, OwnMemoryRingWorksAndFreesEitherKind) {
   std::string err;
   for (const bool own : {false, true}) {
     rte_ring* r =
-        CreateHeapRing("t", sizeof(void*), 1024, RING_F_SP_ENQ | RING_F_SC_DEQ, own, &err);
+        sw::CreateHeapRing("t", sizeof(void*), 1024, RING_F_SP_ENQ | RING_F_SC_DEQ, own, &err);
     ASSERT_NE(r, nullptr) << err;
     EXPECT_EQ(rte_ring_get_capacity(r), 1023u);
     uintptr_t v = 0;
@@ -130,7 +130,7 @@ TEST(HeapRing, OwnMemoryRingWorksAndFreesEitherKind) {
       v += reinterpret_cast<uintptr_t>(p) == i;
     }
     EXPECT_EQ(v, 1023u);
-    FreeHeapRing(r);
+    sw::FreeHeapRing(r);
   }
 }
 

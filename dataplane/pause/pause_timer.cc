@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Per-port PFC pause timers. See pause_timer.h.
-#include "dataplane/pfc/pause_timer.h"
+#include "dataplane/pause/pause_timer.h"
 
 #include <algorithm>
 
-namespace pfc {
+namespace pfc::pause {
 
 uint64_t PauseTimer::QuantaToNs(uint16_t quanta, uint64_t port_bps) {
   if (port_bps == 0) return 0;
@@ -91,4 +91,4 @@ uint64_t PauseTimer::PausedNs(int prio, uint64_t now_ns) const {
   return t;
 }
 
-}  // namespace pfc
+}  // namespace pfc::pause

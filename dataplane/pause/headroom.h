@@ -49,7 +49,7 @@
 #include <cstdint>
 #include <string>
 
-namespace pfc {
+namespace pfc::pause {
 
 struct HeadroomParams {
   uint64_t port_bps = 0;          // port speed, or the shaper rate when shaped
@@ -83,4 +83,4 @@ bool ComputeHeadroom(const HeadroomParams& p, HeadroomBreakdown* out, std::strin
 uint32_t DefaultHeadroomBytes(uint64_t port_bps, double cable_m, uint32_t mtu, uint64_t response_ns,
                               uint32_t cell_bytes = 1);
 
-}  // namespace pfc
+}  // namespace pfc::pause

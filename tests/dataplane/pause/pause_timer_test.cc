@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // PFC response timers with a virtual clock: exact quanta timing, refresh,
 // XON, expiry, accumulated paused time, next expiry.
-#include "dataplane/pfc/pause_timer.h"
+#include "dataplane/pause/pause_timer.h"
 
 #include <gtest/gtest.h>
 
@@ -18,16 +18,16 @@ std::array<uint16_t, 8> Q(int prio, uint16_t quanta) {
 
 TEST(PauseTimer, QuantaAreFiveHundredTwelveBitTimes) {
   // 0xffff x 512 bits = 33,553,920 bits: 3.355392 ms at 10 Gb/s.
-  EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, k10G), 3'355'392u);
-  EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, 25'000'000'000), 1'342'157u);  // 1342156.8, up
-  EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, 100'000'000'000), 335'540u);   // 335539.2, up
-  EXPECT_EQ(PauseTimer::QuantaToNs(0xffff, 1'000'000'000), 33'553'920u);
-  EXPECT_EQ(PauseTimer::QuantaToNs(1, k10G), 52u);  // 51.2 ns, up
-  EXPECT_EQ(PauseTimer::QuantaToNs(0, k10G), 0u);
+  EXPECT_EQ(pause::PauseTimer::QuantaToNs(0xffff, k10G), 3'355'392u);
+  EXPECT_EQ(pause::PauseTimer::QuantaToNs(0xffff, 25'000'000'000), 1'342'157u);  // 1342156.8, up
+  EXPECT_EQ(pause::PauseTimer::QuantaToNs(0xffff, 100'000'000'000), 335'540u);   // 335539.2, up
+  EXPECT_EQ(pause::PauseTimer::QuantaToNs(0xffff, 1'000'000'000), 33'553'920u);
+  EXPECT_EQ(pause::PauseTimer::QuantaToNs(1, k10G), 52u);  // 51.2 ns, up
+  EXPECT_EQ(pause::PauseTimer::QuantaToNs(0, k10G), 0u);
 }
 
 TEST(PauseTimer, PausesExactlyForTheQuanta) {
-  PauseTimer t;
+  pause::PauseTimer t;
   ASSERT_TRUE(t.OnFrame(1 << 3, Q(3, 0xffff), 1000, k10G));
   EXPECT_EQ(t.PausedMask(1000), 1 << 3);
   EXPECT_EQ(t.PausedMask(1000 + 3'355'391), 1 << 3);
@@ -42,7 +42,7 @@ TEST(PauseTimer, PausesExactlyForTheQuanta) {
 // A link that goes down ends the pauses it carried, as a real MAC's does:
 // the time paused stops there, no XON is counted, a later XOFF starts anew.
 TEST(PauseTimer, LinkDownEndsEveryRunningPause) {
-  PauseTimer t;
+  pause::PauseTimer t;
   ASSERT_TRUE(t.OnFrame(
       1 << 3 | 1 << 4,
       [] {
@@ -62,7 +62,7 @@ TEST(PauseTimer, LinkDownEndsEveryRunningPause) {
 }
 
 TEST(PauseTimer, DisabledClassesAreUntouched) {
-  PauseTimer t;
+  pause::PauseTimer t;
   std::array<uint16_t, 8> q;
   q.fill(0xffff);
   ASSERT_TRUE(t.OnFrame(0b0010'0100, q, 0, k10G));
@@ -71,7 +71,7 @@ TEST(PauseTimer, DisabledClassesAreUntouched) {
 }
 
 TEST(PauseTimer, RefreshRestartsAndXonResumes) {
-  PauseTimer t;
+  pause::PauseTimer t;
   t.OnFrame(1 << 1, Q(1, 0xffff), 0, k10G);
   t.OnFrame(1 << 1, Q(1, 0xffff), 3'000'000, k10G);  // refresh before expiry
   EXPECT_EQ(t.PausedMask(3'355'392), 1 << 1);        // would have expired
@@ -91,7 +91,7 @@ TEST(PauseTimer, RefreshRestartsAndXonResumes) {
 }
 
 TEST(PauseTimer, AccumulatesSeparatePauses) {
-  PauseTimer t;
+  pause::PauseTimer t;
   t.OnFrame(1 << 6, Q(6, 1000), 0, k10G);          // 51.2 us -> 51200 ns
   t.OnFrame(1 << 6, Q(6, 1000), 1'000'000, k10G);  // after expiry: a new pause
   EXPECT_EQ(t.PausedNs(6, 1'010'000), 51'200u + 10'000);
@@ -102,7 +102,7 @@ TEST(PauseTimer, AccumulatesSeparatePauses) {
 }
 
 TEST(PauseTimer, NextExpiryIsTheEarliestRunningPause) {
-  PauseTimer t;
+  pause::PauseTimer t;
   EXPECT_EQ(t.NextExpiry(0), kNever);
   t.OnFrame(1 << 0, Q(0, 2000), 0, k10G);  // until 102400
   t.OnFrame(1 << 5, Q(5, 1000), 0, k10G);  // until 51200
@@ -112,7 +112,7 @@ TEST(PauseTimer, NextExpiryIsTheEarliestRunningPause) {
 }
 
 TEST(PauseTimer, PortSpeedScalesTheTime) {
-  PauseTimer t;
+  pause::PauseTimer t;
   t.OnFrame(1 << 2, Q(2, 0xffff), 0, 40'000'000'000);
   EXPECT_EQ(t.PausedUntil(2), 838'848u);            // 33553920 / 40
   EXPECT_FALSE(t.OnFrame(1 << 2, Q(2, 0), 10, 0));  // no speed: refused, unchanged
@@ -120,7 +120,7 @@ TEST(PauseTimer, PortSpeedScalesTheTime) {
 }
 
 TEST(PauseTimer, ClassicPauseStopsEverything) {
-  PauseTimer t;
+  pause::PauseTimer t;
   std::array<uint16_t, 8> q;
   q.fill(0x0200);
   t.OnFrame(0xff, q, 0, k10G);
@@ -129,7 +129,7 @@ TEST(PauseTimer, ClassicPauseStopsEverything) {
 }
 
 TEST(PauseTimer, TimeNeverRunsBackwards) {
-  PauseTimer t;
+  pause::PauseTimer t;
   t.OnFrame(1, Q(0, 1000), 1'000'000, k10G);
   t.OnFrame(1, Q(0, 0), 500'000, k10G);  // stale timestamp: treated as 1 ms
   EXPECT_EQ(t.PausedNs(0, 2'000'000), 0u);

@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "dataplane/pfc/pfc_frame.h"
-#include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/pause/pfc_frame.h"
+#include "dataplane/pause/pfc_generator.h"
 
 namespace {
 
@@ -31,10 +31,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::array<uint8_t, 6> src = {0x02, 0x00, 0x00, 0x00, 0x00, 0x07};
-  std::vector<pfc::PauseRequest> frames;
+  std::vector<pfc::pause::PauseRequest> frames;
 
-  pfc::PfcGenerator gen;
-  pfc::PfcGenConfig cfg;
+  pfc::pause::PfcGenerator gen;
+  pfc::pause::PfcGenConfig cfg;
   cfg.lossless_mask = (1 << 3) | (1 << 5);
   cfg.port_bps = 10'000'000'000;
   std::string err;
@@ -47,17 +47,17 @@ int main(int argc, char** argv) {
   const uint64_t steps[][2] = {{5000, 0}, {5000, 4500}, {1500, 4500}, {1500, 100}};
   uint64_t now = 0;
   for (const auto& s : steps) {
-    std::array<pfc::PgLevel, 8> lv{};
+    std::array<pfc::pause::PgLevel, 8> lv{};
     lv[3] = {s[0], 4000, 2000};
     lv[5] = {s[1], 4000, 2000};
-    pfc::PauseRequest r;
+    pfc::pause::PauseRequest r;
     if (gen.Poll(lv, now, &r)) {
       gen.MarkSent(r, now);
       frames.push_back(r);
     }
     now += 1000;
   }
-  pfc::PauseRequest all;
+  pfc::pause::PauseRequest all;
   all.class_enable = 0xff;
   for (int i = 0; i < 8; ++i) all.quanta[i] = static_cast<uint16_t>((i + 1) * 0x1111);
   frames.push_back(all);
@@ -72,9 +72,9 @@ int main(int argc, char** argv) {
   Put32(&out, 1);      // LINKTYPE_ETHERNET
   uint32_t usec = 0;
   for (const auto& r : frames) {
-    uint8_t buf[pfc::kPfcFrameLen];
-    const size_t n = pfc::BuildPfcFrame(src, r, buf, sizeof buf);
-    if (n != pfc::kPfcFrameLen) return 1;
+    uint8_t buf[pfc::pause::kPfcFrameLen];
+    const size_t n = pfc::pause::BuildPfcFrame(src, r, buf, sizeof buf);
+    if (n != pfc::pause::kPfcFrameLen) return 1;
     Put32(&out, 1700000000);
     Put32(&out, usec++);
     Put32(&out, static_cast<uint32_t>(n));
