@@ -67,7 +67,7 @@ EAL=("${EAL_MEM[@]}" -l 0 --no-telemetry --log-level='*:warning')
 # $WORK/NAME.json with the instructions per stage and "packets".
 profile() {
   local name=$1 filter=$2
-  valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --compress-strings=no --compress-pos=no \
+  valgrind --tool=callgrind --toggle-collect='pfc::stages::WorkerRound*' --compress-strings=no --compress-pos=no \
     --callgrind-out-file="$WORK/cg.$name" "$BIN" --benchmark_filter="$filter" \
     --benchmark_format=json --benchmark_out="$WORK/bm.$name.json" \
     -- "${EAL[@]}" "--file-prefix=cost$$$name" > "$WORK/log.$name" 2>&1 ||

@@ -60,15 +60,15 @@ total() { callgrind_annotate --auto=no "$1" | awk '/PROGRAM TOTALS/ && !n++ { gs
 
 echo "fabric_cost: callgrind on pfcfabric (leafspine:$T:2:2, $DURATION virtual) ..."
 # shellcheck disable=SC2086
-valgrind --tool=callgrind --toggle-collect='pfc::emu::Fabric::RunVirtual*' \
+valgrind --tool=callgrind --toggle-collect='pfc::emulator::Fabric::RunVirtual*' \
   --callgrind-out-file="$TMP/cg.emu" "$B/dataplane/emulator/pfcfabric" --fabric "$TMP/fabric.yaml" \
   --out "$TMP/out" ${PFCFABRIC_ARGS:-} > "$TMP/emu.log" 2>&1 || { tail "$TMP/emu.log"; die "pfcfabric failed"; }
 emu_total=$(total "$TMP/cg.emu")
-emu_sw=$(incl "$TMP/cg.emu" "pfc::WorkerRound(")
+emu_sw=$(incl "$TMP/cg.emu" "pfc::stages::WorkerRound(")
 # pipe TAG INFLIGHT: callgrind over pipeline_bench BM_Pipeline/INFLIGHT.
 pipe() {
   echo "fabric_cost: callgrind on pipeline_bench BM_Pipeline/$2 ..."
-  valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --callgrind-out-file="$TMP/cg.$1" \
+  valgrind --tool=callgrind --toggle-collect='pfc::stages::WorkerRound*' --callgrind-out-file="$TMP/cg.$1" \
     "$B/bench/dataplane/pipeline_bench" --benchmark_filter="^BM_Pipeline/$2/" --benchmark_format=json \
     --benchmark_out="$TMP/bm.$1.json" -- --no-huge -m 512 --no-shconf --no-pci -l 0 --no-telemetry \
     --log-level='*:warning' --file-prefix=fcost$$ > "$TMP/$1.log" 2>&1 || { tail "$TMP/$1.log"; die "pipeline_bench failed"; }

@@ -139,7 +139,7 @@ def measure(fabric, cost_fabric, out, gen):
         short = os.path.join(out, tag + "-short.yaml")
         permutation_file(short, gen, hosts, PERM_US)
         cg = os.path.join(out, tag + ".callgrind")
-        rc, log, _ = run(["valgrind", "--tool=callgrind", "--toggle-collect=pfc::emu::Fabric::RunVirtual*",
+        rc, log, _ = run(["valgrind", "--tool=callgrind", "--toggle-collect=pfc::emulator::Fabric::RunVirtual*",
                           f"--callgrind-out-file={cg}", cost_fabric, "--fabric", short, "--out",
                           os.path.join(out, tag + "-short")])
         if rc != 0:

@@ -25,7 +25,7 @@ POINTS="4/0/0 16/0/0 32/0/0 32/10/0 32/1000/0 32/10000/0 4/0/10 4/0/10000 4/0/10
 : > "$OUT/points.csv"
 for pt in $POINTS; do
   tag=${pt//\//_}
-  valgrind --tool=callgrind --toggle-collect='pfc::WorkerRound*' --callgrind-out-file="$WORK/cg.$tag" \
+  valgrind --tool=callgrind --toggle-collect='pfc::stages::WorkerRound*' --callgrind-out-file="$WORK/cg.$tag" \
     "$BIN" --benchmark_filter="^BM_Scale/$pt/" --benchmark_format=json --benchmark_out="$WORK/bm.$tag.json" \
     -- --no-huge -m 2048 --no-shconf --no-pci -l 0 --no-telemetry --log-level='*:warning' \
     "--file-prefix=tscale$$$tag" > "$WORK/log.$tag" 2>&1 || { tail -20 "$WORK/log.$tag"; exit 1; }
