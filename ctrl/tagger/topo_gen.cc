@@ -26,6 +26,12 @@ bool Bad(std::string* err, const std::string& msg) {
   return false;
 }
 
+bool TooLarge(std::string* err, const char* what, long nodes) {
+  return Bad(err, std::string(what) + ": " + std::to_string(nodes) +
+                      " nodes, more than a generator builds (" + std::to_string(kMaxGenNodes) +
+                      ")");
+}
+
 bool GenFatTreeImpl(int k, bool ab, Topology* t, std::string* err) {
   if (k < 2 || k % 2 != 0 || k > kMaxNodePorts)
     return Bad(err, "fattree k: expected an even number 2.." + std::to_string(kMaxNodePorts));
@@ -86,6 +92,8 @@ bool GenJellyfish(int switches, int ports, int switch_ports, uint64_t seed, Topo
     return Bad(err, "jellyfish ports: expected 1.." + std::to_string(kMaxNodePorts));
   if (switch_ports < 1 || switch_ports > ports || switch_ports >= switches)
     return Bad(err, "jellyfish switch-ports: expected 1..min(ports, switches-1)");
+  if (const long nodes = long{switches} * (1 + ports - switch_ports); nodes > kMaxGenNodes)
+    return TooLarge(err, "jellyfish", nodes);
   std::mt19937_64 rng(seed);
   const int n = switches;
   std::vector<std::vector<uint32_t>> adj(n);
@@ -165,9 +173,12 @@ bool GenBCube(int n, int k, Topology* t, std::string* err) {
   long servers = 1;
   for (int i = 0; i <= k; ++i) {
     servers *= n;
-    if (servers > 2000000) return Bad(err, "bcube: more than 2,000,000 servers");
+    if (servers > kMaxGenNodes) return TooLarge(err, "bcube", servers);
   }
   const long per_level = servers / n;
+  // k+1 levels of n^k switches beside the servers.
+  if (const long nodes = servers + (k + 1) * per_level; nodes > kMaxGenNodes)
+    return TooLarge(err, "bcube", nodes);
   *t = Topology();
   std::vector<uint32_t> srv(servers);
   for (long a = 0; a < servers; ++a) {
@@ -205,7 +216,8 @@ bool GenTopoSpec(const std::string& spec, Topology* t, std::string* err) {
     try {
       size_t pos = 0;
       *v = std::stol(f.at(i), &pos);
-      return pos == f[i].size();
+      // The generators take ints: a larger value must not wrap into range.
+      return pos == f[i].size() && *v >= -1'000'000'000 && *v <= 1'000'000'000;
     } catch (...) {
       return false;
     }

@@ -4,7 +4,8 @@
 // (random regular switch graph) and BCube(n, k) with relaying servers.
 //
 // Each returns a finalized Topology or false with *err for impossible
-// parameters (odd k, too many ports, ...). Deterministic for a given seed.
+// parameters (odd k, too many ports, more than kMaxGenNodes nodes, ...),
+// refused before anything is allocated. Deterministic for a given seed.
 // Pure functions, any thread.
 #pragma once
 #include <cstdint>
@@ -13,6 +14,14 @@
 #include "ctrl/tagger/topology.h"
 
 namespace pfc::tagger {
+
+// The most nodes (hosts and switches) a generator builds: far beyond what
+// pfc-tagger's ELP walks or the emulator (2.4 MB a switch) can use, and
+// small enough that a generator refused nothing it could not build in a
+// second or two. Before, "bcube:2:18" (5.5 million nodes) took 14 s and
+// 1.4 GB in the fabric loader (found by the fabric fuzz target), and a
+// Jellyfish of a billion switches was tried.
+inline constexpr long kMaxGenNodes = 1'000'000;
 
 // tors ToRs (layer 1) each with hosts_per_tor hosts (layer 0), every ToR
 // linked to every one of spines spines (layer 2). ToR ports: hosts, then spines.
