@@ -27,7 +27,7 @@ bool Bad(std::string* err, const std::string& msg) {
 }
 
 bool TooLarge(std::string* err, const char* what, long nodes) {
-  return Bad(err, std::string(what) + ": " + std::to_string(nodes) +
+  return Bad(err, std::string(what) + ": at least " + std::to_string(nodes) +
                       " nodes, more than a generator builds (" + std::to_string(kMaxGenNodes) +
                       ")");
 }
