@@ -57,15 +57,17 @@ nlohmann::json PortStatsJson(const sw::Switch& sw, PortId p) {
   // What the device itself lost or refused, before the switch could count a
   // packet (e.g. an AF_PACKET ring overflowing while the worker was not
   // running): reported beside the switch's own drop reasons.
-  rte_eth_stats ds{};
-  if (pr.io.kind == sw::PortIo::Kind::kEthdev && rte_eth_stats_get(pr.io.dpdk_port, &ds) == 0) {
-    j["dev_rx_missed"] = ds.imissed;
-    j["dev_rx_errors"] = ds.ierrors;
-    j["dev_rx_nombuf"] = ds.rx_nombuf;
-    j["dev_tx_errors"] = ds.oerrors;
-  }
-  if (pr.io.kind == sw::PortIo::Kind::kEthdev)  // as the link watch last saw it
+  if (pr.io.kind == sw::PortIo::Kind::kEthdev) {
+    rte_eth_stats ds{};
+    if (rte_eth_stats_get(pr.io.dpdk_port, &ds) == 0) {
+      j["dev_rx_missed"] = ds.imissed;
+      j["dev_rx_errors"] = ds.ierrors;
+      j["dev_rx_nombuf"] = ds.rx_nombuf;
+      j["dev_tx_errors"] = ds.oerrors;
+    }
+    // As the link watch last saw it (switch/link_watch.h).
     j["link_up"] = pr.owner_state->dev_link_up.load(std::memory_order_relaxed) ? 1u : 0u;
+  }
   if (pr.io.kind == sw::PortIo::Kind::kEmu) {
     // The emulated link: frames lost to a link going down (a failed cable
     // loses what it carries) and the wire's utilisation.

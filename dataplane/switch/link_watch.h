@@ -18,18 +18,19 @@
 
 namespace pfc::sw {
 
-// One device port's link as the watch sees it now.
-bool DeviceLinkUp(uint16_t dpdk_port);
-
 class LinkWatch {
  public:
-  explicit LinkWatch(Switch& sw) : sw_(sw) {}
+  // Asks each device port once whether it is bound to a kernel interface.
+  explicit LinkWatch(Switch& sw);
   // Polls every device port; publishes changes to their owners and returns
   // one line for each ("port p2: link down"). Control thread only.
   std::vector<std::string> Poll();
 
  private:
   Switch& sw_;
+  // By port: the kernel interface a device is bound to (dev_info.if_index),
+  // 0 for a device that reports its own link or an emulated port.
+  std::vector<unsigned> if_index_;
 };
 
 }  // namespace pfc::sw
