@@ -317,8 +317,15 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
                         std::vector<config::SwitchConfig>* out, std::string* err) {
   YAML::Node tmpl;
   if (!spec.switch_config.empty()) {
+    // As the fabric file itself (fabric_spec.cc's LoadYaml): a directory
+    // must be an error, not an exception yaml-cpp does not catch.
+    std::string text;
+    if (!config::ReadRegularFile(spec.switch_config, &text)) {
+      *err = spec.switch_config + ": cannot open file (expected a readable regular file)";
+      return false;
+    }
     try {
-      tmpl = YAML::LoadFile(spec.switch_config);
+      tmpl = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       *err = spec.switch_config + ": " + e.what();
       return false;

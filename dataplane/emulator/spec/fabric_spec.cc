@@ -45,11 +45,16 @@ bool IsListSection(const std::string& s) {
   return s == "hosts" || s == "flows" || s == "events" || s == "captures";
 }
 
+// Read through config::ReadRegularFile, not YAML::LoadFile: yaml-cpp reads
+// the stream's buffer directly, so a directory's read error escapes it as
+// std::ios_base::failure and ends the process (an `include: [/]` found by
+// fuzz_fabric).
 YAML::Node LoadYaml(const std::string& path) {
+  std::string text;
+  if (!config::ReadRegularFile(path, &text))
+    throw ConfigError(path + ": cannot open file (expected a readable regular file)");
   try {
-    return YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(path + ": cannot open file");
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
   }

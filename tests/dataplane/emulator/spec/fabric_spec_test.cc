@@ -276,6 +276,27 @@ TEST_F(FabricFile, IncludeCycleIsRejected) {
   EXPECT_NE(err.find("a.yaml -> "), std::string::npos) << err;
 }
 
+// fuzz_fabric's `include: [/]`: yaml-cpp let the directory's read error
+// escape as std::ios_base::failure and the process ended; the switch
+// template had the same path.
+TEST_F(FabricFile, IncludeOrTemplateThatIsNotAFileIsAnError) {
+  EXPECT_EQ(LoadErr(Write("d.yaml", "include: [/]\n")),
+            "/: cannot open file (expected a readable regular file)");
+  EXPECT_EQ(
+      LoadErr(Write("n.yaml", "include: [no-such.yaml]\n")),
+      (dir_ / "no-such.yaml").string() + ": cannot open file (expected a readable regular file)");
+  FabricSpec s;
+  std::string err;
+  if (!LoadFabric(Fig2("switch: { config: " + dir_.string() + " }\n"), &s, &err)) {
+    EXPECT_NE(err.find(dir_.string()), std::string::npos) << err;  // refused at load
+    return;
+  }
+  FabricPlan plan = MakePlan(s);
+  std::vector<config::SwitchConfig> cfgs;
+  EXPECT_FALSE(WriteSwitchConfigs(s, &plan, &cfgs, &err));
+  EXPECT_EQ(err, dir_.string() + ": cannot open file (expected a readable regular file)");
+}
+
 TEST_F(FabricFile, MissingSectionsAndZeroVirtualDuration) {
   EXPECT_NE(
       LoadErr(Write("n.yaml", "fabric: { duration: 1ms }\n")).find("topology: expected a section"),
