@@ -7,10 +7,10 @@
 #include <atomic>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <unordered_set>
 
 #include "ctrl/tagger/json_util.h"
+#include "dataplane/config/config.h"
 
 namespace pfc::tagger {
 
@@ -127,14 +127,14 @@ bool ParseElpJson(const std::string& text, const std::string& file, const Topolo
 }
 
 bool LoadElp(const std::string& path, const Topology& t, Elp* elp, std::string* err) {
-  std::ifstream in(path);
-  if (!in) {
-    *err = path + ": cannot open ELP file";
+  // A directory opens as a stream that reads nothing: it must not be
+  // reported as an empty (invalid JSON) file.
+  std::string text;
+  if (!pfc::config::ReadRegularFile(path, &text)) {
+    *err = path + ": cannot open ELP file (expected a readable regular file)";
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseElpJson(ss.str(), path, t, elp, err);
+  return ParseElpJson(text, path, t, elp, err);
 }
 
 bool SaveElp(const Topology& t, const Elp& elp, const std::string& path, std::string* err) {

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "ctrl/tagger/json_util.h"
+#include "dataplane/config/config.h"
 
 namespace pfc::tagger {
 
@@ -179,14 +179,14 @@ bool ParseTopologyJson(const std::string& text, const std::string& file, Topolog
 }
 
 bool LoadTopology(const std::string& path, Topology* t, std::string* err) {
-  std::ifstream in(path);
-  if (!in) {
-    *err = path + ": cannot open topology file";
+  // A directory opens as a stream that reads nothing: it must not be
+  // reported as an empty (invalid JSON) file.
+  std::string text;
+  if (!pfc::config::ReadRegularFile(path, &text)) {
+    *err = path + ": cannot open topology file (expected a readable regular file)";
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseTopologyJson(ss.str(), path, t, err);
+  return ParseTopologyJson(text, path, t, err);
 }
 
 bool SaveTopology(const Topology& t, const std::string& path, std::string* err) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "ctrl/tagger/elp.h"
 #include "ctrl/tagger/topo_gen.h"
 
 namespace pfc::tagger {
@@ -177,6 +178,12 @@ TEST(TopoFile, BadInputNamesFieldAndExpectation) {
   EXPECT_NE(err.find("at most 64"), std::string::npos) << err;
   EXPECT_FALSE(LoadTopology("/nonexistent/t.json", &t, &err));
   EXPECT_NE(err.find("cannot open"), std::string::npos);
+  // A directory read as nothing and was reported as invalid JSON.
+  EXPECT_FALSE(LoadTopology("/", &t, &err));
+  EXPECT_EQ(err, "/: cannot open topology file (expected a readable regular file)");
+  Elp elp;
+  EXPECT_FALSE(LoadElp("/", t, &elp, &err));
+  EXPECT_EQ(err, "/: cannot open ELP file (expected a readable regular file)");
 }
 
 }  // namespace
