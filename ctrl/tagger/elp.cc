@@ -131,7 +131,7 @@ bool LoadElp(const std::string& path, const Topology& t, Elp* elp, std::string* 
   // reported as an empty (invalid JSON) file.
   std::string text;
   if (!pfc::config::ReadRegularFile(path, &text)) {
-    *err = path + ": cannot open ELP file (expected a readable regular file)";
+    *err = pfc::config::CannotOpen(path, "ELP file");
     return false;
   }
   return ParseElpJson(text, path, t, elp, err);

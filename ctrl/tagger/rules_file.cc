@@ -155,7 +155,7 @@ bool LoadRulesYaml(const std::string& path, const Topology& t, uint32_t node, No
                    std::string* err) {
   std::string text;
   if (!pfc::config::ReadRegularFile(path, &text)) {
-    *err = path + ": cannot open rules file (expected a readable regular file)";
+    *err = pfc::config::CannotOpen(path, "rules file");
     return false;
   }
   return ParseRulesYaml(text, path, t, node, nr, err);

@@ -116,7 +116,7 @@ bool ParseTagPlan(const std::string& text, const std::string& file, TagPlan* pla
 bool LoadTagPlan(const std::string& path, TagPlan* plan, std::string* err) {
   std::string text;
   if (!pfc::config::ReadRegularFile(path, &text)) {
-    *err = path + ": cannot open plan file (expected a readable regular file)";
+    *err = pfc::config::CannotOpen(path, "plan file");
     return false;
   }
   return ParseTagPlan(text, path, plan, err);

@@ -183,7 +183,7 @@ bool LoadTopology(const std::string& path, Topology* t, std::string* err) {
   // reported as an empty (invalid JSON) file.
   std::string text;
   if (!pfc::config::ReadRegularFile(path, &text)) {
-    *err = path + ": cannot open topology file (expected a readable regular file)";
+    *err = pfc::config::CannotOpen(path, "topology file");
     return false;
   }
   return ParseTopologyJson(text, path, t, err);

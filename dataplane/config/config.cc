@@ -28,8 +28,7 @@ std::string Absolute(const std::filesystem::path& p) {
 
 YAML::Node LoadFile(const ReadTextFn& read, const std::string& path, const std::string& expected) {
   std::string text;
-  if (!read(path, &text))
-    throw config::ConfigError(path + ": cannot open file (expected a readable regular file)");
+  if (!read(path, &text)) throw config::ConfigError(config::CannotOpen(path));
   return config::ParseDocument(path, text, expected);
 }
 
@@ -80,6 +79,10 @@ bool Guarded(const std::string& path, std::string* err, F load) {
 }
 
 }  // namespace
+
+std::string CannotOpen(const std::string& path, std::string_view what) {
+  return path + ": cannot open " + std::string(what) + " (expected a readable regular file)";
+}
 
 bool ReadRegularFile(const std::string& path, std::string* text) {
   std::error_code ec;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dataplane/buffer/accountant.h"
@@ -150,6 +151,10 @@ using ReadTextFn = std::function<bool(const std::string& path, std::string* text
 // Reads a regular file. Anything else (a directory, a FIFO, /dev/zero) is
 // refused, since reading it could block or never end.
 bool ReadRegularFile(const std::string& path, std::string* text);
+// Every loader's message when ReadRegularFile (or a ReadTextFn) fails:
+// "<path>: cannot open <what> (expected a readable regular file)", `what`
+// naming the kind of file ("file", "ELP file", ...).
+std::string CannotOpen(const std::string& path, std::string_view what = "file");
 
 // Loads and validates `path`. On error returns false and sets *err to a
 // message like "configs/x.yaml:12: ports[1].speed: expected a rate such as

@@ -321,7 +321,7 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
     // must be an error, not an exception yaml-cpp does not catch.
     std::string text;
     if (!config::ReadRegularFile(spec.switch_config, &text)) {
-      *err = spec.switch_config + ": cannot open file (expected a readable regular file)";
+      *err = config::CannotOpen(spec.switch_config);
       return false;
     }
     try {

@@ -51,8 +51,7 @@ bool IsListSection(const std::string& s) {
 // fuzz_fabric).
 YAML::Node LoadYaml(const std::string& path) {
   std::string text;
-  if (!config::ReadRegularFile(path, &text))
-    throw ConfigError(path + ": cannot open file (expected a readable regular file)");
+  if (!config::ReadRegularFile(path, &text)) throw ConfigError(config::CannotOpen(path));
   try {
     return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
