@@ -11,8 +11,12 @@ Tagger, as Tagger ToN 2019 Fig. 10 (a) and (b)); rows:
      its own colour, line style and marker, and a flow whose series equals
      another's says so in the legend ("f3 = f2") and is drawn thinner on top,
      so neither hides the other,
-  2. pause periods: for each (switch, port) whose egress was paused on a
-     lossless priority at some point, a bar while it is paused,
+  2. pause periods, a bar while paused, on lossless priorities: red for each
+     (switch, port) whose egress its peer paused at some point ("L2->S1 q1"),
+     blue for each host its switch paused ("H1->A q1": the switch's XOFF in
+     force towards the host, ports.csv's `pausing` on the host's port; a
+     host with ignore_pause, or a real one that does not honour pause,
+     still sends),
   3. ingress buffer occupancy (KB) of the lossless priorities, one line per
      (switch, port) that held any,
   4. frames lost per sample bin over the fabric: on lossless priorities, on
@@ -22,12 +26,13 @@ Every row has a vertical line at each event of the run, labelled in row 1
 the fabric file's timeline (grey: link down/up, routes, flow start/stop,
 host storms, rules), the pause-storm watchdog's storms and restores (red)
 and the first DCFIT event of each kind (purple); pfclib.fabric_timeline
-reads them. Reads results.json, flows.csv, ports.csv and drops.csv (written
-by pfcfabric; `pfcfabric --plot FILE.png` runs this script at the end of a
-run); needs python3-matplotlib.
+reads them. Reads results.json, flows.csv, ports.csv, drops.csv and
+hosts.json (written by pfcfabric; `pfcfabric --plot FILE.png` runs this
+script at the end of a run); needs python3-matplotlib.
 """
 import argparse
 import csv
+import json
 import os
 import sys
 from collections import defaultdict
@@ -41,6 +46,7 @@ LINESTYLES = ["-", "--", "-.", ":"]
 MARKERS = ["o", "s", "^", "v", "D", "x", "P"]
 MARKER_EVERY = 8
 EVENT_COLOURS = {"timeline": "0.35", "pfcwd": "tab:red", "dcfit": "tab:purple"}
+PAUSED_SWITCH, PAUSED_HOST = "tab:red", "tab:blue"
 
 
 def read_flows(d):
@@ -84,28 +90,68 @@ def draw_flows(ax, flows):
     ax.grid(alpha=0.3)
 
 
-def draw_pauses(ax, ports, lossy_prio):
-    """Pause periods: egress paused by the peer, per lossless (switch, port)."""
-    paused_keys = [k for k, v in sorted(ports.items()) if k[2] != lossy_prio and any(p for _, p, _, _ in v)]
-    for i, k in enumerate(paused_keys):
-        v = ports[k]
-        spans = []
-        start = None
-        for j, (t, p, _, _) in enumerate(v):
-            t0 = v[j - 1][0] if j else 0.0
-            if p and start is None:
-                start = t0
-            if not p and start is not None:
-                spans.append((start, t0 - start))
-                start = None
-        if start is not None:
-            spans.append((start, v[-1][0] - start))
-        ax.broken_barh(spans, (i - 0.4, 0.8), color="tab:red")
-    ax.set_yticks(range(len(paused_keys)))
-    ax.set_yticklabels([f"{s}->{p} q{q}" for s, p, q in paused_keys], fontsize=7)
+def read_host_ports(d, ports):
+    """(switch, port) -> host, for each switch port that faces a host.
+    hosts.json names them; results without it (an older pfcfabric) fall
+    back on the fabric's naming: a switch port is named after its
+    neighbour, and results.json lists the emulated hosts."""
+    path = os.path.join(d, "hosts.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            return {(h["switch"], h["port"]): h["name"] for h in json.load(f)["hosts"]}
+    hosts = set(results(d).get("hosts", {}))
+    return {(s, p): p for s, p, _ in ports if p in hosts}
+
+
+def pause_spans(v, col):
+    """(start, length) in ms of the samples of v with column col set (1:
+    paused, 2: pausing): a sample covers the bin that ends at its time."""
+    spans = []
+    start = None
+    for j, row in enumerate(v):
+        t0 = v[j - 1][0] if j else 0.0
+        if row[col] and start is None:
+            start = t0
+        if not row[col] and start is not None:
+            spans.append((start, t0 - start))
+            start = None
+    if start is not None:
+        spans.append((start, v[-1][0] - start))
+    return spans
+
+
+def pause_rows(ports, lossy_prio, host_ports):
+    """[(label, spans, colour)]: each lossless (switch, port) whose egress its
+    peer paused, then each host its switch paused (the switch port facing
+    it pausing its peer), each on its priority."""
+    rows = []
+    for (s, p, q), v in sorted(ports.items()):
+        if q != lossy_prio and any(r[1] for r in v):
+            rows.append((f"{s}->{p} q{q}", pause_spans(v, 1), PAUSED_SWITCH))
+    for (s, p, q), v in sorted(ports.items(), key=lambda kv: (host_ports.get(kv[0][:2], ""), kv[0])):
+        if (s, p) in host_ports and q != lossy_prio and any(r[2] for r in v):
+            rows.append((f"{host_ports[(s, p)]}->{s} q{q}", pause_spans(v, 2), PAUSED_HOST))
+    return rows
+
+
+def draw_pauses(ax, ports, lossy_prio, host_ports):
+    """Pause periods: switch egresses paused by their peer, hosts paused by
+    their switch, per lossless priority."""
+    rows = pause_rows(ports, lossy_prio, host_ports)
+    for i, (_, spans, colour) in enumerate(rows):
+        ax.broken_barh(spans, (i - 0.4, 0.8), color=colour)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([label for label, _, _ in rows], fontsize=7 if len(rows) <= 30 else 5)
     ax.set_ylabel("egress paused by peer")
-    if not paused_keys:
-        ax.text(0.5, 0.5, "no port paused", ha="center", va="center", transform=ax.transAxes)
+    if not rows:
+        ax.text(0.5, 0.5, "no switch port or host paused", ha="center", va="center", transform=ax.transAxes)
+    else:
+        from matplotlib.patches import Patch
+        kinds = [(PAUSED_SWITCH, "switch egress, paused by its peer"), (PAUSED_HOST, "host, paused by its switch")]
+        used = {colour for _, _, colour in rows}
+        # Room above the top bar, so that the legend covers none.
+        ax.set_ylim(-0.6, len(rows) - 0.4 + max(1.2, 0.25 * len(rows)))
+        ax.legend(handles=[Patch(color=c, label=t) for c, t in kinds if c in used], loc="upper right", fontsize=7)
     ax.grid(alpha=0.3, axis="x")
 
 
@@ -192,7 +238,7 @@ def main():
         ports = read_ports(d)
         draw_flows(col[0], read_flows(d))
         col[0].set_title(labels[c] if c < len(labels) else d)
-        draw_pauses(col[1], ports, a.lossy_prio)
+        draw_pauses(col[1], ports, a.lossy_prio, read_host_ports(d, ports))
         draw_buffers(col[2], ports, a.lossy_prio)
         draw_drops(col[3], d)
         # Events closer than 1% of the run share a line: their labels would overlap.

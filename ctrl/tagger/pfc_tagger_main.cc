@@ -181,9 +181,17 @@ int main(int argc, char** argv) {
       "--hairpin-drop", hairpin,
       "switches drop packets sent back out of their ingress port: (in == out) is don't-care");
   tg->add_flag("--no-verify", no_verify, "skip the independent verification");
-  tg->add_option("--search-budget", budget,
-                 "greedy: max edges one cycle search examines before raising the tag instead "
-                 "(0 = exact; bounds run time on big networks)")
+  auto* budget_opt = tg->add_option(
+      "--search-budget", budget,
+      "greedy: max edges one cycle search examines before raising the tag instead "
+      "(0 = exact; bounds run time on big networks)");
+  // CLI11 would read "-1" into the unsigned budget as 2^64 - 1.
+  budget_opt->check(
+      [](const std::string& v) {
+        return v.find('-') != std::string::npos ? "expected a number of edges >= 0, 0 = exact (got " + v + ")"
+                                                : std::string();
+      },
+      "EDGES")
       ->capture_default_str();
 
   // verify
@@ -212,6 +220,11 @@ int main(int argc, char** argv) {
 
   app.set_version_flag("--version", std::string("pfc-tagger ") + PFC_VERSION);
   if (const auto rc = pfc::CliParse(app, argc, argv)) return *rc;
+  if (budget_opt->count() != 0 && algo != "greedy") {
+    std::fprintf(stderr, "--search-budget: applies to --algo greedy only (got --algo %s)\n",
+                 algo.c_str());
+    return 2;
+  }
   const bool progress = progress_flag || isatty(2);
   std::string err;
   Topology topo;
@@ -261,11 +274,13 @@ int main(int argc, char** argv) {
   }
   if (*vf) {
     std::vector<NodeRules> by_node(topo.num_nodes());
+    std::string planned;  // a file written with a plan, read without one
     for (uint32_t n = 0; n < topo.num_nodes(); ++n) {
       if (!topo.forwards(n)) continue;
       const std::string path = rules_dir + "/" + topo.node(n).name + ".yaml";
       if (access(path.c_str(), R_OK) != 0) continue;  // no file: this node has no rules
       if (!LoadRulesYaml(path, topo, n, &by_node[n], &err)) return Fail(err);
+      if (!plan.given && planned.empty() && WrittenWithPlan(path)) planned = path;
       if (plan.given &&
           !ToTags(plan, NodeRules(by_node[n]), topo.node(n).num_ports, path, &by_node[n], &err))
         return Fail(err);
@@ -273,6 +288,11 @@ int main(int argc, char** argv) {
     Progress prog(progress);
     const VerifyReport r = Verify(topo, elp, &trees, by_node, {allow_extra, vf_hairpin}, &prog);
     PrintVerify(r);
+    if (!r.ok && !planned.empty())
+      std::printf(
+          "verify: hint: %s was written with a DSCP plan (its header lists it) and was read "
+          "without one, its DSCP values as tags: verify with the same --plan FILE\n",
+          planned.c_str());
     std::printf("lossless priorities: %d\n", r.priorities);
     return r.ok ? 0 : 2;
   }

@@ -57,6 +57,13 @@ NodeRules MakeNodeRules(const std::vector<Rule>& rules, int max_tag) {
   return nr;
 }
 
+bool WrittenWithPlan(const std::string& path) {
+  std::ifstream f(path);
+  for (std::string l; std::getline(f, l) && !l.empty() && l[0] == '#';)
+    if (l.rfind(kPlanHeader, 0) == 0) return true;
+  return false;
+}
+
 std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules, int max_tag,
                       const TagPlan* plan) {
   const TagPlan identity = TagPlan::Identity();
@@ -67,7 +74,7 @@ std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>&
     << "# Port i is the i-th link of '" << n.name << "' in the topology; port_names[i] is the\n"
     << "# neighbour on it. Include from the switch config with `include: <this file>`.\n";
   if (p.given) {
-    y << "# DSCP plan (tag_map keys and rule tags are DSCP values):\n";
+    y << kPlanHeader << " (tag_map keys and rule tags are DSCP values):\n";
     std::istringstream lines(p.Describe(max_tag));
     for (std::string l; std::getline(lines, l);) y << "#   " << l << "\n";
   }

@@ -79,6 +79,11 @@ bool WriteRuleFiles(const Topology& t, const std::vector<std::vector<Rule>>& rul
                     const std::string& dir, std::string* err, const TagPlan* plan = nullptr);
 std::string RulesYaml(const Topology& t, uint32_t node, const std::vector<Rule>& rules, int max_tag,
                       const TagPlan* plan = nullptr);
+// The comment line a rules file written with a plan lists it under.
+inline constexpr const char* kPlanHeader = "# DSCP plan";
+// Whether the file's opening comment says it was written with a plan (its
+// tags are then DSCP values, to be read back with the same plan).
+bool WrittenWithPlan(const std::string& path);
 // Reads one rules file for `node` through the switch's own reader
 // (pfc::LoadRulesFile: the same sections, checks and messages as a switch
 // loading it, ports resolved against the node's neighbour names, as the

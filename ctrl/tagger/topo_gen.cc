@@ -2,6 +2,8 @@
 #include "ctrl/tagger/topo_gen.h"
 
 #include <algorithm>
+#include <climits>
+#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -26,10 +28,37 @@ bool Bad(std::string* err, const std::string& msg) {
   return false;
 }
 
+long set_limit = 0;  // SetGenNodeLimit; 0: the memory's
+
+// MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read.
+long AvailableBytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  long kb = 0;
+  while (f >> key >> kb) {
+    if (key == "MemAvailable:") return kb > LONG_MAX / 1024 ? LONG_MAX : kb * 1024;
+    f.ignore(256, '\n');
+  }
+  return 0;
+}
+
+// Refuses `nodes` (a lower bound of what `what` would build) when over the
+// limit: true with *err set.
 bool TooLarge(std::string* err, const char* what, long nodes) {
-  return Bad(err, std::string(what) + ": at least " + std::to_string(nodes) +
-                      " nodes, more than a generator builds (" + std::to_string(kMaxGenNodes) +
-                      ")");
+  if (set_limit > 0) {
+    if (nodes <= set_limit) return false;
+    *err = std::string(what) + ": at least " + std::to_string(nodes) +
+           " nodes, more than this program's limit (" + std::to_string(set_limit) + ")";
+    return true;
+  }
+  const long avail = AvailableBytes();
+  if (avail == 0 || nodes <= avail / kGenBytesPerNode) return false;
+  const long need_mb = nodes > LONG_MAX / kGenBytesPerNode ? LONG_MAX >> 20
+                                                           : (nodes * kGenBytesPerNode) >> 20;
+  *err = std::string(what) + ": at least " + std::to_string(nodes) + " nodes, about " +
+         std::to_string(need_mb) + " MB, more than the " + std::to_string(avail >> 20) +
+         " MB of memory available (MemAvailable)";
+  return true;
 }
 
 bool GenFatTreeImpl(int k, bool ab, Topology* t, std::string* err) {
@@ -65,6 +94,11 @@ bool GenFatTreeImpl(int k, bool ab, Topology* t, std::string* err) {
 
 }  // namespace
 
+long GenNodeLimit() {
+  return set_limit > 0 ? set_limit : AvailableBytes() / kGenBytesPerNode;
+}
+void SetGenNodeLimit(long nodes) { set_limit = nodes > 0 ? nodes : 0; }
+
 bool GenLeafSpine(int tors, int spines, int hosts_per_tor, Topology* t, std::string* err) {
   if (tors < 1 || spines < 1 || hosts_per_tor < 0)
     return Bad(err, "leaf-spine: expected tors >= 1, spines >= 1, hosts >= 0");
@@ -92,8 +126,7 @@ bool GenJellyfish(int switches, int ports, int switch_ports, uint64_t seed, Topo
     return Bad(err, "jellyfish ports: expected 1.." + std::to_string(kMaxNodePorts));
   if (switch_ports < 1 || switch_ports > ports || switch_ports >= switches)
     return Bad(err, "jellyfish switch-ports: expected 1..min(ports, switches-1)");
-  if (const long nodes = long{switches} * (1 + ports - switch_ports); nodes > kMaxGenNodes)
-    return TooLarge(err, "jellyfish", nodes);
+  if (TooLarge(err, "jellyfish", long{switches} * (1 + ports - switch_ports))) return false;
   std::mt19937_64 rng(seed);
   const int n = switches;
   std::vector<std::vector<uint32_t>> adj(n);
@@ -173,12 +206,11 @@ bool GenBCube(int n, int k, Topology* t, std::string* err) {
   long servers = 1;
   for (int i = 0; i <= k; ++i) {
     servers *= n;
-    if (servers > kMaxGenNodes) return TooLarge(err, "bcube", servers);
+    if (TooLarge(err, "bcube", servers)) return false;
   }
   const long per_level = servers / n;
   // k+1 levels of n^k switches beside the servers.
-  if (const long nodes = servers + (k + 1) * per_level; nodes > kMaxGenNodes)
-    return TooLarge(err, "bcube", nodes);
+  if (TooLarge(err, "bcube", servers + (k + 1) * per_level)) return false;
   *t = Topology();
   std::vector<uint32_t> srv(servers);
   for (long a = 0; a < servers; ++a) {

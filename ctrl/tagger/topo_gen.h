@@ -4,7 +4,7 @@
 // (random regular switch graph) and BCube(n, k) with relaying servers.
 //
 // Each returns a finalized Topology or false with *err for impossible
-// parameters (odd k, too many ports, more than kMaxGenNodes nodes, ...),
+// parameters (odd k, too many ports, more nodes than memory holds, ...),
 // refused before anything is allocated. Deterministic for a given seed.
 // Pure functions, any thread.
 #pragma once
@@ -15,14 +15,18 @@
 
 namespace pfc::tagger {
 
-// The most nodes (hosts and switches) a generator builds: 100 times the
-// largest fabric the emulator is measured on (bench/fabric_scale.sh), far
-// beyond what pfc-tagger's ELP walks use, and built in well under a second.
-// Before, the fabric loader built whatever it was asked for: "bcube:2:18"
-// (5.5 million nodes) took 14 s and 1.4 GB, "bcube:4:8" (851,968) 13 s on a
-// loaded machine (both found by the fabric fuzz target, under ASan), and a
-// Jellyfish of 10^8 switches was tried.
-inline constexpr long kMaxGenNodes = 100'000;
+// What one generated node costs in memory, its share of the links and port
+// lists included, measured (RSS less the program's own) on Tagger's
+// Fig. 13 scale, jellyfish:10000:64:32 (330,000 nodes), with a margin.
+inline constexpr long kGenBytesPerNode = 512;
+// The most nodes (hosts and switches) a generator builds: as many as the
+// memory available now holds (MemAvailable) at kGenBytesPerNode, so a
+// topology that cannot fit is refused before anything is allocated and one
+// that fits is built, whatever its size. A program may set a lower limit
+// (the fabric fuzz target keeps each input well under a second);
+// SetGenNodeLimit(0) goes back to the memory's.
+long GenNodeLimit();
+void SetGenNodeLimit(long nodes);
 
 // tors ToRs (layer 1) each with hosts_per_tor hosts (layer 0), every ToR
 // linked to every one of spines spines (layer 2). ToR ports: hosts, then spines.

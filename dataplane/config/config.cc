@@ -36,6 +36,15 @@ YAML::Node LoadFile(const ReadTextFn& read, const std::string& path, const std::
 // neighbors; defining a section in both files is an error. The include is
 // resolved against the config file's directory and recorded as an absolute
 // path, so a later reload from another working directory finds it.
+// What to do about a section both files define.
+std::string ClashAdvice(const std::string& sec) {
+  if (sec == "qos")
+    return "remove it from this file; the rules file's qos is the tag map its rules were "
+           "computed for (pfc-tagger writes it; to carry your own DSCP and priority plan, give "
+           "it to pfc-tagger tag --plan)";
+  return "keep it in one of the two files";
+}
+
 YAML::Node MergeInclude(const ReadTextFn& read, const config::Reader& rd, YAML::Node root,
                         std::string* inc_path, std::set<std::string>* from_inc) {
   YAML::Node inc = root["include"];
@@ -57,7 +66,8 @@ YAML::Node MergeInclude(const ReadTextFn& read, const config::Reader& rd, YAML::
     if (root[sec])
       throw config::ConfigError(rd.file() + ":" + config::KeyLine(root, sec) + ": " + sec +
                                 ": expected the section in one file only (also defined at " +
-                                *inc_path + ":" + config::KeyLine(other, sec) + ")");
+                                *inc_path + ":" + config::KeyLine(other, sec) +
+                                "): " + ClashAdvice(sec));
     root[sec] = other[sec];
     from_inc->insert(sec);
   }

@@ -39,12 +39,14 @@ MemoryPlan PlanMemory(const SwitchConfig& c, const EalNeedsInput& in) {
   const uint64_t by_buffer =
       c.buffer.total_bytes / CellRoundUp(min_frame, cell) + c.workers * kMaxBurst;
   // Egress rings: one queue may hold the whole buffer, within the budget.
+  // A lossless queue whose ring is full holds the rest back in order
+  // (switch/held_queue.h), so the rings do not bound what the switch holds:
+  // the buffer does.
   const uint64_t cap =
       Pow2AtMost(std::max<uint64_t>(kRingMemoryBudget / sizeof(void*) / (nports * kNumPrio), 1));
   p.egress_ring_slots = static_cast<uint32_t>(
       std::clamp<uint64_t>(std::min(Pow2AtLeast(by_buffer + 1), cap), 256, 1u << 20));
-  const uint64_t by_rings = nports * kNumPrio * (p.egress_ring_slots - 1 + kTxStashSlots);
-  p.buffer_pkts = std::min(by_buffer, by_rings);
+  p.buffer_pkts = by_buffer;
 
   const uint64_t rx = in.rx_desc.value_or(nports * kRxDesc);
   const uint64_t tx = in.tx_desc.value_or(nports * kTxDesc);

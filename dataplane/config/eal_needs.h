@@ -12,8 +12,8 @@
 //    at least the smallest frame that can be admitted (34 bytes of Ethernet
 //    and IPv4 header in l3 mode, 14 in l2), rounded up to whole cells; but a
 //    packet occupies one mbuf whatever its size. Workers admitting at the
-//    same time can each overshoot by one burst. Admitted packets wait in the
-//    egress rings and the data stashes, which bounds them too;
+//    same time can each overshoot by one burst. (A lossless queue whose ring
+//    is full holds the rest back, so the rings do not bound them);
 //  * outside it, per port: the rx descriptors (a NIC keeps one mbuf posted
 //    in each), the tx descriptors (sent, not yet freed by the device), the
 //    control ring and its stash (PFC, ARP, ICMP frames are not charged);

@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
       "pfcfabric: an emulated lossless fabric of pfcswitch switches, links and RDMA-like hosts\n"
       "usage: pfcfabric [EAL options --] --fabric FILE [--out DIR] [--here SW,...] [--check]\n"
       "  without EAL options: -l 0 (virtual clock) or -l 0-1/0-2 (real), --no-huge, --no-pci,\n"
-      "  --no-shconf, -m sized for the fabric, --file-prefix pfcfabric-<pid>"};
+      "  --no-shconf, -m sized for the fabric, --file-prefix pfcfabric-<pid>",
+      "pfcfabric"};
   std::string fabric_path, out_dir, rules_dir;
   bool check = false;
   std::string plot_png;

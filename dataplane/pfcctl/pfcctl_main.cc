@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "dataplane/common/cli_parse.h"
@@ -233,6 +234,32 @@ void AddRepeat(CLI::App* cmd, double* interval, int* count) {
 
 }  // namespace
 
+// A word after pfc, queue or pfcwd that is none of its views ("pfc
+// counter"): CLI11 would only say it was not expected. Also a queue
+// without its view. Returns the exit status, 0 when all is well.
+int UnknownView(const CLI::App& cmd, const std::string& views) {
+  if (!cmd.parsed()) return 0;
+  const std::vector<std::string> extra = cmd.remaining();
+  const bool needs_view = cmd.get_name() == "queue" && cmd.get_subcommands().empty();
+  if (extra.empty() && !needs_view) return 0;
+  std::string msg = "pfcctl " + cmd.get_name() + ": ";
+  if (extra.empty()) {
+    msg += "expected a view: " + views;
+  } else {
+    msg += "'" + extra[0] + "' is not one of its views (expected: " + views + ")";
+    // A view the word begins, or that begins with it ("counter", "water").
+    std::stringstream ss(views);
+    for (std::string v; std::getline(ss >> std::ws, v, ',');) {
+      if (v.rfind(extra[0], 0) == 0 || extra[0].rfind(v, 0) == 0) {
+        msg += "; did you mean '" + v + "'?";
+        break;
+      }
+    }
+  }
+  std::fprintf(stderr, "%s\n", msg.c_str());
+  return 2;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"pfcctl: control a running pfcswitch through DPDK telemetry"};
   std::string prefix = "rte", runtime_dir = "/var/run/dpdk", socket_path;
@@ -262,12 +289,12 @@ int main(int argc, char** argv) {
   int count = 0;
   bool xon = false;
   auto* pfc_cmd = app.add_subcommand("pfc", "PFC counters per port and priority (SONiC show pfc)");
-  pfc_cmd->require_subcommand(0, 1);
+  pfc_cmd->require_subcommand(0, 1)->allow_extras();
   pfc_cmd->add_subcommand("counters", "the same")->fallthrough();
   pfc_cmd->add_flag("--xon", xon, "XON frames too");
   AddRepeat(pfc_cmd, &interval, &count);
   auto* queue = app.add_subcommand("queue", "egress queues (SONiC show queue)");
-  queue->require_subcommand(1);
+  queue->require_subcommand(0, 1)->allow_extras();
   auto* qcounters = queue->add_subcommand("counters", "per egress queue: packets, bytes, drops");
   auto* qwatermark =
       queue->add_subcommand("watermark", "egress queue and ingress buffer watermarks");
@@ -275,7 +302,7 @@ int main(int argc, char** argv) {
   qwatermark->fallthrough();
   AddRepeat(queue, &interval, &count);
   auto* pfcwd = app.add_subcommand("pfcwd", "pause-storm watchdog per queue (SONiC pfcwd show)");
-  pfcwd->require_subcommand(0, 1);
+  pfcwd->require_subcommand(0, 1)->allow_extras();
   pfcwd->add_subcommand("stats", "the same")->fallthrough();
   AddRepeat(pfcwd, &interval, &count);
   std::string what;
@@ -287,6 +314,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"counters", "watermarks"}));
   app.set_version_flag("--version", std::string("pfcctl ") + PFC_VERSION);
   if (const auto rc = pfc::CliParse(app, argc, argv)) return *rc;
+  for (const auto& [cmd, views] :
+       {std::pair{pfc_cmd, "counters"}, {queue, "counters, watermark"}, {pfcwd, "stats"}}) {
+    if (const int rc = UnknownView(*cmd, views)) return rc;
+  }
   if (!sw_name.empty()) g_sw = sw_name + ",";
   const std::string info_cmd = "/pfcswitch/info" + (sw_name.empty() ? "" : "," + sw_name);
 

@@ -120,6 +120,7 @@ std::string WatermarkView(const json& stats) {
 }
 
 std::string PfcwdView(const json& stats, const ViewOptions& o) {
+  bool watched = false;
   Table t({"QUEUE", "STATUS", "STORM DETECTED/RESTORED" + Per(o), "STORM TIME us" + Per(o),
            "TX OK/DROP" + Per(o), "RX DROP" + Per(o)});
   for (const auto& p : stats.value("ports", json::array())) {
@@ -130,7 +131,10 @@ std::string PfcwdView(const json& stats, const ViewOptions& o) {
       const json drops = Of(p, q, "drops");
       const json rx_drop = drops.is_object() ? drops.value("pfcwd_storm", json()) : json();
       const bool storm = Set(Of(p, q, "pfcwd_in_storm"));
-      t.Row({p.value("name", "?") + ":" + std::to_string(q), storm ? "stormed" : "operational",
+      const bool on = Set(Of(p, q, "pfcwd_enabled"));
+      watched = watched || on;
+      t.Row({p.value("name", "?") + ":" + std::to_string(q),
+             storm ? "stormed" : on ? "operational" : "off",
              Cell(Of(p, q, "pfcwd_storms")) + "/" + Cell(Of(p, q, "pfcwd_restores")),
              Cell(Scale(Of(p, q, "pfcwd_storm_ns"), 1000)),
              Cell(Of(p, q, "tx_packets")) + "/" + Cell(Of(p, q, "tx_discards")), Cell(rx_drop)});
@@ -138,8 +142,11 @@ std::string PfcwdView(const json& stats, const ViewOptions& o) {
   }
   if (t.rows() == 0) return t.Render() + "(no lossless priority on this switch)\n";
   return t.Render() +
-         "(QUEUE: port:priority; TX: the egress queue; RX DROP: what arrived on the port's "
-         "priority and met a storming queue)\n";
+         (watched ? ""
+                  : "(no queue has the pause-storm watchdog: it runs where the switch config's "
+                    "pfc_watchdog section enables it)\n") +
+         "(QUEUE: port:priority; STATUS off: not watched; TX: the egress queue; RX DROP: what "
+         "arrived on the port's priority and met a storming queue)\n";
 }
 
 }  // namespace pfc::pfcctl

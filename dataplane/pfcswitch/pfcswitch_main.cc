@@ -53,7 +53,7 @@ std::string ExitSummary(const nlohmann::json& st) {
   char b[256];
   std::snprintf(b, sizeof b,
                 "rx %llu tx %llu packets, dropped %llu (lossless %llu), PFC frames sent %llu "
-                "received %llu",
+                "(XOFF, refresh or XON) received %llu",
                 (unsigned long long)rx, (unsigned long long)tx,
                 (unsigned long long)st["drops_total"].get<uint64_t>(),
                 (unsigned long long)lossless_drops, (unsigned long long)pfc_tx,
@@ -72,7 +72,8 @@ constexpr const char* kUsage =
     "  pfcswitch [EAL options --] --check-config FILE [--memory-mb MB]\n"
     "EAL options (DPDK's own, all before --): -l CORES (switch.workers + 1 lcores),\n"
     "  --vdev DEVICE,ARGS for each virtual port, -m MB, --no-huge, --no-pci,\n"
-    "  --file-prefix NAME (names the telemetry socket), --log-level ...\n"
+    "  --file-prefix NAME (names the telemetry socket), --no-shconf (no shared runtime\n"
+    "  config: no secondary process such as dpdk-dumpcap attaches), --log-level ...\n"
     "Capture with dpdk-dumpcap --file-prefix=NAME -i DEVICE needs hugepages and the\n"
     "  shared config: no --no-huge, --no-shconf or --in-memory (dataplane/pfcswitch/capture.h).\n"
     "Example:\n"
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   app.add_option("--stats-json", stats_json,
                  "write every counter to this file at exit (- : to stdout, as the line "
-                 "'pfcswitch: stats {...}'); without it the exit prints a one-line summary");
+                 "'pfcswitch: stats {...}'); the exit's one-line summary is printed either way");
   app.set_version_flag("--version", std::string("pfcswitch ") + PFC_VERSION);
   std::reverse(app_args.begin(), app_args.end());
   try {
@@ -304,8 +305,14 @@ int main(int argc, char** argv) {
   if (stats_json == "-") {
     std::printf("pfcswitch: stats %s\n", stats.dump().c_str());
   } else if (!stats_json.empty()) {
-    std::ofstream(stats_json) << stats.dump() << "\n";
-    std::printf("pfcswitch: every counter in %s\n", stats_json.c_str());
+    std::ofstream f(stats_json);
+    f << stats.dump() << "\n";
+    f.close();
+    if (f)
+      std::printf("pfcswitch: every counter in %s\n", stats_json.c_str());
+    else
+      std::fprintf(stderr, "pfcswitch: --stats-json %s: cannot write the file\n",
+                   stats_json.c_str());
   }
   std::fflush(stdout);
   // Every mbuf home and every device closed (pcap frees its cached mbufs on

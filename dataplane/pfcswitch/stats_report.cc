@@ -89,6 +89,9 @@ nlohmann::json PortStatsJson(const sw::Switch& sw, PortId p) {
                               ? (config::PortPfcMask(sw.cfg, sw.cfg.ports[p]) >> q) & 1
                               : sw.cfg.tag_map.IsLossless(q);
     pj["lossless"] = lossless;
+    // Whether the pause-storm watchdog guards this queue (pfcctl pfcwd).
+    pj["pfcwd_enabled"] = lossless && p < sw.cfg.ports.size() &&
+                          config::PfcWatchdogFor(sw.cfg, static_cast<PortId>(p)).enabled;
     AddCounters(
         sw, [&](const sw::WorkerStats& w) -> const sw::PrioCounters& { return w.prio[p][q]; }, &pj);
     AddMaxima(sw, p, q, &pj);

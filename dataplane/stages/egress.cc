@@ -147,7 +147,43 @@ uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
   while ((got = rte_ring_dequeue_burst(pr.egress[prio], reinterpret_cast<void**>(pkts), kMaxBurst,
                                        nullptr)) > 0)
     discard(pkts, got);
+  // The queue's tail that waits for the ring, as far as it is ours: a
+  // worker holds only what its own ingress queued (held_queue.h).
+  while ((got = w.held->Take(port, prio, pkts, kMaxBurst)) > 0) discard(pkts, got);
   return n;
+}
+
+unsigned MoveHeld(WorkerCtx& w) {
+  sw::HeldQueues& h = *w.held;
+  unsigned moved = 0;
+  for (size_t i = 0; i < h.waiting.size();) {
+    const uint32_t idx = h.waiting[i];
+    const auto out = static_cast<PortId>(idx / kNumPrio);
+    const int prio = static_cast<int>(idx % kNumPrio);
+    rte_ring* r = w.sw->ports[out].egress[prio];
+    rte_mbuf* pkts[kMaxBurst];
+    for (;;) {
+      const uint32_t room = std::min<uint32_t>(rte_ring_free_count(r), kMaxBurst);
+      const uint32_t k = room ? h.Take(out, prio, pkts, room) : 0;
+      if (k == 0) break;
+      // Another worker may fill the ring meanwhile: what it refuses goes back.
+      const unsigned done =
+          rte_ring_enqueue_burst(r, reinterpret_cast<void**>(pkts), k, nullptr);
+      if (done < k) h.PutBack(out, prio, pkts + done, k - done);
+      if (done) MarkQueued(w, out);
+      moved += done;
+      if (done < k) break;
+    }
+    sw::HeldQueue& q = h.q[idx];
+    if (q.n != 0) {
+      i++;
+      continue;
+    }
+    q.listed = false;
+    h.waiting[i] = h.waiting.back();
+    h.waiting.pop_back();
+  }
+  return moved;
 }
 
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* ready_ns) {

@@ -32,5 +32,9 @@ inline void MarkQueued(WorkerCtx& w, PortId port) {
 // priority and releasing its buffer charge; returns how many. Run by the
 // port's owner (DCFIT break recovery, the pause-storm watchdog's drop).
 uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why);
+// Moves the packets this worker holds for full lossless rings
+// (switch/held_queue.h) into them as far as they take, oldest first; run
+// by the worker at the end of its round. Returns how many moved.
+unsigned MoveHeld(WorkerCtx& w);
 
 }  // namespace pfc::stages

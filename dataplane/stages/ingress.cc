@@ -135,6 +135,13 @@ bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
 
 namespace {
 
+// Out of line: a lossless ring full, or packets already waiting behind it.
+[[gnu::noinline]] void HoldRefused(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts,
+                                   unsigned n) {
+  for (unsigned i = 0; i < n; i++) w.held->Hold(out, eprio, pkts[i]);
+  w.st->prio[out][eprio].egress_queue_held.Add(n);
+}
+
 // The burst loop, one instance per forwarding mode: `l3` is known at compile
 // time, so the L2 loop carries none of the L3 steps' tests (the mode is the
 // snapshot's, fixed for the burst).
@@ -311,9 +318,18 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     uint32_t notes[kMaxHookUsers];
     groups.n[g] = w.hooks.Enqueue(w, out, eprio, groups.pkts[g], groups.n[g], undo, notes);
     MarkQueued(w, out);
-    unsigned done =
-        rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
-                               reinterpret_cast<void**>(groups.pkts[g]), groups.n[g], nullptr);
+    // Behind packets already held for this queue, a packet waits too (order).
+    const bool behind = w.held->packets != 0 && w.held->At(out, eprio).n != 0;
+    unsigned done = behind ? 0
+                           : rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
+                                                    reinterpret_cast<void**>(groups.pkts[g]),
+                                                    groups.n[g], nullptr);
+    if (done < groups.n[g] && (w.t->tag_map.lossless_mask >> eprio & 1)) [[unlikely]] {
+      // A lossless queue: what the ring cannot take waits, still charged,
+      // and counts as queued for the hooks (it is the queue's tail).
+      HoldRefused(w, out, eprio, groups.pkts[g] + done, groups.n[g] - done);
+      done = groups.n[g];
+    }
     w.hooks.Enqueued(w, in, out, eprio, notes, done);
     if (done < groups.n[g]) [[unlikely]]
       w.hooks.Refused(w, out, eprio, groups.pkts[g] + done,

@@ -126,6 +126,10 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
     LowerTo(ready_ns, link->Poll(w.now_ns));
     if (active && link->TxQuiet()) w.tx_active &= ~(PortMask{1} << p);
   });
+  // Full lossless rings that drained take what waited for them, before the
+  // next round's ingress queues behind it.
+  if (w.held->packets != 0) [[unlikely]]
+    work += MoveHeld(w);
   // Nothing moved this round: what the batches held back of the pool is
   // published, so an idle switch shows its exact occupancy.
   if (work == 0 && w.pool_slack.pending() != 0) w.pool_slack.Publish(sw.buffer);
@@ -221,6 +225,7 @@ WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id) {
   w.sw = &sw;
   w.id = id;
   w.st = sw.stats[id].get();
+  w.held = sw.held[id].get();
   bool shared = false;  // does another worker serve ports of sw?
   for (PortId p = 0; p < sw.ports.size(); p++) {
     if (sw.ports[p].owner == id) w.ports.push_back(p);

@@ -55,6 +55,9 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // back full, or an egress took a whole burst (data or control frames).
   // Set by the stages, cleared when a round starts; see RoundLeftWork.
   bool burst_full = false;
+  // What full lossless egress rings refused from this worker's ingress,
+  // waiting in order (switch/held_queue.h); sw->held[id].
+  sw::HeldQueues* held = nullptr;
   // (port, priority) slot tables the burst loops keep between bursts
   // (SlotTable): EgressPort's release batch, the ingress burst's undo batch
   // and its grouping by (out port, egress priority). One user each.

@@ -83,6 +83,9 @@ class Counter {
   X(pfcwd_in_storm) /* gauge: 1 while in storm */                                \
   /* Discarded from our egress queue, not sent (watchdog drop, DCFIT break): */      \
   X(tx_discards) X(tx_discard_bytes)                                                 \
+  /* Packets our full lossless egress ring refused, held back in order until */    \
+  /* it took them (switch/held_queue.h), by the producing worker: */                \
+  X(egress_queue_held)                                                              \
   /* ECN marking at our egress queue (stages/ecn_stage.h): */                        \
   X(ecn_marked)     /* ECT packets this switch set to CE */                          \
   X(ecn_not_ect)    /* over the min threshold but Not-ECT: left unmarked */          \

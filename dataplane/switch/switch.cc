@@ -133,6 +133,7 @@ bool Switch::ApplyConfig(const config::SwitchConfig& next, std::string* err) {
 }
 
 Switch::~Switch() {
+  for (auto& h : held) h->FreeAll();
   for (auto& p : ports) {
     // Stopped, not closed: the owner of the process closes devices (after
     // every switch, before the pool goes: a driver such as pcap frees the
@@ -292,6 +293,8 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& 
 
   if (cfg.dcfit.enabled && !ConfigureDcfit(cfg, index, sw.get(), err)) return nullptr;
   for (unsigned w = 0; w < dp.workers; w++) sw->stats.push_back(std::make_unique<WorkerStats>());
+  for (unsigned w = 0; w < dp.workers; w++)
+    sw->held.push_back(std::make_unique<HeldQueues>(nports));
   sw->ecn = cfg.ecn.any();
   if (!sw->ApplyConfig(cfg, err)) {
     *err = cfg.path + ": " + *err;

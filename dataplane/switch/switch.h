@@ -22,7 +22,7 @@
 //    owner ahead of data; PFC frames do not wait there, the generator hands
 //    them to the port directly.
 //  * PortRuntime::owner_state: only the owning worker touches it.
-//  * stats[w]: written by worker w only.
+//  * stats[w], held[w]: written by worker w only.
 //  * dcfit: nullptr unless dcfit.enabled; the one worker running the switch
 //    writes it (dcfit_state.h), its event log is readable by anyone.
 //  * pfcwd_log: pause-storm events, added by port owners, read by anyone.
@@ -41,6 +41,7 @@
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/switch/dataplane.h"
 #include "dataplane/switch/dcfit_state.h"
+#include "dataplane/switch/held_queue.h"
 #include "dataplane/switch/pfcwd_state.h"
 #include "dataplane/switch/port_io.h"
 #include "dataplane/switch/port_state.h"
@@ -75,6 +76,9 @@ class Switch {
   buffer::BufferAccountant buffer;
   tables::NeighborTable neighbors{4096};
   std::vector<std::unique_ptr<WorkerStats>> stats;  // one per worker
+  // Packets full lossless egress rings refused, one set per producing
+  // worker (held_queue.h); only that worker touches its set.
+  std::vector<std::unique_ptr<HeldQueues>> held;
   std::unique_ptr<SwitchDcfit> dcfit;               // nullptr: DCFIT off
   bool ecn = false;  // some egress queue marks ECN (stages/ecn_stage.h)
   PfcwdEventLog pfcwd_log;

@@ -15,8 +15,9 @@ runs of spaces compare equal. Every sh block must end with status 0.
 
 The tutorial's shell gets B=BUILD_DIR and T=<a fresh temporary directory>.
 Needs root (network namespaces): exit 77 otherwise, as for a missing tool.
-Whatever happens, the namespaces the tutorial creates (tut-*) and its
-switch process are removed at the end."""
+Whatever happens, the namespaces the tutorial creates (tut-*), its switch
+process and that switch's DPDK runtime directory (/var/run/dpdk/tut) are
+removed at the end."""
 import os
 import re
 import select
@@ -30,6 +31,8 @@ import time
 SKIP = 77
 BLOCK_TIMEOUT_S = 90
 NAMESPACES = ("tut-sw", "tut-h0", "tut-h1")
+# The tutorial's --file-prefix is tut; DPDK's runtime directory for root.
+RUNTIME_DIR = "/var/run/dpdk/tut"
 MARK = "__TUTORIAL_BLOCK_END__"
 
 
@@ -130,6 +133,8 @@ def cleanup(shell):
         shell.close()
     for n in NAMESPACES:
         subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+    # The page removes it in its last step; a run that stopped before has not.
+    shutil.rmtree(RUNTIME_DIR, ignore_errors=True)
 
 
 def main():

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <string>
 
+#include "ctrl/tagger/topo_gen.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -54,6 +55,9 @@ void CheckLoaded(const pfc::emulator::FabricSpec& s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = [] {
+    // Each input well under a second: the generators build at most this
+    // many nodes here (the memory's limit lets millions through).
+    pfc::tagger::SetGenNodeLimit(100'000);
     const std::string dir = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
     return dir + "/fuzz_fabric_" + std::to_string(getpid()) + ".yaml";
   }();

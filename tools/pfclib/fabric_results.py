@@ -60,12 +60,19 @@ def flows_by_name(r):
     return {f["name"]: f for f in r["flows"]}
 
 
+def default_from_ms(r):
+    """Where rates() starts by default: half way through the run."""
+    return r["duration_ns"] / 2e6
+
+
 def rates(d, from_ms=None):
     """Mean rate (Gb/s) of every flow over bins ending after from_ms (default:
-    the second half of the run), at its receiver."""
+    the second half of the run), at its receiver: flows.csv's bins, frame
+    bytes without the FCS (the verdict's rates count wire bits, 24 bytes a
+    frame more, over the flow's whole time: docs/reference/behaviour.md)."""
     r = results(d)
     if from_ms is None:
-        from_ms = r["duration_ns"] / 2e6
+        from_ms = default_from_ms(r)
     acc = {}
     with open(os.path.join(d, "flows.csv")) as f:
         for row in csv.DictReader(f):
@@ -94,6 +101,7 @@ def summary(d, from_ms=None):
     r = results(d)
     return {
         "rates": rates(d, from_ms),
+        "from_ms": default_from_ms(r) if from_ms is None else from_ms,
         "stuck": sorted(stuck_ports(d)),
         "lossless_drops": r["lossless_drops"],
         "ttl_expired": r["ttl_expired_drops"],
@@ -102,10 +110,12 @@ def summary(d, from_ms=None):
 
 
 def describe(name, s):
-    """One line for a run: rates, stuck links, drop counters."""
+    """One line for a run: rates, stuck links, drop counters. The label says
+    what the rates are, since the verdict's differ (wire bits, whole flow)."""
     rs = ", ".join(f"{f} {g:.2f}" for f, g in sorted(s["rates"].items()))
     stuck = " ".join(f"{a}->{b}" for a, b in s["stuck"]) or "none"
-    return (f"{name}: rates (Gb/s) {rs}; paused and idle at the end: {stuck}; "
+    return (f"{name}: received Gb/s (frames, bins after {s['from_ms']:g} ms) {rs}; "
+            f"paused and idle at the end: {stuck}; "
             f"lossless drops {s['lossless_drops']}, ttl_expired drops {s['ttl_expired']}")
 
 

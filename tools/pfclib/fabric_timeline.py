@@ -45,8 +45,8 @@ def timeline_events(d):
 def short_label(text):
     """A timeline event's text in a few words: "link A-H2 down" stays,
     "route at T2: 10.0.0.4/30 via L1" becomes "route T2 via L1",
-    "rules at L1 from r.yaml" becomes "rules L1", "host H3 storm mask 2"
-    becomes "H3 storm"."""
+    "rules at L1 from r.yaml" becomes "rules L1", "host H3 storm on
+    priorities 1" becomes "H3 storm"."""
     failed = " FAILED" if " FAILED: " in text else ""
     text = text.split(" FAILED: ")[0]
     m = re.match(r"route at (\S+): \S+ via (\S+)$", text)
@@ -59,9 +59,9 @@ def short_label(text):
     if m:
         what = m.group(2)
         words = []
-        if "storm mask 0" in what:
+        if "storm off" in what:
             words.append("storm off")
-        elif "storm mask" in what:
+        elif "storm on" in what:
             words.append("storm")
         if "ignores pause" in what:
             words.append("ignores pause")

@@ -7,6 +7,18 @@
 #include "dataplane/switch/log.h"
 
 namespace pfc::emulator {
+namespace {
+
+// " storm on priorities 3, 4" or " storm off": a storm event as logged.
+std::string StormText(uint8_t prios) {
+  if (prios == 0) return " storm off";
+  std::string s = " storm on priorities ";
+  for (int q = 0; q < 8; q++)
+    if (prios >> q & 1) s += (s.back() == ' ' ? "" : ", ") + std::to_string(q);
+  return s;
+}
+
+}  // namespace
 
 void Fabric::SetLink(uint32_t a, uint32_t b, bool up, uint64_t now) {
   const tagger::Topology& t = spec_.topo;
@@ -97,7 +109,7 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
         }
         if (e.storm_prios) {
           h.model->SetStorm(*e.storm_prios, now);
-          what += " storm mask " + std::to_string(*e.storm_prios);
+          what += StormText(*e.storm_prios);
         }
         DueOf(HostId(j)).Lower(HostId(j), now);
       }

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -98,12 +99,35 @@ void Collect(const std::string& path, std::vector<std::string>* stack, Sections*
   stack->pop_back();
 }
 
+// What a name that is no node of the topology might have meant: the node
+// spelt so in another case, else the topology's names of that kind (the
+// generators' names are in docs/reference/fabric-file.md).
+std::string NameHint(const tagger::Topology& t, const std::string& name, int kind) {
+  auto lower = [](std::string x) {
+    for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return x;
+  };
+  std::vector<std::string> names;
+  size_t count = 0;
+  for (uint32_t i = 0; i < t.num_nodes(); ++i) {
+    if (kind == 0 && !t.is_switch(i)) continue;
+    if (kind == 1 && t.is_switch(i)) continue;
+    if (lower(t.node(i).name) == lower(name)) return " (did you mean '" + t.node(i).name + "'?)";
+    if (++count <= 4) names.push_back(t.node(i).name);
+  }
+  if (count == 0) return "";
+  std::string h = ", such as ";
+  for (size_t i = 0; i < names.size(); ++i) h += (i ? ", " : "") + names[i];
+  if (count > names.size()) h += " (" + std::to_string(count) + " in all)";
+  return h;
+}
+
 uint32_t Node(const Reader& rd, const FabricSpec& s, const YAML::Node& n, const std::string& field,
               int kind /* -1 any, 0 switch, 1 host */) {
   const std::string name = rd.Str(n, field);
   const uint32_t id = s.topo.Find(name);
   const char* what = kind == 0 ? "a switch" : kind == 1 ? "a host" : "a switch or host";
-  if (id == kNoNode) rd.Fail(n, field, std::string(what) + " of the topology");
+  if (id == kNoNode) rd.Fail(n, field, std::string(what) + " of the topology" + NameHint(s.topo, name, kind));
   if (kind == 0 && !s.topo.is_switch(id)) rd.Fail(n, field, "a switch (this is a host)");
   if (kind == 1 && s.topo.is_switch(id)) rd.Fail(n, field, "a host (this is a switch)");
   return id;
@@ -152,6 +176,7 @@ void ParseFabric(const Section& sec, FabricSpec* s) {
   if (n["out"]) s->out_dir = Resolve(sec.file, rd.Str(n["out"], "fabric.out"));
   if (n["quantum"]) {
     s->quantum_ns = Duration(rd, n["quantum"], "fabric.quantum");
+    s->quantum_at = rd.Where(n["quantum"]);
     if (s->quantum_ns != 0 && s->clock != ClockKind::kVirtual)
       rd.Fail(n["quantum"], "fabric.quantum", "0 on the real clock (a step of the virtual one)");
     if (s->quantum_ns > 1'000'000)
@@ -436,6 +461,24 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
   s->flows.push_back(fl);
 }
 
+// cc: dcqcn on a flow that does not send ECT: nothing marks it, so DCQCN
+// never acts. One warning for them all (a converted experiment has
+// thousands of flows), naming the first.
+void WarnDcqcnNotEct(FabricSpec* s) {
+  const FlowSpecFile* first = nullptr;
+  size_t n = 0;
+  for (const FlowSpecFile& fl : s->flows) {
+    if (!fl.dcqcn || fl.ecn != 0) continue;
+    if (n++ == 0) first = &fl;
+  }
+  if (n == 0) return;
+  s->warnings.push_back(
+      s->path + ": flows: " + first->name +
+      (n > 1 ? " and " + std::to_string(n - 1) + " more flows" : std::string()) +
+      " have cc: dcqcn but send Not-ECT (no ecn: ect0): no switch marks them, so DCQCN never "
+      "cuts their rate; add ecn: ect0 to the flow");
+}
+
 void ParseEvent(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
   rd.RequireMap(n, f);
   EventSpec e;
@@ -641,6 +684,7 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
     if (const Section* r = one("rc")) ParseRc(Reader(r->file), r->node, &s);
     EachItem(secs, "hosts", &s, ParseHost);
     EachItem(secs, "flows", &s, ParseFlow);
+    WarnDcqcnNotEct(&s);
     EachItem(secs, "events", &s, ParseEvent);
     EachItem(secs, "captures", &s, ParseCapture);
     if (std::string e; !CheckRcFrames(s, &e)) throw ConfigError(e);
@@ -651,8 +695,9 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
       for (const LinkOverride& o : s.overrides)
         shortest = std::min(shortest, o.delay_ns.value_or(shortest));
       if (s.quantum_ns > shortest)
-        throw ConfigError(s.path + ": fabric.quantum: expected at most the shortest link delay (" +
-                          std::to_string(shortest) + " ns)");
+        throw ConfigError(s.quantum_at + ": fabric.quantum: expected at most the shortest link "
+                          "delay, " + std::to_string(shortest) + " ns (got " +
+                          std::to_string(s.quantum_ns) + " ns)");
     }
     std::stable_sort(s.events.begin(), s.events.end(),
                      [](const EventSpec& a, const EventSpec& b) { return a.at_ns < b.at_ns; });

@@ -149,6 +149,7 @@ struct FabricSpec {
   // links' transmit FIFOs to a step and adds two steps to every switch's
   // pfc.response_ns, so headroom still covers the later reaction.
   uint64_t quantum_ns = 0;
+  std::string quantum_at;  // "file:line" of fabric.quantum, for later checks' errors
 
   tagger::Topology topo;
   uint64_t link_rate_bps = 40'000'000'000ull;

@@ -87,7 +87,8 @@ bool CheckThreads(const FabricSpec& spec, const std::vector<std::string>& switch
   if (spec.threads <= 1) return true;
   const std::string what = spec.path + ": --threads " + std::to_string(spec.threads) + ": ";
   if (spec.quantum_ns != 0) {
-    *err = what + "expected fabric.quantum_ns 0 (a stepped clock runs on one thread)";
+    *err = what + "expected fabric.quantum 0 (a stepped clock runs on one thread; got " +
+           std::to_string(spec.quantum_ns) + " ns at " + spec.quantum_at + ")";
     return false;
   }
   for (size_t i = 0; i < configs.size(); i++) {

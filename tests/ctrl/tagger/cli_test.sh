@@ -74,4 +74,30 @@ grep -q "badelp.json: paths\[0\].nodes\[2\]: no link between 't0' and 't1'" "$D/
 if "$T" tag --topo-gen fattree:3 --elp-gen trees 2>"$D/e"; then fail "odd fattree accepted"; fi
 grep -q "even" "$D/e" || fail "fattree message"
 if "$T" tag --topo-gen nosuch:1 --elp-gen trees 2>/dev/null; then fail "bad spec accepted"; fi
+# An unsigned option given a negative number, and an option the algorithm
+# would ignore, are usage errors (exit 2), not silently taken.
+set +e
+"$T" tag --topo-gen leafspine:4:2:1 --elp-gen trees --search-budget -1 >/dev/null 2>"$D/e"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "--search-budget -1: rc $rc"
+grep -q "search-budget: expected a number of edges >= 0" "$D/e" || fail "budget message: $(cat "$D/e")"
+set +e
+"$T" tag --topo-gen leafspine:4:2:1 --algo clos --search-budget 5 >/dev/null 2>"$D/e"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "--search-budget with clos: rc $rc"
+grep -q "applies to --algo greedy only (got --algo clos)" "$D/e" || fail "budget/clos message: $(cat "$D/e")"
+# Rules written with a DSCP plan and verified without it fail, with a hint
+# naming the plan in the files' header.
+printf 'tags:\n  - { dscp: 26, priority: 3 }\n  - { dscp: 27, priority: 4 }\npass:\n  - { dscp: 48, priority: 6 }\nlossy: { dscp: 0, priority: 0 }\n' >"$D/plan.yaml"
+"$T" tag --topo "$D/topo.json" --elp-gen clos --bounces 1 --algo clos --plan "$D/plan.yaml" -o "$D/planned" >/dev/null ||
+  fail "tag with a plan"
+"$T" verify --topo "$D/topo.json" --elp-gen clos --bounces 1 --rules "$D/planned" --plan "$D/plan.yaml" >/dev/null ||
+  fail "verify with the plan"
+if "$T" verify --topo "$D/topo.json" --elp-gen clos --bounces 1 --rules "$D/planned" >"$D/np"; then
+  fail "planned rules verified without the plan"
+fi
+grep -q "verify: hint: .*planned/t0.yaml was written with a DSCP plan.*--plan FILE" "$D/np" ||
+  fail "no plan hint: $(tail -3 "$D/np")"
 echo "cli ok"

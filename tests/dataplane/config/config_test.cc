@@ -405,6 +405,9 @@ TEST_F(ConfigTest, SectionInFileAndIncludeNamesBothPlaces) {
   const std::string err = Load(text);
   EXPECT_HAS(err, At(text, "qos:") + " qos");
   EXPECT_HAS(err, (dir_ / "rules.yaml").string() + ":2");
+  // And says which to keep: Tagger's rules carry the tag map they need.
+  EXPECT_HAS(err, "remove it from this file; the rules file's qos is the tag map its rules were");
+  EXPECT_HAS(err, "pfc-tagger tag --plan");
 }
 
 TEST_F(ConfigTest, ListOfTheWrongLengthSaysItsLength) {

@@ -177,13 +177,27 @@ TEST(Views, PfcwdLosslessQueues) {
                               {0, 3, "tx_packets", 8},
                               {0, 3, "tx_discards", 4},
                               {0, 3, "drop:pfcwd_storm", 4},
+                              {0, 3, "pfcwd_enabled", 1},
+                              {0, 4, "pfcwd_enabled", 1},
                               {0, 6, "pfcwd_storms", 1}});
   const std::string v = PfcwdView(s, {});
   EXPECT_EQ(Line(v, "p0:3"), std::vector<std::string>({"p0:3", "stormed", "2/1", "5", "8/4", "4"}));
   EXPECT_EQ(Line(v, "p0:4")[1], "operational");
+  EXPECT_EQ(v.find("no queue has the pause-storm watchdog"), std::string::npos);
   EXPECT_FALSE(Line(v, "p0:6").empty());  // lossy, but with storms
   EXPECT_TRUE(Line(v, "p0:0").empty());
   EXPECT_NE(PfcwdView(Doc({"p0"}, {}, {}), {}).find("no lossless"), std::string::npos);
+}
+
+// Without a pfc_watchdog section no queue is watched: each says "off", not
+// "operational", and the view says where the watchdog is enabled.
+TEST(Views, PfcwdOffWhereNotConfigured) {
+  const std::string v = PfcwdView(Doc({"p0"}, {}), {});
+  EXPECT_EQ(Line(v, "p0:3")[1], "off");
+  EXPECT_EQ(Line(v, "p0:4")[1], "off");
+  EXPECT_NE(v.find("no queue has the pause-storm watchdog: it runs where the switch config's "
+                   "pfc_watchdog section enables it"),
+            std::string::npos);
 }
 
 TEST(Baseline, PathNamesPrefixAndSwitch) {

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "dataplane/emulator/spec/fabric_plan.h"
+#include "dataplane/emulator/spec/partition.h"
 
 namespace pfc::emulator {
 namespace {
@@ -111,13 +112,13 @@ struct BadCase {
 TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
   const BadCase cases[] = {
       {"events:\n  - { at: 1ms, link: [L9, T1], state: down }\n",
-       "fab.yaml:5: events[0].link[0]: expected a switch or host of the topology (got 'L9')"},
+       "fab.yaml:5: events[0].link[0]: expected a switch or host of the topology, such as T1, T2, T3, T4 (26 in all) (got 'L9')"},
       {"events:\n  - { at: 1ms, link: [T1, T2], state: down }\n",
        "fab.yaml:5: events[0].link: expected two nodes joined by a link"},
       {"events:\n  - { at: -1ms, flow: x, action: stop }\n",
        "fab.yaml:5: events[0].at: expected a time >= 0"},
       {"events:\n  - { at: 1ms, route: { switch: L1, to: H1, via: S9 } }\n",
-       "events[0].route.via: expected a switch or host of the topology (got 'S9')"},
+       "events[0].route.via: expected a switch or host of the topology, such as T1, T2, T3, T4 (26 in all) (got 'S9')"},
       {"events:\n  - { at: 1ms, route: { switch: L1, to: H1, via: L2 } }\n",
        "events[0].route.via: expected a neighbour of L1"},
       {"events:\n  - { at: 1ms, host: H1 }\n",
@@ -255,6 +256,38 @@ TEST_F(FabricFile, WarnsOfFlowsThatCannotRunAsWritten) {
       s.warnings[1].find("fab.yaml:6: flows[1].start: 100000000 ns is not before the run's end"),
       std::string::npos)
       << s.warnings[1];
+}
+
+// cc: dcqcn without ecn: ect0 runs with DCQCN doing nothing: one warning
+// for all such flows, naming the first and how many more.
+TEST_F(FabricFile, WarnsOfDcqcnFlowsThatAreNotEcnCapable) {
+  const std::string p = Fig2(
+      "flows:\n"
+      "  - { name: a, from: H1, to: H2, cc: dcqcn, ecn: ect0 }\n"
+      "  - { name: b, from: H1, to: H3, cc: dcqcn }\n"
+      "  - { name: c, from: H2, to: H3, cc: dcqcn, ecn: not-ect }\n");
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(p, &s, &err)) << err;
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("fab.yaml: flows: b and 1 more flows have cc: dcqcn but send "
+                               "Not-ECT (no ecn: ect0): no switch marks them"),
+            std::string::npos)
+      << s.warnings[0];
+}
+
+// A name that is no node says what the topology's nodes are called.
+TEST_F(FabricFile, UnknownNodeNamesTheTopologysNodes) {
+  FabricSpec s;
+  std::string err;
+  EXPECT_FALSE(LoadFabric(Fig2("flows:\n  - { name: a, from: h1, to: H2 }\n"), &s, &err));
+  EXPECT_NE(err.find("flows[0].from: expected a host of the topology (did you mean 'H1'?)"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(LoadFabric(Fig2("flows:\n  - { name: a, from: X9, to: H2 }\n"), &s, &err));
+  EXPECT_NE(err.find("flows[0].from: expected a host of the topology, such as H1, H2, "),
+            std::string::npos)
+      << err;
 }
 
 TEST_F(FabricFile, FlowBetweenUnreachableHostsIsRejected) {
@@ -527,7 +560,8 @@ TEST_F(FabricFile, QuantumStepsTheVirtualClockOnly) {
             std::string::npos);
   EXPECT_NE(LoadErr(Write("q4.yaml", "fabric: { duration: 1ms, quantum: 2us }\n" + topo +
                                          "links: { delay: 1us }\n"))
-                .find("fabric.quantum: expected at most the shortest link delay (1000 ns)"),
+                .find("q4.yaml:1: fabric.quantum: expected at most the shortest link delay, "
+                      "1000 ns (got 2000 ns)"),
             std::string::npos);
   FabricSpec s;
   std::string err;
@@ -540,6 +574,16 @@ TEST_F(FabricFile, QuantumStepsTheVirtualClockOnly) {
   std::vector<config::SwitchConfig> cfgs;
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
   EXPECT_EQ(cfgs[0].pfc.response_ns, 1000u + 2 * 500u);
+  // --threads needs the exact clock: the error names the file's key and line.
+  s.threads = 2;
+  std::vector<std::string> names;
+  for (uint32_t n : s.topo.Switches()) names.push_back(s.topo.node(n).name);
+  EXPECT_FALSE(CheckThreads(s, names, cfgs, &err));
+  EXPECT_NE(err.find("--threads 2: expected fabric.quantum 0 (a stepped clock runs on one thread; "
+                     "got 500 ns at "),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("q3.yaml:1)"), std::string::npos) << err;
 }
 
 TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
