@@ -62,6 +62,7 @@ struct ClassSpec {
   double alpha = 1.0;
   bool headroom_auto = true;
   uint64_t headroom = 0;
+  double small_packets = 1.0;  // share of the headroom window in worst-case frames
   bool hyst_auto = true;
   uint64_t hysteresis = 0;
 };
@@ -69,7 +70,8 @@ struct ClassSpec {
 void ParseClass(const config::Reader& rd, const YAML::Node& n, const std::string& f, bool lossless,
                 uint64_t total, ClassSpec* s) {
   if (lossless)
-    rd.CheckKeys(n, f, {"reserved", "xoff", "alpha", "headroom", "xon_hysteresis"});
+    rd.CheckKeys(n, f,
+                 {"reserved", "xoff", "alpha", "headroom", "small_packets", "xon_hysteresis"});
   else
     rd.CheckKeys(n, f, {"reserved", "limit", "alpha"});
   if (n["reserved"]) s->reserved = rd.Bytes(n["reserved"], f + ".reserved", 0, total);
@@ -91,6 +93,8 @@ void ParseClass(const config::Reader& rd, const YAML::Node& n, const std::string
       s->headroom = rd.Bytes(n["headroom"], f + ".headroom", 64, total);
     }
   }
+  if (lossless && n["small_packets"])
+    s->small_packets = rd.Real(n["small_packets"], f + ".small_packets", 0, 100) / 100;
   if (lossless && n["xon_hysteresis"]) {
     s->hyst_auto = false;
     s->hysteresis = rd.Bytes(n["xon_hysteresis"], f + ".xon_hysteresis", 0, total);
@@ -154,6 +158,7 @@ void ParseBuffer(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c)
           hp.mtu_bytes = pc.mtu + 18;
           hp.response_ns = c->pfc.response_ns;
           hp.cell_bytes = c->cell_bytes;
+          hp.small_packet_share = s.small_packets;
           pause::HeadroomBreakdown hb;
           std::string err;
           if (!pause::ComputeHeadroom(hp, &hb, &err))

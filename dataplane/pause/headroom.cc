@@ -12,7 +12,22 @@ uint64_t BytesIn(double ns, uint64_t bps) {
   return static_cast<uint64_t>(std::ceil(ns * static_cast<double>(bps) / 8e9 - 1e-9));
 }
 
+uint64_t CellsOf(uint64_t bytes, uint32_t cell) { return (bytes + cell - 1) / cell * cell; }
+
 }  // namespace
+
+double CellTax(uint32_t cell_bytes) {
+  // Within one cell count, the shortest frame is charged the most per wire
+  // byte: the candidates are 60 and each length just past a cell boundary,
+  // all within one cell of 60.
+  double worst = 1;
+  const uint32_t cell = cell_bytes ? cell_bytes : 1;
+  for (uint64_t len = 60; len <= 60 + uint64_t{cell}; len++) {
+    const double f = static_cast<double>(CellsOf(len, cell)) / static_cast<double>(len + 24);
+    if (f > worst) worst = f;
+  }
+  return worst;
+}
 
 bool ComputeHeadroom(const HeadroomParams& p, HeadroomBreakdown* out, std::string* err) {
   auto fail = [&](const std::string& m) {
@@ -32,17 +47,22 @@ bool ComputeHeadroom(const HeadroomParams& p, HeadroomBreakdown* out, std::strin
                 ": expected 64..65535 (the largest L2 frame on the link)");
   if (p.response_ns > 1'000'000'000 || p.peer_response_ns > 1'000'000'000)
     return fail("headroom.response_ns / peer_response_ns: expected at most 1 s");
+  if (!(p.small_packet_share >= 0 && p.small_packet_share <= 1))
+    return fail("headroom.small_packet_share: expected 0..1");
   if (p.cell_bytes == 0 || p.cell_bytes > 65536)
     return fail("headroom.cell_bytes = " + std::to_string(p.cell_bytes) + ": expected 1..65536");
 
   HeadroomBreakdown b;
   b.cable_bytes = BytesIn(2.0 * p.cable_m * p.ns_per_m, p.port_bps);
-  b.frames_bytes = 2ull * p.mtu_bytes;
+  b.frames_bytes = 2 * CellsOf(p.mtu_bytes, p.cell_bytes);
   b.pause_frame_bytes = kPfcFrameWireBytes;
   const uint64_t peer = p.peer_response_ns ? p.peer_response_ns : p.response_ns;
   b.response_bytes = BytesIn(static_cast<double>(p.response_ns + peer), p.port_bps);
-  const uint64_t sum = b.cable_bytes + b.frames_bytes + b.pause_frame_bytes + b.response_bytes;
-  b.total_bytes = (sum + p.cell_bytes - 1) / p.cell_bytes * p.cell_bytes;
+  b.cell_tax = 1 + p.small_packet_share * (CellTax(p.cell_bytes) - 1);
+  const double window =
+      static_cast<double>(b.cable_bytes + b.pause_frame_bytes + b.response_bytes) * b.cell_tax;
+  const uint64_t charged = static_cast<uint64_t>(std::ceil(window - 1e-9));
+  b.total_bytes = CellsOf(charged, p.cell_bytes) + b.frames_bytes;
   if (b.total_bytes > 0xffffffffull)
     return fail("headroom: " + std::to_string(b.total_bytes) +
                 " bytes needed, more than the 4 GiB a priority group can hold "

@@ -8,10 +8,10 @@
 // Formula (all delays converted to bytes at the port rate R, i.e. R/8 bytes
 // per second of delay; each term rounded up, the sum rounded up to cells):
 //
-//   headroom = 2 x L x d x R/8            cable, both directions
-//            + 2 x MTU                    one frame in flight at each end
-//            + 84                         the PFC frame itself on the wire
-//            + (T_self + T_peer) x R/8    response of both devices
+//   headroom = F x ( 2 x L x d x R/8           cable, both directions
+//                  + 84                        the PFC frame itself on the wire
+//                  + (T_self + T_peer) x R/8 ) response of both devices
+//            + 2 x cells(MTU)                  one frame in flight at each end
 //
 //  * Cable (L metres, d ns/m): once XOFF is decided, the PFC frame needs L x d
 //    to reach the peer, during which the peer keeps sending; and the bytes the
@@ -36,6 +36,18 @@
 //    speed, plus PHY delays); a software peer reacts within its poll loop.
 //    T_peer = 0 means "same as T_self" (a pfcswitch on both ends).
 //
+//  * F, the cell tax: the buffer charges each frame in whole cells (its
+//    length without FCS, rounded up), while the window above is wire time,
+//    each frame's length plus 24 bytes (FCS, preamble, gap). A window full
+//    of frames one byte longer than a cell is charged up to twice its wire
+//    bytes. F is the worst charge per wire byte over every frame length
+//    from the 60-byte minimum, at least 1: 1.67 for 128-byte cells (129-byte
+//    frames: 256 charged for 153 on the wire), 1 for cells of 16 bytes or
+//    less. ASIC buffer calculators apply the same worst case (SONiC's
+//    headroom scripts: "cell occupancy" for 100% small packets), and take
+//    a smaller share of small packets from the operator: so does
+//    small_packet_share.
+//
 // Sources: Cisco, "Priority Flow Control: Build Reliable Layer 2
 // Infrastructure" (white paper c11-542809, cited as [36] by Tagger ToN 2019
 // §II-B: MTU at the sending end of the receiver, speed of wire, transceiver
@@ -59,17 +71,27 @@ struct HeadroomParams {
   uint64_t response_ns = 0;       // T_self
   uint64_t peer_response_ns = 0;  // T_peer; 0 = same as response_ns
   uint32_t cell_bytes = 1;        // round the total up to a multiple (1 = bytes)
+  // The share of the window's wire bytes that may come in the frames the
+  // cells charge the most (0..1): F = 1 + share x (CellTax - 1). 1, the
+  // default, is the worst case; a class known to carry full frames only
+  // may say less (buffer.lossless.small_packets, in percent).
+  double small_packet_share = 1.0;
 };
 
 struct HeadroomBreakdown {
+  double cell_tax = 1;  // F: charged bytes per wire byte, worst case
   uint64_t cable_bytes = 0;
   uint64_t frames_bytes = 0;
   uint64_t pause_frame_bytes = 0;
   uint64_t response_bytes = 0;
-  uint64_t total_bytes = 0;  // sum, rounded up to cell_bytes
+  uint64_t total_bytes = 0;  // F x (cable + pause frame + response) + frames, in cells
 };
 
 inline constexpr uint32_t kPfcFrameWireBytes = 84;  // 64 + 8 preamble/SFD + 12 IFG
+
+// F above: the most bytes a frame of at least 60 bytes (without FCS) is
+// charged in cell_bytes cells per byte of its wire time (its length + 24).
+double CellTax(uint32_t cell_bytes);
 
 // Computes the headroom; false with *err naming the parameter and its range
 // when a parameter is out of range or the result does not fit in 32 bits.

@@ -120,4 +120,14 @@ with tempfile.TemporaryDirectory(prefix="fabric-plot-") as tmp:
                        timeout=120)
     print(q.stdout + q.stderr)
     check("without drops.csv: still plotted", q.returncode == 0 and png_size(old_png) is not None)
+
+# The pause row: a switch egress its peer paused (red), and a host its switch
+# paused (the port facing it pausing its peer: blue), each on its lossless
+# priority; a lossy priority's pauses are not drawn.
+ports = {("A", "B", 1): [(0.1, 1, 0, 0), (0.2, 0, 0, 0)], ("A", "H1", 1): [(0.1, 0, 1, 0), (0.2, 1, 1, 0)],
+         ("A", "H1", 0): [(0.1, 0, 1, 0), (0.2, 0, 1, 0)]}
+rows = fabric_plot.pause_rows(ports, 0, {("A", "H1"): "H1"})
+check("hosts paused by their switch get a row of their own", rows == [
+    ("A->B q1", [(0.0, 0.1)], fabric_plot.PAUSED_SWITCH), ("A->H1 q1", [(0.1, 0.1)], fabric_plot.PAUSED_SWITCH),
+    ("H1->A q1", [(0.0, 0.2)], fabric_plot.PAUSED_HOST)], str(rows))
 finish()

@@ -62,6 +62,8 @@ inline Fct FctOfRc(const RcRequester& rc, uint64_t start_ns, uint64_t send_bps) 
   Fct f;
   f.frames = rc.packets_total();
   f.completed = rc.completed();
+  if (f.completed) f.fct_ns = rc.completed_ns() - start_ns;
+  // No round trip timed (every ACK lost): the time is known, its ideal not.
   if (rc.min_rtt_ns() == kNever || rc.bytes() == 0) return f;
   const uint64_t m = rc.message_bytes(), full = rc.bytes() / m, rest = rc.bytes() % m;
   const uint64_t all = full * MessageWireNs(m, rc.mtu(), send_bps) +
@@ -71,7 +73,6 @@ inline Fct FctOfRc(const RcRequester& rc, uint64_t start_ns, uint64_t send_bps) 
   const uint8_t op = first == m ? kBthOpWriteOnly : kBthOpWriteFirst;
   f.ideal_ns = rc.min_rtt_ns() + all - WireTimeNs(RoceWriteLen(op, uint32_t(first)), send_bps);
   if (!f.completed) return f;
-  f.fct_ns = rc.completed_ns() - start_ns;
   f.slowdown = f.ideal_ns ? static_cast<double>(f.fct_ns) / static_cast<double>(f.ideal_ns) : 0;
   return f;
 }

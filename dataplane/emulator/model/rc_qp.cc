@@ -38,10 +38,15 @@ RcPacket RcRequester::Next(uint64_t now_ns) {
     k.retransmit = true;
     ++c_.retransmits;
     if (sent_psn_[slot] == k.psn) sent_psn_[slot] = kUnbounded;  // Karn: no RTT from it
+    if (probe_psn_ == k.psn) probe_psn_ = kUnbounded;
   } else {
     high_ = k.psn + 1;
     sent_psn_[slot] = k.psn;
     sent_ns_[slot] = now_ns;
+    if (k.last && probe_psn_ == kUnbounded) {
+      probe_psn_ = k.psn;
+      probe_ns_ = now_ns;
+    }
   }
   return k;
 }
@@ -63,6 +68,11 @@ void RcRequester::Progress(uint64_t una, uint64_t now_ns) {
   const uint32_t slot = last % kRttSlots;
   if (sent_psn_[slot] == last && now_ns >= sent_ns_[slot]) {
     min_rtt_ = std::min(min_rtt_, now_ns - sent_ns_[slot]);
+  }
+  if (probe_psn_ != kUnbounded && probe_psn_ <= last) {
+    // Its own ACK, or (when that was lost) a later one: only the first times it.
+    if (probe_psn_ == last && now_ns >= probe_ns_) min_rtt_ = std::min(min_rtt_, now_ns - probe_ns_);
+    probe_psn_ = kUnbounded;
   }
   c_.messages_done =
       una_ == total_pkts_ ? (bytes_ + msg_bytes_ - 1) / msg_bytes_ : una_ / pkts_per_msg_;

@@ -119,6 +119,12 @@ class RcRequester {
   // Send times of recent first transmissions, by PSN modulo kRttSlots.
   uint64_t sent_psn_[kRttSlots];
   uint64_t sent_ns_[kRttSlots];
+  // One message's last packet, timed apart from the slots: it asks for an
+  // ACK of its own, so it is sampled even when more than kRttSlots packets
+  // are outstanding (a congested flow would otherwise finish with no RTT,
+  // and no completion-time ideal). kUnbounded: none out.
+  uint64_t probe_psn_ = kUnbounded;
+  uint64_t probe_ns_ = 0;
   RcRequesterCounters c_;
 };
 

@@ -183,5 +183,20 @@ TEST_F(PortQosTest, ReloadKeepsThePortSets) {
   fs::remove(upd);
 }
 
+// headroom: auto pays the cell tax on the share of small frames the class
+// says it carries (buffer.lossless.small_packets, percent; 100 by default).
+TEST_F(PortQosTest, SmallPacketsScaleTheAutomaticHeadroom) {
+  config::SwitchConfig worst, full;
+  ASSERT_EQ(Load(", speed: 10G", "", &worst), "");
+  const std::string qos = "qos: { tag_map: { 24: 3, 26: 4 }, lossless: [3, 4] }\n";
+  ASSERT_EQ(Load(", speed: 10G", "", &full,
+                 qos + "buffer: { total_bytes: 4M, lossless: { small_packets: 0 } }\n"),
+            "");
+  EXPECT_GT(worst.buffer.pg[0][3].headroom, full.buffer.pg[0][3].headroom);
+  EXPECT_HAS(Load(", speed: 10G", "", nullptr,
+                  qos + "buffer: { total_bytes: 4M, lossless: { small_packets: 120 } }\n"),
+             "buffer.lossless.small_packets: expected");
+}
+
 }  // namespace
 }  // namespace pfc

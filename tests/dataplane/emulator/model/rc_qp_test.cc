@@ -9,6 +9,8 @@
 #include <deque>
 #include <vector>
 
+#include "dataplane/emulator/model/fct.h"
+
 namespace pfc::emulator {
 namespace {
 
@@ -62,6 +64,24 @@ TEST(RcRequester, CumulativeAckCompletesAndMeasuresRtt) {
   r.OnAck(2, 1300);
   EXPECT_EQ(r.counters().stale, 1u);
   EXPECT_EQ(r.completed_ns(), 1250u);
+}
+
+// A congested flow keeps more than 64 packets out, so an ACK's packet may
+// have had its send-time slot reused by a later one: the last packet of a
+// message, which asks for its own ACK, is still timed (without it the
+// smallest round trip here would be the second ACK's, 58,010 ns).
+TEST(RcRequester, ManyOutstandingStillMeasureRtt) {
+  RcRequester r(Params(1000, 100), 200'000, 100'000);  // two messages of 100 packets
+  for (uint64_t i = 0; i < 200; i++) r.Next(i * 10);   // all out before any ACK
+  EXPECT_EQ(r.outstanding(), 200u);
+  r.OnAck(99, 50'000);  // the first message's ACK: packet 99 went at 990 ns
+  EXPECT_EQ(r.min_rtt_ns(), 50'000u - 990);
+  r.OnAck(199, 60'000);  // the second's last was no probe (the first was out)
+  EXPECT_TRUE(r.completed());
+  EXPECT_EQ(r.min_rtt_ns(), 50'000u - 990);
+  const Fct f = FctOfRc(r, 0, 100'000'000'000);
+  EXPECT_EQ(f.fct_ns, 60'000u);
+  EXPECT_GT(f.ideal_ns, r.min_rtt_ns());
 }
 
 TEST(RcResponder, AcksEveryNAndAtAckReq) {
