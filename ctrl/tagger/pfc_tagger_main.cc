@@ -181,17 +181,19 @@ int main(int argc, char** argv) {
       "--hairpin-drop", hairpin,
       "switches drop packets sent back out of their ingress port: (in == out) is don't-care");
   tg->add_flag("--no-verify", no_verify, "skip the independent verification");
-  auto* budget_opt = tg->add_option(
-      "--search-budget", budget,
-      "greedy: max edges one cycle search examines before raising the tag instead "
-      "(0 = exact; bounds run time on big networks)");
+  auto* budget_opt =
+      tg->add_option("--search-budget", budget,
+                     "greedy: max edges one cycle search examines before raising the tag instead "
+                     "(0 = exact; bounds run time on big networks)");
   // CLI11 would read "-1" into the unsigned budget as 2^64 - 1.
-  budget_opt->check(
-      [](const std::string& v) {
-        return v.find('-') != std::string::npos ? "expected a number of edges >= 0, 0 = exact (got " + v + ")"
-                                                : std::string();
-      },
-      "EDGES")
+  budget_opt
+      ->check(
+          [](const std::string& v) {
+            return v.find('-') != std::string::npos
+                       ? "expected a number of edges >= 0, 0 = exact (got " + v + ")"
+                       : std::string();
+          },
+          "EDGES")
       ->capture_default_str();
 
   // verify

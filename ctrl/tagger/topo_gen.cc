@@ -53,8 +53,8 @@ bool TooLarge(std::string* err, const char* what, long nodes) {
   }
   const long avail = AvailableBytes();
   if (avail == 0 || nodes <= avail / kGenBytesPerNode) return false;
-  const long need_mb = nodes > LONG_MAX / kGenBytesPerNode ? LONG_MAX >> 20
-                                                           : (nodes * kGenBytesPerNode) >> 20;
+  const long need_mb =
+      nodes > LONG_MAX / kGenBytesPerNode ? LONG_MAX >> 20 : (nodes * kGenBytesPerNode) >> 20;
   *err = std::string(what) + ": at least " + std::to_string(nodes) + " nodes, about " +
          std::to_string(need_mb) + " MB, more than the " + std::to_string(avail >> 20) +
          " MB of memory available (MemAvailable)";
@@ -94,9 +94,7 @@ bool GenFatTreeImpl(int k, bool ab, Topology* t, std::string* err) {
 
 }  // namespace
 
-long GenNodeLimit() {
-  return set_limit > 0 ? set_limit : AvailableBytes() / kGenBytesPerNode;
-}
+long GenNodeLimit() { return set_limit > 0 ? set_limit : AvailableBytes() / kGenBytesPerNode; }
 void SetGenNodeLimit(long nodes) { set_limit = nodes > 0 ? nodes : 0; }
 
 bool GenLeafSpine(int tors, int spines, int hosts_per_tor, Topology* t, std::string* err) {

@@ -134,7 +134,9 @@ std::string PfcwdView(const json& stats, const ViewOptions& o) {
       const bool on = Set(Of(p, q, "pfcwd_enabled"));
       watched = watched || on;
       t.Row({p.value("name", "?") + ":" + std::to_string(q),
-             storm ? "stormed" : on ? "operational" : "off",
+             storm ? "stormed"
+             : on  ? "operational"
+                   : "off",
              Cell(Of(p, q, "pfcwd_storms")) + "/" + Cell(Of(p, q, "pfcwd_restores")),
              Cell(Scale(Of(p, q, "pfcwd_storm_ns"), 1000)),
              Cell(Of(p, q, "tx_packets")) + "/" + Cell(Of(p, q, "tx_discards")), Cell(rx_drop)});

@@ -167,8 +167,7 @@ unsigned MoveHeld(WorkerCtx& w) {
       const uint32_t k = room ? h.Take(out, prio, pkts, room) : 0;
       if (k == 0) break;
       // Another worker may fill the ring meanwhile: what it refuses goes back.
-      const unsigned done =
-          rte_ring_enqueue_burst(r, reinterpret_cast<void**>(pkts), k, nullptr);
+      const unsigned done = rte_ring_enqueue_burst(r, reinterpret_cast<void**>(pkts), k, nullptr);
       if (done < k) h.PutBack(out, prio, pkts + done, k - done);
       if (done) MarkQueued(w, out);
       moved += done;

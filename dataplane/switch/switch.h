@@ -79,8 +79,8 @@ class Switch {
   // Packets full lossless egress rings refused, one set per producing
   // worker (held_queue.h); only that worker touches its set.
   std::vector<std::unique_ptr<HeldQueues>> held;
-  std::unique_ptr<SwitchDcfit> dcfit;               // nullptr: DCFIT off
-  bool ecn = false;  // some egress queue marks ECN (stages/ecn_stage.h)
+  std::unique_ptr<SwitchDcfit> dcfit;  // nullptr: DCFIT off
+  bool ecn = false;                    // some egress queue marks ECN (stages/ecn_stage.h)
   PfcwdEventLog pfcwd_log;
 
   const Tables* CurrentTables() const { return tables_.load(std::memory_order_acquire); }

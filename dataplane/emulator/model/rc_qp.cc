@@ -71,7 +71,8 @@ void RcRequester::Progress(uint64_t una, uint64_t now_ns) {
   }
   if (probe_psn_ != kUnbounded && probe_psn_ <= last) {
     // Its own ACK, or (when that was lost) a later one: only the first times it.
-    if (probe_psn_ == last && now_ns >= probe_ns_) min_rtt_ = std::min(min_rtt_, now_ns - probe_ns_);
+    if (probe_psn_ == last && now_ns >= probe_ns_)
+      min_rtt_ = std::min(min_rtt_, now_ns - probe_ns_);
     probe_psn_ = kUnbounded;
   }
   c_.messages_done =

@@ -127,7 +127,8 @@ uint32_t Node(const Reader& rd, const FabricSpec& s, const YAML::Node& n, const 
   const std::string name = rd.Str(n, field);
   const uint32_t id = s.topo.Find(name);
   const char* what = kind == 0 ? "a switch" : kind == 1 ? "a host" : "a switch or host";
-  if (id == kNoNode) rd.Fail(n, field, std::string(what) + " of the topology" + NameHint(s.topo, name, kind));
+  if (id == kNoNode)
+    rd.Fail(n, field, std::string(what) + " of the topology" + NameHint(s.topo, name, kind));
   if (kind == 0 && !s.topo.is_switch(id)) rd.Fail(n, field, "a switch (this is a host)");
   if (kind == 1 && s.topo.is_switch(id)) rd.Fail(n, field, "a host (this is a switch)");
   return id;
@@ -695,9 +696,11 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
       for (const LinkOverride& o : s.overrides)
         shortest = std::min(shortest, o.delay_ns.value_or(shortest));
       if (s.quantum_ns > shortest)
-        throw ConfigError(s.quantum_at + ": fabric.quantum: expected at most the shortest link "
-                          "delay, " + std::to_string(shortest) + " ns (got " +
-                          std::to_string(s.quantum_ns) + " ns)");
+        throw ConfigError(s.quantum_at +
+                          ": fabric.quantum: expected at most the shortest link "
+                          "delay, " +
+                          std::to_string(shortest) + " ns (got " + std::to_string(s.quantum_ns) +
+                          " ns)");
     }
     std::stable_sort(s.events.begin(), s.events.end(),
                      [](const EventSpec& a, const EventSpec& b) { return a.at_ns < b.at_ns; });

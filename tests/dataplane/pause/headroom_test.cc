@@ -39,7 +39,7 @@ TEST(Headroom, RoundsUpToCells) {
   pause::HeadroomBreakdown b;
   ASSERT_TRUE(pause::ComputeHeadroom(p, &b, nullptr));
   EXPECT_EQ(b.cell_tax, 1.0);
-  EXPECT_EQ(b.frames_bytes, 2u * 1520);  // 95 cells each
+  EXPECT_EQ(b.frames_bytes, 2u * 1520);    // 95 cells each
   EXPECT_EQ(b.total_bytes, 3840u + 3040);  // 1250 + 84 + 2500 in 240 cells
 }
 

@@ -23,8 +23,8 @@ class HeldQueueTest : public StageTest {
   // Replaces (port, prio)'s egress ring with a small one; TearDown puts the
   // switch's own back (both empty by then).
   void ShrinkRing(PortId port, int prio) {
-    small_ = rte_ring_create("held_test_ring", kSmallRing, SOCKET_ID_ANY,
-                             RING_F_SP_ENQ | RING_F_SC_DEQ);
+    small_ =
+        rte_ring_create("held_test_ring", kSmallRing, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
     ASSERT_NE(small_, nullptr);
     port_ = port;
     prio_ = prio;
@@ -43,7 +43,9 @@ class HeldQueueTest : public StageTest {
   void Send(uint8_t dscp, uint16_t first, uint16_t n) {
     Frames f;
     for (uint16_t i = 0; i < n; i++)
-      f.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .dscp = dscp,
+      f.push_back(Frame({.in_port = 0,
+                         .dst_ip = Ip(10, 0, 3, 2),
+                         .dscp = dscp,
                          .seq = static_cast<uint16_t>(first + i)}));
     Ingress(0, f, kT0);
   }

@@ -112,13 +112,15 @@ struct BadCase {
 TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
   const BadCase cases[] = {
       {"events:\n  - { at: 1ms, link: [L9, T1], state: down }\n",
-       "fab.yaml:5: events[0].link[0]: expected a switch or host of the topology, such as T1, T2, T3, T4 (26 in all) (got 'L9')"},
+       "fab.yaml:5: events[0].link[0]: expected a switch or host of the topology, such as T1, T2, "
+       "T3, T4 (26 in all) (got 'L9')"},
       {"events:\n  - { at: 1ms, link: [T1, T2], state: down }\n",
        "fab.yaml:5: events[0].link: expected two nodes joined by a link"},
       {"events:\n  - { at: -1ms, flow: x, action: stop }\n",
        "fab.yaml:5: events[0].at: expected a time >= 0"},
       {"events:\n  - { at: 1ms, route: { switch: L1, to: H1, via: S9 } }\n",
-       "events[0].route.via: expected a switch or host of the topology, such as T1, T2, T3, T4 (26 in all) (got 'S9')"},
+       "events[0].route.via: expected a switch or host of the topology, such as T1, T2, T3, T4 (26 "
+       "in all) (got 'S9')"},
       {"events:\n  - { at: 1ms, route: { switch: L1, to: H1, via: L2 } }\n",
        "events[0].route.via: expected a neighbour of L1"},
       {"events:\n  - { at: 1ms, host: H1 }\n",
