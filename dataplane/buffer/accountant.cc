@@ -68,7 +68,7 @@ bool BufferAccountant::Configure(const BufferConfig& cfg, std::string* err) {
       if (c.headroom == 0)
         return fail(name +
                     ".headroom = 0: a lossless priority needs headroom for the bytes in "
-                    "flight after XOFF (see pfc/headroom.h for the default)");
+                    "flight after XOFF (see dataplane/pause/headroom.h for the default)");
       headroom_sum += c.headroom;
       if (c.static_limit != 0) {
         const uint64_t xoff = uint64_t{c.reserved} + c.static_limit;
@@ -85,7 +85,9 @@ bool BufferAccountant::Configure(const BufferConfig& cfg, std::string* err) {
                 " cannot hold the reserved space (" + std::to_string(reserved_sum) +
                 " bytes) plus the lossless headroom (" + std::to_string(headroom_sum) +
                 " bytes) of " + std::to_string(cfg.num_ports) + " ports: short by " +
-                std::to_string(carved - cfg.total_bytes) + " bytes");
+                std::to_string(carved - cfg.total_bytes) +
+                " bytes (headroom: auto assumes the worst mix of small frames; "
+                "buffer.lossless.small_packets lowers it for a class of full frames)");
 
   cfg_ = cfg;
   alpha_fp_ = alpha_fp;
