@@ -42,22 +42,20 @@ long AvailableBytes() {
   return 0;
 }
 
-// Refuses `nodes` (a lower bound of what `what` would build) when over the
-// limit: true with *err set.
-bool TooLarge(std::string* err, const char* what, long nodes) {
+// Refuses `nodes` (a lower bound of what `what` would build) when over
+// `limit` (GenNodeLimit(), read once per generator): true with *err set.
+bool TooLarge(std::string* err, const char* what, long nodes, long limit) {
+  if (nodes <= limit) return false;
+  *err = std::string(what) + ": at least " + std::to_string(nodes) + " nodes, ";
   if (set_limit > 0) {
-    if (nodes <= set_limit) return false;
-    *err = std::string(what) + ": at least " + std::to_string(nodes) +
-           " nodes, more than this program's limit (" + std::to_string(set_limit) + ")";
+    *err += "more than this program's limit (" + std::to_string(set_limit) + ")";
     return true;
   }
-  const long avail = AvailableBytes();
-  if (avail == 0 || nodes <= avail / kGenBytesPerNode) return false;
   const long need_mb =
       nodes > LONG_MAX / kGenBytesPerNode ? LONG_MAX >> 20 : (nodes * kGenBytesPerNode) >> 20;
-  *err = std::string(what) + ": at least " + std::to_string(nodes) + " nodes, about " +
-         std::to_string(need_mb) + " MB, more than the " + std::to_string(avail >> 20) +
-         " MB of memory available (MemAvailable)";
+  *err += "about " + std::to_string(need_mb) + " MB, more than the " +
+          std::to_string((limit * kGenBytesPerNode) >> 20) +
+          " MB of memory available (MemAvailable)";
   return true;
 }
 
@@ -94,7 +92,11 @@ bool GenFatTreeImpl(int k, bool ab, Topology* t, std::string* err) {
 
 }  // namespace
 
-long GenNodeLimit() { return set_limit > 0 ? set_limit : AvailableBytes() / kGenBytesPerNode; }
+long GenNodeLimit() {
+  if (set_limit > 0) return set_limit;
+  const long avail = AvailableBytes();
+  return avail > 0 ? avail / kGenBytesPerNode : LONG_MAX;  // unreadable: no limit
+}
 void SetGenNodeLimit(long nodes) { set_limit = nodes > 0 ? nodes : 0; }
 
 bool GenLeafSpine(int tors, int spines, int hosts_per_tor, Topology* t, std::string* err) {
@@ -124,7 +126,8 @@ bool GenJellyfish(int switches, int ports, int switch_ports, uint64_t seed, Topo
     return Bad(err, "jellyfish ports: expected 1.." + std::to_string(kMaxNodePorts));
   if (switch_ports < 1 || switch_ports > ports || switch_ports >= switches)
     return Bad(err, "jellyfish switch-ports: expected 1..min(ports, switches-1)");
-  if (TooLarge(err, "jellyfish", long{switches} * (1 + ports - switch_ports))) return false;
+  if (TooLarge(err, "jellyfish", long{switches} * (1 + ports - switch_ports), GenNodeLimit()))
+    return false;
   std::mt19937_64 rng(seed);
   const int n = switches;
   std::vector<std::vector<uint32_t>> adj(n);
@@ -201,14 +204,15 @@ bool GenJellyfish(int switches, int ports, int switch_ports, uint64_t seed, Topo
 bool GenBCube(int n, int k, Topology* t, std::string* err) {
   if (n < 2 || n > kMaxNodePorts || k < 0 || k + 1 > kMaxNodePorts)
     return Bad(err, "bcube: expected n in 2..64 and k >= 0");
+  const long limit = GenNodeLimit();
   long servers = 1;
   for (int i = 0; i <= k; ++i) {
     servers *= n;
-    if (TooLarge(err, "bcube", servers)) return false;
+    if (TooLarge(err, "bcube", servers, limit)) return false;
   }
   const long per_level = servers / n;
   // k+1 levels of n^k switches beside the servers.
-  if (TooLarge(err, "bcube", servers + (k + 1) * per_level)) return false;
+  if (TooLarge(err, "bcube", servers + (k + 1) * per_level, limit)) return false;
   *t = Topology();
   std::vector<uint32_t> srv(servers);
   for (long a = 0; a < servers; ++a) {

@@ -20,6 +20,12 @@ inline constexpr int kMaxBurst = 32;  // packets per rx/tx burst
 // prefetched copy turns the owner's next store into a cross-core transfer.
 inline constexpr int kWorkerAlign = 128;
 
+// Bytes charged in whole buffer cells of `cell` bytes (> 0): what the buffer
+// accountant charges a frame, and what the config's sizes round to.
+inline constexpr uint64_t CellRoundUp(uint64_t bytes, uint64_t cell) {
+  return (bytes + cell - 1) / cell * cell;
+}
+
 using PortId = uint16_t;
 using PortMask = uint64_t;  // bit i = port i; ~0 = any port
 inline constexpr PortMask kAnyPort = ~PortMask{0};

@@ -32,10 +32,6 @@ YAML::Node LoadFile(const ReadTextFn& read, const std::string& path, const std::
   return config::ParseDocument(path, text, expected);
 }
 
-// Applies `include:` — the included file may define qos, rewrite, routes and
-// neighbors; defining a section in both files is an error. The include is
-// resolved against the config file's directory and recorded as an absolute
-// path, so a later reload from another working directory finds it.
 // What to do about a section both files define.
 std::string ClashAdvice(const std::string& sec) {
   if (sec == "qos")
@@ -45,6 +41,10 @@ std::string ClashAdvice(const std::string& sec) {
   return "keep it in one of the two files";
 }
 
+// Applies `include:` — the included file may define qos, rewrite, routes and
+// neighbors; defining a section in both files is an error. The include is
+// resolved against the config file's directory and recorded as an absolute
+// path, so a later reload from another working directory finds it.
 YAML::Node MergeInclude(const ReadTextFn& read, const config::Reader& rd, YAML::Node root,
                         std::string* inc_path, std::set<std::string>* from_inc) {
   YAML::Node inc = root["include"];

@@ -21,7 +21,6 @@ uint64_t Pow2AtMost(uint64_t v) {
   while (p * 2 <= v) p <<= 1;
   return p;
 }
-uint64_t CellRoundUp(uint64_t bytes, uint64_t cell) { return (bytes + cell - 1) / cell * cell; }
 uint64_t RingBytes(uint64_t slots) { return kRingHeader + slots * sizeof(void*); }
 
 std::string Mb(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MB"; }

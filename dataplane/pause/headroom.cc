@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "dataplane/common/types.h"
+
 namespace pfc::pause {
 namespace {
 
@@ -11,8 +13,6 @@ namespace {
 uint64_t BytesIn(double ns, uint64_t bps) {
   return static_cast<uint64_t>(std::ceil(ns * static_cast<double>(bps) / 8e9 - 1e-9));
 }
-
-uint64_t CellsOf(uint64_t bytes, uint32_t cell) { return (bytes + cell - 1) / cell * cell; }
 
 }  // namespace
 
@@ -23,7 +23,7 @@ double CellTax(uint32_t cell_bytes) {
   double worst = 1;
   const uint32_t cell = cell_bytes ? cell_bytes : 1;
   for (uint64_t len = 60; len <= 60 + uint64_t{cell}; len++) {
-    const double f = static_cast<double>(CellsOf(len, cell)) / static_cast<double>(len + 24);
+    const double f = static_cast<double>(CellRoundUp(len, cell)) / static_cast<double>(len + 24);
     if (f > worst) worst = f;
   }
   return worst;
@@ -54,7 +54,7 @@ bool ComputeHeadroom(const HeadroomParams& p, HeadroomBreakdown* out, std::strin
 
   HeadroomBreakdown b;
   b.cable_bytes = BytesIn(2.0 * p.cable_m * p.ns_per_m, p.port_bps);
-  b.frames_bytes = 2 * CellsOf(p.mtu_bytes, p.cell_bytes);
+  b.frames_bytes = 2 * CellRoundUp(p.mtu_bytes, p.cell_bytes);
   b.pause_frame_bytes = kPfcFrameWireBytes;
   const uint64_t peer = p.peer_response_ns ? p.peer_response_ns : p.response_ns;
   b.response_bytes = BytesIn(static_cast<double>(p.response_ns + peer), p.port_bps);
@@ -62,7 +62,7 @@ bool ComputeHeadroom(const HeadroomParams& p, HeadroomBreakdown* out, std::strin
   const double window =
       static_cast<double>(b.cable_bytes + b.pause_frame_bytes + b.response_bytes) * b.cell_tax;
   const uint64_t charged = static_cast<uint64_t>(std::ceil(window - 1e-9));
-  b.total_bytes = CellsOf(charged, p.cell_bytes) + b.frames_bytes;
+  b.total_bytes = CellRoundUp(charged, p.cell_bytes) + b.frames_bytes;
   if (b.total_bytes > 0xffffffffull)
     return fail("headroom: " + std::to_string(b.total_bytes) +
                 " bytes needed, more than the 4 GiB a priority group can hold "

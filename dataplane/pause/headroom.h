@@ -79,7 +79,7 @@ struct HeadroomParams {
 };
 
 struct HeadroomBreakdown {
-  double cell_tax = 1;  // F: charged bytes per wire byte, worst case
+  double cell_tax = 1;  // F: charged bytes per wire byte, for the small-packet share
   uint64_t cable_bytes = 0;
   uint64_t frames_bytes = 0;
   uint64_t pause_frame_bytes = 0;

@@ -232,8 +232,6 @@ void AddRepeat(CLI::App* cmd, double* interval, int* count) {
       ->check(CLI::PositiveNumber);
 }
 
-}  // namespace
-
 // A word after pfc, queue or pfcwd that is none of its views ("pfc
 // counter"): CLI11 would only say it was not expected. Also a queue
 // without its view. Returns the exit status, 0 when all is well.
@@ -259,6 +257,8 @@ int UnknownView(const CLI::App& cmd, const std::string& views) {
   std::fprintf(stderr, "%s\n", msg.c_str());
   return 2;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"pfcctl: control a running pfcswitch through DPDK telemetry"};
