@@ -207,7 +207,7 @@ void DestTrees::Build(const Topology& t, uint64_t seed) {
   // Compact switch graph (CSR): for each switch its switch neighbours and,
   // per edge, the neighbour's local port back toward it. S BFS runs over
   // this instead of the full topology keep the build memory-bound on a few
-  // MB (it dominated the 10,000-switch run otherwise).
+  // MB (over the full topology they would dominate a 10,000-switch build).
   std::vector<uint32_t> off(S + 1, 0), nbr;
   std::vector<uint8_t> back;
   for (uint32_t a = 0; a < S; ++a) {

@@ -7,7 +7,7 @@
 // receiver's NIC does not care about but the operator's QoS does), and
 // where Tagger's lossy fallback goes (DSCP and priority). Without a plan,
 // tag t is DSCP t on priority t and the fallback is DSCP 0 on priority 0,
-// which is what pfc-tagger wrote before plans existed.
+// the mapping a rules file written without a plan assumes.
 //
 // A plan file (YAML, read with the switch config's reader, so errors name
 // file:line and field):

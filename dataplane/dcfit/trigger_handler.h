@@ -12,10 +12,10 @@
 //    the last: the trigger's own messages also go round the loop it feeds
 //    and come back to the loop's switches from the loop's side, and a
 //    route learnt from those sends the notice round the loop (the fabric's
-//    switch-trigger case, tests/fabric/dcfit_trigger_test.py, showed it). The declaring
-//    switch sends a trigger notice (a checking message with kNotice,
-//    message.h, in a standalone checking packet) out of that port; each
-//    switch on the way does the same until the notice reaches S_tri. A
+//    switch-trigger case, tests/fabric/dcfit_trigger_test.py). The
+//    declaring switch sends a trigger notice (a checking message with
+//    kNotice, message.h, in a standalone checking packet) out of that port;
+//    each switch on the way does the same until the notice reaches S_tri. A
 //    switch that knows no way on drops it (kNoticeNoRoute); a notice that
 //    crossed kMaxNoticeHops switches is dropped too (a guard against a
 //    route that points round in a circle).

@@ -10,8 +10,8 @@
 //    secondary finds neither hugepage_info (dpdk-dumpcap, which passes no
 //    --no-huge: "Cannot get hugepage information") nor hugepage_data
 //    (dpdk-pdump --no-huge: "Could not open .../hugepage_data").
-// The check is pure (unit-tested without EAL); main.cc calls rte_pdump_init
-// when it passes and prints the reason when it does not.
+// The check is pure (unit-tested without EAL); pfcswitch_main.cc calls
+// rte_pdump_init when it passes and prints the reason when it does not.
 #pragma once
 #include <string>
 #include <vector>

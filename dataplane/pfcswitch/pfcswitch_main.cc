@@ -36,7 +36,7 @@
 namespace {
 
 // The exit's one line: what a user checks first (traffic, loss, pause);
-// every counter goes to --stats-json (a 15 KB line on every exit was noise).
+// every counter goes to --stats-json (a 15 KB line on every exit is noise).
 std::string ExitSummary(const nlohmann::json& st) {
   uint64_t rx = 0, tx = 0, pfc_rx = 0, pfc_tx = 0, lossless_drops = 0;
   for (const auto& p : st["ports"]) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Parameter handling of the /pfcswitch/* telemetry commands, kept apart from
-// DPDK so that it is unit-tested and fuzzed (tests/dataplane/pfcswitch). DPDK's
-// telemetry thread splits a request "/cmd,params" at the first comma and
-// hands the rest (or NULL when there is none) to the command's callback in
-// telemetry.cc, which calls these. Pure; any thread.
+// DPDK so that it is unit-tested (tests/dataplane/pfcswitch) and fuzzed
+// (tests/fuzz/fuzz_telemetry_cmd.cc). DPDK's telemetry thread splits a
+// request "/cmd,params" at the first comma and hands the rest (or NULL when
+// there is none) to the command's callback in telemetry.cc, which calls
+// these. Pure; any thread.
 #pragma once
 #include <string>
 #include <vector>

@@ -15,7 +15,7 @@
 // Not done: telling a request-response exchange from a stream to keep the
 // former on kicks. With reliable connections every message is answered by
 // an acknowledgement, so "one packet in flight" does not hold, and a probe
-// that counted packets misread perftest's ping-pong as a stream.
+// that counts packets misreads perftest's ping-pong as a stream.
 #pragma once
 
 #include <cstdint>

@@ -168,9 +168,9 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   sw::PrioCounters* const in_prio_pc = w.st->prio[in];
   // The packets that go on, packed at the front of pkts, and their group
   // keys: grouping is a second pass. Inside this loop, each packet's slot
-  // and count loads waited on its own chain of lookups (tag, rewrite,
-  // priority) and held the next packet back: 7% of the L3 rate on net_pcap
-  // for about 12 more instructions a packet.
+  // and count loads would wait on its own chain of lookups (tag, rewrite,
+  // priority) and hold the next packet back: the pass gains 7% of the L3
+  // rate on net_pcap for about 12 more instructions a packet.
   uint16_t keys[kMaxBurst];
   uint16_t kept = 0;
 

@@ -41,8 +41,8 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns);
 // ran before every egress, a quiet generator has nothing to send until
 // ingress charges more, and every later need (pause expiry, refresh, link
 // slots, shaper tokens) is a deadline in *ready_ns. The fabric's virtual
-// clock runs the next round then instead of re-running at once (results
-// unchanged; 47% fewer rounds on the leaf-spine cost bench).
+// clock runs the next round then instead of re-running at once: the same
+// results in 47% fewer rounds on the leaf-spine cost bench.
 bool RoundLeftWork(const WorkerCtx& w);
 
 }  // namespace pfc::stages

@@ -9,7 +9,7 @@
 // full lossless ring refuses wait here, still charged to the buffer, in
 // arrival order, and move into the ring as it drains. Later packets for the
 // same queue wait behind them, so a flow keeps its order. Lossy queues drop
-// at a full ring as before (egress_queue_full).
+// at a full ring (egress_queue_full).
 //
 // One HeldQueues per (switch, worker): the worker whose ingress produced the
 // packets is the only one that touches it (appends in stages/ingress.cc,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The link state of a switch's device (ethdev) ports, watched by the control
-// thread (issue 29): a link that goes down ends the pauses it received and
-// the peer is taken to have forgotten ours, as for an emulated link
-// (stages/worker.cc LinkChanged). The watch owns the polling; the port's
+// thread: a link that goes down ends the pauses it received and the peer is
+// taken to have forgotten ours, as for an emulated link (stages/worker.cc
+// LinkChanged). The watch owns the polling; the port's
 // owner reads what it published (PortOwnerState::dev_link_up).
 //
 // Where the state comes from: a device bound to a kernel interface

@@ -2,8 +2,8 @@
 // The static L2 table (config `l2_table`): destination MAC -> port, built
 // once per tables snapshot and read lock-free by every worker. Open
 // addressing with linear probing at load <= 1/2, so a lookup costs one hash
-// and usually one probe whatever the table's size (it used to be a linear
-// scan, +6 instructions per entry per packet). Pure, no DPDK.
+// and usually one probe whatever the table's size (a linear scan would cost
+// 6 instructions per entry per packet). Pure, no DPDK.
 #pragma once
 #include <cstdint>
 #include <cstring>

@@ -54,7 +54,7 @@ bool NeighborTable::Learn(uint32_t ip, const uint8_t mac[6], bool is_static) {
   const uint64_t val = PackMac(mac) | kValid | (is_static ? kStatic : 0);
   // Writers take turns: checking for room and claiming the slot are one
   // step, so a Learn is never refused while another writer holds room it
-  // then gives back (lock-free reservations did that under contention).
+  // then gives back (as lock-free reservations would under contention).
   // Learning comes from ARP frames and config, not from every packet;
   // readers (Lookup) take no lock.
   std::lock_guard<std::mutex> g(learn_mu_);

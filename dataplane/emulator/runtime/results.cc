@@ -125,8 +125,8 @@ json Fabric::SwitchResults(const SwitchRun& s) const {
 void Fabric::WriteResultsJson(const json& r, std::ostream& out) const {
   // The bytes r.dump(1) would give with "switches" in it, written a switch
   // at a time: the whole document of a large fabric's counters as one
-  // JSON tree and one string took as much memory again as the fabric
-  // (660 MB more at k=16).
+  // JSON tree and one string would take as much memory again as the
+  // fabric (660 MB more at k=16).
   std::map<std::string, const SwitchRun*> by_name;  // JSON objects sort their keys
   for (const SwitchRun& s : switches_) by_name.emplace(s.sw->name, &s);
   std::vector<std::string> keys;

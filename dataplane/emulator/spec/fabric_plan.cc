@@ -404,7 +404,7 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
     // Routes and neighbours (a thousand a switch in a large fat-tree) go to
     // the switch's loader as values, with the checks of their sections, and
     // to the file as text written here: emitting them with yaml-cpp and
-    // parsing them back was most of a large fabric's start-up.
+    // parsing them back would be most of a large fabric's start-up.
     config::GeneratedTables gen{sp.routes, sp.neighbors};
     std::string tables;
     tables.reserve(64 * (sp.routes.size() + sp.neighbors.size() + 2));

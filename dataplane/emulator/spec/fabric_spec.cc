@@ -48,8 +48,7 @@ bool IsListSection(const std::string& s) {
 
 // Read through config::ReadRegularFile, not YAML::LoadFile: yaml-cpp reads
 // the stream's buffer directly, so a directory's read error escapes it as
-// std::ios_base::failure and ends the process (an `include: [/]` found by
-// fuzz_fabric).
+// std::ios_base::failure and ends the process (e.g. `include: [/]`).
 YAML::Node LoadYaml(const std::string& path) {
   std::string text;
   if (!config::ReadRegularFile(path, &text)) throw ConfigError(config::CannotOpen(path));
