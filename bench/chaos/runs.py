@@ -65,7 +65,8 @@ def attempt(sc, d, fabric_bin, tagger_bin, rerun=True):
     p = run_fabric(fabric_bin, path, out1)
     rep = I.Report()
     if p.returncode not in (0, 3) or not os.path.exists(os.path.join(out1, "results.json")):
-        rep.fail("x", "pfcfabric", f"exit {p.returncode}: {(p.stderr or p.stdout).strip()[-400:]}")
+        msg = (p.stderr or p.stdout).strip()
+        rep.fail("x", "pfcfabric", f"exit {p.returncode}: {msg if len(msg) <= 600 else '...' + msg[-600:]}")
         return rep, None
     rep = I.check(out1)
     r = json.load(open(os.path.join(out1, "results.json")))

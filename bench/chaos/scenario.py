@@ -99,7 +99,9 @@ def draw_topology(rng):
 def draw_template(rng, tagger):
     """Switch template options: Tagger rules or a plain lossless class,
     DCFIT with recovery, the pause-storm watchdog, ECN marking."""
-    t = {"tagger": tagger, "buffer": rng.choice(["2M", "4M"]),
+    # 4M holds the reserved space and the worst-case headroom (headroom:
+    # auto, every frame small) of 8 ports at the fastest links drawn.
+    t = {"tagger": tagger, "buffer": rng.choice(["4M", "8M"]),
          "xoff": rng.choice(["32K", "64K", "dynamic"]), "ecn": rng.random() < 0.4}
     if rng.random() < 0.35:
         t["dcfit"] = {"trigger_handling": rng.random() < 0.5, "hold_time_us": rng.choice([500, 1000, 2000]),

@@ -46,7 +46,7 @@ TEMPLATE = os.path.join(SRC, "configs/fabric/switch-lossless.yaml")
 DETECT_US = [200, 500, 1000]
 RESTORE_US = [1000, 5000]
 DETECT_TARGET_US = 1000
-# pfc_watchdog.detect_time's default (pfc/pfcwd.h): its runs leave
+# pfc_watchdog.detect_time's default (dataplane/pause/pfcwd.h): its runs leave
 # detect_time out of the config, so they measure the default itself.
 DEFAULT_DETECT_US = 500
 HOST_BPS, CORE_BPS, DELAY_NS = 10e9, 40e9, 1000

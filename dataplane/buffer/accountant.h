@@ -9,7 +9,7 @@
 //  * lossy PG: admitted while its shared use stays <= its limit (static bytes,
 //    or dynamic: alpha x free shared pool); else DropReason::kLossyBufferFull.
 //  * lossless PG: bytes fill reserved, then shared up to the XOFF point, then
-//    the PG's own headroom. The PFC generator (pfc/) polls occupancy and sends
+//    the PG's own headroom. The PFC generator (pause/) polls occupancy and sends
 //    XOFF above XoffThreshold and XON at or below XonThreshold; the headroom
 //    absorbs what is in flight meanwhile. A packet that does not fit in the
 //    headroom is dropped as DropReason::kLosslessHeadroom (never expected).
@@ -50,7 +50,7 @@ struct PgConfig {
   // 0 = dynamic (alpha x free shared pool), else static bytes.
   uint32_t static_limit = 0;
   double alpha = 1.0;     // dynamic threshold factor (1/128 .. 8 typical; 1/1024..64 accepted)
-  uint32_t headroom = 0;  // lossless only: bytes above XOFF (pfc/headroom.h computes a default)
+  uint32_t headroom = 0;  // lossless only: bytes above XOFF (pause/headroom.h computes a default)
   uint32_t xon_hysteresis = 0;  // lossless only: XON = XOFF - hysteresis
 };
 
@@ -166,9 +166,9 @@ class BufferAccountant {
 
 // A worker's unpublished change of the shared pool's use (one per worker
 // and switch, owned by that worker). With two workers on different cores,
-// one atomic add per batch on the pool word cost a cache-line transfer
-// (hundreds of ns) per batch and turned every reader's next load into a
-// miss: the word now moves only when a worker's change passes the slack.
+// one atomic add per batch on the pool word would cost a cache-line
+// transfer (hundreds of ns) per batch and turn every reader's next load into
+// a miss: the word moves only when a worker's change passes the slack.
 // What other workers see of the pool so lags by at most pool_slack() per
 // worker, the same order as the bursts they already admit concurrently
 // (each decides on a view taken at its burst's start); the worker's own

@@ -82,7 +82,7 @@ struct DcfitSettings {
   uint64_t rate_limit_bps = 0;
 };
 
-// PFC pause-storm watchdog (pfc/pfcwd.h): the section's settings
+// PFC pause-storm watchdog (pause/pfcwd.h): the section's settings
 // and, by port index, each port's after its `ports:` override (filled for
 // every port when the section is present; empty without it).
 struct PfcWatchdogSettings {
@@ -163,8 +163,8 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
                 const ReadTextFn& read = ReadRegularFile);
 
 // Routes and neighbours as values rather than YAML: the fabric emulator
-// generates thousands a switch, and parsing them back from text was most of
-// its start-up. Port indices are into the config's ports; via 0 is on-link.
+// generates thousands a switch, and parsing them back from text would be
+// most of its start-up. Port indices are into the config's ports; via 0 is on-link.
 struct RouteSpec {
   uint32_t prefix = 0;
   uint8_t len = 0;

@@ -29,7 +29,7 @@
 
 namespace pfc::config {
 
-// Sizes the runtime uses (dataplane/pfcswitch/runtime.cc), in one place so the
+// Sizes the runtime uses (dataplane/switch/switch.cc), in one place so the
 // plan and the pool agree.
 inline constexpr uint32_t kRxDesc = 1024;  // per port, before the device adjusts it
 inline constexpr uint32_t kTxDesc = 1024;
@@ -37,7 +37,7 @@ inline constexpr uint32_t kControlRing = 256;               // slots; one stays 
 inline constexpr uint32_t kTxStashSlots = 2 * kMaxBurst;    // port_state.h TxStash::kCap
 inline constexpr uint32_t kPoolCache = 256;                 // per-lcore mempool cache
 inline constexpr uint64_t kRingMemoryBudget = 32ull << 20;  // all egress rings together
-// DPDK 22.11 layout of one pool object (checked against DPDK in runtime.cc).
+// DPDK 22.11 layout of one pool object (checked against DPDK in switch/switch.cc).
 inline constexpr uint32_t kMbufStructBytes = 128;   // sizeof(rte_mbuf)
 inline constexpr uint32_t kMbufHeadroom = 128;      // RTE_PKTMBUF_HEADROOM
 inline constexpr uint32_t kMbufDefaultRoom = 2048;  // RTE_MBUF_DEFAULT_DATAROOM

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Section pfc_watchdog: the PFC pause-storm watchdog (pfc/pfcwd.h),
+// Section pfc_watchdog: the PFC pause-storm watchdog (pause/pfcwd.h),
 // switch-wide settings plus per-port overrides. Runs after ports and qos.
 #include "dataplane/config/sections.h"
 

@@ -79,7 +79,7 @@ bool AllDigits(const std::string& s) {
 // 100000 is 100G), taken from SONiC's smallest to its largest port speed;
 // a rate with a unit (10G, 2.5G, 25000M) is bits/s as everywhere else. The
 // range is the one the PFC timing and the default headroom work in
-// (pfc/headroom.h), so a speed they would refuse is refused here, at its line.
+// (pause/headroom.h), so a speed they would refuse is refused here, at its line.
 constexpr uint64_t kMinSpeedMbps = 1000, kMaxSpeedMbps = 1'600'000;
 constexpr uint64_t kMinSpeedBps = 1'000'000, kMaxSpeedBps = kMaxSpeedMbps * 1'000'000;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Header parser over a plain byte span: Ethernet (optionally one 802.1Q tag),
 // IPv4, ARP and MAC control (PFC / PAUSE). Pure code, no DPDK, so it is unit
-// tested and fuzzed (tests/dataplane/net/fuzz_parser.cc) on heap buffers.
+// tested and fuzzed (tests/fuzz/fuzz_parser.cc) on heap buffers.
 // Stateless: any worker calls it on the packet it owns. It never reads past
 // frame+len: every field is bounds-checked first. It does not modify the
 // packet; see net/ipv4_edit.h and net/vlan_edit.h for the in-place edits.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/stages/ecn_stage.h"
 
 namespace pfc::pfcswitch {
@@ -57,7 +56,7 @@ nlohmann::json PortStatsJson(const sw::Switch& sw, PortId p) {
   // What the device itself lost or refused, before the switch could count a
   // packet (e.g. an AF_PACKET ring overflowing while the worker was not
   // running): reported beside the switch's own drop reasons.
-  if (pr.io.kind == sw::PortIo::Kind::kEthdev) {
+  if (pr.io.ethdev()) {
     rte_eth_stats ds{};
     if (rte_eth_stats_get(pr.io.dpdk_port, &ds) == 0) {
       j["dev_rx_missed"] = ds.imissed;
@@ -67,17 +66,10 @@ nlohmann::json PortStatsJson(const sw::Switch& sw, PortId p) {
     }
     // As the link watch last saw it (switch/link_watch.h).
     j["link_up"] = pr.owner_state->dev_link_up.load(std::memory_order_relaxed) ? 1u : 0u;
-  }
-  if (pr.io.kind == sw::PortIo::Kind::kEmu) {
-    // The emulated link: frames lost to a link going down (a failed cable
-    // loses what it carries) and the wire's utilisation.
-    const emulator::EmuPortCounters& ec = pr.io.emu->counters();
-    const emulator::LinkCounters& lc = pr.io.emu->link().counters();
-    j["link_up"] = pr.io.emu->link().up() ? 1u : 0u;
-    j["link_tx_frames"] = lc.frames;
-    j["link_busy_ns"] = lc.busy_ns;
-    j["link_tx_down_drops"] = ec.tx_down;
-    j["link_rx_stale_drops"] = ec.rx_stale;
+  } else {
+    // A provided port (port_io.h) reports its own.
+    j["link_up"] = pr.io.provider->LinkUp() ? 1u : 0u;
+    pr.io.provider->ForEachCounter([&](const char* name, uint64_t v) { j[name] = v; });
   }
   uint64_t port_drops = 0;
   json prios = json::array();

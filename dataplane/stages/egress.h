@@ -25,7 +25,7 @@ bool NothingQueued(const WorkerCtx& w, const sw::PortRuntime& pr);
 // for NothingQueued. Only a worker serving the whole switch keeps the hint.
 inline void MarkQueued(WorkerCtx& w, PortId port) {
   if (w.solo) w.sw->ports[port].owner_state->queued_hint = true;
-  w.tx_active |= PortMask{1} << port;  // worker_ctx.h
+  if (w.active != nullptr) w.active->tx |= PortMask{1} << port;  // worker_ctx.h
 }
 // Discards everything egress queue (port, prio) holds (refused packets and
 // the ring), counting each as a drop for `why` by its ingress port and

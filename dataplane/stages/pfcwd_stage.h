@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Pause-storm watchdog glue (pfc_watchdog config section): each egress round
 // of a port with the watchdog on, PfcwdRound feeds each lossless priority's
-// state machine (pfc/pfcwd.h) with what the port's owner sees: the
+// state machine (pause/pfcwd.h) with what the port's owner sees: the
 // peer's pause (the port's pause timers), whether the egress queue holds
 // packets, its tx count. On a storm it logs the event (stdout line and
 // Switch::pfcwd_log) and counts it; while in storm it carries out the

@@ -9,7 +9,6 @@
 #include <ctime>
 #include <vector>
 
-#include "dataplane/emulator/port/emu_port.h"
 #include "dataplane/sched/idle_policy.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
@@ -25,10 +24,10 @@ constexpr unsigned kIdleRoundsBeforeSleep = 16;
 
 namespace {
 
-// An emulated port with nothing landed by now (frames still on the wire
-// land later): skip the rx call (an ethdev port is always polled).
+// A provided port with nothing arrived by now (port_io.h): skip the rx
+// call (an ethdev port is always polled).
 bool NothingToReceive(const sw::PortIo& io, uint64_t now_ns) {
-  return io.kind == sw::PortIo::Kind::kEmu && io.emu->NothingLanded(now_ns);
+  return !io.ethdev() && io.provider->NothingToReceive(now_ns);
 }
 
 // A port whose whole egress round would change nothing and report no
@@ -37,8 +36,8 @@ bool NothingToReceive(const sw::PortIo& io, uint64_t now_ns) {
 // no PFC frame and no running pause since the last publish (PfcPublish skips
 // it, no pause expiry ahead), no watch running (PfcwdRound looks at
 // nothing) and nothing queued (EgressPort returns 0). What is left of its
-// egress round is an emulated link's Poll (frames in its FIFO to start, the
-// next arrival, the FIFO accepting again), which the caller runs alone.
+// egress round is a provided port's Poll (frames to start, the next
+// arrival, a full queue taking frames again), which the caller runs alone.
 // Checked with a few loads, so a round of a 64-port switch with one busy
 // port costs about one port's work.
 bool PortQuiet(const WorkerCtx& w, PortId p) {
@@ -80,9 +79,9 @@ unsigned RxPort(WorkerCtx& w, PortId p, bool refresh_clock) {
   return n;
 }
 
-// A round. Its two halves visit every owned port or, with track_active,
-// the ports with frames on their way in (receive) and the ports that may
-// have something to send (egress): one loop each either way, so that the
+// A round. Its two halves visit every owned port or, with an active set
+// (worker_ctx.h), the ports with frames on their way in (receive) and the
+// ports that may have something to send (egress): one loop each either way, so that the
 // stages it calls have one call site and stay inlined (the standalone
 // switch's light-load cost, bench/fabric_cost.sh).
 unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_clock) {
@@ -90,15 +89,15 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
   w.now_ns = now_ns;
   w.t = sw.CurrentTables();
   w.burst_full = false;
-  const bool active = w.track_active;
+  ActivePorts* const active = w.active;
   unsigned work = 0;
-  ForEachIn(active ? &w.rx_active : &w.owned, [&](PortId p) {
+  ForEachIn(active ? &active->rx : &w.owned, [&](PortId p) {
     const sw::PortIo& io = sw.ports[p].io;
     if (active) {
       // What is on its way in is reported here (a full round has each
       // port's Poll report it), and a port with nothing leaves the set.
-      const Deadline next = io.emu->NextArrivalNs();
-      if (next == kNever) w.rx_active &= ~(PortMask{1} << p);
+      const Deadline next = io.provider->NextArrivalNs();
+      if (next == kNever) active->rx &= ~(PortMask{1} << p);
       if (next > w.now_ns) {
         LowerTo(ready_ns, next);
         return;
@@ -108,23 +107,23 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
     }
     work += RxPort(w, p, refresh_clock);
     if (active) {
-      w.tx_active |= PortMask{1} << p;  // its buffer, a pause received
-      LowerTo(ready_ns, io.emu->NextArrivalNs());
+      active->tx |= PortMask{1} << p;  // its buffer, a pause received
+      LowerTo(ready_ns, io.provider->NextArrivalNs());
     }
   });
   w.hooks.Round(w);
-  ForEachIn(active ? &w.tx_active : &w.owned, [&](PortId p) {
+  ForEachIn(active ? &active->tx : &w.owned, [&](PortId p) {
     if (!PortQuiet(w, p)) {
       work += EgressRound(w, p, ready_ns);
       return;
     }
-    if (sw.ports[p].io.kind != sw::PortIo::Kind::kEmu) return;
-    // The link's part of EgressRound (with nothing to send on it, Poll
+    sw::PortProvider* const prov = sw.ports[p].io.provider;
+    if (prov == nullptr) return;  // an ethdev
+    // The provider's part of EgressRound (with nothing to send on it, Poll
     // returns just the next frame on its way to us); a quiet port with its
-    // link idle leaves the set.
-    emulator::EmuPort* link = sw.ports[p].io.emu;
-    LowerTo(ready_ns, link->Poll(w.now_ns));
-    if (active && link->TxQuiet()) w.tx_active &= ~(PortMask{1} << p);
+    // transmit side idle leaves the set.
+    LowerTo(ready_ns, prov->Poll(w.now_ns));
+    if (active && prov->TxQuiet()) active->tx &= ~(PortMask{1} << p);
   });
   // Full lossless rings that drained take what waited for them, before the
   // next round's ingress queues behind it.
@@ -142,17 +141,16 @@ namespace {
 
 // A link that went down or came back since the port's last round: as a
 // real port's link-down does, the pauses it received end (counted) and the
-// peer is taken to have forgotten ours (pfc_generator.h OnLinkChange).
-// Before, a link that flapped kept its received pause until it expired, up
-// to 3.4 ms at 10 Gb/s after the link was back. An emulated port's link is
-// its own; a device port's is what the control thread's watch published
+// peer is taken to have forgotten ours (pfc_generator.h OnLinkChange), so
+// a link that flapped does not keep a received pause for up to 3.4 ms (at
+// 10 Gb/s) after it is back. A provided port's link state is its
+// provider's; a device port's is what the control thread's watch published
 // (switch/link_watch.h).
 void LinkChanged(WorkerCtx& w, PortId p) {
   const sw::PortRuntime& pr = w.sw->ports[p];
   sw::PortOwnerState& os = *pr.owner_state;
-  const bool up = pr.io.kind == sw::PortIo::Kind::kEmu
-                      ? pr.io.emu->link().up()
-                      : os.dev_link_up.load(std::memory_order_relaxed);
+  const bool up =
+      pr.io.ethdev() ? os.dev_link_up.load(std::memory_order_relaxed) : pr.io.provider->LinkUp();
   if (up == os.link_up) [[likely]]
     return;
   os.link_up = up;
@@ -179,10 +177,10 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
   const uint16_t sent = EgressPort(w, p, static_cast<uint8_t>(paused), ready_ns);
   PfcPublish(w, p);
   LowerTo(ready_ns, Earliest(PfcNextDeadline(w, p), w.hooks.NextDeadline(w, p)));
-  // An emulated link: frames to start on our wire, the next arrival, the
-  // FIFO accepting again.
-  if (sw.ports[p].io.kind == sw::PortIo::Kind::kEmu)
-    LowerTo(ready_ns, sw.ports[p].io.emu->Poll(w.now_ns));
+  // A provided port: frames to start, the next arrival, a full queue
+  // taking frames again.
+  if (sw::PortProvider* prov = sw.ports[p].io.provider; prov != nullptr)
+    LowerTo(ready_ns, prov->Poll(w.now_ns));
   return sent;
 }
 
@@ -190,8 +188,8 @@ bool RoundLeftWork(const WorkerCtx& w) {
   const sw::Switch& sw = *w.sw;
   if (w.burst_full || w.hooks.RoundAgain(w)) return true;
   // An inactive port is quiet (worker_ctx.h): its generator too.
-  if (w.track_active) {
-    for (PortMask m = w.tx_active; m != 0; m &= m - 1) {
+  if (w.active != nullptr) {
+    for (PortMask m = w.active->tx; m != 0; m &= m - 1) {
       if (!sw.ports[__builtin_ctzll(m)].owner_state->pfc_gen.quiet()) return true;
     }
     return false;
@@ -213,7 +211,7 @@ unsigned WorkerRound(WorkerCtx& w, Deadline* ready_ns) {
 bool ActivePortsAllowed(const WorkerCtx& w) {
   if (!w.solo || w.sw->ports.size() > kMaxPorts) return false;
   for (const sw::PortRuntime& pr : w.sw->ports) {
-    if (pr.io.kind != sw::PortIo::Kind::kEmu) return false;
+    if (pr.io.ethdev()) return false;
   }
   const Hooks& h = w.hooks;
   return h.round.n == 0 && h.egress.n == 0 && h.deadline.n == 0 && h.port_busy.n == 0 &&
@@ -234,7 +232,6 @@ WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id) {
   }
   w.pool_slack.set_enabled(shared);
   w.solo = !shared;
-  w.rx_active = w.tx_active = w.owned;
   w.dcfit_shard = shared ? id : 0;
   w.dcfit_lead = !sw.ports.empty() && sw.ports[0].owner == id;
   w.hooks = BuildHooks(sw);
@@ -272,7 +269,7 @@ struct RxIntrWait {
       all = all && w.solo;
       for (PortId p : w.ports) {
         const sw::PortIo& io = w.sw->ports[p].io;
-        if (io.kind != sw::PortIo::Kind::kEthdev || !io.rx_intr ||
+        if (!io.ethdev() || !io.rx_intr ||
             rte_eth_dev_rx_intr_ctl_q(io.dpdk_port, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD,
                                       nullptr) != 0) {
           all = false;

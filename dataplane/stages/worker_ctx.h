@@ -18,6 +18,20 @@
 
 namespace pfc::stages {
 
+// Which ports a worker's rounds visit, a policy its driver may install
+// (WorkerCtx::active) when ActivePortsAllowed: `rx`, ports with frames on
+// their way in (their provider sets the bit when it sends a frame towards
+// the port; a round clears it when none is left), and `tx`, ports whose
+// egress round may do something (set when the port received, when
+// something is queued to it (MarkQueued) and by the driver; cleared when a
+// round finds the port quiet with its provider's transmit side idle). What
+// a round skips would change nothing and report no deadline, so skipping it
+// changes no result, and a hop costs the same at every radix. Owned by the
+// driver, written by the worker and the ports' providers in its rounds.
+struct ActivePorts {
+  PortMask rx = 0, tx = 0;
+};
+
 // kWorkerAlign-aligned: a worker writes its context every round (clock,
 // snapshot, pool slack); nothing of another worker may share those lines.
 struct alignas(kWorkerAlign) WorkerCtx {
@@ -39,17 +53,9 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // runs on the port's owner, so owner-only state can track it (the ports'
   // queued_hint).
   bool solo = false;
-  // Rounds visit only the ports with something to do (the fabric's virtual
-  // clock, when ActivePortsAllowed; worker.cc): `rx_active`, frames on
-  // their way in (set when a frame is pushed towards the port,
-  // EmuPort::active; cleared when none is left), and `tx_active`, ports
-  // whose egress round may do something (set when the port received,
-  // when something is queued to it (MarkQueued) and at a timeline event;
-  // cleared when a round finds it quiet with its link idle). What a round
-  // skips would change nothing and report no deadline, so skipping it
-  // changes no result, and a hop costs the same at every radix.
-  bool track_active = false;
-  PortMask rx_active = 0, tx_active = 0;
+  // The ports rounds visit, when the driver installed a set; null: every
+  // owned port.
+  ActivePorts* active = nullptr;
   PortMask owned = 0;  // `ports` as a mask (up to kMaxPorts)
   // The current round stopped short of something due now: an rx burst came
   // back full, or an egress took a whole burst (data or control frames).
@@ -86,9 +92,15 @@ struct alignas(kWorkerAlign) WorkerCtx {
 // that worker (possibly none).
 WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id);
 // Whether rounds of w may visit only its active ports: it serves the whole
-// switch, every port an emulated link, and no feature that acts on a port
-// by its own clock or from a round of its own (the watchdog, DCFIT).
+// switch, every port is provided (port_io.h: it tells when it next has a
+// frame), and no feature acts on a port by its own clock or from a round of
+// its own (the watchdog, DCFIT).
 bool ActivePortsAllowed(const WorkerCtx& w);
+// Every owned port visited again by the next round (a driver's event may
+// have changed any of them); nothing without an active set.
+inline void ActivateAll(WorkerCtx& w) {
+  if (w.active != nullptr) w.active->rx = w.active->tx = w.owned;
+}
 
 // A worker lcore: the switches it serves, polled in this order every round.
 struct Worker {

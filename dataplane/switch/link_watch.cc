@@ -18,7 +18,7 @@ namespace {
 bool KernelIfUp(int fd, unsigned if_index) {
   char name[IF_NAMESIZE];
   if (if_indextoname(if_index, name) == nullptr) return false;  // deleted
-  if (fd < 0) return true;  // cannot ask: keep it up, as before the watch
+  if (fd < 0) return true;  // cannot ask: keep it up (the driver's own state)
   ifreq ifr{};
   std::memcpy(ifr.ifr_name, name, sizeof(name));
   return ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP) &&
@@ -29,7 +29,7 @@ bool KernelIfUp(int fd, unsigned if_index) {
 
 LinkWatch::LinkWatch(Switch& sw) : sw_(sw), if_index_(sw.ports.size(), 0) {
   for (size_t p = 0; p < sw.ports.size(); p++) {
-    if (sw.ports[p].io.kind != PortIo::Kind::kEthdev) continue;
+    if (!sw.ports[p].io.ethdev()) continue;
     rte_eth_dev_info info{};
     if (rte_eth_dev_info_get(sw.ports[p].io.dpdk_port, &info) == 0) if_index_[p] = info.if_index;
   }
@@ -40,7 +40,7 @@ std::vector<std::string> LinkWatch::Poll() {
   int fd = -1;  // opened for the first kernel interface of this poll
   for (size_t p = 0; p < sw_.ports.size(); p++) {
     PortRuntime& pr = sw_.ports[p];
-    if (pr.io.kind != PortIo::Kind::kEthdev) continue;
+    if (!pr.io.ethdev()) continue;
     bool up;
     if (if_index_[p] != 0) {
       if (fd < 0) fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The seam between the stages and whatever carries a port's frames: a DPDK
-// ethdev (a NIC, a vdev on a veth, a ring) or one end of an emulated fabric
-// link (dataplane/emulator/port/emu_port.h). Stages call PortRx/PortTx once per
-// burst; the ethdev case is inline and costs what rte_eth_*_burst costs,
-// the emulated case is one out-of-line call per burst.
+// The seam between the stages and whatever carries a port's frames. A DPDK
+// ethdev (a NIC, a vdev on a veth, a ring) is the inlined fast path: PortRx
+// and PortTx cost what rte_eth_*_burst costs. Anything else is a
+// PortProvider the switch's creator installs (CreateSwitch's lookup), as
+// Open vSwitch's netdev classes let netdev-dummy stand in for a device:
+// one virtual call per burst, and the switch knows nothing of what is
+// behind it (the fabric emulator's link ends are one provider).
 //
 // Threads: a port is polled and transmitted by the single worker that owns
 // it (its switch's placement), so neither kind needs locking here.
@@ -12,36 +14,59 @@
 #include <rte_mbuf.h>
 
 #include <cstdint>
+#include <functional>
 
-namespace pfc::emulator {
-class EmuPort;
-// Emulated-link halves (dataplane/emulator/port/emu_port.cc).
-uint16_t EmuRx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns);
-uint16_t EmuTx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control);
-}  // namespace pfc::emulator
+#include "dataplane/common/deadline.h"
 
 namespace pfc::sw {
 
+// A port's frames, other than an ethdev's. Unlike a device, a provider
+// knows when its next frame arrives and when its transmit side next needs
+// a look, so a round may skip it until then (worker.cc): every call below
+// is made by the port's owner.
+class PortProvider {
+ public:
+  virtual ~PortProvider() = default;
+  // Up to n frames that have arrived by now_ns.
+  virtual uint16_t Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) = 0;
+  // Takes up to n frames; the rest stay with the caller (a full queue).
+  // `control` frames (PFC, ARP) go ahead of queued data, as a MAC sends PFC.
+  virtual uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) = 0;
+  // Rx would return nothing by now_ns.
+  virtual bool NothingToReceive(uint64_t now_ns) = 0;
+  // When the next frame on its way in arrives, or kNever for none.
+  virtual Deadline NextArrivalNs() = 0;
+  // Moves the transmit side on to now_ns and returns the earliest time
+  // something changes for the port (a frame to send or to receive, a full
+  // queue taking frames again), or kNever.
+  virtual Deadline Poll(uint64_t now_ns) = 0;
+  // Poll would change nothing and return just NextArrivalNs().
+  virtual bool TxQuiet() const = 0;
+  virtual bool LinkUp() const = 0;
+  // The provider's own counters, by name, for the port's statistics.
+  virtual void ForEachCounter(const std::function<void(const char*, uint64_t)>& f) const = 0;
+};
+
 struct PortIo {
-  enum class Kind : uint8_t { kEthdev, kEmu };
-  Kind kind = Kind::kEthdev;
-  uint16_t dpdk_port = 0;            // kEthdev
-  bool rx_intr = false;              // kEthdev configured with receive interrupts
-  emulator::EmuPort* emu = nullptr;  // kEmu (owned by the fabric)
+  uint16_t dpdk_port = 0;            // an ethdev port
+  bool rx_intr = false;              // an ethdev configured with receive interrupts
+  PortProvider* provider = nullptr;  // else this (owned by the switch's creator)
+  bool ethdev() const { return provider == nullptr; }
 };
 
 inline uint16_t PortRx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
-  if (io.kind == PortIo::Kind::kEthdev) return rte_eth_rx_burst(io.dpdk_port, 0, pkts, n);
-  return emulator::EmuRx(io.emu, pkts, n, now_ns);
+  if (io.ethdev()) [[likely]]
+    return rte_eth_rx_burst(io.dpdk_port, 0, pkts, n);
+  return io.provider->Rx(pkts, n, now_ns);
 }
 
 // Transmits up to n frames; returns how many the port took (the rest stay
-// with the caller, as with a NIC whose ring is full). `control` frames (PFC,
-// ARP) go ahead of queued data on an emulated link, as a MAC sends PFC.
+// with the caller, as with a NIC whose ring is full).
 inline uint16_t PortTx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t now_ns,
                        bool control) {
-  if (io.kind == PortIo::Kind::kEthdev) return rte_eth_tx_burst(io.dpdk_port, 0, pkts, n);
-  return emulator::EmuTx(io.emu, pkts, n, now_ns, control);
+  if (io.ethdev()) [[likely]]
+    return rte_eth_tx_burst(io.dpdk_port, 0, pkts, n);
+  return io.provider->Tx(pkts, n, now_ns, control);
 }
 
 }  // namespace pfc::sw

@@ -46,8 +46,8 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // LinkChanged): a link that goes down ends the pauses either way.
   bool link_up = true;
   // A device port's link as the control thread's watch last saw it
-  // (switch/link_watch.h), written by it on a change only; an emulated
-  // port's link is read from the link itself.
+  // (switch/link_watch.h), written by it on a change only; a provided
+  // port's is its provider's (port_io.h).
   std::atomic<bool> dev_link_up{true};
   pause::PfcGenerator pfc_gen;  // XOFF/XON we send on this port
   uint64_t pause_bps = 0;       // rate for quanta: the shaper's when shaped

@@ -7,7 +7,7 @@
 // is the maxima list below, which /pfcswitch/clear,watermarks resets.
 //
 // Each counter is defined once, in the lists below (X-macros). The structs,
-// the telemetry and exit-report JSON (app/stats_report.cc) and the stage
+// the telemetry and exit-report JSON (pfcswitch/stats_report.cc) and the stage
 // tests' counter snapshot (tests/dataplane/stages) all expand the same list,
 // so a counter added here is exported and checked everywhere.
 #pragma once

@@ -66,7 +66,6 @@ bool WantsRxInterrupts(uint16_t pid) {
 bool SetupPort(const config::PortConfig& pc, size_t idx, uint16_t pid, rte_mempool* pool,
                bool rx_interrupts, PortRuntime* pr, std::string* err) {
   const std::string f = "ports[" + std::to_string(idx) + "].device '" + pc.device + "'";
-  pr->io.kind = PortIo::Kind::kEthdev;
   pr->io.dpdk_port = pid;
   rte_eth_conf conf{};
   pr->io.rx_intr = rx_interrupts && WantsRxInterrupts(pid);
@@ -138,7 +137,7 @@ Switch::~Switch() {
     // Stopped, not closed: the owner of the process closes devices (after
     // every switch, before the pool goes: a driver such as pcap frees the
     // mbufs it caches on close).
-    if (p.io.kind == PortIo::Kind::kEthdev) rte_eth_dev_stop(p.io.dpdk_port);
+    if (p.io.ethdev()) rte_eth_dev_stop(p.io.dpdk_port);
     for (auto* r : p.egress) {
       if (!r) continue;
       rte_mbuf* m;
@@ -162,14 +161,14 @@ Switch::~Switch() {
 }
 
 config::MemoryPlan PlanSwitchMemory(const config::SwitchConfig& cfg,
-                                    const EmuPortLookup& emu_port) {
+                                    const PortProviderLookup& provided) {
   config::EalNeedsInput need;
   need.hugepages = rte_eal_has_hugepages() != 0;
   need.rx_desc = 0;
   need.tx_desc = 0;
   for (const config::PortConfig& pc : cfg.ports) {
     uint16_t pid;
-    if (emu_port && emu_port(pc.device) != nullptr) continue;  // no descriptors
+    if (provided && provided(pc.device) != nullptr) continue;  // no descriptors
     if (rte_eth_dev_get_port_by_name(pc.device.c_str(), &pid) != 0)
       continue;  // CreateSwitch says so
     uint16_t nrx, ntx;
@@ -217,15 +216,15 @@ bool ConfigureDcfit(const config::SwitchConfig& cfg, unsigned index, Switch* sw,
 
 std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& cfg,
                                      const std::string& name, unsigned index, int pin_worker,
-                                     const EmuPortLookup& emu_port, std::string* err) {
+                                     const PortProviderLookup& provided, std::string* err) {
   // Find every device (naming each missing one) before allocating anything.
   const size_t nports = cfg.ports.size();
   std::vector<uint16_t> pids(nports);
-  std::vector<emulator::EmuPort*> emus(nports, nullptr);
+  std::vector<PortProvider*> providers(nports, nullptr);
   for (size_t i = 0; i < nports; i++) {
     const config::PortConfig& pc = cfg.ports[i];
-    if (emu_port) emus[i] = emu_port(pc.device);
-    if (emus[i] != nullptr) continue;
+    if (provided) providers[i] = provided(pc.device);
+    if (providers[i] != nullptr) continue;
     if (rte_eth_dev_get_port_by_name(pc.device.c_str(), &pids[i]) != 0) {
       *err = "port " + pc.name + " (ports[" + std::to_string(i) + "].device): device '" +
              pc.device + "' is not a DPDK port (EAL has: " + AvailablePorts() +
@@ -237,7 +236,7 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& 
   sw->cfg = cfg;
   if (!sw->buffer.Configure(cfg.buffer, err)) return nullptr;
 
-  const uint64_t ring_sz = PlanSwitchMemory(cfg, emu_port).egress_ring_slots;
+  const uint64_t ring_sz = PlanSwitchMemory(cfg, provided).egress_ring_slots;
   // One worker is the only producer: skip the multi-producer CAS.
   const bool one_producer = pin_worker >= 0 || dp.workers == 1;
   const std::string prefix = "s" + std::to_string(index) + "_";
@@ -252,14 +251,14 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& 
     pr.speed_bps = pc.speed_bps;
     pr.owner =
         pin_worker >= 0 ? static_cast<unsigned>(pin_worker) : static_cast<unsigned>(i % dp.workers);
-    if (emus[i] != nullptr) {
+    if (providers[i] != nullptr) {
+      // No device to read a MAC from.
       if (!pc.has_mac) {
-        *err = "ports[" + std::to_string(i) + "].mac: expected a MAC for an emulated port (" +
-               pc.device + ")";
+        *err = "ports[" + std::to_string(i) +
+               "].mac: expected a MAC for a port without a device (" + pc.device + ")";
         return nullptr;
       }
-      pr.io.kind = PortIo::Kind::kEmu;
-      pr.io.emu = emus[i];
+      pr.io.provider = providers[i];
       std::memcpy(pr.mac.data(), pc.mac.data(), 6);
     } else if (!SetupPort(pc, i, pids[i], dp.pool, cfg.rx_interrupts, &pr, err)) {
       return nullptr;

@@ -91,7 +91,7 @@ class Switch {
   // rules, routes, static neighbours, packet-path settings) and publishes
   // it. All or nothing: on failure nothing changed and *err names the config
   // field. `cfg` is not touched (workers never read it); the caller keeps
-  // the running config reloads apply on top of (app/telemetry.cc).
+  // the running config reloads apply on top of (pfcswitch/telemetry.cc).
   bool ApplyConfig(const config::SwitchConfig& next, std::string* err);
   uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
 
@@ -105,25 +105,28 @@ class Switch {
   std::mutex publish_mu_;
 };
 
+// The devices CreateSwitch does not open: a port whose device names a
+// provider (port_io.h) its creator owns, e.g. one end of an emulated link;
+// null for the ethdev of that name. An empty function: every port is an
+// ethdev.
+using PortProviderLookup = std::function<PortProvider*(const std::string& device)>;
+
 // The memory a switch with this config needs (config/eal_needs.h): mbufs
 // for everything it can hold at once (buffer, descriptors of its devices as
 // the drivers adjust them, rings, stashes), so the buffer accountant, not
-// the pool, runs out first; and its egress ring size. Devices for which
-// emu_port returns an EmuPort have no descriptors. After rte_eal_init.
-config::MemoryPlan PlanSwitchMemory(
-    const config::SwitchConfig& cfg,
-    const std::function<emulator::EmuPort*(const std::string&)>& emu_port);
+// the pool, runs out first; and its egress ring size. A provided port has
+// no descriptors. After rte_eal_init.
+config::MemoryPlan PlanSwitchMemory(const config::SwitchConfig& cfg,
+                                    const PortProviderLookup& provided);
 
-// Builds a switch over `dp`: its ports (ethdev devices by name; a device
-// for which emu_port returns an EmuPort is an emulated link end instead),
-// rings, buffer and tables. Placement: with pin_worker >= 0 every port is
-// owned by that worker (the fabric pins whole switches, so per-switch state
-// has one writer); otherwise port i is owned by worker i mod dp.workers.
-// nullptr with *err naming what failed.
-using EmuPortLookup = std::function<emulator::EmuPort*(const std::string& device)>;
+// Builds a switch over `dp`: its ports (ethdev devices by name, or what
+// `provided` returns for the device), rings, buffer and tables. Placement:
+// with pin_worker >= 0 every port is owned by that worker (the fabric pins
+// whole switches, so per-switch state has one writer); otherwise port i is
+// owned by worker i mod dp.workers. nullptr with *err naming what failed.
 std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& cfg,
                                      const std::string& name, unsigned index, int pin_worker,
-                                     const EmuPortLookup& emu_port, std::string* err);
+                                     const PortProviderLookup& provided, std::string* err);
 
 // pfcswitch's process (also the stage tests' and benchmarks'): a Dataplane
 // sized for one switch with cfg.workers workers, and the switch over it

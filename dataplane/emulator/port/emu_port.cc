@@ -119,11 +119,11 @@ void EmuPort::ApplyRequest(uint64_t now_ns) {
   });
 }
 
-uint16_t EmuRx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
-  return e->Rx(pkts, n, now_ns);
-}
-uint16_t EmuTx(EmuPort* e, rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) {
-  return e->Tx(pkts, n, now_ns, control);
+void EmuPort::ForEachCounter(const std::function<void(const char*, uint64_t)>& f) const {
+  f("link_tx_frames", link_.counters().frames);
+  f("link_busy_ns", link_.counters().busy_ns);
+  f("link_tx_down_drops", c_.tx_down);
+  f("link_rx_stale_drops", c_.rx_stale);
 }
 
 }  // namespace pfc::emulator

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// One end of an emulated fabric link, as a port's I/O (port_io.h): what the
+// One end of an emulated fabric link, as a switch port's provider
+// (dataplane/switch/port_io.h) or an emulated host's NIC: what the
 // port transmits goes through its LinkModel (serialisation, propagation,
 // FIFO back-pressure, PFC ahead of data, up/down) and arrives, stamped with
 // its arrival time, in the peer end's receive ring; the peer's owner takes a
@@ -31,6 +32,7 @@
 #include "dataplane/emulator/model/due_queue.h"
 #include "dataplane/emulator/model/link_model.h"
 #include "dataplane/emulator/model/spsc_ring.h"
+#include "dataplane/switch/port_io.h"
 
 namespace pfc::emulator {
 
@@ -41,26 +43,27 @@ struct EmuPortCounters {
   uint64_t ring_full = 0;  // receive ring overflow (sized so it never is)
 };
 
-class EmuPort {
+// final: the emulator's own calls (hosts, the clocks) are direct.
+class EmuPort final : public sw::PortProvider {
  public:
   // `name` names the port in messages.
   EmuPort(std::string name, const emulator::LinkParams& tx);
-  ~EmuPort();
+  ~EmuPort() override;
   bool Init(std::string* err);
   // Frames we send arrive at `peer`; call on both ends.
   void Connect(EmuPort* peer) { peer_ = peer; }
 
   // Inline for a round with nothing landed (most of a host's rounds).
-  uint16_t Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  uint16_t Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override {
     return NothingLanded(now_ns) ? 0 : RxLanded(pkts, n, now_ns);
   }
-  uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control);
+  uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) override;
   // Starts frames due on our wire and returns the earliest time something
   // changes for this end (a frame to start, one to receive, the FIFO
   // accepting again after a refusal), or kNever for nothing. Inline for the
   // common case, a quiet transmit side (a frame sent this round is already
   // on the wire): then only the next arrival can change anything.
-  Deadline Poll(uint64_t now_ns) { return TxQuiet() ? NextArrivalNs() : PollBusy(now_ns); }
+  Deadline Poll(uint64_t now_ns) override { return TxQuiet() ? NextArrivalNs() : PollBusy(now_ns); }
   // Link down: queued frames are freed (counted), frames on the wire are
   // dropped by the receiver. Applies to our direction; the fabric asks both
   // ends. Any thread may ask; the owner applies it at its next Tx or Poll
@@ -81,26 +84,31 @@ class EmuPort {
     const emulator::WireFrame* f = rx_->Front();
     return f == nullptr || f->arrive_ns > now_ns;
   }
+  bool NothingToReceive(uint64_t now_ns) override { return NothingLanded(now_ns); }
   // When the next frame on its way to this end lands, or kNever for none.
-  Deadline NextArrivalNs() {
+  Deadline NextArrivalNs() override {
     const emulator::WireFrame* f = rx_->Front();
     return f == nullptr ? kNever : f->arrive_ns;
   }
   // Transmit side: nothing queued on the link, no refused send, no up/down
   // request. Poll would then start nothing, change nothing and return just
-  // NextArrivalNs(): the owner can skip it (see worker.cc's PortQuiet).
-  bool TxQuiet() const {
+  // NextArrivalNs(): the owner can skip it (the switch's worker.cc PortQuiet).
+  bool TxQuiet() const override {
     return link_.queued() == 0 && !tx_blocked_ && want_up_.load(std::memory_order_relaxed) < 0;
   }
 
   const std::string& name() const { return name_; }
   const emulator::LinkModel& link() const { return link_; }
   const EmuPortCounters& counters() const { return c_; }
+  bool LinkUp() const override { return link_.up(); }
+  // Frames lost to a link going down (a failed cable loses what it
+  // carries) and the wire's utilisation.
+  void ForEachCounter(const std::function<void(const char*, uint64_t)>& f) const override;
   emulator::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
   uint32_t wake_id = 0;                // and what runs this end in it
   // Virtual clock: the owning switch's ports with frames on their way in
-  // (WorkerCtx::rx_active), where a frame pushed towards this end sets
-  // `active_bit`.
+  // (the ActivePorts the fabric installs on its worker, stages/worker_ctx.h),
+  // where a frame pushed towards this end sets `active_bit`.
   PortMask* active = nullptr;
   PortMask active_bit = 0;
   // Called for every frame as it starts on our wire (captures, recorders).

@@ -42,8 +42,8 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
   bool ok = true;
   auto sw_of = [&](uint32_t node) -> SwitchRun& { return switches_[plan_.switch_index[node]]; };
   // An event may change any port (a link's state, routes, rules): every
-  // port of every switch is looked at again (WorkerCtx::tx_active).
-  for (SwitchRun& s : switches_) s.ctx.rx_active = s.ctx.tx_active = s.ctx.owned;
+  // port of every switch is looked at again.
+  for (SwitchRun& s : switches_) stages::ActivateAll(s.ctx);
   // A switch that runs elsewhere (--here) gets its events there.
   if ((e.kind == EventSpec::Kind::kRoute || e.kind == EventSpec::Kind::kRules) && !spec_.Local(e.a))
     return;

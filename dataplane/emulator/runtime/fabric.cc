@@ -118,7 +118,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emulator::FabricSpec& spec,
     f->captures_.push_back(std::move(cap));
   }
   // Device name -> its EmuPort, once: every switch looks up each of its
-  // ports (a scan per lookup was quadratic in the fabric's ports).
+  // ports (a scan per lookup would be quadratic in the fabric's ports).
   std::unordered_map<std::string, EmuPort*> emu_ports;
   for (const emulator::SwitchPlan& sp : f->plan_.switches) {
     for (uint16_t p = 0; p < sp.ports.size(); p++) {
@@ -184,20 +184,25 @@ std::unique_ptr<Fabric> Fabric::Create(const emulator::FabricSpec& spec,
       return nullptr;
     }
     run.ctx = stages::MakeWorkerCtx(*run.sw, static_cast<unsigned>(pin));
-    // PFCFABRIC_EVERY_PORT=1: rounds over every port, as before the active
-    // sets (tests/fabric/scale_test.py checks both give the same results).
-    run.ctx.track_active = virt && stages::ActivePortsAllowed(run.ctx) &&
-                           std::getenv("PFCFABRIC_EVERY_PORT") == nullptr;
+    // PFCFABRIC_EVERY_PORT=1: rounds over every port (tests/fabric/
+    // scale_test.py checks both give the same results).
+    const bool track = virt && stages::ActivePortsAllowed(run.ctx) &&
+                       std::getenv("PFCFABRIC_EVERY_PORT") == nullptr;
     f->switches_.push_back(std::move(run));  // reserved: the ctx stays put
     f->printers_.emplace_back();
-    stages::WorkerCtx& ctx = f->switches_.back().ctx;
+    SwitchRun& placed = f->switches_.back();
+    stages::WorkerCtx& ctx = placed.ctx;
+    if (track) {
+      ctx.active = &placed.active;
+      stages::ActivateAll(ctx);
+    }
     const auto& node_ports = f->ports_[plan.switches[i].node];
     for (size_t p = 0; p < node_ports.size(); p++) {
       if (!node_ports[p]) continue;
       node_ports[p]->wake = wake;
       node_ports[p]->wake_id = static_cast<uint32_t>(i);
-      if (ctx.track_active) {
-        node_ports[p]->active = &ctx.rx_active;
+      if (ctx.active != nullptr) {
+        node_ports[p]->active = &ctx.active->rx;
         node_ports[p]->active_bit = PortMask{1} << p;
       }
     }

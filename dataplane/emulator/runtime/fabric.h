@@ -186,6 +186,9 @@ class Fabric {
   struct SwitchRun {
     std::unique_ptr<sw::Switch> sw;
     stages::WorkerCtx ctx;  // virtual clock: the one context (worker 0)
+    // The virtual clock's policy for ctx's rounds, when it may have one
+    // (ctx.active points here).
+    stages::ActivePorts active;
   };
   // Calendar ids: switch i is i, host j is switches_.size() + j.
   uint32_t HostId(size_t j) const { return static_cast<uint32_t>(switches_.size() + j); }
@@ -204,7 +207,7 @@ class Fabric {
     struct Inbound {
       EmuPort* port;
       uint32_t id;       // its owner's calendar id
-      PortMask* active;  // its owner's WorkerCtx::rx_active, or null
+      PortMask* active;  // its owner's ActivePorts::rx, or null
       PortMask bit = 0;
     };
     std::vector<Inbound> inbound;
