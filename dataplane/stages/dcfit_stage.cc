@@ -238,4 +238,27 @@ void DcfitLeftCounts(WorkerCtx& w, sw::SwitchDcfit& d, PortId out, int q, const 
   c.OnDequeue(run_in, out, q, run_n, w.dcfit_shard);
 }
 
+namespace {
+bool DcfitWanted(const sw::Switch& sw) { return sw.dcfit != nullptr; }
+void DcfitWire(const sw::Switch&, Hooks* h) {
+  h->held_lossy.Add(DcfitHostHold);
+  h->held_lossy_drop = DropReason::kDcfitHostLossy;
+  h->pfc_rx.Add(DcfitPfcReceived);
+  h->enqueue.Add({DcfitOnEnqueue, DcfitOnEnqueued});
+  h->round.Add(DcfitRound);
+  h->egress.Add(DcfitEgressIgnore);
+  h->dequeue.Add(DcfitOnDequeue);
+  h->pfc_tx.Add(DcfitPfcTx);
+  h->round_again.Add(DcfitRoundAgain);
+}
+}  // namespace
+
+const Mechanism kDcfitMechanism = {
+    .name = "dcfit",
+    .runs_after = {},
+    .runs_before = {},
+    .wanted = DcfitWanted,
+    .wire = DcfitWire,
+};
+
 }  // namespace pfc::stages

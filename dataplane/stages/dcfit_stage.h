@@ -37,6 +37,7 @@
 #include <cstdint>
 
 #include "dataplane/dcfit/message.h"
+#include "dataplane/stages/mechanism.h"
 #include "dataplane/stages/worker_ctx.h"
 
 namespace pfc::buffer {
@@ -53,8 +54,9 @@ namespace pfc::stages {
 // that crosses priorities, which Tagger's rules exist to rule out.
 inline bool DcfitTracks(const sw::PktMeta& m, int eprio) { return m.in_prio == eprio; }
 
-// DCFIT's hooks (hooks.h), wired by BuildHooks only when the switch has
-// DCFIT on, so each may take w.sw->dcfit as set.
+// Run by a switch with dcfit.enabled; its hooks (hooks.h) are wired only
+// then, so each may take w.sw->dcfit as set.
+extern const Mechanism kDcfitMechanism;
 
 // The mask of a group's first n packets.
 static_assert(kMaxBurst <= 32, "a group's packets fit a 32-bit mask");

@@ -56,4 +56,22 @@ uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint
   return n;
 }
 
+namespace {
+bool EcnWanted(const sw::Switch& sw) { return sw.ecn; }
+void EcnWire(const sw::Switch&, Hooks* h) {
+  h->enqueue.Add({EcnOnEnqueue, nullptr});
+  h->refused.Add(EcnOnRefused);
+}
+}  // namespace
+
+const Mechanism kEcnMechanism = {
+    .name = "ecn",
+    // After DCFIT's policing at enqueue: a packet it drops is neither
+    // marked nor counted in the depth.
+    .runs_after = {"dcfit"},
+    .runs_before = {},
+    .wanted = EcnWanted,
+    .wire = EcnWire,
+};
+
 }  // namespace pfc::stages

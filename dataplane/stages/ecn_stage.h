@@ -22,9 +22,13 @@
 #pragma once
 #include <cstdint>
 
+#include "dataplane/stages/mechanism.h"
 #include "dataplane/stages/worker_ctx.h"
 
 namespace pfc::stages {
+
+// Run by a switch with a WRED profile on some egress queue (Switch::ecn).
+extern const Mechanism kEcnMechanism;
 
 // Bytes in egress queue (p, q) now, as seen from any thread; kept only for
 // queues with a profile. The owner's counters are read first: what they

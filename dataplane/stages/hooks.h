@@ -30,8 +30,8 @@
 //   round_again  the same, for the whole switch
 //
 // Owned by one worker (WorkerCtx::hooks), wired once by BuildHooks
-// (hooks.cc) from what the switch has configured; the stages call the
-// runners below, each a count test when a point has no user.
+// (hooks.cc) from the mechanisms the switch runs (mechanism.h); the stages
+// call the runners below, each a count test when a point has no user.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -160,10 +160,8 @@ struct Hooks {
   }
 };
 
-// The hooks a worker runs for `sw`: DCFIT's when the switch has DCFIT on,
-// the watchdog's when any of its ports has one, ECN marking's when any
-// egress queue has a WRED profile. The one place features are
-// wired into the pipeline.
+// The hooks a worker runs for `sw`: those of each registered mechanism
+// (mechanism.h) the switch runs, in the mechanisms' sorted order.
 Hooks BuildHooks(const sw::Switch& sw);
 
 }  // namespace pfc::stages

@@ -88,4 +88,27 @@ Deadline PfcwdNextDeadline(const WorkerCtx& w, PortId port) {
   return d;
 }
 
+namespace {
+bool PfcwdWanted(const sw::Switch& sw) {
+  for (const sw::PortRuntime& pr : sw.ports)
+    if (pr.owner_state->wd_cfg.enabled) return true;
+  return false;
+}
+void PfcwdWire(const sw::Switch&, Hooks* h) {
+  h->egress.Add(PfcwdRound);
+  h->deadline.Add(PfcwdNextDeadline);
+  h->port_busy.Add(PfcwdPortBusy);
+}
+}  // namespace
+
+const Mechanism kPfcwdMechanism = {
+    .name = "pfcwd",
+    .runs_after = {},
+    // At egress, its drop empties a storming queue, and its forward
+    // unmasks the storming priority's pause, before the others look.
+    .runs_before = {"dcfit"},
+    .wanted = PfcwdWanted,
+    .wire = PfcwdWire,
+};
+
 }  // namespace pfc::stages

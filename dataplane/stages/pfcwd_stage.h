@@ -18,9 +18,13 @@
 #pragma once
 #include <cstdint>
 
+#include "dataplane/stages/mechanism.h"
 #include "dataplane/stages/worker_ctx.h"
 
 namespace pfc::stages {
+
+// Run by a switch any of whose ports has the watchdog on.
+extern const Mechanism kPfcwdMechanism;
 
 // egress: returns the priorities whose received pause egress must ignore. When it
 // discarded packets, lowers *ready_ns to just after now: the

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "dataplane/stages/ecn_stage.h"
+#include "dataplane/stages/mechanism.h"
 #include "dataplane/stages/pfcwd_stage.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
@@ -81,6 +82,48 @@ TEST_F(StageTest, EcnHooksAfterDcfitAtEnqueue) {
   Start(BaseYaml("", ecn + "  queues: []\n"));
   EXPECT_EQ(Of(w_.hooks).enqueue, 0);
   EXPECT_FALSE(sw_->ecn);
+}
+
+// The order comes from the mechanisms' own runs_after / runs_before, not
+// from the registration list: the watchdog, then DCFIT, then ECN.
+TEST(Mechanisms, RegisteredSortedByTheirConstraints) {
+  std::vector<std::string> names;
+  for (const stages::Mechanism* m : stages::OrderedMechanisms()) names.push_back(m->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"pfcwd", "dcfit", "ecn"}));
+  EXPECT_EQ(stages::RegisteredMechanisms().size(), names.size());
+}
+
+std::vector<std::string> Sorted(std::vector<const stages::Mechanism*> v, std::string* err) {
+  std::vector<std::string> names;
+  if (!stages::SortMechanisms(&v, err)) return names;
+  for (const stages::Mechanism* m : v) names.push_back(m->name);
+  return names;
+}
+
+TEST(Mechanisms, SortKeepsTiesAndIgnoresUnknownNames) {
+  const stages::Mechanism a{.name = "a", .runs_after = {"c", "not-built"}};
+  const stages::Mechanism b{.name = "b"};
+  const stages::Mechanism c{.name = "c"};
+  const stages::Mechanism d{.name = "d", .runs_before = {"b"}};
+  std::string err;
+  EXPECT_EQ(Sorted({&a, &b, &c, &d}, &err), (std::vector<std::string>{"c", "a", "d", "b"}));
+  EXPECT_EQ(Sorted({&b, &c}, &err), (std::vector<std::string>{"b", "c"})) << "no constraint";
+}
+
+TEST(Mechanisms, CycleAndDuplicateRefused) {
+  const stages::Mechanism a{.name = "a", .runs_after = {"b"}};
+  const stages::Mechanism b{.name = "b", .runs_after = {"c"}};
+  const stages::Mechanism c{.name = "c", .runs_after = {"a"}};
+  const stages::Mechanism d{.name = "d", .runs_before = {"e"}};
+  const stages::Mechanism e{.name = "e", .runs_before = {"d"}};
+  const stages::Mechanism free{.name = "free"};
+  std::string err;
+  EXPECT_TRUE(Sorted({&free, &a, &b, &c}, &err).empty());
+  EXPECT_EQ(err, "mechanisms ordered in a cycle: a b c");
+  EXPECT_TRUE(Sorted({&d, &free, &e}, &err).empty());
+  EXPECT_EQ(err, "mechanisms ordered in a cycle: d e");
+  EXPECT_TRUE(Sorted({&free, &free}, &err).empty());
+  EXPECT_EQ(err, "mechanism 'free' registered twice");
 }
 
 }  // namespace
