@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Sourced by the bench scripts (`source "$(dirname "$0")/lib.sh"`): the
-# source root, the one default build directory (PFC_BUILD_DIR, else build/,
-# as tools/test.sh), the programs in it, and PYTHONPATH for the project's
-# Python package (tools/pfclib) and the experiments in bench/ that other
-# scripts rerun, so Python code imports them without touching sys.path.
+# Sourced by the bench scripts of every family folder (`source bench/lib.sh`
+# from the source root, or `source "$(dirname "$0")/../lib.sh"`): the source
+# root, the one default build directory (PFC_BUILD_DIR, else build/, as
+# tools/test.sh), the programs in it, and PYTHONPATH for the project's Python
+# package (tools/pfclib) and for bench/ itself: each family folder is a
+# package (`python3 -m fabric.identical`, `from dcfit import detect`,
+# `from switch import soak`), so the experiments other scripts and tests
+# rerun import without touching sys.path.
 PFC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PFC_BUILD_DEFAULT=${PFC_BUILD_DIR:-build}
 export PYTHONPATH="$PFC_ROOT/tools:$PFC_ROOT/bench${PYTHONPATH:+:$PYTHONPATH}"

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Chaos runs of the fabric emulator, Jepsen-style (issue 29, item 1), run
-by bench/fabric_chaos.sh. Each run draws a fabric and a fault schedule from
+by bench/chaos/runs.sh. Each run draws a fabric and a fault schedule from
 its seed (bench/chaos/scenario.py: leaf-spine, k=4 fat-tree or a small
 Jellyfish; random link rates and delays; lossless and lossy, sized,
 rate-limited, RC and DCQCN flows that stop well before the end; links down

@@ -3,7 +3,7 @@
 // switches, destination-tree ELP), swept over the switch count: greedy
 // tagging (items = switch-level ELP paths, S * (S - 1)), compression (items
 // = switches) and verification (items = ELP paths). The full-size Table V
-// and scale runs are bench/ctrl/table5.sh and bench/tagger_scale.sh.
+// and scale runs are bench/ctrl/table5.sh and bench/tagger/scale.sh.
 #include <benchmark/benchmark.h>
 
 #include "ctrl/tagger/greedy.h"

@@ -26,7 +26,7 @@
 // <rules> more Tagger rules on tags the traffic does not carry (distinct
 // (tag, in, out) triples over every port), <routes> more /24 routes in
 // 32.0.0.0/4 (not hit). The per-packet cost should not depend on them
-// (bench/table_scale.sh prints the curve in instructions per packet).
+// (bench/cost/table_scale.sh prints the curve in instructions per packet).
 //
 // Usage: pipeline_bench [benchmark flags] [-- EAL args]
 //   default EAL args: --no-huge --no-pci --no-shconf -m 512 -l 0 --no-telemetry
@@ -129,7 +129,7 @@ std::string Yaml(bool l2, const Scale& sc) {
     y += "    - { tag: " + tag + ", in: [p" + std::to_string(in) + "], out: [p" +
          std::to_string(out) + "], new_tag: " + tag + " }\n";
   }
-  // PFC_BENCH_DCFIT=1: with DCFIT's bookkeeping (bench/cost_table.sh compares).
+  // PFC_BENCH_DCFIT=1: with DCFIT's bookkeeping (bench/cost/table.sh compares).
   const char* dcfit = std::getenv("PFC_BENCH_DCFIT");
   if (dcfit != nullptr && std::string(dcfit) == "1") y += "dcfit: { enabled: true }\n";
   // PFC_BENCH_ECN=1: ECN marking on the lossless queues with a DCQCN-style
@@ -325,7 +325,7 @@ void RunPipeline(benchmark::State& state, bool l2, unsigned inflight, const Scal
       benchmark::Counter(static_cast<double>(sent) / 1e6 / share, benchmark::Counter::kIsRate);
   state.counters["switch_share"] = share;
   // Everything this switch has forwarded since it was built, over every run
-  // Google Benchmark made: bench/cost_table.sh divides the instructions of
+  // Google Benchmark made: bench/cost/table.sh divides the instructions of
   // all WorkerRound calls by it.
   state.counters["tx_total"] = static_cast<double>(TxPackets(rt));
   state.counters["pkts_per_round"] =
@@ -380,7 +380,7 @@ void BM_HostsOnly(benchmark::State& state) {
 BENCHMARK(BM_Pipeline)->Arg(1)->Arg(64)->Arg(256)->MinTime(2.0)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_HostsOnly)->Arg(64)->MinTime(1.0);
 BENCHMARK(BM_PipelineL2)->Arg(64)->MinTime(2.0);
-// The curve points of bench/table_scale.sh: each dimension alone.
+// The curve points of bench/cost/table_scale.sh: each dimension alone.
 BENCHMARK(BM_Scale)
     ->Args({4, 0, 0})
     ->Args({16, 0, 0})

@@ -8,7 +8,7 @@ fat-tree (pfc-tagger's generator: 20 switches, 16 hosts) at 40 Gb/s,
 switches as configs/fabric/switch-lossless-ecn.yaml, every flow an RC queue
 pair writing one message of its size (1,000-byte packets, an ACK a packet),
 ECN-capable and lossless; with DCQCN (rate-increase timer 55 us, as in
-bench/dcqcn_incast.sh) and with none (PFC alone). Arrivals for WINDOW_MS,
+bench/dcqcn/incast.sh) and with none (PFC alone). Arrivals for WINDOW_MS,
 then the run goes on until RUN_MS so the flows can finish. Virtual clock,
 seed fixed: a rerun is byte-identical.
 

@@ -9,7 +9,7 @@ fabric files of its runs, and what the runs say.
       OUT/loop.png and OUT/cbd.png (tools/fabric_plot.py), the RESULT line
 
 (rates as one space-separated argument, "unlimited" for no CBD limit;
-bench/ and tools/ on PYTHONPATH). bench/fabric_identical.sh makes its
+bench/ and tools/ on PYTHONPATH). bench/fabric/identical.sh makes its
 HotNets cases with loop_file and cbd_file."""
 import os
 import subprocess

@@ -19,7 +19,7 @@
 # bench/hotnets/deadlocks.py's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source bench/fabric_common.sh "${1:-build}" "${2:-fabric-hotnets}"
+source bench/fabric/common.sh "${1:-build}" "${2:-fabric-hotnets}"
 SRC=$(pwd)
 LOOP_RATES="3 3.5 4 4.5 4.75 5 5.25 5.5 5.75 6 6.5 7 8"
 CBD_RATES="10 15 18 19 20 21 22 25 unlimited"

@@ -12,7 +12,7 @@
 # flow, flow 2 shares the loop's link T1 -> L1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source bench/fabric_common.sh "${1:-build}" "${2:-fabric-fig11}"
+source bench/fabric/common.sh "${1:-build}" "${2:-fabric-fig11}"
 tagger_figure $FAB/fig11-loop.yaml $FAB/fig11-tagger.yaml fig11.png \
   "Without Tagger (routing loop T1<->L1 from 2 ms),With Tagger (ELP: shortest + 1-bounce)" \
   "Tagger Fig. 11: flow1 H1->H15 enters a loop at 2 ms; flow2 H2->H16 shares T1->L1"

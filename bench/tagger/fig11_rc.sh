@@ -14,7 +14,7 @@
 # without, right with Tagger) and ends with a RESULT line.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source bench/fabric_common.sh "${1:-build}" "${2:-fabric-fig11-rc}"
+source bench/fabric/common.sh "${1:-build}" "${2:-fabric-fig11-rc}"
 tagger_figure $FAB/fig11-rc-loop.yaml $FAB/fig11-rc-tagger.yaml fig11_rc.png \
   "Without Tagger (loop T1<->L1 from 2 to 3 ms),With Tagger (lossy fallback + go-back-N)" \
   "Tagger Fig. 11 with RC transport: flow1 H1->H15 loops 2-3 ms; flow2 H2->H16 shares T1->L1"

@@ -13,7 +13,7 @@
 # last half of the run (the bounces start at 2 ms of 8).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source bench/fabric_common.sh "${1:-build}" "${2:-fabric-fig12}"
+source bench/fabric/common.sh "${1:-build}" "${2:-fabric-fig12}"
 tagger_figure $FAB/fig12-shuffle.yaml $FAB/fig12-tagger.yaml fig12.png \
   "Without Tagger (1-bounce routes from 2 ms),With Tagger (ELP: shortest + 1-bounce)" \
   "Tagger Fig. 12: 4-to-1 shuffle to H1 and 1-to-4 shuffle from H5, 1-bounce routes from 2 ms"

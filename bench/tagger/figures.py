@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The RESULT lines of the Tagger (ToN 2019) figures on the fabric emulator,
 from the runs bench/tagger/*.sh leave in OUT (OUT/without and OUT/with, as
-bench/fabric_common.sh's tagger_pair makes them):
+bench/fabric/common.sh's tagger_pair makes them):
 
   python3 -m tagger.figures FIGURE OUT    FIGURE: fig10 fig10_real fig11 fig11_rc fig12
 

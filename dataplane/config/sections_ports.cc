@@ -208,7 +208,7 @@ void ParsePorts(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) 
     // what it holds when a PFC frame arrives still leaves. Below one frame, at
     // most one frame is queued behind the one on the wire (the scheduler
     // overdraws by one frame, so any depth >= 64 B keeps the rate); measured
-    // by bench/pfc_reaction.sh.
+    // by bench/dataplane/pfc_reaction.sh.
     p.sched.shaper_burst = 512;
     if (e["shaper_burst"]) {
       if (!e["shaper"])

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The IPv4 header checksum check of receipt, apart from the edits of
-// ipv4_edit.h so that bench/callgrind_stages.py can tell parsing (this file)
+// ipv4_edit.h so that bench/cost/callgrind_stages.py can tell parsing (this file)
 // from rewriting (that one) by source file. Pure, stateless.
 #pragma once
 #include <cstdint>

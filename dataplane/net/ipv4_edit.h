@@ -22,7 +22,7 @@ uint16_t Ipv4HeaderChecksum(const uint8_t* ip_hdr, uint16_t hdr_len);
 bool Ipv4ChecksumOk(const uint8_t* ip_hdr, uint16_t hdr_len);
 // The per-packet edits are inline: the ingress loop calls them for every
 // forwarded IPv4 packet (out of line, the TTL edit costs 29 instructions a
-// packet in bench/cost_table.sh's L3 run).
+// packet in bench/cost/table.sh's L3 run).
 namespace ipv4_detail {
 // The one's complement sum is byte-order independent (RFC 1071 §2(B)): words
 // are added exactly as they lie in memory and the result stored the same way,

@@ -83,7 +83,7 @@ unsigned RxPort(WorkerCtx& w, PortId p, bool refresh_clock) {
 // (worker_ctx.h), the ports with frames on their way in (receive) and the
 // ports that may have something to send (egress): one loop each either way, so that the
 // stages it calls have one call site and stay inlined (the standalone
-// switch's light-load cost, bench/fabric_cost.sh).
+// switch's light-load cost, bench/fabric/cost.sh).
 unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_clock) {
   sw::Switch& sw = *w.sw;
   w.now_ns = now_ns;

@@ -21,7 +21,7 @@ int WorkerMain(void* arg);
 // shaper tokens, pause expiry, PFC refresh, the watchdog, and an emulated
 // port's next frame arrival or link slot. The worker loop passes the real clock.
 // Never inlined (one call a round): callgrind's cost counts
-// (bench/cost_table.sh, fabric_cost.sh) start and stop at it, also under LTO.
+// (bench/cost/table.sh, bench/fabric/cost.sh) start and stop at it, also under LTO.
 [[gnu::noinline]] unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns);
 // The egress half of a round for one owned port, in the order a round runs
 // it: PFC generation, egress under the received-pause mask, the published

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""bench/dcqcn_incast.sh, short (suite 'fabric', virtual clock): the
+"""bench/dcqcn/incast.sh, short (suite 'fabric', virtual clock): the
 16-to-1 incast with a victim sharing its uplink, 16 ms instead of 30, PFC
 alone against PFC + DCQCN. Checks what the bench reports at full length,
 with margins for the shorter run: DCQCN pauses far less, shares the

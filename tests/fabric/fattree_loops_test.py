@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The short versions of bench/dcfit/fattree8.sh and
-bench/fabric_tagger_loop.sh (suite 'fabric', virtual clock): on k=8
+bench/fabric/tagger_loop.sh (suite 'fabric', virtual clock): on k=8
 fat-trees, two links fail at random and stale routes close a loop through
 two cores (tools/pfclib/fattree_loop.py).
   * DCFIT, six draws: every run that deadlocks (per the data plane: a
@@ -46,7 +46,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-loops-") as tmp:
     check("every deadlock declared within 50 us of the loop forming", times and max(times) < 50, str(times))
     check("the figure is written", os.path.getsize(os.path.join(tmp, "dcfit/dcfit_fattree8.png")) > 10000)
 
-    p = subprocess.run(["/usr/bin/python3", os.path.join(src, "bench/fabric_tagger_loop.py"), fabric, tagger,
+    p = subprocess.run(["/usr/bin/python3", os.path.join(src, "bench/fabric/tagger_loop.py"), fabric, tagger,
                         os.path.join(tmp, "tagger")], capture_output=True, text=True,
                        env=dict(env, K="8", RUNS="1", DURATION_MS="3"), timeout=300)
     print(p.stdout[-3000:], p.stderr[-2000:])

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""bench/fct_workload.sh, short (suite 'fabric', virtual clock): the web
+"""bench/dcqcn/fct_workload.sh, short (suite 'fabric', virtual clock): the web
 search workload at 30% load on the k=4 fat-tree for 2 ms of arrivals, PFC
 alone against PFC + DCQCN: every flow completes, none faster than alone,
 DCQCN pauses far less, nothing lossless is dropped.

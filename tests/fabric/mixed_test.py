@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The mixed experiment (suite 'fabric'): Tagger Fig. 10's 1-bounce CBD plus
-H14 storming from 4 ms (configs/fabric/mixed-*.yaml, as bench/fabric_mixed.sh
+H14 storming from 4 ms (configs/fabric/mixed-*.yaml, as bench/fabric/mixed.sh
 runs them), {without, with Tagger} x {without, with the watchdog}. Checks:
 without Tagger and the watchdog blue and green deadlock and gray stops; with
 Tagger alone blue and green flow and gray stops (the storm spreads); with
@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pfclib.checks import check, finish, run  # noqa: E402
 
 build, src = sys.argv[1], sys.argv[2]
-from fabric_mixed import outcome  # noqa: E402
+from fabric.mixed import outcome  # noqa: E402
 
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 tagger = os.path.join(build, "ctrl/tagger/pfc-tagger")

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The short version of bench/fabric_scale.sh (suite 'fabric', virtual
+"""The short version of bench/fabric/scale.sh (suite 'fabric', virtual
 clock): a k=8 fat-tree (80 switches, 128 hosts) under 0.3 ms of the web
 search workload at 30% load, and a 100-switch Jellyfish idle. Memory is
 proportional to use (and a fabric that would not fit in --memory-limit

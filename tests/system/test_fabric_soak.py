@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""System test: a short fabric soak (bench/fabric_soak.py, 20 s by default,
+"""System test: a short fabric soak (bench/fabric/soak.py, 20 s by default,
 FABRIC_SOAK_SECONDS to change): pfcfabric on the real clock with three
 namespace hosts and two emulated hosts under paced lossless bursts, lossy
 overload and emulated flows, then no crash, mbufs and buffers back to zero,
@@ -15,12 +15,12 @@ from swlib import ROOT, Results
 
 r = Results()
 seconds = os.environ.get("FABRIC_SOAK_SECONDS", "20")
-# fabric_soak.py imports swlib, pfclib and bench/soak.py (its traffic
-# sources) from PYTHONPATH, as bench/fabric_soak.sh sets it.
+# bench/fabric/soak.py imports swlib, pfclib and bench/switch/soak.py (its traffic
+# sources) from PYTHONPATH, as bench/fabric/soak.sh sets it.
 env = dict(os.environ, PYTHONPATH=":".join(
     p for p in (os.path.join(ROOT, "tests/system"), os.path.join(ROOT, "tools"), os.path.join(ROOT, "bench"),
                 os.environ.get("PYTHONPATH")) if p))
-res = subprocess.run([sys.executable, os.path.join(ROOT, "bench/fabric_soak.py"), seconds],
+res = subprocess.run([sys.executable, os.path.join(ROOT, "bench/fabric/soak.py"), seconds],
                      capture_output=True, text=True, timeout=240, env=env)
 print(res.stdout[-3000:], res.stderr[-3000:], flush=True)
 m = re.search(r"^RESULT minutes=\S+ lossless_drops=(-?\d+) pool_ok=(\d) rss_growth_kb=(-?\d+) frames_lost=(-?\d+) eal_first_touch_kb=(-?\d+)$",

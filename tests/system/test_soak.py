@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""System test: a short soak (bench/soak.py, 20 s by default, SOAK_SECONDS to
+"""System test: a short soak (bench/switch/soak.py, 20 s by default, SOAK_SECONDS to
 change): mixed lossless incast, lossy overload, malformed frames, a pause
 storm and rule swaps, then no crash, mbufs and buffers back to zero, no
 lossless drop beyond lossless_headroom_exceeded, flat RSS. The soak checks
@@ -14,10 +14,10 @@ from swlib import ROOT, Results
 
 r = Results()
 seconds = os.environ.get("SOAK_SECONDS", "20")
-# soak.py drives the switch with swlib, found on PYTHONPATH (as bench/soak.sh sets it).
+# soak.py drives the switch with swlib, found on PYTHONPATH (as bench/switch/soak.sh sets it).
 env = dict(os.environ, PYTHONPATH=":".join(
     p for p in (os.path.join(ROOT, "tests/system"), os.environ.get("PYTHONPATH")) if p))
-res = subprocess.run([sys.executable, os.path.join(ROOT, "bench/soak.py"), seconds],
+res = subprocess.run([sys.executable, os.path.join(ROOT, "bench/switch/soak.py"), seconds],
                      capture_output=True, text=True, timeout=300, env=env)
 print(res.stdout[-3000:], res.stderr[-3000:], flush=True)
 m = re.search(r"^RESULT minutes=\S+ lossless_drops=(-?\d+) pool_ok=(\d) rss_growth_kb=(-?\d+) swaps=(\d+)$",

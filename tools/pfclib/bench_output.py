@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the cost benches read from the programs they profile
-(bench/table_scale.py, bench/fabric_cost.py, bench/cpu_variants.py): a
+(bench/cost/table_scale.py, bench/fabric/cost.py, bench/cost/cpu_variants.py): a
 Google Benchmark result (--benchmark_out JSON, or --benchmark_format=json
 on stdout after DPDK's notices) and the instruction total of a callgrind
 output file."""

@@ -120,7 +120,7 @@ def describe(name, s):
 
 
 def pair(out):
-    """Summaries of OUT/without and OUT/with (bench/fabric_common.sh's
+    """Summaries of OUT/without and OUT/with (bench/fabric/common.sh's
     tagger_pair), each printed on one line."""
     s = {run: summary(os.path.join(out, run)) for run in ("without", "with")}
     for run in s:

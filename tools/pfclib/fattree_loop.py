@@ -16,7 +16,7 @@ start times, and background flows between random hosts, some into the
 detour ToRs (congestion that reaches the loop from outside).
 
 Used by bench/dcfit/fattree8.py (DCFIT detection at k=8) and
-bench/fabric_tagger_loop.py (Tagger's rules at k=16)."""
+bench/fabric/tagger_loop.py (Tagger's rules at k=16)."""
 
 UNLIMITED = 0
 

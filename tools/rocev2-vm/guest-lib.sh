@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # guest-lib.sh: sourced by bash scripts that run inside the rocev2-vm guest (tests/rocev2,
-# bench/perftest_compare.sh, tools/rocev2-demo.sh). Builds the two soft-RoCE hosts, starts and
+# bench/switch/perftest_compare.sh, tools/rocev2-demo.sh). Builds the two soft-RoCE hosts, starts and
 # stops a forwarder between them, runs perftest pairs and captures what crosses the forwarder.
 #
 # Topology. rdma_rxe in Linux 6.1 binds its UDP socket and does its route lookups in the initial

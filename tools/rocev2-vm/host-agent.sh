@@ -98,7 +98,7 @@ hv_sw_stop() {
 
 # hv_testpmd_start / hv_testpmd_stop : dpdk-testpmd in io mode on vhua and vhub, busy-polling a
 # core: the I/O floor, what a host switch that did no work and never slept would give the guest
-# (bench/perftest_compare.sh's reference for how much of the gap to the in-guest bridge any host
+# (bench/switch/perftest_compare.sh's reference for how much of the gap to the in-guest bridge any host
 # switch could close). testpmd 22.11 gives vhost-user backends no checksum offloads either.
 hv_testpmd_start() {
   local name log=$HV_OUT/testpmd.host.log

@@ -2,7 +2,7 @@
 # host-ovs.sh: sourced by rocev2-vhost.sh after host-agent.sh. Open vSwitch with DPDK (Debian's
 # openvswitch-switch-dpdk) attached to the guest's two NICs the way pfcswitch is: dpdkvhostuser
 # ports (OVS is the vhost-user server) on the same sockets, vhua and vhub, so that
-# bench/perftest_compare.sh compares the two switches on the same guest in the same run.
+# bench/switch/perftest_compare.sh compares the two switches on the same guest in the same run.
 # OVS runs from this run's directories as its own ovsdb-server and ovs-vswitchd (the DPDK build,
 # called by path), never touching an OVS the host may run; hv_ovs_stop stops both.
 #

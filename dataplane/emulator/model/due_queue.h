@@ -6,7 +6,7 @@
 // A tournament tree (a segment tree of minima) over the entity ids: leaf id
 // holds its due time, each inner node the minimum of its two children, the
 // root the earliest time of all. Chosen over an indexed heap (measured with
-// bench/fabric_cost.sh: about half the calendar's instructions per hop):
+// bench/fabric/cost.sh: about half the calendar's instructions per hop):
 //  * Lower, what an emulated link does for every frame it puts on the wire,
 //    climbs only while it beats the node above, usually a step or two;
 //  * TakeDue walks down only into subtrees due by now and hands the ids back

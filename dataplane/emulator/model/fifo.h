@@ -2,7 +2,7 @@
 // A growable FIFO on one power-of-two array: what an emulated link's
 // transmit queues need (push at the back, look at and pop the front, count,
 // walk, clear), without std::deque's block map, whose size() and front()
-// cost a few dozen instructions on every emulated frame (bench/fabric_cost.sh).
+// cost a few dozen instructions on every emulated frame (bench/fabric/cost.sh).
 // Grows by doubling when full and never shrinks: a link's queue is bounded
 // by its FIFO depth, so it settles after the first busy period.
 //

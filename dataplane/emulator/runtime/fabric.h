@@ -69,7 +69,7 @@ struct Host {
   // An mbuf the host took from the pool for a frame the model then did
   // not have: most rounds end that way, and keeping the buffer for the
   // next frame saves an allocation and a free each time (about 60
-  // instructions a switch-hop, bench/fabric_cost.sh). Back to the pool when
+  // instructions a switch-hop, bench/fabric/cost.sh). Back to the pool when
   // a run ends (ReleaseSpares), so pool_in_use counts frames only.
   rte_mbuf* spare = nullptr;
   // Receives what landed by now, sends what it may; returns the next time

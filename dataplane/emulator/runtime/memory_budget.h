@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The fabric's memory check while Fabric::Create builds it. A fabric's
 // memory before its frames is mostly its switches' state (about 4 MB for
-// a 16-port switch: bench/fabric_scale.sh), which depends on each switch's
+// a 16-port switch: bench/fabric/scale.sh), which depends on each switch's
 // config and ports; so the check measures it (this process's resident
 // set) as switches are made, projects the rest at every 256th (from the
 // 16th on: the first switches pay for heap the later ones reuse), and

@@ -135,7 +135,7 @@ TEST(TopoGen, RefusesTopologiesTheMemoryCannotHold) {
   EXPECT_NE(err.find("topology generator: expected"), std::string::npos) << err;
 }
 
-// Tagger's Fig. 13 at its largest (bench/tagger_scale.sh 10000): 10,000
+// Tagger's Fig. 13 at its largest (bench/tagger/scale.sh 10000): 10,000
 // switches of 64 ports, 32 to switches and 32 to hosts, 330,000 nodes. A
 // limit on the generators must never refuse the paper's scale again.
 TEST(TopoGen, BuildsTaggerFig13sLargestJellyfish) {

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Datacenter-scale fabrics on the virtual clock (issue: a 320-switch
+fat-tree and a 1,000-switch Jellyfish in one process). For each fabric:
+
+  * start-up: process start to the run's first step (timing.json);
+  * peak RSS of the whole run (the kernel's maxrss of the child);
+  * 1 ms of the web search workload at 30% load of the 40 Gb/s host links
+    (configs/workloads/websearch.cdf, Poisson arrivals, random pairs, RC
+    flows, seed 1): switch-hops, the run's wall seconds, hops per second of
+    it (one thread: CPU seconds); then the same run on two threads
+    (--threads 2): its wall seconds, the speedup, and whether every output
+    file is byte-identical to the one-thread run's. On SPEEDUP_FABRIC
+    (default fattree:8) the pair runs PAIRS times (default 3), alternating,
+    and the speedup is the ratio of the medians (a shared machine's noise);
+  * instructions per switch-hop: callgrind over the run only
+    (--toggle-collect on Fabric::RunVirtual), 50 us of a permutation (every
+    host to another at 30% of its link: the same load a host at every
+    size; the web search workload starts a handful of flows in a small
+    fabric's short run), on the build's -Dcpu=baseline twin (valgrind has
+    no AVX-512); skipped above CALLGRIND_MAX switches (start-up under
+    valgrind is ~50x slower).
+
+  scale.py PFCFABRIC COST_PFCFABRIC OUT_DIR FABRIC...
+  FABRIC: fattree:K or jellyfish:N:PORTS:SWITCH_PORTS[:SEED] (pfc-tagger's
+  generators). Writes OUT_DIR/fabric_scale.png and fabric_scale.csv; last line
+  RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
+         instr_per_hop_max_over_min=<x> threads2_speedup=<x>
+threads2_speedup is SPEEDUP_FABRIC's (na when it is not in the set).
+"""
+import csv
+import filecmp
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+
+from pfclib.fabric_results import port_sum, results
+from pfclib.workload import generate, load_cdf
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LINK_GBPS, LOAD, SEED = 40, 0.3, 1
+CALLGRIND_MAX = int(os.environ.get("CALLGRIND_MAX", "400"))
+PERM_US = 50  # the callgrind run's length
+SPEEDUP_FABRIC = os.environ.get("SPEEDUP_FABRIC", "fattree:8")
+PAIRS = int(os.environ.get("PAIRS", "3"))
+OUTPUTS = ("results.json", "flows.csv", "ports.csv", "fct.csv")
+
+
+def fabric_file(path, gen, hosts, window_ms, run_ms):
+    cdf = load_cdf(os.path.join(ROOT, "configs", "workloads", "websearch.cdf"))
+    flows = generate(hosts, LINK_GBPS * 1e9, LOAD, window_ms * 1e6, cdf, SEED) if hosts else []
+    lines = [f"fabric: {{ clock: virtual, duration: {run_ms}ms, bin: 1ms, seed: {SEED} }}",
+             f"topology: {{ gen: '{gen}' }}",
+             f"links: {{ rate: {LINK_GBPS}G, delay: 1us }}",
+             f"switch: {{ config: {ROOT}/configs/fabric/switch-lossless.yaml }}",
+             "rc: { mtu: 1000 }"]
+    if flows:
+        lines.append("flows:")
+    for k, (src, dst, size, start) in enumerate(flows):
+        lines.append(f"  - {{ name: w{k}, from: {src}, to: {dst}, dscp: 1, prio: 1, "
+                     f"transport: rc, bytes: {size}, start: {start}ns }}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return len(flows)
+
+
+def permutation_file(path, gen, hosts, run_us):
+    """Every host sends 1000-byte frames at 30% of its link to another host
+    (a seeded random derangement): the same load a host whatever the
+    fabric's size, so instructions per hop compare across sizes."""
+    rng = random.Random(SEED)
+    dst = hosts[:]
+    while any(a == b for a, b in zip(hosts, dst)):
+        rng.shuffle(dst)
+    lines = [f"fabric: {{ clock: virtual, duration: {run_us}us, bin: {run_us}us, seed: {SEED} }}",
+             f"topology: {{ gen: '{gen}' }}",
+             f"links: {{ rate: {LINK_GBPS}G, delay: 1us }}",
+             f"switch: {{ config: {ROOT}/configs/fabric/switch-lossless.yaml }}", "flows:"]
+    lines += [f"  - {{ name: p{k}, from: {a}, to: {b}, dscp: 1, prio: 1, rate: {LINK_GBPS * LOAD:g}G }}"
+              for k, (a, b) in enumerate(zip(hosts, dst))]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def run(cmd):
+    """(returncode, stdout+stderr, maxrss MB) of a child."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, out, ru.ru_maxrss / 1024
+
+
+def hops_of(d):
+    return port_sum(results(d), "rx_packets")
+
+
+def measure(fabric, cost_fabric, out, gen):
+    tag = gen.replace(":", "_")
+    # The fabric's hosts as the fabric names them (--check writes hosts.json).
+    probe = os.path.join(out, tag + "-idle.yaml")
+    fabric_file(probe, gen, [], 1, 1)
+    rc, log, _ = run([fabric, "--fabric", probe, "--out", os.path.join(out, tag + "-check"),
+                      "--check"])
+    if rc != 0:
+        sys.exit(f"fabric_scale: {gen}: pfcfabric --check failed:\n{log}")
+    hosts = [h["name"] for h in
+             json.load(open(os.path.join(out, tag + "-check", "hosts.json")))["hosts"]]
+    switches = len(json.load(open(os.path.join(out, tag + "-check", "topology.json")))["nodes"]) \
+        - len(hosts)
+    path = os.path.join(out, tag + ".yaml")
+    flows = fabric_file(path, gen, hosts, 1, 1)
+    d, d2 = os.path.join(out, tag), os.path.join(out, tag + "-t2")
+    walls = {1: [], 2: []}
+    rss_mb, t = 0, None
+    for _ in range(PAIRS if gen == SPEEDUP_FABRIC else 1):
+        for threads, dd in ((1, d), (2, d2)):
+            rc, log, rss = run([fabric, "--fabric", path, "--out", dd, "--threads", str(threads)])
+            if rc != 0:
+                sys.exit(f"fabric_scale: {gen}: pfcfabric --threads {threads} failed:\n{log}")
+            walls[threads].append(json.load(open(os.path.join(dd, "timing.json")))["wall_seconds"])
+            if threads == 1:
+                rss_mb, t = rss, json.load(open(os.path.join(d, "timing.json")))
+    run_s, run_s2 = statistics.median(walls[1]), statistics.median(walls[2])
+    same = all(filecmp.cmp(os.path.join(d, f), os.path.join(d2, f), shallow=False)
+               for f in OUTPUTS if os.path.exists(os.path.join(d, f)))
+    hops = hops_of(d)
+    row = {"fabric": gen, "switches": switches, "hosts": len(hosts), "flows": flows,
+           "rss_mb": round(rss_mb), "startup_s": round(t["startup_seconds"], 2),
+           "run_s": round(run_s, 2), "hops": hops,
+           "mhops_per_s": round(hops / run_s / 1e6, 3),
+           "run_s_t2": round(run_s2, 2), "speedup_t2": round(run_s / run_s2, 2),
+           "identical_t2": int(same),
+           "pool_mbufs": t["pool_mbufs_populated"], "instr_per_hop": ""}
+    if cost_fabric and switches <= CALLGRIND_MAX:
+        short = os.path.join(out, tag + "-short.yaml")
+        permutation_file(short, gen, hosts, PERM_US)
+        cg = os.path.join(out, tag + ".callgrind")
+        rc, log, _ = run(["valgrind", "--tool=callgrind", "--toggle-collect=pfc::emulator::Fabric::RunVirtual*",
+                          f"--callgrind-out-file={cg}", cost_fabric, "--fabric", short, "--out",
+                          os.path.join(out, tag + "-short")])
+        if rc != 0:
+            sys.exit(f"fabric_scale: {gen}: callgrind run failed:\n{log}")
+        ir = None
+        for line in open(cg):
+            if line.startswith("summary:") or line.startswith("totals:"):
+                ir = int(line.split()[1])
+        short_hops = hops_of(os.path.join(out, tag + "-short"))
+        if ir and short_hops:
+            row["instr_per_hop"] = round(ir / short_hops)
+    print(("{fabric:<22} {switches:>8} {hosts:>6} {flows:>6} {rss_mb:>7} {startup_s:>9} "
+           "{run_s:>7} {hops:>9} {mhops_per_s:>10} {instr_per_hop:>10} {run_s_t2:>8} "
+           "{speedup_t2:>8} {identical_t2:>6}").format(**row), flush=True)
+    return row
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 5, figsize=(25, 4.4))
+    panels = [("rss_mb", "peak RSS (MB)"), ("startup_s", "start-up (s)"),
+              ("instr_per_hop", "instructions per switch-hop (callgrind)"),
+              ("mhops_per_s", "Mhops per second, 1 ms at 30% load"),
+              ("speedup_t2", "two threads' speedup (wall time, same results)")]
+    for ax, (key, label) in zip(axes, panels):
+        for fam, marker in (("fattree", "o-"), ("jellyfish", "s--")):
+            pts = [(r["switches"], r[key]) for r in rows if r["fabric"].startswith(fam) and r[key] != ""]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, label=fam)
+        ax.set_xlabel("switches")
+        ax.set_title(label)
+        top = max((r[key] for r in rows if r[key] != ""), default=1)
+        ax.set_ylim(0, top * 1.15)  # a lone point at the maximum stays in view
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle("pfcfabric at scale, virtual clock (bench/fabric/scale.sh)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    fabric, cost_fabric, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    os.makedirs(out, exist_ok=True)
+    print(f"{'fabric':<22} {'switches':>8} {'hosts':>6} {'flows':>6} {'rss_mb':>7} {'startup_s':>9} "
+          f"{'run_s':>7} {'hops':>9} {'Mhops/s':>10} {'instr/hop':>10} {'run_s_t2':>8} "
+          f"{'speedup':>8} {'same':>6}")
+    rows = [measure(fabric, cost_fabric, out, gen) for gen in sys.argv[4:]]
+    with open(os.path.join(out, "fabric_scale.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    plot(rows, os.path.join(out, "fabric_scale.png"))
+    big = max(rows, key=lambda r: r["switches"])
+    # Instructions per hop of the largest fabric measured over the smallest's.
+    cg = sorted((r for r in rows if r["instr_per_hop"] != ""), key=lambda r: r["switches"])
+    ratio = round(cg[-1]["instr_per_hop"] / cg[0]["instr_per_hop"], 2) if len(cg) >= 2 else "na"
+    sp = [r for r in rows if r["fabric"] == SPEEDUP_FABRIC]
+    speedup = sp[0]["speedup_t2"] if sp else "na"
+    if any(not r["identical_t2"] for r in rows):
+        print("fabric_scale: two threads did NOT give the one-thread results for: " +
+              ", ".join(r["fabric"] for r in rows if not r["identical_t2"]))
+    print(f"RESULT switches_max={big['switches']} rss_mb_per_switch={big['rss_mb'] / big['switches']:.1f} "
+          f"startup_s_at_max={big['startup_s']} instr_per_hop_max_over_min={ratio} "
+          f"threads2_speedup={speedup} identical_t2={int(all(r['identical_t2'] for r in rows))}")
+
+
+if __name__ == "__main__":
+    main()
