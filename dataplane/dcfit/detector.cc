@@ -58,6 +58,7 @@ bool Detector::Configure(const DetectorConfig& cfg, std::string* err) {
   }
   cfg_ = cfg;
   eps_.assign(static_cast<size_t>(kNumPrio) * cfg.num_ports, Episode{});
+  temporal_ = 0;
   next_seq_.assign(static_cast<size_t>(kNumPrio) * cfg.num_ports, 0);
   n_ = DetectorCounters{};
   return true;
@@ -121,7 +122,7 @@ CheckMsg Detector::NewEpisode(PortId i, int prio, PortId tri_port, uint8_t flags
   m.tri_port = static_cast<uint8_t>(tri_port);
   m.prio = static_cast<uint8_t>(prio);
   m.flags = flags;
-  Ep(i, prio) = Episode{State::kChecking, m, 0, now};
+  Begin(Ep(i, prio), m, now);
   Emit(out, (flags & kTriggerHost) ? EventKind::kTriggerHost : EventKind::kTriggerSwitch, now, m,
        tri_port, i);
   return m;
@@ -142,7 +143,7 @@ CheckMsg Detector::StartMiddle(PortId i, int prio, const CheckMsg& trig, uint64_
   // restart a pass that is on its way round the loop.
   Episode& ep = Ep(i, prio);
   if (ep.st != State::kIdle && (ep.msg.flags & kMiddle) && ep.msg.SameTrigger(m)) return ep.msg;
-  ep = Episode{State::kChecking, m, 0, now};
+  Begin(ep, m, now);
   Emit(out, EventKind::kMiddleInitiator, now, m, 0, i);
   return m;
 }
@@ -208,7 +209,7 @@ void Detector::OnXonSent(PortId i, int prio, uint64_t now, Output* out) {
   *c_.sent(i, prio) = MsgSlot{};
   Episode& ep = Ep(i, prio);
   if (ep.st == State::kTemporal) Fail(i, prio, FailReason::kInitiatorResumed, now, out);
-  ep.st = State::kIdle;
+  Set(ep, State::kIdle);
 }
 
 void Detector::Fail(PortId i, int prio, FailReason why, uint64_t now, Output* out) {
@@ -216,7 +217,7 @@ void Detector::Fail(PortId i, int prio, FailReason why, uint64_t now, Output* ou
   Emit(out, EventKind::kTemporalFailed, now, ep.msg, ep.loop_in, i, why);
   // Still pausing on P_gen-ini: the episode goes on, and a loop that forms
   // again (its message comes back again) is checked again.
-  ep.st = (c_.pausing_up(prio) & Bit(i)) ? State::kChecking : State::kIdle;
+  Set(ep, (c_.pausing_up(prio) & Bit(i)) ? State::kChecking : State::kIdle);
 }
 
 void Detector::OnPfcReceived(PortId e, int prio, RxKind kind, const CheckMsg* msg, uint64_t now,
@@ -314,7 +315,7 @@ void Detector::OwnReturned(PortId e, int prio, const CheckMsg& m, uint64_t now, 
   }
   if (c_.Xi(e, prio) & Bit(m.gen_port)) {
     // Lemma 1: the chain passed P_gen-ini again in the same episode.
-    ep.st = State::kTemporal;
+    Set(ep, State::kTemporal);
     ep.loop_in = e;
     ep.since_ns = now;
     Emit(out, EventKind::kLoopFound, now, m, e, m.gen_port);
@@ -351,7 +352,7 @@ void Detector::SecondPass(PortId e, int prio, const CheckMsg& m, uint64_t now, O
       Fail(m.gen_port, prio, FailReason::kReturnCheck, now, out);
       return;
     }
-    ep.st = State::kDeclared;
+    Set(ep, State::kDeclared);
     CheckMsg d = ep.msg;
     d.hops = m.hops;
     Emit(out, EventKind::kDeadlock, now, d, e, m.gen_port);
@@ -385,6 +386,7 @@ int Detector::Forward(PortMask ports, int prio, const CheckMsg& m, bool second_p
 }
 
 void Detector::Tick(uint64_t now, Output* out) {
+  if (temporal_ == 0) return;  // most ticks: nothing can time out
   for (int prio = 0; prio < kNumPrio; ++prio) {
     if (!c_.tracked(prio)) continue;
     for (PortId i = 0; i < cfg_.num_ports; ++i) {

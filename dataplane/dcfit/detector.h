@@ -165,6 +165,8 @@ class Detector {
   const DetectorConfig& config() const { return cfg_; }
   Causality& causality() { return c_; }
   const Causality& causality() const { return c_; }
+  // Episodes whose loop was found and awaits its second pass (State::kTemporal).
+  int temporal_episodes() const { return temporal_; }
   const DetectorCounters& counters() const { return n_; }
 
   void OnXoffSent(PortId i, int prio, uint64_t now, Output* out);
@@ -186,6 +188,20 @@ class Detector {
     uint64_t since_ns = 0;
   };
   Episode& Ep(PortId i, int prio) { return eps_[static_cast<size_t>(prio) * cfg_.num_ports + i]; }
+  // Every change of an episode's state goes through Set, which keeps
+  // temporal_ (Tick looks at the episodes only when some are temporal).
+  void Set(Episode& ep, State s) {
+    temporal_ +=
+        static_cast<int>(s == State::kTemporal) - static_cast<int>(ep.st == State::kTemporal);
+    ep.st = s;
+  }
+  // A new checking episode with message m from now.
+  void Begin(Episode& ep, const CheckMsg& m, uint64_t now) {
+    Set(ep, State::kChecking);
+    ep.msg = m;
+    ep.loop_in = 0;
+    ep.since_ns = now;
+  }
   // m (one of ours) belongs to the episode its P_gen-ini is running.
   bool Current(const CheckMsg& m, int prio);
   bool Usable(PortId p, int prio) const { return p < cfg_.num_ports && c_.tracked(prio); }
@@ -217,6 +233,7 @@ class Detector {
   DetectorConfig cfg_{};
   Causality c_;
   std::vector<Episode> eps_;        // [prio][port] (all 8 priorities: small)
+  int temporal_ = 0;                // episodes in State::kTemporal
   std::vector<uint32_t> next_seq_;  // [prio][port]
   DetectorCounters n_{};
 };

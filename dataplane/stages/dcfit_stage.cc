@@ -240,11 +240,19 @@ void DcfitLeftCounts(WorkerCtx& w, sw::SwitchDcfit& d, PortId out, int q, const 
 
 namespace {
 bool DcfitWanted(const sw::Switch& sw) { return sw.dcfit != nullptr; }
-void DcfitWire(const sw::Switch&, Hooks* h) {
+void DcfitWire(const sw::Switch& sw, Hooks* h) {
+  const sw::SwitchDcfit& d = *sw.dcfit;
+  // The causality mapping follows lossless priorities only (the others'
+  // calls would change nothing). Not filtered at dequeue: the check there
+  // costs the pipeline without DCFIT an instruction a packet (its code
+  // layout), and DCFIT's own is as cheap.
+  const uint8_t ll = d.det.config().lossless_mask;
   h->held_lossy.Add(DcfitHostHold);
   h->held_lossy_drop = DropReason::kDcfitHostLossy;
   h->pfc_rx.Add(DcfitPfcReceived);
-  h->enqueue.Add({DcfitOnEnqueue, DcfitOnEnqueued});
+  h->enqueue.Add({.before = d.trigger_handling || d.shared ? DcfitOnEnqueue : nullptr,
+                  .after = DcfitOnEnqueued,
+                  .after_prios = ll});
   h->round.Add(DcfitRound);
   h->egress.Add(DcfitEgressIgnore);
   h->dequeue.Add(DcfitOnDequeue);

@@ -62,19 +62,21 @@ extern const Mechanism kDcfitMechanism;
 static_assert(kMaxBurst <= 32, "a group's packets fit a 32-bit mask");
 inline uint32_t FirstN(uint32_t n) { return n >= 32 ? ~0u : (1u << n) - 1; }
 
-// enqueue: while trigger handling watches or limits some egress port, feeds
-// the sketch and drops heavy hitters over their limit
+// enqueue, before (wired only with trigger handling or several workers on
+// the switch): while trigger handling watches or limits some egress port,
+// feeds the sketch and drops heavy hitters over their limit
 // (DropReason::kDcfitRateLimit, their buffer charge released through
-// `undo`); then notes which of the packets that remain DCFIT follows at
-// (out, eprio), bit i for pkts[i], read BEFORE they are queued: once in the
-// ring they are the port owner's, which may send and free them at once
-// (another worker).
+// `undo`); then, with several workers, notes which of the packets that
+// remain DCFIT follows at (out, eprio), bit i for pkts[i], read BEFORE they
+// are queued: once in the ring they are the port owner's, which may send
+// and free them at once.
 uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                      buffer::ReleaseBatch& undo);
 inline uint16_t DcfitOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                                buffer::ReleaseBatch& undo, uint32_t* note) {
   const sw::SwitchDcfit& d = *w.sw->dcfit;
   if (d.hh_any.load(std::memory_order_relaxed)) n = DcfitPolice(w, out, eprio, pkts, n, undo);
+  if (!d.shared) return n;  // one worker: the after half reads the packets
   if (!w.t->moves_into_lossless) {
     *note = FirstN(n);
     return n;
@@ -85,20 +87,23 @@ inline uint16_t DcfitOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** p
   return n;
 }
 
-// enqueued: the first `done` packets of the group, from `in`, were queued
-// at (out, eprio); `tracked` is what DcfitOnEnqueue noted. FIFO positions:
-// the place of the last one that counts (the last one, unless a rewrite
-// moved some packets into a lossless priority: Tables); counts: how many
-// count (shards, several workers).
-inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, uint32_t tracked,
-                            uint32_t done) {
+// enqueued (lossless priorities only): the first `done` packets of the
+// group, from `in`, were queued at (out, eprio). FIFO positions (one
+// worker, so the packets are still ours to read): the place of the last
+// one that counts, found from the end (the last one, unless a rewrite moved
+// some packets into a lossless priority: Tables); counts (shards, several
+// workers): how many of what DcfitOnEnqueue noted in `tracked`.
+inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
+                            uint32_t tracked, uint32_t done) {
   dcfit::Causality& c = w.sw->dcfit->det.causality();
-  const uint32_t queued = tracked & FirstN(done);
   if (c.fifo()) {
-    c.OnQueued(in, out, eprio, done,
-               queued ? 32 - static_cast<uint32_t>(__builtin_clz(queued)) : 0);
+    uint32_t k = done;
+    if (w.t->moves_into_lossless)
+      while (k != 0 && !DcfitTracks(*w.sw->Meta(pkts[k - 1]), eprio)) k--;
+    c.OnQueued(in, out, eprio, done, k);
     return;
   }
+  const uint32_t queued = tracked & FirstN(done);
   c.OnEnqueue(in, out, eprio, static_cast<uint32_t>(__builtin_popcount(queued)), w.dcfit_shard);
 }
 

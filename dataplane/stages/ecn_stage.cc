@@ -59,7 +59,7 @@ uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint
 namespace {
 bool EcnWanted(const sw::Switch& sw) { return sw.ecn; }
 void EcnWire(const sw::Switch&, Hooks* h) {
-  h->enqueue.Add({EcnOnEnqueue, nullptr});
+  h->enqueue.Add({.before = EcnOnEnqueue});
   h->refused.Add(EcnOnRefused);
 }
 }  // namespace

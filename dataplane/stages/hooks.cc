@@ -11,7 +11,10 @@ Hooks BuildHooks(const sw::Switch& sw) {
   Hooks h;
   for (const Mechanism* m : OrderedMechanisms())
     if (m->wanted(sw)) m->wire(sw, &h);
-  for (uint8_t i = 0; i < h.enqueue.n; i++) h.enqueue_after |= h.enqueue.fn[i].after != nullptr;
+  for (uint8_t i = 0; i < h.enqueue.n; i++) {
+    h.enqueue_before |= h.enqueue.fn[i].before != nullptr;
+    h.enqueue_after |= h.enqueue.fn[i].after != nullptr;
+  }
   return h;
 }
 

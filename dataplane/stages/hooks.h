@@ -14,7 +14,10 @@
 //   enqueue      a group of one burst's packets is about to be queued at
 //                (out, egress priority): may drop some (charge released
 //                through `undo`) and keep a word for its own `after`
-//                half, which learns how many the egress ring took
+//                half, which learns how many the egress ring took (either
+//                half may be absent; `after` may read the packets only
+//                when the worker serves the whole switch: otherwise they
+//                are the port owner's once queued)
 //   refused      the egress ring did not take the group's last packets
 //                (dropped next, as egress_queue_full)
 //   round        once a round, after ingress, before egress
@@ -22,6 +25,8 @@
 //                pause egress ignores this round; may lower the deadline
 //   dequeue      packets left an egress queue from its head (sent or
 //                discarded), with their metadata as read before they went
+// A user of enqueue's `after` names the egress priorities it acts on: the
+// others do not call it.
 //   pfc_tx       a PFC frame is about to be sent: may fill its padding
 //   deadline     per port after egress: when the user must look again
 //   port_busy    the user has work on a port even with nothing queued: the
@@ -71,8 +76,8 @@ struct Hooks {
                            const pause::PauseRequest& req);
   using EnqueueFn = uint16_t (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                                  buffer::ReleaseBatch& undo, uint32_t* note);
-  using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, uint32_t note,
-                              uint32_t done);
+  using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
+                              uint32_t note, uint32_t done);
   using RefusedFn = void (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n);
   using RoundFn = void (*)(WorkerCtx&);
   using EgressFn = uint8_t (*)(WorkerCtx&, PortId, Deadline* ready_ns);
@@ -85,12 +90,15 @@ struct Hooks {
   HookList<HeldLossyFn> held_lossy;
   DropReason held_lossy_drop = DropReason::kLosslessHeadroom;  // the user's reason
   HookList<PfcRxFn> pfc_rx;
+  static constexpr uint8_t kAllPrios = 0xff;
   struct EnqueueUser {
-    EnqueueFn before;
-    EnqueuedFn after;  // may be null
+    EnqueueFn before = nullptr;  // may be null
+    EnqueuedFn after = nullptr;  // may be null
+    uint8_t after_prios = kAllPrios;
   };
   HookList<EnqueueUser> enqueue;
-  bool enqueue_after = false;  // some enqueue user has an `after` half
+  // Some enqueue user has a `before` / an `after` half (BuildHooks).
+  bool enqueue_before = false, enqueue_after = false;
   HookList<RefusedFn> refused;
   HookList<RoundFn> round;
   HookList<EgressFn> egress;
@@ -113,15 +121,20 @@ struct Hooks {
   // is the i-th user's word for its `after` half (Enqueued).
   uint16_t Enqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                    buffer::ReleaseBatch& undo, uint32_t* notes) const {
+    if (!enqueue_before) return n;
     for (uint8_t i = 0; i < enqueue.n; i++)
-      n = enqueue.fn[i].before(w, out, eprio, pkts, n, undo, &notes[i]);
+      if (enqueue.fn[i].before != nullptr)
+        n = enqueue.fn[i].before(w, out, eprio, pkts, n, undo, &notes[i]);
     return n;
   }
-  void Enqueued(WorkerCtx& w, PortId in, PortId out, int eprio, const uint32_t* notes,
-                uint32_t done) const {
+  void Enqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
+                const uint32_t* notes, uint32_t done) const {
     if (!enqueue_after) return;
-    for (uint8_t i = 0; i < enqueue.n; i++)
-      if (enqueue.fn[i].after) enqueue.fn[i].after(w, in, out, eprio, notes[i], done);
+    for (uint8_t i = 0; i < enqueue.n; i++) {
+      const EnqueueUser& u = enqueue.fn[i];
+      if (u.after != nullptr && (u.after_prios >> eprio & 1))
+        u.after(w, in, out, eprio, pkts, notes[i], done);
+    }
   }
   void Refused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) const {
     for (uint8_t i = 0; i < refused.n; i++) refused.fn[i](w, out, eprio, pkts, n);

@@ -330,7 +330,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       HoldRefused(w, out, eprio, groups.pkts[g] + done, groups.n[g] - done);
       done = groups.n[g];
     }
-    w.hooks.Enqueued(w, in, out, eprio, notes, done);
+    w.hooks.Enqueued(w, in, out, eprio, groups.pkts[g], notes, done);
     if (done < groups.n[g]) [[unlikely]]
       w.hooks.Refused(w, out, eprio, groups.pkts[g] + done,
                       static_cast<uint16_t>(groups.n[g] - done));

@@ -125,6 +125,7 @@ TEST(DcfitDetector, OnLoopDeadlockDeclaredInEveryFormationOrder) {
 TEST(DcfitDetector, LoopResumedBeforeTheSecondPassIsNotDeclared) {
   Ring r;
   ASSERT_TRUE(r.CloseUntilLoopFound()) << r.s.Trace();
+  EXPECT_EQ(r.s.sw(r.sw[0]).temporal_episodes(), 1) << "what Tick times out";
   r.s.Xon(r.sw[2], 1);
   r.s.Run();
   EXPECT_TRUE(r.s.EventsOf(EventKind::kDeadlock).empty()) << r.s.Trace();
@@ -137,6 +138,7 @@ TEST(DcfitDetector, LoopResumedBeforeTheSecondPassIsNotDeclared) {
   EXPECT_EQ(failed[0].node, r.sw[0]);
   EXPECT_EQ(failed[0].ev.why, FailReason::kTimeout);
   EXPECT_EQ(failed[0].ev.msg.seq, 1u);
+  EXPECT_EQ(r.s.sw(r.sw[0]).temporal_episodes(), 0);
 
   r.s.Xoff(r.sw[2], 1);
   r.s.Run();

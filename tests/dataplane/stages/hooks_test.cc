@@ -39,6 +39,11 @@ TEST_F(StageTest, DcfitHooksWhereDcfitActs) {
   EXPECT_EQ(c.pfc_rx, 1);
   EXPECT_EQ(c.enqueue, 1);
   EXPECT_NE(w_.hooks.enqueue.fn[0].after, nullptr);
+  // One worker, no trigger handling: nothing to police, and the after half
+  // reads the packets itself; both halves act on the lossless priorities.
+  EXPECT_EQ(w_.hooks.enqueue.fn[0].before, nullptr);
+  EXPECT_EQ(w_.hooks.enqueue.fn[0].after_prios, sw_->cfg.tag_map.lossless_mask);
+  EXPECT_NE(sw_->cfg.tag_map.lossless_mask, stages::Hooks::kAllPrios);
   EXPECT_EQ(c.round, 1);
   EXPECT_EQ(c.egress, 1);
   EXPECT_EQ(c.dequeue, 1);
@@ -46,6 +51,12 @@ TEST_F(StageTest, DcfitHooksWhereDcfitActs) {
   EXPECT_EQ(c.round_again, 1);
   EXPECT_EQ(c.deadline, 0);
   EXPECT_EQ(c.port_busy, 0);
+}
+
+TEST_F(StageTest, DcfitPolicesBeforeEnqueueWithTriggerHandling) {
+  Start(BaseYaml("", "dcfit: { enabled: true, recovery: break, trigger_handling: true }\n"));
+  ASSERT_TRUE(sw_->dcfit->trigger_handling);
+  EXPECT_NE(w_.hooks.enqueue.fn[0].before, nullptr);
 }
 
 TEST_F(StageTest, WatchdogHooksFirstAtEgress) {
