@@ -82,6 +82,11 @@ void Reader::CheckUniqueKeys(const YAML::Node& n, const std::string& path) const
 
 void Reader::CheckKeys(const YAML::Node& n, const std::string& field,
                        std::initializer_list<const char*> allowed) const {
+  CheckKeys(n, field, std::span<const char* const>(allowed.begin(), allowed.size()));
+}
+
+void Reader::CheckKeys(const YAML::Node& n, const std::string& field,
+                       std::span<const char* const> allowed) const {
   RequireMap(n, field);
   std::set<std::string> ok(allowed.begin(), allowed.end());
   for (const auto& kv : n) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,8 @@ class Reader {
   // Rejects keys of map `n` that are not in `allowed`.
   void CheckKeys(const YAML::Node& n, const std::string& field,
                  std::initializer_list<const char*> allowed) const;
+  void CheckKeys(const YAML::Node& n, const std::string& field,
+                 std::span<const char* const> allowed) const;
   void RequireMap(const YAML::Node& n, const std::string& field) const;
   void RequireSeq(const YAML::Node& n, const std::string& field) const;
 

@@ -5,6 +5,42 @@
 
 namespace pfc::emulator {
 
+namespace {
+using D = DcqcnParams;
+using K = ParamKind;
+// Keys are the simulator's config.txt names in lower case.
+const Param<D> kDcqcnParams[] = {
+    {"rate_ai", K::kRate, 0, 0, "RATE_AI: the additive increase step", &D::rate_ai_bps},
+    {"rate_hai", K::kRate, 0, 0, "RATE_HAI: the hyper increase step", &D::rate_hai_bps},
+    {"min_rate", K::kRate, 0, 0, "MIN_RATE: the floor of a cut", &D::min_rate_bps},
+    {"ewma_gain", K::kReal, 0, 1, "EWMA_GAIN: g, alpha's gain (1/256)", &D::ewma_gain},
+    {"alpha_resume_interval", K::kInterval, 0, 0,
+     "ALPHA_RESUME_INTERVAL: alpha decays each this without a CNP", &D::alpha_resume_interval_ns},
+    {"rate_decrease_interval", K::kInterval, 0, 0,
+     "RATE_DECREASE_INTERVAL: at most one cut each this", &D::rate_decrease_interval_ns},
+    {"rp_timer", K::kInterval, 0, 0, "RP_TIMER: a rate increase event each this", &D::rp_timer_ns},
+    {"fast_recovery_times", K::kInt, 0, 1000,
+     "FAST_RECOVERY_TIMES: increase events of fast recovery", &D::fast_recovery_times},
+    {"clamp_target_rate", K::kBool, 0, 0,
+     "CLAMP_TARGET_RATE: the target rate drops to the rate at every cut", &D::clamp_target_rate},
+    {"rate_on_first_cnp", K::kReal, 0.001, 1,
+     "the rate on a flow's first CNP, a fraction of the line (its model's RateOnFirstCnp)",
+     &D::rate_on_first_cnp},
+    {"byte_counter", K::kBytes, 0, 1099511627776.0,
+     "an increase event each this many bytes sent, 0 off (the DCQCN paper's B, 10 MB there; "
+     "none in the simulator)",
+     &D::byte_counter_bytes},
+    {"cnp_interval", K::kInterval, 0, 0,
+     "at most one CNP per flow per this (none in the simulator, which flags every ACK of a "
+     "marked packet)",
+     &D::cnp_interval_ns},
+    {"cnp_dscp", K::kInt, 0, 63, "the CNPs' DSCP", &D::cnp_dscp},
+    {"cnp_prio", K::kInt, 0, 7, "the CNPs' priority", &D::cnp_prio},
+};
+}  // namespace
+
+std::span<const Param<DcqcnParams>> DcqcnParamTable() { return kDcqcnParams; }
+
 DcqcnRp::DcqcnRp(const DcqcnParams& p) : p_(p), rate_(p.line_bps), target_(p.line_bps) {}
 
 void DcqcnRp::OnCnp(uint64_t now_ns) {

@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include "dataplane/common/deadline.h"
+#include "dataplane/emulator/model/params.h"
 
 namespace pfc::emulator {
 
@@ -61,7 +62,12 @@ struct DcqcnParams {
   // (the simulator flags every ACK of a marked packet instead; the DCQCN
   // paper's N is 50 us, with its 55 us alpha timer).
   uint64_t cnp_interval_ns = 4'000;
+  // The CNPs' DSCP and priority (the NP's, for a flow's CE-marked frames).
+  uint8_t cnp_dscp = 48, cnp_prio = 6;
 };
+
+// The fabric file's dcqcn section (model/params.h): the keys, in order.
+std::span<const Param<DcqcnParams>> DcqcnParamTable();
 
 struct DcqcnCounters {
   uint64_t cnps = 0;        // CNPs received

@@ -297,7 +297,7 @@ void HostModel::OnCe(FlowRx& r, uint32_t src_ip, uint64_t now_ns) {
   ++r.ce;
   if (!r.np) r.np.emplace(p_.dcqcn.cnp_interval_ns);
   if (!r.np->OnCe(now_ns)) return;
-  ctl_q_.push_back({src_ip, r.id, p_.cnp_dscp, p_.cnp_prio, true, 0, 0, 0});
+  ctl_q_.push_back({src_ip, r.id, p_.dcqcn.cnp_dscp, p_.dcqcn.cnp_prio, true, 0, 0, 0});
   ++r.cnp_tx;
 }
 

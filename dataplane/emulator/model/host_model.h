@@ -91,10 +91,9 @@ struct HostParams {
   uint64_t bin_ns = 1'000'000;  // throughput time-series bin
   // DCQCN: the reaction point's parameters for the flows that use it
   // (line_bps: the link's rate), and the notification point: a CNP (RoCEv2,
-  // emulator/model/roce_frame.h) on cnp_dscp / cnp_prio for a flow's
-  // CE-marked frames, at most one per dcqcn.cnp_interval_ns.
+  // emulator/model/roce_frame.h) on dcqcn.cnp_dscp / cnp_prio for a
+  // flow's CE-marked frames, at most one per dcqcn.cnp_interval_ns.
   DcqcnParams dcqcn{};
-  uint8_t cnp_dscp = 48, cnp_prio = 6;
   RcParams rc{};  // the RC QPs' MTU, ACK interval, timeout, retries
 };
 

@@ -5,6 +5,24 @@
 
 namespace pfc::emulator {
 
+namespace {
+using R = RcParams;
+using K = ParamKind;
+// Named as the verbs attributes (timeout, retry_cnt) and the simulator's
+// config (PACKET_PAYLOAD_SIZE as mtu, L2_ACK_INTERVAL as ack_interval).
+const Param<R> kRcParams[] = {
+    {"mtu", K::kInt, 256, 4096, "payload bytes a packet (PACKET_PAYLOAD_SIZE)", &R::mtu},
+    {"ack_interval", K::kInt, 1, 65536,
+     "packets per ACK (L2_ACK_INTERVAL, in bytes in the simulator)", &R::ack_interval},
+    {"timeout", K::kInt, 1, 31,
+     "local ACK timeout exponent: 4.096 us x 2^timeout (8: 1.05 ms; none in the simulator)",
+     &R::timeout},
+    {"retry_cnt", K::kInt, 0, 7, "timeouts without progress before the QP fails", &R::retry_cnt},
+};
+}  // namespace
+
+std::span<const Param<RcParams>> RcParamTable() { return kRcParams; }
+
 RcRequester::RcRequester(const RcParams& p, uint64_t bytes, uint64_t message_bytes)
     : p_(p), bytes_(bytes), msg_bytes_(message_bytes != 0 ? message_bytes : bytes) {
   if (p_.mtu == 0) p_.mtu = 1000;

@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "dataplane/common/deadline.h"
+#include "dataplane/emulator/model/params.h"
 
 namespace pfc::emulator {
 
@@ -46,6 +47,9 @@ struct RcParams {
   uint8_t retry_cnt = 7;      // timeouts without progress before failing, 0..7
   uint64_t TimeoutNs() const { return 4096ull << timeout; }
 };
+
+// The fabric file's rc section (model/params.h): the keys, in order.
+std::span<const Param<RcParams>> RcParamTable();
 
 // One packet the requester sends.
 struct RcPacket {

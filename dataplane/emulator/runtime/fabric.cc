@@ -223,8 +223,6 @@ std::unique_ptr<Fabric> Fabric::Create(const emulator::FabricSpec& spec,
     p.storm_interval_ns = hs.storm_interval_ns;
     p.bin_ns = spec.bin_ns;
     p.dcqcn = spec.dcqcn;
-    p.cnp_dscp = spec.cnp_dscp;
-    p.cnp_prio = spec.cnp_prio;
     p.rc = spec.rc;
     Host h;
     h.name = hp.name;

@@ -55,9 +55,10 @@ std::vector<std::string> ClassWarnings(const FabricSpec& spec, const FabricPlan&
     if (f.dcqcn && !cnp_warned)
       if (const config::SwitchConfig* c = config_of(back)) {
         const std::string sw = spec.topo.node(back).name;
-        if (const std::string why = Fate(*c, sw, spec.cnp_dscp, spec.cnp_prio); !why.empty()) {
+        if (const std::string why = Fate(*c, sw, spec.dcqcn.cnp_dscp, spec.dcqcn.cnp_prio);
+            !why.empty()) {
           out.push_back(where + "its receiver's CNPs (dcqcn.cnp_dscp " +
-                        std::to_string(spec.cnp_dscp) + "): " + why);
+                        std::to_string(spec.dcqcn.cnp_dscp) + "): " + why);
           cnp_warned = true;  // once: every receiver's switch has the same template
         }
       }

@@ -32,14 +32,9 @@
 //                 frame: 1000, bytes: 0, ttl: 64, ecn: not-ect|ect0|ect1,
 //                 cc: none|dcqcn, transport: raw|rc, message: 64K,
 //                 start: 0, stop: 50ms } ]
-//   dcqcn:    { rate_ai: 50M, rate_hai: 100M, min_rate: 100M,
-//               ewma_gain: 0.00390625, alpha_resume_interval: 1us,
-//               rate_decrease_interval: 4us, rp_timer: 900us,
-//               fast_recovery_times: 1, clamp_target_rate: false,
-//               rate_on_first_cnp: 1.0, byte_counter: 0, cnp_interval: 4us,
-//               cnp_dscp: 48, cnp_prio: 6 }   (emulator/model/dcqcn.h)
-//   rc:       { mtu: 1000, ack_interval: 1, timeout: 8, retry_cnt: 7 }
-//                                             (emulator/model/rc_qp.h)
+//   dcqcn:    { rate_ai: 50M, ... }  keys, kinds and defaults: the table
+//               of emulator/model/dcqcn.cc (DcqcnParamTable)
+//   rc:       { mtu: 1000, ... }     the table of emulator/model/rc_qp.cc
 //   events:   [ { at: 20ms, link: [L2, T1], state: down|up },
 //               { at: 20ms, route: { switch: L1, to: H15 | 10.0.3.0/24,
 //                                    via: T1 } },
@@ -167,10 +162,9 @@ struct FabricSpec {
   uint32_t switch_mtu = 1500;
   bool shortest_routes = true;
 
-  // The emulated NICs' DCQCN (section dcqcn; line_bps is each host's link)
-  // and the class of their CNPs.
+  // The emulated NICs' DCQCN and the class of their CNPs (section dcqcn;
+  // line_bps is each host's link).
   DcqcnParams dcqcn;
-  uint8_t cnp_dscp = 48, cnp_prio = 6;
   RcParams rc;  // section rc: the RC queue pairs' transport
 
   std::vector<HostSpec> hosts;  // one per topology host, in node order

@@ -4,6 +4,11 @@
 // the time values every section reads.
 #include "dataplane/emulator/spec/nic_sections.h"
 
+#include <span>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
 #include "dataplane/emulator/model/roce_frame.h"
 
 namespace pfc::emulator {
@@ -16,53 +21,64 @@ uint64_t Duration(const Reader& rd, const YAML::Node& n, const std::string& fiel
   return v;
 }
 
-// The emulated NICs' DCQCN, with the simulator's parameter names in lower
-// case (emulator/model/dcqcn.h has their meaning and defaults).
-void ParseDcqcn(const Reader& rd, const YAML::Node& n, FabricSpec* s) {
-  rd.RequireMap(n, "dcqcn");
-  rd.CheckKeys(n, "dcqcn",
-               {"rate_ai", "rate_hai", "min_rate", "ewma_gain", "alpha_resume_interval",
-                "rate_decrease_interval", "rp_timer", "fast_recovery_times", "clamp_target_rate",
-                "rate_on_first_cnp", "byte_counter", "cnp_interval", "cnp_dscp", "cnp_prio"});
-  DcqcnParams& d = s->dcqcn;
-  auto interval = [&](const char* key, uint64_t* ns) {
-    if (!n[key]) return;
-    *ns = Duration(rd, n[key], std::string("dcqcn.") + key);
-    if (*ns == 0) rd.Fail(n[key], std::string("dcqcn.") + key, "a time > 0");
-  };
-  if (n["rate_ai"]) d.rate_ai_bps = rd.Rate(n["rate_ai"], "dcqcn.rate_ai");
-  if (n["rate_hai"]) d.rate_hai_bps = rd.Rate(n["rate_hai"], "dcqcn.rate_hai");
-  if (n["min_rate"]) d.min_rate_bps = rd.Rate(n["min_rate"], "dcqcn.min_rate");
-  if (n["ewma_gain"]) d.ewma_gain = rd.Real(n["ewma_gain"], "dcqcn.ewma_gain", 0, 1);
-  interval("alpha_resume_interval", &d.alpha_resume_interval_ns);
-  interval("rate_decrease_interval", &d.rate_decrease_interval_ns);
-  interval("rp_timer", &d.rp_timer_ns);
-  interval("cnp_interval", &d.cnp_interval_ns);
-  if (n["fast_recovery_times"])
-    d.fast_recovery_times =
-        uint32_t(rd.Int(n["fast_recovery_times"], "dcqcn.fast_recovery_times", 0, 1000));
-  if (n["clamp_target_rate"])
-    d.clamp_target_rate = rd.Bool(n["clamp_target_rate"], "dcqcn.clamp_target_rate");
-  if (n["rate_on_first_cnp"])
-    d.rate_on_first_cnp = rd.Real(n["rate_on_first_cnp"], "dcqcn.rate_on_first_cnp", 0.001, 1);
-  if (n["byte_counter"])
-    d.byte_counter_bytes = rd.Bytes(n["byte_counter"], "dcqcn.byte_counter", 0, uint64_t{1} << 40);
-  if (n["cnp_dscp"]) s->cnp_dscp = uint8_t(rd.Int(n["cnp_dscp"], "dcqcn.cnp_dscp", 0, 63));
-  if (n["cnp_prio"]) s->cnp_prio = uint8_t(rd.Int(n["cnp_prio"], "dcqcn.cnp_prio", 0, 7));
+namespace {
+
+// A section read through its parameter table (model/params.h): every key
+// the table has, each by its kind, as "section.key" in messages.
+template <typename S>
+void ParseParams(const Reader& rd, const YAML::Node& n, const std::string& section,
+                 std::span<const Param<S>> params, S* out) {
+  rd.RequireMap(n, section);
+  std::vector<const char*> keys;
+  for (const Param<S>& p : params) keys.push_back(p.key);
+  rd.CheckKeys(n, section, std::span<const char* const>(keys));
+  for (const Param<S>& p : params) {
+    const YAML::Node v = n[p.key];
+    if (!v) continue;
+    const std::string f = section + "." + p.key;
+    double x = 0;
+    switch (p.kind) {
+      case ParamKind::kRate:
+        x = static_cast<double>(rd.Rate(v, f));
+        break;
+      case ParamKind::kInterval:
+        x = static_cast<double>(Duration(rd, v, f));
+        if (x == 0) rd.Fail(v, f, "a time > 0");
+        break;
+      case ParamKind::kReal:
+        x = rd.Real(v, f, p.lo, p.hi);
+        break;
+      case ParamKind::kInt:
+        x = static_cast<double>(
+            rd.Int(v, f, static_cast<int64_t>(p.lo), static_cast<int64_t>(p.hi)));
+        break;
+      case ParamKind::kBool:
+        x = rd.Bool(v, f) ? 1 : 0;
+        break;
+      case ParamKind::kBytes:
+        x = static_cast<double>(
+            rd.Bytes(v, f, static_cast<uint64_t>(p.lo), static_cast<uint64_t>(p.hi)));
+        break;
+    }
+    std::visit(
+        [&](auto m) {
+          using T = std::remove_reference_t<decltype(out->*m)>;
+          out->*m = static_cast<T>(x);
+        },
+        p.field);
+  }
 }
 
-// The RC queue pairs' transport (emulator/model/rc_qp.h), named as the
-// verbs attributes (timeout, retry_cnt) and the simulator's config
-// (PACKET_PAYLOAD_SIZE as mtu, L2_ACK_INTERVAL as ack_interval, in packets).
+}  // namespace
+
+// The emulated NICs' DCQCN (emulator/model/dcqcn.cc has the table).
+void ParseDcqcn(const Reader& rd, const YAML::Node& n, FabricSpec* s) {
+  ParseParams(rd, n, "dcqcn", DcqcnParamTable(), &s->dcqcn);
+}
+
+// The RC queue pairs' transport (emulator/model/rc_qp.cc has the table).
 void ParseRc(const Reader& rd, const YAML::Node& n, FabricSpec* s) {
-  rd.RequireMap(n, "rc");
-  rd.CheckKeys(n, "rc", {"mtu", "ack_interval", "timeout", "retry_cnt"});
-  RcParams& r = s->rc;
-  if (n["mtu"]) r.mtu = uint32_t(rd.Int(n["mtu"], "rc.mtu", 256, 4096));
-  if (n["ack_interval"])
-    r.ack_interval = uint32_t(rd.Int(n["ack_interval"], "rc.ack_interval", 1, 1 << 16));
-  if (n["timeout"]) r.timeout = uint8_t(rd.Int(n["timeout"], "rc.timeout", 1, 31));
-  if (n["retry_cnt"]) r.retry_cnt = uint8_t(rd.Int(n["retry_cnt"], "rc.retry_cnt", 0, 7));
+  ParseParams(rd, n, "rc", RcParamTable(), &s->rc);
 }
 
 void ParseFlowTransport(const Reader& rd, const YAML::Node& n, const std::string& f,
