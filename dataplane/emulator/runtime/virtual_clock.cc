@@ -5,8 +5,8 @@
 // deadline (common/deadline.h), then jumps to the earliest of those, the
 // next timeline event and the recorder's next sample; with --threads, each
 // partition does so on its thread up to the window's end, and the main
-// thread does the boundary (fabric.h). A host's round is here too: the
-// real clock runs the same one.
+// thread does the boundary (fabric.h). A host's round, which both clocks
+// run, is host.cc.
 #include <pthread.h>
 #include <rte_lcore.h>
 #include <sched.h>
@@ -19,44 +19,6 @@
 #include "dataplane/stages/worker.h"
 
 namespace pfc::emulator {
-
-Deadline Host::Round(sw::Dataplane& dp, uint64_t now_ns) {
-  rte_mbuf* pkts[kMaxBurst];
-  for (;;) {
-    const uint16_t n = nic->Rx(pkts, kMaxBurst, now_ns);
-    for (uint16_t i = 0; i < n; i++) {
-      model->Receive(rte_pktmbuf_mtod(pkts[i], const uint8_t*), rte_pktmbuf_data_len(pkts[i]),
-                     now_ns);
-    }
-    // A host mostly takes one frame a round: the inline single free is
-    // half the bulk call's instructions there.
-    if (n == 1)
-      rte_pktmbuf_free(pkts[0]);
-    else if (n != 0)
-      rte_pktmbuf_free_bulk(pkts, n);
-    if (n < kMaxBurst) break;
-  }
-  for (int k = 0; k < kHostTxPerRound; k++) {
-    const bool data_ok = nic->link().up() && nic->link().CanSend(1514, now_ns);
-    if (spare == nullptr) spare = dp.Alloc();
-    rte_mbuf* m = spare;
-    if (m == nullptr) break;  // retried next round: the model has not advanced
-    bool control = false;
-    const uint32_t len = model->NextFrame(now_ns, rte_pktmbuf_mtod(m, uint8_t*),
-                                          rte_pktmbuf_tailroom(m), &control, data_ok);
-    if (len == 0) break;  // m stays the spare: only its data may have been begun
-    spare = nullptr;
-    m->data_len = static_cast<uint16_t>(len);
-    m->pkt_len = len;
-    nic->Tx(&m, 1, now_ns, control);
-  }
-  Deadline t = model->NextEventNs(now_ns);
-  // The model wants to send now but the link's FIFO is full: come back when
-  // it accepts again.
-  if (t <= now_ns) t = nic->link().AcceptNs(now_ns + 1);
-  if (t != kNever) t = std::max(t, now_ns + 1);
-  return Earliest(t, nic->Poll(now_ns));
-}
 
 namespace {
 

@@ -94,6 +94,12 @@ FabricPlan MakePlan(const FabricSpec& spec);
 void LinkParamsOf(const FabricSpec& spec, uint32_t a, uint32_t b, uint64_t* rate_bps,
                   uint64_t* delay_ns, std::string* device);
 
+// Validation of the devices that carry links (LoadFabric runs it): a link is
+// emulated whole or carried by devices on both ends (one process emulates
+// a link whole), and a capture is of an emulated link (a device's is
+// dpdk-dumpcap's). false with *err naming the link.
+bool CheckLinkDevices(const FabricSpec& spec, std::string* err);
+
 // A device as the switch port names it: "net_af_packet0,iface=h1" (vdev
 // arguments after the comma, for EAL) -> "net_af_packet0".
 std::string DeviceName(const std::string& device);

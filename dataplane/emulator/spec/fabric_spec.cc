@@ -688,6 +688,7 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
     EachItem(secs, "events", &s, ParseEvent);
     EachItem(secs, "captures", &s, ParseCapture);
     if (std::string e; !CheckRcFrames(s, &e)) throw ConfigError(e);
+    if (std::string e; !CheckLinkDevices(s, &e)) throw ConfigError(e);
     if (s.quantum_ns != 0) {
       // A step no longer than any link's delay: a frame sent in a step lands
       // in a later one (and host pacing stays within a frame of exact).

@@ -501,6 +501,33 @@ TEST_F(FabricFile, RealHostKeepsItsSubnetAndIsLearnedByArp) {
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
 }
 
+// A link is emulated whole or carried by devices on both ends, and only an
+// emulated link is captured: refused when the file is loaded, by the spec
+// layer, before anything is built.
+TEST_F(FabricFile, LinkDevicesOnBothEndsOrNeither) {
+  const std::string head =
+      "fabric: { clock: real, duration: 1s }\n"
+      "topology: { switches: [S1, S2], hosts: [H1, H2], links: [[H1, S1], [S1, S2], [S2, H2]] }\n";
+  FabricSpec s;
+  std::string err;
+  EXPECT_FALSE(LoadFabric(Write("one.yaml", head + "links:\n  overrides: [ { between: [S1, S2], "
+                                                   "devices: { S1: net_af_packet0 } } ]\n"),
+                          &s, &err));
+  EXPECT_NE(err.find("one.yaml: link S1-S2: expected both ends on devices or neither (one "
+                     "process emulates a link whole)"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(LoadFabric(
+      Write("cap.yaml", head + "links:\n  overrides: [ { between: [S1, S2], "
+                               "devices: { S1: net_af_packet0, S2: net_af_packet1 } } ]\n"
+                               "captures: [ { link: [S2, S1], file: c.pcapng } ]\n"),
+      &s, &err));
+  EXPECT_NE(err.find("cap.yaml: captures: link S2-S1 is carried by a DPDK device: capture it "
+                     "with dpdk-dumpcap instead"),
+            std::string::npos)
+      << err;
+}
+
 // A fabric split over two servers: the same file on both, --here naming
 // each one's switches; the cable between them is a device at both ends.
 TEST_F(FabricFile, PlacementOverServers) {
