@@ -19,10 +19,7 @@
 #include <vector>
 
 #include "dataplane/stages/hooks.h"
-
-namespace pfc::sw {
-class Switch;
-}  // namespace pfc::sw
+#include "dataplane/switch/switch.h"
 
 namespace pfc::stages {
 
@@ -38,6 +35,9 @@ struct Mechanism {
   bool (*wanted)(const sw::Switch& sw) = nullptr;
   // Adds its users to *h (called only when wanted).
   void (*wire)(const sw::Switch& sw, Hooks* h) = nullptr;
+  // Its state for the switch, kept in the switch's slot for it
+  // (switch/mechanism_state.h; made once, when wanted); may be null.
+  std::unique_ptr<sw::MechanismState> (*make_state)(const sw::Switch& sw) = nullptr;
 };
 
 // Every mechanism the build has (mechanisms.cc), in no particular order.
@@ -51,5 +51,19 @@ bool SortMechanisms(std::vector<const Mechanism*>* m, std::string* err);
 // RegisteredMechanisms sorted, once; a registration that cannot be sorted
 // is a programming error, reported and fatal at the first call.
 const std::vector<const Mechanism*>& OrderedMechanisms();
+
+// m's slot in a switch's MechanismSlots: its place in OrderedMechanisms.
+int MechanismSlot(const Mechanism& m);
+
+// Makes the state of every mechanism sw runs that has none yet; on the
+// main thread before a worker runs sw (MakeWorkerCtx calls it).
+void MakeMechanismState(sw::Switch& sw);
+
+// The state m keeps for sw, as the type its make_state made.
+template <typename T>
+T& MechanismStateOf(const sw::Switch& sw, const Mechanism& m) {
+  static const int slot = MechanismSlot(m);  // one T, one mechanism
+  return static_cast<T&>(*sw.mech[slot]);
+}
 
 }  // namespace pfc::stages

@@ -64,11 +64,29 @@ bool SortMechanisms(std::vector<const Mechanism*>* m, std::string* err) {
   return true;
 }
 
+int MechanismSlot(const Mechanism& m) {
+  const std::vector<const Mechanism*>& v = OrderedMechanisms();
+  for (size_t i = 0; i < v.size(); i++)
+    if (v[i] == &m) return static_cast<int>(i);
+  std::fprintf(stderr, "pfc: mechanism '%s' is not registered (dataplane/stages/mechanisms.cc)\n",
+               m.name);
+  std::abort();
+}
+
+void MakeMechanismState(sw::Switch& sw) {
+  const std::vector<const Mechanism*>& v = OrderedMechanisms();
+  for (size_t i = 0; i < v.size(); i++) {
+    if (v[i]->make_state == nullptr || sw.mech[i] != nullptr || !v[i]->wanted(sw)) continue;
+    sw.mech[i] = v[i]->make_state(sw);
+  }
+}
+
 const std::vector<const Mechanism*>& OrderedMechanisms() {
   static const std::vector<const Mechanism*> sorted = [] {
     std::vector<const Mechanism*> v(RegisteredMechanisms().begin(), RegisteredMechanisms().end());
     std::string err;
-    if (!SortMechanisms(&v, &err)) {
+    if (v.size() > sw::kMaxMechanisms) err = "more mechanisms than sw::kMaxMechanisms";
+    if (!err.empty() || !SortMechanisms(&v, &err)) {
       std::fprintf(stderr, "pfc: %s (dataplane/stages/mechanisms.cc)\n", err.c_str());
       std::abort();
     }

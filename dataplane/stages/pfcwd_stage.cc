@@ -4,14 +4,39 @@
 
 #include <rte_ring.h>
 
+#include <array>
+#include <memory>
+#include <vector>
+
 #include "dataplane/stages/egress.h"
 
 namespace pfc::stages {
 namespace {
 
+// The watchdog of one port: its settings (pfc_watchdog and the port's
+// override), one state machine per priority (lossless ones used), the
+// priorities whose watch is running (a stall or a storm) and those in
+// storm. Only the port's owner reads and writes it; kWorkerAlign-aligned,
+// as ports of different workers sit side by side.
+struct alignas(kWorkerAlign) PortWatch {
+  pause::PfcwdConfig cfg;
+  std::array<pause::Pfcwd, kNumPrio> wd;
+  uint8_t active = 0;
+  uint8_t storm = 0;
+};
+
+// The mechanism's state for a switch (switch/mechanism_state.h).
+struct PfcwdState : sw::MechanismState {
+  std::vector<PortWatch> port;
+};
+
+PortWatch& WatchOf(const WorkerCtx& w, PortId port) {
+  return MechanismStateOf<PfcwdState>(*w.sw, kPfcwdMechanism).port[port];
+}
+
 // Cold: two events a storm. Returns the packets discarded.
 [[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, pause::Pfcwd::Event ev) {
-  sw::PortOwnerState& os = *w.sw->ports[port].owner_state;
+  PortWatch& os = WatchOf(w, port);
   const pause::Pfcwd& wd = os.wd[q];
   sw::PrioCounters& c = w.st->prio[port][q];
   sw::PfcwdEvent e;
@@ -20,13 +45,13 @@ namespace {
   e.t_ns = w.now_ns;
   const uint8_t bit = static_cast<uint8_t>(1u << q);
   if (ev == pause::Pfcwd::Event::kDetected) {
-    os.wd_storm |= bit;
+    os.storm |= bit;
     c.pfcwd_storms.Add(1);
     e.since_ns = wd.stall_since();
-    if (os.wd_cfg.action == pause::PfcwdAction::kDrop)
+    if (os.cfg.action == pause::PfcwdAction::kDrop)
       e.drops = DiscardQueue(w, port, q, DropReason::kPfcwdStorm);
   } else {
-    os.wd_storm &= static_cast<uint8_t>(~bit);
+    os.storm &= static_cast<uint8_t>(~bit);
     c.pfcwd_restores.Add(1);
     e.restored = true;
     e.since_ns = wd.storm_since();
@@ -40,13 +65,14 @@ namespace {
 uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns) {
   sw::Switch& sw = *w.sw;
   sw::PortRuntime& pr = sw.ports[port];
-  sw::PortOwnerState& os = *pr.owner_state;
-  if (!os.wd_cfg.enabled) return 0;
+  sw::PortOwnerState& ps = *pr.owner_state;
+  PortWatch& os = WatchOf(w, port);
+  if (!os.cfg.enabled) return 0;
   const uint8_t ll = w.t->tag_map.lossless_mask;
-  const uint8_t paused = os.pause.PausedMask(w.now_ns) & ll;
+  const uint8_t paused = ps.pause.PausedMask(w.now_ns) & ll;
   // Unpaused priorities with no watch running stay idle: Poll would only
   // reset a stall that is not there.
-  const uint8_t look = paused | os.wd_active;
+  const uint8_t look = paused | os.active;
   if (!look) return 0;
   uint32_t dropped = 0;
   for (uint32_t m = look; m; m &= m - 1) {
@@ -55,44 +81,53 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns) {
     sw::PrioCounters& c = w.st->prio[port][q];
     pause::PfcwdObservation o;
     o.paused = (paused >> q) & 1;
-    o.paused_until = os.pause.PausedUntil(q);
-    o.queued = os.data_stash[q].n != 0 || !rte_ring_empty(pr.egress[q]);
+    o.paused_until = ps.pause.PausedUntil(q);
+    o.queued = ps.data_stash[q].n != 0 || !rte_ring_empty(pr.egress[q]);
     o.tx_packets = c.tx_packets.Get();  // we are its only writer
-    const pause::Pfcwd::Event ev = wd.Poll(w.now_ns, o, os.wd_cfg);
+    const pause::Pfcwd::Event ev = wd.Poll(w.now_ns, o, os.cfg);
     if (ev != pause::Pfcwd::Event::kNone) dropped += OnEvent(w, port, q, ev);
     const uint8_t bit = static_cast<uint8_t>(1u << q);
     if (wd.in_storm() || wd.stall_since() != kNever)
-      os.wd_active |= bit;
+      os.active |= bit;
     else
-      os.wd_active &= static_cast<uint8_t>(~bit);
+      os.active &= static_cast<uint8_t>(~bit);
     if (wd.in_storm() || ev == pause::Pfcwd::Event::kRestored) {
       c.pfcwd_storm_ns.Set(wd.StormNs(w.now_ns));
       c.pfcwd_in_storm.Set(wd.in_storm());
     }
   }
-  if (!os.wd_storm) return 0;
-  if (os.wd_cfg.action == pause::PfcwdAction::kDrop) {
+  if (!os.storm) return 0;
+  if (os.cfg.action == pause::PfcwdAction::kDrop) {
     // New arrivals of a storming priority go the way of the queue.
-    for (uint32_t m = os.wd_storm; m; m &= m - 1)
+    for (uint32_t m = os.storm; m; m &= m - 1)
       dropped += DiscardQueue(w, port, __builtin_ctz(m), DropReason::kPfcwdStorm);
     if (dropped) LowerTo(ready_ns, w.now_ns + 1);
   }
-  return os.wd_cfg.action == pause::PfcwdAction::kForward ? os.wd_storm : 0;
+  return os.cfg.action == pause::PfcwdAction::kForward ? os.storm : 0;
 }
 
 Deadline PfcwdNextDeadline(const WorkerCtx& w, PortId port) {
-  const sw::PortOwnerState& os = *w.sw->ports[port].owner_state;
+  const PortWatch& os = WatchOf(w, port);
   Deadline d = kNever;
-  for (uint32_t m = os.wd_active; m; m &= m - 1)
-    LowerTo(&d, os.wd[__builtin_ctz(m)].NextDeadline(os.wd_cfg));
+  for (uint32_t m = os.active; m; m &= m - 1)
+    LowerTo(&d, os.wd[__builtin_ctz(m)].NextDeadline(os.cfg));
   return d;
 }
 
+bool PfcwdPortBusy(const WorkerCtx& w, PortId port) { return WatchOf(w, port).active != 0; }
+
 namespace {
 bool PfcwdWanted(const sw::Switch& sw) {
-  for (const sw::PortRuntime& pr : sw.ports)
-    if (pr.owner_state->wd_cfg.enabled) return true;
+  for (size_t p = 0; p < sw.cfg.ports.size(); p++)
+    if (config::PfcWatchdogFor(sw.cfg, static_cast<PortId>(p)).enabled) return true;
   return false;
+}
+std::unique_ptr<sw::MechanismState> PfcwdMakeState(const sw::Switch& sw) {
+  auto s = std::make_unique<PfcwdState>();
+  s->port.resize(sw.ports.size());
+  for (size_t p = 0; p < sw.ports.size() && p < sw.cfg.ports.size(); p++)
+    s->port[p].cfg = config::PfcWatchdogFor(sw.cfg, static_cast<PortId>(p));
+  return s;
 }
 void PfcwdWire(const sw::Switch&, Hooks* h) {
   h->egress.Add(PfcwdRound);
@@ -109,6 +144,7 @@ const Mechanism kPfcwdMechanism = {
     .runs_before = {"dcfit"},
     .wanted = PfcwdWanted,
     .wire = PfcwdWire,
+    .make_state = PfcwdMakeState,
 };
 
 }  // namespace pfc::stages

@@ -14,7 +14,8 @@
 // An idle port, or one whose lossless priorities are not paused and not
 // watched, costs a few loads. Runs on the worker that owns the port, through
 // the pipeline's hook points (hooks.h: egress, deadline, port_busy), wired
-// when any port of the switch has the watchdog on.
+// when any port of the switch has the watchdog on; its per-port state is
+// the mechanism's own (pfcwd_stage.cc PortWatch, in the switch's slot).
 #pragma once
 #include <cstdint>
 
@@ -36,8 +37,6 @@ uint8_t PfcwdRound(WorkerCtx& w, PortId port, Deadline* ready_ns);
 // reaching detect_time, a quiet peer reaching restore_time), or kNever.
 Deadline PfcwdNextDeadline(const WorkerCtx& w, PortId port);
 // port_busy: a storm or a stall under watch on the port.
-inline bool PfcwdPortBusy(const WorkerCtx& w, PortId port) {
-  return w.sw->ports[port].owner_state->wd_active != 0;
-}
+bool PfcwdPortBusy(const WorkerCtx& w, PortId port);
 
 }  // namespace pfc::stages

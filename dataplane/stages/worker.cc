@@ -12,6 +12,7 @@
 #include "dataplane/sched/idle_policy.h"
 #include "dataplane/stages/egress.h"
 #include "dataplane/stages/ingress.h"
+#include "dataplane/stages/mechanism.h"
 #include "dataplane/stages/pfc_stage.h"
 #include "dataplane/switch/log.h"
 
@@ -234,6 +235,7 @@ WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id) {
   w.solo = !shared;
   w.dcfit_shard = shared ? id : 0;
   w.dcfit_lead = !sw.ports.empty() && sw.ports[0].owner == id;
+  MakeMechanismState(sw);
   w.hooks = BuildHooks(sw);
   w.ecn_rng = Rng(Mix64(sw.cfg.ecn.seed) ^ id);
   return w;

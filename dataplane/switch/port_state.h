@@ -13,7 +13,6 @@
 #include "dataplane/common/types.h"
 #include "dataplane/pause/pause_timer.h"
 #include "dataplane/pause/pfc_generator.h"
-#include "dataplane/pause/pfcwd.h"
 #include "dataplane/sched/egress_scheduler.h"
 
 namespace pfc::sw {
@@ -60,13 +59,6 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // paused_ns/pausing_ns grow). Starts "changed" so the first round publishes.
   bool pfc_changed = true;
   uint8_t pfc_live = 0;
-  // Pause-storm watchdog (stages/pfcwd_stage.h): the port's settings, one
-  // state machine per priority (lossless ones used), the priorities whose
-  // watch is running (a stall or a storm) and those in storm.
-  pause::PfcwdConfig wd_cfg;
-  std::array<pause::Pfcwd, kNumPrio> wd;
-  uint8_t wd_active = 0;
-  uint8_t wd_storm = 0;
 };
 
 }  // namespace pfc::sw

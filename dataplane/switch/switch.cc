@@ -283,7 +283,6 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& 
     const pause::PfcGenConfig gc = config::PfcGenFor(cfg, pc);
     pr.owner_state->pfc_ignore_rx =
         static_cast<uint8_t>(cfg.tag_map.lossless_mask & ~gc.lossless_mask);
-    pr.owner_state->wd_cfg = config::PfcWatchdogFor(cfg, static_cast<PortId>(i));
     if (!pr.owner_state->pfc_gen.Configure(gc, err)) {
       *err = "ports[" + std::to_string(i) + "] pfc: " + *err;
       return nullptr;

@@ -42,6 +42,7 @@
 #include "dataplane/switch/dataplane.h"
 #include "dataplane/switch/dcfit_state.h"
 #include "dataplane/switch/held_queue.h"
+#include "dataplane/switch/mechanism_state.h"
 #include "dataplane/switch/pfcwd_state.h"
 #include "dataplane/switch/port_io.h"
 #include "dataplane/switch/port_state.h"
@@ -82,6 +83,8 @@ class Switch {
   std::unique_ptr<SwitchDcfit> dcfit;  // nullptr: DCFIT off
   bool ecn = false;                    // some egress queue marks ECN (stages/ecn_stage.h)
   PfcwdEventLog pfcwd_log;
+  // The pipeline mechanisms' own state (mechanism_state.h), by slot.
+  MechanismSlots mech;
 
   const Tables* CurrentTables() const { return tables_.load(std::memory_order_acquire); }
   // Publishes a new snapshot and frees the old one after every worker has

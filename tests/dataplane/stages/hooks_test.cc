@@ -29,6 +29,7 @@ TEST_F(StageTest, NoFeatureNoHookUser) {
                 c.deadline, c.port_busy, c.round_again})
     EXPECT_EQ(n, 0);
   EXPECT_EQ(w_.hooks.refused.n, 0);
+  for (const auto& slot : sw_->mech) EXPECT_EQ(slot, nullptr) << "no mechanism, no state";
 }
 
 TEST_F(StageTest, DcfitHooksWhereDcfitActs) {
@@ -70,6 +71,8 @@ TEST_F(StageTest, WatchdogHooksFirstAtEgress) {
   // The watchdog's drop must empty a storming queue before DCFIT and
   // egress look (pfcwd_stage.h): it comes first.
   EXPECT_EQ(w_.hooks.egress.fn[0], &stages::PfcwdRound);
+  // Its per-port state is its own, in the switch's slot for it.
+  EXPECT_NE(sw_->mech[stages::MechanismSlot(stages::kPfcwdMechanism)], nullptr);
 }
 
 // ECN marking: enqueue and refused only, after DCFIT's enqueue (a packet
