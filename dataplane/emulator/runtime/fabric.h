@@ -96,8 +96,9 @@ class Fabric {
   ~Fabric();
 
   // Virtual clock: runs from 0 to the spec's duration. Returns the number
-  // of switch rounds run.
-  uint64_t RunVirtual();
+  // of switch rounds run. Never inlined (LTO would, into pfcfabric's main):
+  // bench/fabric/cost.sh profiles exactly this function by its name.
+  [[gnu::noinline]] uint64_t RunVirtual();
   // The virtual clock's lookahead with --threads (kNever with one thread).
   uint64_t lookahead_ns() const { return lookahead_ns_; }
   // Real clock: runs hosts, events and the recorder on this thread until
