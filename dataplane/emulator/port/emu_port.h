@@ -55,7 +55,7 @@ class EmuPort final : public sw::PortProvider {
 
   // Inline for a round with nothing landed (most of a host's rounds).
   uint16_t Rx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override {
-    return NothingLanded(now_ns) ? 0 : RxLanded(pkts, n, now_ns);
+    return NothingToReceive(now_ns) ? 0 : RxLanded(pkts, n, now_ns);
   }
   uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) override;
   // Starts frames due on our wire and returns the earliest time something
@@ -80,11 +80,10 @@ class EmuPort final : public sw::PortProvider {
   // Receive side: no frame has landed by now_ns, so Rx would return
   // nothing. Looks at the head of what is on its way (frames arrive in
   // order).
-  bool NothingLanded(uint64_t now_ns) {
+  bool NothingToReceive(uint64_t now_ns) override {
     const emulator::WireFrame* f = rx_->Front();
     return f == nullptr || f->arrive_ns > now_ns;
   }
-  bool NothingToReceive(uint64_t now_ns) override { return NothingLanded(now_ns); }
   // When the next frame on its way to this end lands, or kNever for none.
   Deadline NextArrivalNs() override {
     const emulator::WireFrame* f = rx_->Front();

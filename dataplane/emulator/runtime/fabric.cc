@@ -50,25 +50,21 @@ std::unique_ptr<Fabric> Fabric::Create(const emulator::FabricSpec& spec,
     const uint32_t ends[2] = {g0, t.peer(g0)};
     if (!spec.Local(t.port_node(ends[0])) && !spec.Local(t.port_node(ends[1])))
       continue;  // runs on another server (--here)
-    // Both ends on devices or neither, captures of emulated links only
-    // (spec/fabric_plan.h CheckLinkDevices, when the file was loaded).
-    bool real[2];
+    // A link on devices is on devices at both ends (spec/fabric_plan.h
+    // CheckLinkDevices, when the file was loaded): nothing to emulate.
+    if (emulator::LinkEndOnDevice(spec, t.port_node(ends[0]), t.port_node(ends[1]))) continue;
     emulator::LinkParams lp[2];
     for (int e = 0; e < 2; e++) {
-      const uint32_t node = t.port_node(ends[e]);
       std::string dev;
-      emulator::LinkParamsOf(spec, node, t.neighbor(ends[e]), &lp[e].rate_bps, &lp[e].delay_ns,
-                             &dev);
+      emulator::LinkParamsOf(spec, t.port_node(ends[e]), t.neighbor(ends[e]), &lp[e].rate_bps,
+                             &lp[e].delay_ns, &dev);
       lp[e].fifo_ns =
           spec.link_fifo_ns ? spec.link_fifo_ns : 2 * emulator::WireTimeNs(1514, lp[e].rate_bps);
       // A round every quantum must be able to hand the link a quantum's worth.
       if (spec.quantum_ns != 0)
         lp[e].fifo_ns = std::max(lp[e].fifo_ns,
                                  spec.quantum_ns + 2 * emulator::WireTimeNs(1514, lp[e].rate_bps));
-      const emulator::HostSpec* hs = spec.host(node);
-      real[e] = !dev.empty() || (hs != nullptr && !hs->device.empty());
     }
-    if (real[0] || real[1]) continue;
     for (int e = 0; e < 2; e++) {
       const uint32_t node = t.port_node(ends[e]);
       auto port = std::make_unique<EmuPort>(

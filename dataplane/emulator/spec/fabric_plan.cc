@@ -101,30 +101,26 @@ void LinkParamsOf(const FabricSpec& spec, uint32_t a, uint32_t b, uint64_t* rate
   if (const HostSpec* h = spec.host(b); h && !h->device.empty()) *device = DeviceName(h->device);
 }
 
-namespace {
-// The device carrying end `node` of the link to `peer` ("" = emulated): the
-// port's own override, or a host's device at either end.
-bool OnDevice(const FabricSpec& spec, uint32_t node, uint32_t peer) {
+bool LinkEndOnDevice(const FabricSpec& spec, uint32_t node, uint32_t peer) {
   uint64_t rate = 0, delay = 0;
   std::string dev;
   LinkParamsOf(spec, node, peer, &rate, &delay, &dev);
   const HostSpec* hs = spec.host(node);
   return !dev.empty() || (hs != nullptr && !hs->device.empty());
 }
-}  // namespace
 
 bool CheckLinkDevices(const FabricSpec& spec, std::string* err) {
   const tagger::Topology& t = spec.topo;
   for (uint32_t g : t.link_order()) {
     const uint32_t a = t.port_node(g), b = t.neighbor(g);
-    if (OnDevice(spec, a, b) != OnDevice(spec, b, a)) {
+    if (LinkEndOnDevice(spec, a, b) != LinkEndOnDevice(spec, b, a)) {
       *err = spec.path + ": link " + t.node(a).name + "-" + t.node(b).name +
              ": expected both ends on devices or neither (one process emulates a link whole)";
       return false;
     }
   }
   for (const CaptureSpec& c : spec.captures) {
-    if (OnDevice(spec, c.a, c.b)) {
+    if (LinkEndOnDevice(spec, c.a, c.b)) {
       *err = spec.path + ": captures: link " + t.node(c.a).name + "-" + t.node(c.b).name +
              " is carried by a DPDK device: capture it with dpdk-dumpcap instead";
       return false;

@@ -94,6 +94,10 @@ FabricPlan MakePlan(const FabricSpec& spec);
 void LinkParamsOf(const FabricSpec& spec, uint32_t a, uint32_t b, uint64_t* rate_bps,
                   uint64_t* delay_ns, std::string* device);
 
+// Whether end `node` of its link to `peer` is a real device: the port's
+// own override, or a host's device at either end.
+bool LinkEndOnDevice(const FabricSpec& spec, uint32_t node, uint32_t peer);
+
 // Validation of the devices that carry links (LoadFabric runs it): a link is
 // emulated whole or carried by devices on both ends (one process emulates
 // a link whole), and a capture is of an emulated link (a device's is
