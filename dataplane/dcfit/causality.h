@@ -34,7 +34,7 @@
 //
 // Threads. Everything but the mapping's updates has one writer at a time
 // (the switch's DCFIT lock when several workers serve it:
-// switch/dcfit_state.h). Only lossless priorities are tracked; calls for
+// stages/dcfit_state.h). Only lossless priorities are tracked; calls for
 // other priorities are no-ops, and queries on them return empty sets.
 #pragma once
 #include <atomic>

@@ -16,7 +16,7 @@
 // the fabric's flows and RoCEv2 queue pairs between two hosts share).
 //
 // Pure and single-threaded: the glue calls them under the switch's DCFIT
-// lock when several workers serve it (switch/dcfit_state.h).
+// lock when several workers serve it (stages/dcfit_state.h).
 #pragma once
 #include <array>
 #include <cstddef>

@@ -33,7 +33,7 @@
 // Every step is an Action the glue logs, counts and reports.
 //
 // Single-threaded: owned by the worker that runs the switch, beside the
-// detector (switch/dcfit_state.h).
+// detector (stages/dcfit_state.h).
 #pragma once
 #include <array>
 #include <cstdint>

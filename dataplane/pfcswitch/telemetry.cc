@@ -10,6 +10,8 @@
 
 #include "dataplane/pfcswitch/stats_report.h"
 #include "dataplane/pfcswitch/telemetry_cmd.h"
+#include "dataplane/stages/dcfit_stage.h"
+#include "dataplane/stages/pfcwd_stage.h"
 
 namespace pfc::pfcswitch {
 namespace {
@@ -146,25 +148,29 @@ void AddEventTexts(rte_tel_data* d, const char* key, const std::vector<T>& ev, F
 }
 
 // Events, newest last: DCFIT's {"enabled", "total", "events": [text, ...]}
-// (switch/dcfit_state.h DcfitEventText) and the pause-storm watchdog's
-// {"pfcwd_total", "pfcwd_events": [text, ...]} (switch/pfcwd_state.h).
+// (stages/dcfit_state.h DcfitEventText) and the pause-storm watchdog's
+// {"pfcwd_total", "pfcwd_events": [text, ...]} (stages/pfcwd_state.h).
 int CmdEvents(const char*, const char* params, rte_tel_data* d) {
   std::string rest;
   const sw::Switch* sw = SwitchArg(params, &rest);
   if (sw == nullptr) return -EINVAL;
   rte_tel_data_start_dict(d);
-  rte_tel_data_add_dict_u64(d, "enabled", sw->dcfit != nullptr);
+  const stages::SwitchDcfit* dcfit = stages::DcfitOf(*sw);
+  rte_tel_data_add_dict_u64(d, "enabled", dcfit != nullptr);
   uint64_t total = 0;
-  const std::vector<sw::DcfitEventRecord> ev =
-      sw->dcfit ? sw->dcfit->log.Snapshot(&total) : std::vector<sw::DcfitEventRecord>{};
+  const std::vector<stages::DcfitEventRecord> ev =
+      dcfit ? dcfit->log.Snapshot(&total) : std::vector<stages::DcfitEventRecord>{};
   rte_tel_data_add_dict_u64(d, "total", total);
-  AddEventTexts(d, "events", ev, [&](const sw::DcfitEventRecord& r) {
-    return sw::DcfitEventText(r, sw->ports[r.ev.in_port].name, sw->ports[r.ev.out_port].name);
+  AddEventTexts(d, "events", ev, [&](const stages::DcfitEventRecord& r) {
+    return stages::DcfitEventText(r, sw->ports[r.ev.in_port].name, sw->ports[r.ev.out_port].name);
   });
-  const std::vector<sw::PfcwdEvent> wd = sw->pfcwd_log.Snapshot(&total);
+  total = 0;
+  const stages::PfcwdEventLog* wd_log = stages::PfcwdLogOf(*sw);
+  const std::vector<stages::PfcwdEvent> wd =
+      wd_log ? wd_log->Snapshot(&total) : std::vector<stages::PfcwdEvent>{};
   rte_tel_data_add_dict_u64(d, "pfcwd_total", total);
-  AddEventTexts(d, "pfcwd_events", wd, [&](const sw::PfcwdEvent& e) {
-    return sw::PfcwdEventText(e, sw->ports[e.port].name);
+  AddEventTexts(d, "pfcwd_events", wd, [&](const stages::PfcwdEvent& e) {
+    return stages::PfcwdEventText(e, sw->ports[e.port].name);
   });
   return 0;
 }

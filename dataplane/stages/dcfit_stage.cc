@@ -5,8 +5,10 @@
 
 #include <rte_ring.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "dataplane/buffer/accountant.h"
@@ -21,20 +23,21 @@ using dcfit::EventKind;
 
 // The detector's view of port p (ours) as paused by its peer, mirrored into
 // w for the lock-free expiry check of DcfitRound.
-void SyncPaused(WorkerCtx& w, sw::SwitchDcfit& d, PortId p) {
+void SyncPaused(WorkerCtx& w, SwitchDcfit& d, PortId p) {
   const dcfit::Causality& c = d.det.causality();
   uint8_t bits = 0;
   for (uint32_t m = d.det.config().lossless_mask; m; m &= m - 1) {
     const int q = std::countr_zero(m);
     if (c.paused(q) >> p & 1) bits |= static_cast<uint8_t>(1u << q);
   }
-  w.dcfit_paused[p] = bits;
+  DcfitWorker& dw = DcfitWorkerOf(w);
+  dw.paused[p] = bits;
   const PortMask bit = PortMask{1} << p;
-  w.dcfit_paused_ports = bits ? (w.dcfit_paused_ports | bit) : (w.dcfit_paused_ports & ~bit);
+  dw.paused_ports = bits ? (dw.paused_ports | bit) : (dw.paused_ports & ~bit);
 }
 
 // Cold: events are rare next to packets.
-[[gnu::noinline]] void HandleEvent(WorkerCtx& w, sw::SwitchDcfit& d, const dcfit::Event& e) {
+[[gnu::noinline]] void HandleEvent(WorkerCtx& w, SwitchDcfit& d, const dcfit::Event& e) {
   sw::WorkerStats& st = *w.st;
   switch (e.kind) {
     case EventKind::kTriggerSwitch:
@@ -55,7 +58,7 @@ void SyncPaused(WorkerCtx& w, sw::SwitchDcfit& d, PortId p) {
       st.dcfit_checks_failed.Add(1);
       break;
   }
-  sw::DcfitEventRecord r;
+  DcfitEventRecord r;
   r.ev = e;
   // A deadlock is declared when our message comes back on in_port, i.e. by
   // the worker that received it there: the owner of in_port's queue.
@@ -79,7 +82,7 @@ void SyncPaused(WorkerCtx& w, sw::SwitchDcfit& d, PortId p) {
 
 // Carries out d.out (except piggybacked messages the caller put in its
 // frame: skip_port/skip_prio) and clears it.
-void Flush(WorkerCtx& w, sw::SwitchDcfit& d, int skip_port = -1, int skip_prio = -1) {
+void Flush(WorkerCtx& w, SwitchDcfit& d, int skip_port = -1, int skip_prio = -1) {
   for (const dcfit::OutMsg& o : d.out.msgs) {
     if (o.piggyback && o.port == skip_port && o.msg.prio == skip_prio) continue;
     DcfitSendStandalone(w, o.port, o.msg);
@@ -108,8 +111,8 @@ void DcfitSendStandalone(WorkerCtx& w, PortId port, const dcfit::CheckMsg& msg) 
 }
 
 bool DcfitPfcTx(WorkerCtx& w, PortId port, const pause::PauseRequest& req, uint8_t* frame) {
-  sw::SwitchDcfit& d = *w.sw->dcfit;
-  sw::DcfitGuard g(d);
+  SwitchDcfit& d = Dcfit(w);
+  DcfitGuard g(d);
   const uint8_t ll = d.det.config().lossless_mask;
   uint8_t& told = d.told_off[port];
   for (uint32_t m = req.class_enable & ll; m; m &= m - 1) {
@@ -140,8 +143,8 @@ bool DcfitPfcTx(WorkerCtx& w, PortId port, const pause::PauseRequest& req, uint8
 
 void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
                       const pause::PauseRequest& req) {
-  sw::SwitchDcfit& d = *w.sw->dcfit;
-  sw::DcfitGuard g(d);
+  SwitchDcfit& d = Dcfit(w);
+  DcfitGuard g(d);
   sw::PortCounters& pc = w.st->port[in];
   CheckMsg msg;
   bool has = false;
@@ -187,18 +190,19 @@ void DcfitPfcReceived(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
 }
 
 void DcfitRound(WorkerCtx& w) {
-  sw::SwitchDcfit& d = *w.sw->dcfit;
+  SwitchDcfit& d = Dcfit(w);
   const uint8_t ll = d.det.config().lossless_mask;
   // A peer's pause that ran out without XON is a resume too (§3.2: the
   // RESUME tag is set, the stored message dropped). Each worker watches the
   // ports it owns (their pause timers are its own), without the lock until
   // one expires.
-  for (PortMask pm = w.dcfit_paused_ports; pm; pm &= pm - 1) {
+  const DcfitWorker& dw = DcfitWorkerOf(w);
+  for (PortMask pm = dw.paused_ports; pm; pm &= pm - 1) {
     const PortId p = static_cast<PortId>(std::countr_zero(pm));
     const uint8_t live = w.sw->ports[p].owner_state->pause.PausedMask(w.now_ns);
-    const uint8_t gone = w.dcfit_paused[p] & ~live & ll;
+    const uint8_t gone = dw.paused[p] & ~live & ll;
     if (gone == 0) continue;
-    sw::DcfitGuard g(d);
+    DcfitGuard g(d);
     for (uint32_t m = gone; m; m &= m - 1) {
       const int q = std::countr_zero(m);
       d.paused_since[p][q] = 0;
@@ -209,8 +213,8 @@ void DcfitRound(WorkerCtx& w) {
   }
   // The rest is the switch's, done by one worker. Shared, it looks once a
   // tick (so a trigger hold may end up to a tick late), not every round.
-  if (!w.dcfit_lead || (d.shared && w.now_ns < d.next_tick_ns)) return;
-  sw::DcfitGuard g(d);
+  if (!dw.lead || (d.shared && w.now_ns < d.next_tick_ns)) return;
+  DcfitGuard g(d);
   if (d.trigger_handling) DcfitTriggerTick(w, d);
   if (w.now_ns >= d.next_tick_ns) {
     d.det.Tick(w.now_ns, &d.out);
@@ -219,29 +223,75 @@ void DcfitRound(WorkerCtx& w) {
   if (!d.out.msgs.empty() || !d.out.events.empty()) Flush(w, d);
 }
 
-void DcfitLeftCounts(WorkerCtx& w, sw::SwitchDcfit& d, PortId out, int q, const sw::PktMeta* metas,
+void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const sw::PktMeta* metas,
                      uint16_t n) {
   if (n == 0) return;
   dcfit::Causality& c = d.det.causality();
+  const unsigned shard = DcfitWorkerOf(w).shard;
   // Ingress queues a burst's packets for one queue together: runs are long.
   PortId run_in = metas[0].in_port;
   uint32_t run_n = 0;
   for (uint16_t i = 0; i < n; i++) {
     const sw::PktMeta& meta = metas[i];
     if (meta.in_port != run_in) {
-      c.OnDequeue(run_in, out, q, run_n, w.dcfit_shard);
+      c.OnDequeue(run_in, out, q, run_n, shard);
       run_in = meta.in_port;
       run_n = 0;
     }
     run_n += DcfitTracks(meta, q);
   }
-  c.OnDequeue(run_in, out, q, run_n, w.dcfit_shard);
+  c.OnDequeue(run_in, out, q, run_n, shard);
 }
 
 namespace {
-bool DcfitWanted(const sw::Switch& sw) { return sw.dcfit != nullptr; }
+bool DcfitWanted(const sw::Switch& sw) { return sw.cfg.dcfit.enabled; }
+
+// DCFIT over the switch's ports and lossless priorities; its ID is the
+// configured one, else the switch's index (0 for a standalone pfcswitch; the
+// fabric writes each switch's topology node as switch_id).
+std::unique_ptr<sw::MechanismState> DcfitState(const sw::Switch& sw) {
+  const config::SwitchConfig& cfg = sw.cfg;
+  auto d = std::make_unique<SwitchDcfit>();
+  dcfit::DetectorConfig dc;
+  dc.self = static_cast<dcfit::SwitchId>(cfg.dcfit.switch_id >= 0 ? cfg.dcfit.switch_id : sw.index);
+  dc.num_ports = static_cast<int>(cfg.ports.size());
+  dc.lossless_mask = cfg.tag_map.lossless_mask;
+  dc.temporal_timeout_ns = cfg.dcfit.check_timeout_ns;
+  // Ports on several workers: a shard of the causality counts per worker
+  // (indexed by worker id), and the hooks under the lock (dcfit_state.h);
+  // one worker: FIFO positions (causality.h).
+  for (const sw::PortRuntime& pr : sw.ports) d->shared |= pr.owner != sw.ports[0].owner;
+  dc.shards = d->shared ? sw.dp.workers : 0;
+  std::string err;
+  dcfit::TriggerConfig tc;
+  tc.self = dc.self;
+  tc.num_ports = dc.num_ports;
+  tc.hold_ns = cfg.dcfit.hold_ns;
+  // The config's checks (config/sections_dcfit.cc) rule out what these
+  // refuse.
+  if (!d->det.Configure(dc, &err) || !d->trig.Configure(tc, &err)) {
+    std::fprintf(stderr, "pfc: %s: %s, after the config's checks (a bug)\n", cfg.path.c_str(),
+                 err.c_str());
+    std::abort();
+  }
+  d->recovery_break = cfg.dcfit.recovery_break;
+  d->trigger_handling = cfg.dcfit.trigger_handling;
+  d->limit_fraction = cfg.dcfit.rate_limit_fraction;
+  d->limit_bps = cfg.dcfit.rate_limit_bps;
+  // Timeouts are checked a few times per check_timeout, not every round.
+  d->tick_ns = std::max<uint64_t>(cfg.dcfit.check_timeout_ns / 8, 1);
+  return d;
+}
+
+std::unique_ptr<sw::MechanismState> DcfitWorkerState(const sw::Switch& sw, const WorkerCtx& w) {
+  auto s = std::make_unique<DcfitWorker>();
+  s->shard = w.solo ? 0 : w.id;
+  s->lead = !sw.ports.empty() && sw.ports[0].owner == w.id;
+  return s;
+}
+
 void DcfitWire(const sw::Switch& sw, Hooks* h) {
-  const sw::SwitchDcfit& d = *sw.dcfit;
+  const SwitchDcfit& d = *DcfitOf(sw);
   // The causality mapping follows lossless priorities only (the others'
   // calls would change nothing). Not filtered at dequeue: the check there
   // costs the pipeline without DCFIT an instruction a packet (its code
@@ -267,6 +317,8 @@ const Mechanism kDcfitMechanism = {
     .runs_before = {},
     .wanted = DcfitWanted,
     .wire = DcfitWire,
+    .make_state = DcfitState,
+    .make_worker_state = DcfitWorkerState,
 };
 
 }  // namespace pfc::stages

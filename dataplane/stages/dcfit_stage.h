@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// DCFIT glue (DCFIT §3): feeds the switch's detector (switch/dcfit_state.h,
+// DCFIT glue (DCFIT §3): feeds the switch's detector (stages/dcfit_state.h,
 // dataplane/dcfit/detector.h) what the stages do, and carries out what it
 // asks for:
 //  * enqueue / dequeue of packets at (out port, egress priority), with their
@@ -28,7 +28,7 @@
 //    (DcfitPolice); each an event like the detector's.
 // With several workers on the switch, every hook but the per-burst counts
 // and the atomics the packet path reads runs under the switch's DCFIT lock
-// (switch/dcfit_state.h says who writes what). The stages reach these
+// (stages/dcfit_state.h says who writes what). The stages reach these
 // through the pipeline's hook points (hooks.h); with DCFIT off none is
 // wired.
 #pragma once
@@ -37,6 +37,7 @@
 #include <cstdint>
 
 #include "dataplane/dcfit/message.h"
+#include "dataplane/stages/dcfit_state.h"
 #include "dataplane/stages/mechanism.h"
 #include "dataplane/stages/worker_ctx.h"
 
@@ -55,8 +56,20 @@ namespace pfc::stages {
 inline bool DcfitTracks(const sw::PktMeta& m, int eprio) { return m.in_prio == eprio; }
 
 // Run by a switch with dcfit.enabled; its hooks (hooks.h) are wired only
-// then, so each may take w.sw->dcfit as set.
+// then, so each may take its state (Dcfit, DcfitWorkerOf) as made.
 extern const Mechanism kDcfitMechanism;
+
+// The switch's DCFIT state (dcfit_state.h); null when it runs no DCFIT.
+inline SwitchDcfit* DcfitOf(const sw::Switch& sw) {
+  return FindMechanismState<SwitchDcfit>(sw, kDcfitMechanism);
+}
+// The same, in a hook; and the worker's own.
+inline SwitchDcfit& Dcfit(const WorkerCtx& w) {
+  return MechanismStateOf<SwitchDcfit>(*w.sw, kDcfitMechanism);
+}
+inline DcfitWorker& DcfitWorkerOf(const WorkerCtx& w) {
+  return MechanismStateOf<DcfitWorker>(w, kDcfitMechanism);
+}
 
 // The mask of a group's first n packets.
 static_assert(kMaxBurst <= 32, "a group's packets fit a 32-bit mask");
@@ -74,7 +87,7 @@ uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint1
                      buffer::ReleaseBatch& undo);
 inline uint16_t DcfitOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                                buffer::ReleaseBatch& undo, uint32_t* note) {
-  const sw::SwitchDcfit& d = *w.sw->dcfit;
+  const SwitchDcfit& d = Dcfit(w);
   if (d.hh_any.load(std::memory_order_relaxed)) n = DcfitPolice(w, out, eprio, pkts, n, undo);
   if (!d.shared) return n;  // one worker: the after half reads the packets
   if (!w.t->moves_into_lossless) {
@@ -95,7 +108,7 @@ inline uint16_t DcfitOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** p
 // workers): how many of what DcfitOnEnqueue noted in `tracked`.
 inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
                             uint32_t tracked, uint32_t done) {
-  dcfit::Causality& c = w.sw->dcfit->det.causality();
+  dcfit::Causality& c = Dcfit(w).det.causality();
   if (c.fifo()) {
     uint32_t k = done;
     if (w.t->moves_into_lossless)
@@ -104,17 +117,18 @@ inline void DcfitOnEnqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_
     return;
   }
   const uint32_t queued = tracked & FirstN(done);
-  c.OnEnqueue(in, out, eprio, static_cast<uint32_t>(__builtin_popcount(queued)), w.dcfit_shard);
+  c.OnEnqueue(in, out, eprio, static_cast<uint32_t>(__builtin_popcount(queued)),
+              DcfitWorkerOf(w).shard);
 }
 
 // dequeue: n packets left (out, q) from its head, sent or discarded;
 // `metas` is their metadata as read before they went (egress.cc:
 // TakeMetas). FIFO: one add; counts: per run of one ingress port, only
 // those that came in on q.
-void DcfitLeftCounts(WorkerCtx& w, sw::SwitchDcfit& d, PortId out, int q, const sw::PktMeta* metas,
+void DcfitLeftCounts(WorkerCtx& w, SwitchDcfit& d, PortId out, int q, const sw::PktMeta* metas,
                      uint16_t n);
 inline void DcfitOnDequeue(WorkerCtx& w, PortId out, int q, const sw::PktMeta* metas, uint16_t n) {
-  sw::SwitchDcfit& d = *w.sw->dcfit;
+  SwitchDcfit& d = Dcfit(w);
   if (d.det.causality().fifo())
     d.det.causality().OnLeft(out, q, n);
   else
@@ -127,7 +141,7 @@ inline void DcfitOnDequeue(WorkerCtx& w, PortId out, int q, const sw::PktMeta* m
 // the host no XOFF for them, and ingress drops what would need headroom
 // (DropReason::kDcfitHostLossy).
 inline uint8_t DcfitHostHold(const WorkerCtx& w, PortId port) {
-  return w.sw->dcfit->host_hold[port].load(std::memory_order_relaxed);
+  return Dcfit(w).host_hold[port].load(std::memory_order_relaxed);
 }
 inline uint8_t DcfitEgressIgnore(WorkerCtx& w, PortId port, Deadline*) {
   return DcfitHostHold(w, port);

@@ -17,7 +17,7 @@ namespace {
 
 // A switch trigger's hold starts: the heavy hitters the sketch saw into the
 // congested egress ports get a token bucket each.
-void StartLimit(WorkerCtx& w, sw::SwitchDcfit& d, const dcfit::Action& a, sw::DcfitEventRecord* r) {
+void StartLimit(WorkerCtx& w, SwitchDcfit& d, const dcfit::Action& a, DcfitEventRecord* r) {
   const int q = a.msg.prio;
   const dcfit::Causality& c = d.det.causality();
   PortMask ports = d.hh_watch[q];
@@ -34,14 +34,14 @@ void StartLimit(WorkerCtx& w, sw::SwitchDcfit& d, const dcfit::Action& a, sw::Dc
   // A heavy hitter sends at least a fair share of what 2 * kMaxLimited
   // flows would each send. Together they get the configured rate, in equal
   // shares, so that they no longer congest the port.
-  r->n_hitters = static_cast<uint8_t>(
-      d.sketch.Top(1.0 / (2 * sw::kMaxLimited), r->hitters.data(), sw::kMaxLimited));
+  r->n_hitters =
+      static_cast<uint8_t>(d.sketch.Top(1.0 / (2 * kMaxLimited), r->hitters.data(), kMaxLimited));
   const uint64_t total = d.limit_bps
                              ? d.limit_bps
                              : static_cast<uint64_t>(d.limit_fraction * static_cast<double>(line));
   r->limit_bps = r->n_hitters ? total / r->n_hitters : total;
   for (int i = 0; i < r->n_hitters; i++) {
-    sw::DcfitLimiter l;
+    DcfitLimiter l;
     l.key = r->hitters[i].key;
     l.ports = ports;
     l.prio = static_cast<uint8_t>(q);
@@ -53,25 +53,25 @@ void StartLimit(WorkerCtx& w, sw::SwitchDcfit& d, const dcfit::Action& a, sw::Dc
 }
 
 // What the packet path reads of the trigger handler, after it acted.
-void SyncHostHold(sw::SwitchDcfit& d) {
+void SyncHostHold(SwitchDcfit& d) {
   for (int p = 0; p < d.det.config().num_ports; p++)
     d.host_hold[p].store(d.trig.ignore_mask(static_cast<PortId>(p)), std::memory_order_relaxed);
 }
 
 }  // namespace
 
-void DcfitRecomputeLimits(sw::SwitchDcfit& d) {
+void DcfitRecomputeLimits(SwitchDcfit& d) {
   d.limit_ports = {};
-  for (const sw::DcfitLimiter& l : d.limiters) d.limit_ports[l.prio] |= l.ports;
+  for (const DcfitLimiter& l : d.limiters) d.limit_ports[l.prio] |= l.ports;
   bool any = false;
   for (int q = 0; q < kNumPrio; q++) any |= (d.hh_watch[q] | d.limit_ports[q]) != 0;
   d.hh_any.store(any, std::memory_order_relaxed);
 }
 
-[[gnu::noinline]] void DcfitApplyActions(WorkerCtx& w, sw::SwitchDcfit& d) {
+[[gnu::noinline]] void DcfitApplyActions(WorkerCtx& w, SwitchDcfit& d) {
   sw::WorkerStats& st = *w.st;
   for (const dcfit::Action& a : d.acts) {
-    sw::DcfitEventRecord r;
+    DcfitEventRecord r;
     r.act = a;
     r.ev.at_ns = a.at_ns;
     r.ev.msg = a.msg;
@@ -101,7 +101,7 @@ void DcfitRecomputeLimits(sw::SwitchDcfit& d) {
         break;
       case dcfit::ActionKind::kRateLimitEnd:
         st.dcfit_trigger_ends.Add(1);
-        std::erase_if(d.limiters, [&](const sw::DcfitLimiter& l) {
+        std::erase_if(d.limiters, [&](const DcfitLimiter& l) {
           return l.tri_port == a.port && l.prio == a.msg.prio;
         });
         DcfitRecomputeLimits(d);
@@ -114,7 +114,7 @@ void DcfitRecomputeLimits(sw::SwitchDcfit& d) {
   SyncHostHold(d);
 }
 
-void DcfitWatchCongestion(sw::SwitchDcfit& d, const dcfit::Event& e) {
+void DcfitWatchCongestion(SwitchDcfit& d, const dcfit::Event& e) {
   // Congestion here: the egress ports the pausing port's packets wait on
   // feed the heavy-hitter sketch while we pause that priority.
   const dcfit::Causality& c = d.det.causality();
@@ -125,7 +125,7 @@ void DcfitWatchCongestion(sw::SwitchDcfit& d, const dcfit::Event& e) {
   DcfitRecomputeLimits(d);
 }
 
-void DcfitTriggerTick(WorkerCtx& w, sw::SwitchDcfit& d) {
+void DcfitTriggerTick(WorkerCtx& w, SwitchDcfit& d) {
   const uint64_t x = d.trig.next_expiry();
   if (x != 0 && w.now_ns >= x) {
     d.trig.Tick(w.now_ns, &d.acts);
@@ -142,8 +142,8 @@ void DcfitTriggerTick(WorkerCtx& w, sw::SwitchDcfit& d) {
 
 uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                      buffer::ReleaseBatch& undo) {
-  sw::SwitchDcfit& d = *w.sw->dcfit;
-  sw::DcfitGuard g(d);
+  SwitchDcfit& d = Dcfit(w);
+  DcfitGuard g(d);
   const PortMask bit = PortMask{1} << out;
   const bool watch = d.hh_watch[eprio] & bit;
   const bool limit = d.limit_ports[eprio] & bit;
@@ -157,7 +157,7 @@ uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint1
     if (watch) d.sketch.Offer(key, len);
     bool drop = false;
     if (limit) {
-      for (sw::DcfitLimiter& l : d.limiters)
+      for (DcfitLimiter& l : d.limiters)
         if (l.key == key && l.prio == eprio && (l.ports & bit)) {
           drop = !l.bucket.Take(len, w.now_ns);
           break;

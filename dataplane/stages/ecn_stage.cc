@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/stages/ecn_stage.h"
 
+#include "dataplane/common/rng.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/net/parser.h"
 
@@ -25,6 +26,12 @@ uint8_t* Ipv4Header(rte_mbuf* m) {
   return d + off;
 }
 
+// ECN marking's generator: this worker's stream for this switch, from
+// ecn.seed (its slot of WorkerCtx::mech).
+struct EcnWorker final : sw::MechanismState {
+  Rng rng;
+};
+
 }  // namespace
 
 int64_t EcnDepth(const sw::Switch& sw, PortId p, int q) {
@@ -39,9 +46,10 @@ uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint
   const sched::RedQueue& red = w.t->ecn[out][eprio];
   sw::PrioCounters& pc = w.st->prio[out][eprio];
   int64_t depth = EcnDepth(*w.sw, out, eprio);
+  Rng& rng = MechanismStateOf<EcnWorker>(w, kEcnMechanism).rng;
   for (uint16_t i = 0; i < n; i++) {
     const uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
-    const uint32_t r = red.NeedsDraw(depth) ? w.ecn_rng.Next32() : 0;
+    const uint32_t r = red.NeedsDraw(depth) ? rng.Next32() : 0;
     if (red.Mark(depth, r)) {
       uint8_t* ip = Ipv4Header(pkts[i]);
       const uint8_t was = ip ? net::Ipv4MarkCe(ip) : net::kEcnNotEct;
@@ -62,6 +70,11 @@ void EcnWire(const sw::Switch&, Hooks* h) {
   h->enqueue.Add({.before = EcnOnEnqueue});
   h->refused.Add(EcnOnRefused);
 }
+std::unique_ptr<sw::MechanismState> EcnWorkerState(const sw::Switch& sw, const WorkerCtx& w) {
+  auto s = std::make_unique<EcnWorker>();
+  s->rng = Rng(Mix64(sw.cfg.ecn.seed) ^ w.id);
+  return s;
+}
 }  // namespace
 
 const Mechanism kEcnMechanism = {
@@ -72,6 +85,7 @@ const Mechanism kEcnMechanism = {
     .runs_before = {},
     .wanted = EcnWanted,
     .wire = EcnWire,
+    .make_worker_state = EcnWorkerState,
 };
 
 }  // namespace pfc::stages

@@ -6,7 +6,7 @@
 // min threshold but the packet was Not-ECT (left as it is: a lossless class
 // never drops for it). Through the pipeline's hook points (hooks.h):
 //  * enqueue: each packet sees the bytes queued ahead of it, marks by its
-//    queue's profile with the worker's own generator (WorkerCtx::ecn_rng,
+//    queue's profile with the worker's own generator (its slot of WorkerCtx::mech,
 //    seeded from ecn.seed and the worker, so a fabric run repeats), and
 //    the group's bytes are counted as queued;
 //  * refused: what the egress ring did not take was not queued.

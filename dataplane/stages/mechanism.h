@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "dataplane/stages/hooks.h"
+#include "dataplane/stages/worker_ctx.h"
 #include "dataplane/switch/switch.h"
 
 namespace pfc::stages {
@@ -36,8 +37,14 @@ struct Mechanism {
   // Adds its users to *h (called only when wanted).
   void (*wire)(const sw::Switch& sw, Hooks* h) = nullptr;
   // Its state for the switch, kept in the switch's slot for it
-  // (switch/mechanism_state.h; made once, when wanted); may be null.
+  // (switch/mechanism_state.h; made once, when wanted); may be null. The
+  // config was validated: a state it cannot make is a bug, fatal.
   std::unique_ptr<sw::MechanismState> (*make_state)(const sw::Switch& sw) = nullptr;
+  // Its state for worker `id` serving the switch, kept in the worker's
+  // slot (WorkerCtx::mech; made with the worker's context, after the
+  // switch's); may be null.
+  std::unique_ptr<sw::MechanismState> (*make_worker_state)(const sw::Switch& sw,
+                                                           const WorkerCtx& w) = nullptr;
 };
 
 // Every mechanism the build has (mechanisms.cc), in no particular order.
@@ -59,11 +66,28 @@ int MechanismSlot(const Mechanism& m);
 // main thread before a worker runs sw (MakeWorkerCtx calls it).
 void MakeMechanismState(sw::Switch& sw);
 
-// The state m keeps for sw, as the type its make_state made.
+// Makes, into w.mech, the worker state of every mechanism w's switch runs
+// (MakeWorkerCtx calls it).
+void MakeMechanismWorkerState(WorkerCtx& w);
+
+// The state m keeps for sw (for worker w), as the type its make_state
+// (make_worker_state) made; the slot is looked up once per type: one T,
+// one mechanism.
 template <typename T>
 T& MechanismStateOf(const sw::Switch& sw, const Mechanism& m) {
-  static const int slot = MechanismSlot(m);  // one T, one mechanism
+  static const int slot = MechanismSlot(m);
   return static_cast<T&>(*sw.mech[slot]);
+}
+template <typename T>
+T& MechanismStateOf(const WorkerCtx& w, const Mechanism& m) {
+  static const int slot = MechanismSlot(m);
+  return static_cast<T&>(*w.mech[slot]);
+}
+// The same, or null when sw does not run m.
+template <typename T>
+T* FindMechanismState(const sw::Switch& sw, const Mechanism& m) {
+  static const int slot = MechanismSlot(m);
+  return static_cast<T*>(sw.mech[slot].get());
 }
 
 }  // namespace pfc::stages

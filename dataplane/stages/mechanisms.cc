@@ -81,6 +81,14 @@ void MakeMechanismState(sw::Switch& sw) {
   }
 }
 
+void MakeMechanismWorkerState(WorkerCtx& w) {
+  const std::vector<const Mechanism*>& v = OrderedMechanisms();
+  for (size_t i = 0; i < v.size(); i++) {
+    if (v[i]->make_worker_state == nullptr || !v[i]->wanted(*w.sw)) continue;
+    w.mech[i] = v[i]->make_worker_state(*w.sw, w);
+  }
+}
+
 const std::vector<const Mechanism*>& OrderedMechanisms() {
   static const std::vector<const Mechanism*> sorted = [] {
     std::vector<const Mechanism*> v(RegisteredMechanisms().begin(), RegisteredMechanisms().end());

@@ -9,37 +9,22 @@
 #include <vector>
 
 #include "dataplane/stages/egress.h"
+#include "dataplane/switch/log.h"
 
 namespace pfc::stages {
 namespace {
 
-// The watchdog of one port: its settings (pfc_watchdog and the port's
-// override), one state machine per priority (lossless ones used), the
-// priorities whose watch is running (a stall or a storm) and those in
-// storm. Only the port's owner reads and writes it; kWorkerAlign-aligned,
-// as ports of different workers sit side by side.
-struct alignas(kWorkerAlign) PortWatch {
-  pause::PfcwdConfig cfg;
-  std::array<pause::Pfcwd, kNumPrio> wd;
-  uint8_t active = 0;
-  uint8_t storm = 0;
-};
-
-// The mechanism's state for a switch (switch/mechanism_state.h).
-struct PfcwdState : sw::MechanismState {
-  std::vector<PortWatch> port;
-};
-
-PortWatch& WatchOf(const WorkerCtx& w, PortId port) {
-  return MechanismStateOf<PfcwdState>(*w.sw, kPfcwdMechanism).port[port];
+PfcwdState& StateOf(const WorkerCtx& w) {
+  return MechanismStateOf<PfcwdState>(*w.sw, kPfcwdMechanism);
 }
+PortWatch& WatchOf(const WorkerCtx& w, PortId port) { return StateOf(w).port[port]; }
 
 // Cold: two events a storm. Returns the packets discarded.
 [[gnu::noinline]] uint32_t OnEvent(WorkerCtx& w, PortId port, int q, pause::Pfcwd::Event ev) {
   PortWatch& os = WatchOf(w, port);
   const pause::Pfcwd& wd = os.wd[q];
   sw::PrioCounters& c = w.st->prio[port][q];
-  sw::PfcwdEvent e;
+  PfcwdEvent e;
   e.port = port;
   e.prio = static_cast<uint8_t>(q);
   e.t_ns = w.now_ns;
@@ -56,7 +41,7 @@ PortWatch& WatchOf(const WorkerCtx& w, PortId port) {
     e.restored = true;
     e.since_ns = wd.storm_since();
   }
-  w.sw->pfcwd_log.Add(e);  // the control thread prints it (switch/log.h)
+  StateOf(w).log.Add(e);  // the control thread prints it (switch/log.h)
   return e.drops;
 }
 
@@ -135,6 +120,17 @@ void PfcwdWire(const sw::Switch&, Hooks* h) {
   h->port_busy.Add(PfcwdPortBusy);
 }
 }  // namespace
+
+void PfcwdState::PrintEvents(const sw::Switch& sw, uint64_t* seen, const sw::PortNamer&) const {
+  log.ForEachSince(seen, [&](const PfcwdEvent& e) {
+    sw::EventLine(sw::pfc_logtype_pfcwd, sw, "pfcwd", PfcwdEventText(e, sw.ports[e.port].name));
+  });
+}
+
+PfcwdEventLog* PfcwdLogOf(const sw::Switch& sw) {
+  PfcwdState* s = FindMechanismState<PfcwdState>(sw, kPfcwdMechanism);
+  return s ? &s->log : nullptr;
+}
 
 const Mechanism kPfcwdMechanism = {
     .name = "pfcwd",

@@ -4,7 +4,7 @@
 // state machine (pause/pfcwd.h) with what the port's owner sees: the
 // peer's pause (the port's pause timers), whether the egress queue holds
 // packets, its tx count. On a storm it logs the event (stdout line and
-// Switch::pfcwd_log) and counts it; while in storm it carries out the
+// its event log, pfcwd_state.h) and counts it; while in storm it carries out the
 // port's action:
 //  * drop: discards the queue, and each round what arrived since
 //    (DropReason::kPfcwdStorm), so the buffer it held is released and the
@@ -15,17 +15,21 @@
 // watched, costs a few loads. Runs on the worker that owns the port, through
 // the pipeline's hook points (hooks.h: egress, deadline, port_busy), wired
 // when any port of the switch has the watchdog on; its per-port state is
-// the mechanism's own (pfcwd_stage.cc PortWatch, in the switch's slot).
+// the mechanism's own (pfcwd_state.h, in the switch's slot).
 #pragma once
 #include <cstdint>
 
 #include "dataplane/stages/mechanism.h"
+#include "dataplane/stages/pfcwd_state.h"
 #include "dataplane/stages/worker_ctx.h"
 
 namespace pfc::stages {
 
 // Run by a switch any of whose ports has the watchdog on.
 extern const Mechanism kPfcwdMechanism;
+
+// The switch's storm events (pfcwd_state.h); null when it runs no watchdog.
+PfcwdEventLog* PfcwdLogOf(const sw::Switch& sw);
 
 // egress: returns the priorities whose received pause egress must ignore. When it
 // discarded packets, lowers *ready_ns to just after now: the

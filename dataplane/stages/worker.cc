@@ -233,11 +233,9 @@ WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id) {
   }
   w.pool_slack.set_enabled(shared);
   w.solo = !shared;
-  w.dcfit_shard = shared ? id : 0;
-  w.dcfit_lead = !sw.ports.empty() && sw.ports[0].owner == id;
   MakeMechanismState(sw);
+  MakeMechanismWorkerState(w);
   w.hooks = BuildHooks(sw);
-  w.ecn_rng = Rng(Mix64(sw.cfg.ecn.seed) ^ id);
   return w;
 }
 

@@ -12,7 +12,6 @@
 
 #include "dataplane/buffer/accountant.h"
 #include "dataplane/common/deadline.h"
-#include "dataplane/common/rng.h"
 #include "dataplane/stages/hooks.h"
 #include "dataplane/switch/switch.h"
 
@@ -68,19 +67,9 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // (SlotTable): EgressPort's release batch, the ingress burst's undo batch
   // and its grouping by (out port, egress priority). One user each.
   buffer::SlotTable egress_rel_slots, ingress_undo_slots, ingress_group_slots;
-  // DCFIT (stages/dcfit_stage.h), when the switch runs it: this worker's
-  // shard of the causality counts (0 unless several workers serve the
-  // switch); whether it runs the switch's detector ticks (the owner of port
-  // 0, one worker a switch); and, per port it owns, the lossless priorities
-  // the detector holds paused by the peer, and the ports with any, so a
-  // pause that expires without XON is noticed without the lock.
-  unsigned dcfit_shard = 0;
-  bool dcfit_lead = false;
-  PortMask dcfit_paused_ports = 0;
-  std::array<uint8_t, kMaxPorts> dcfit_paused{};
-  // ECN marking's generator (stages/ecn_stage.h): this worker's stream for
-  // this switch, from ecn.seed.
-  Rng ecn_rng;
+  // The mechanisms' state for this worker (switch/mechanism_state.h,
+  // stages/mechanism.h), by slot.
+  sw::MechanismSlots mech;
   // ARP requests for unresolved next hops: at most one per address per
   // kArpRetryNs, so a burst to an unknown host does not become an ARP storm.
   static constexpr uint64_t kArpRetryNs = 100'000'000;

@@ -11,16 +11,12 @@ RTE_LOG_REGISTER(pfc_logtype_dcfit, pfc.dcfit, INFO);
 RTE_LOG_REGISTER(pfc_logtype_pfcwd, pfc.pfcwd, INFO);
 RTE_LOG_REGISTER(pfc_logtype_fabric, pfc.fabric, INFO);
 
-namespace {
-// "pfcswitch: dcfit: ..." for a lone switch, "pfcswitch: dcfit[S2]: ..." in
-// a fabric.
-void Line(int type, const Switch& sw, const char* module, const std::string& text) {
+void EventLine(int type, const Switch& sw, const char* module, const std::string& text) {
   if (sw.name.empty())
     rte_log(RTE_LOG_INFO, type, "pfcswitch: %s: %s\n", module, text.c_str());
   else
     rte_log(RTE_LOG_INFO, type, "pfcswitch: %s[%s]: %s\n", module, sw.name.c_str(), text.c_str());
 }
-}  // namespace
 
 DcfitNamer OwnDcfitNamer(const Switch& sw) {
   const uint64_t own = sw.cfg.dcfit.switch_id < 0 ? 0 : uint64_t(sw.cfg.dcfit.switch_id);
@@ -31,17 +27,9 @@ DcfitNamer OwnDcfitNamer(const Switch& sw) {
 }
 
 void EventPrinter::Print(const Switch& sw) {
-  if (sw.dcfit) {
-    if (!namer) namer = OwnDcfitNamer(sw);
-    sw.dcfit->log.ForEachSince(&dcfit_seen_, [&](const DcfitEventRecord& r) {
-      // (An action record has in_port = out_port = its port.)
-      Line(pfc_logtype_dcfit, sw, "dcfit",
-           DcfitEventText(r, sw.ports[r.ev.in_port].name, sw.ports[r.ev.out_port].name, namer));
-    });
-  }
-  sw.pfcwd_log.ForEachSince(&pfcwd_seen_, [&](const PfcwdEvent& e) {
-    Line(pfc_logtype_pfcwd, sw, "pfcwd", PfcwdEventText(e, sw.ports[e.port].name));
-  });
+  if (!namer) namer = OwnDcfitNamer(sw);
+  for (int i = 0; i < kMaxMechanisms; i++)
+    if (sw.mech[i] != nullptr) sw.mech[i]->PrintEvents(sw, &mech_seen_[i], namer);
 }
 
 }  // namespace pfc::sw

@@ -14,9 +14,12 @@
 #pragma once
 #include <rte_log.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
+
+#include "dataplane/switch/mechanism_state.h"
 
 namespace pfc::sw {
 
@@ -35,7 +38,7 @@ class Switch;
 // the wire): the fabric knows every switch ("L2 port S1"); a lone switch
 // knows its own ports ("this switch port p0") and numbers the others
 // ("switch 12 port 3"), which is what OwnDcfitNamer gives.
-using DcfitNamer = std::function<std::string(uint64_t switch_id, uint64_t port)>;
+using DcfitNamer = PortNamer;
 DcfitNamer OwnDcfitNamer(const Switch& sw);
 
 // Prints a switch's new DCFIT and pause-storm events (pfc.dcfit,
@@ -48,8 +51,11 @@ class EventPrinter {
   DcfitNamer namer;
 
  private:
-  uint64_t dcfit_seen_ = 0;
-  uint64_t pfcwd_seen_ = 0;
+  std::array<uint64_t, kMaxMechanisms> mech_seen_{};  // by mechanism slot
 };
+
+// One event line, "pfcswitch: <module>: text" for a lone switch,
+// "pfcswitch: <module>[S2]: text" in a fabric, on log type `type`.
+void EventLine(int type, const Switch& sw, const char* module, const std::string& text);
 
 }  // namespace pfc::sw

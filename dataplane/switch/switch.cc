@@ -179,41 +179,6 @@ config::MemoryPlan PlanSwitchMemory(const config::SwitchConfig& cfg,
   return config::PlanMemory(cfg, need);
 }
 
-namespace {
-
-// DCFIT over the switch's ports and lossless priorities; its ID is the
-// configured one, else the switch's index (0 for a standalone pfcswitch; the
-// fabric writes each switch's topology node as switch_id).
-bool ConfigureDcfit(const config::SwitchConfig& cfg, unsigned index, Switch* sw, std::string* err) {
-  auto d = std::make_unique<SwitchDcfit>();
-  dcfit::DetectorConfig dc;
-  dc.self = static_cast<dcfit::SwitchId>(cfg.dcfit.switch_id >= 0 ? cfg.dcfit.switch_id : index);
-  dc.num_ports = static_cast<int>(cfg.ports.size());
-  dc.lossless_mask = cfg.tag_map.lossless_mask;
-  dc.temporal_timeout_ns = cfg.dcfit.check_timeout_ns;
-  // Ports on several workers: a shard of the causality counts per worker
-  // (indexed by worker id), and the hooks under the lock (dcfit_state.h);
-  // one worker: FIFO positions (causality.h).
-  for (const PortRuntime& pr : sw->ports) d->shared |= pr.owner != sw->ports[0].owner;
-  dc.shards = d->shared ? sw->dp.workers : 0;
-  if (!d->det.Configure(dc, err)) return false;
-  d->recovery_break = cfg.dcfit.recovery_break;
-  dcfit::TriggerConfig tc;
-  tc.self = dc.self;
-  tc.num_ports = dc.num_ports;
-  tc.hold_ns = cfg.dcfit.hold_ns;
-  if (!d->trig.Configure(tc, err)) return false;
-  d->trigger_handling = cfg.dcfit.trigger_handling;
-  d->limit_fraction = cfg.dcfit.rate_limit_fraction;
-  d->limit_bps = cfg.dcfit.rate_limit_bps;
-  // Timeouts are checked a few times per check_timeout, not every round.
-  d->tick_ns = std::max<uint64_t>(cfg.dcfit.check_timeout_ns / 8, 1);
-  sw->dcfit = std::move(d);
-  return true;
-}
-
-}  // namespace
-
 std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& cfg,
                                      const std::string& name, unsigned index, int pin_worker,
                                      const PortProviderLookup& provided, std::string* err) {
@@ -289,7 +254,6 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& 
     }
   }
 
-  if (cfg.dcfit.enabled && !ConfigureDcfit(cfg, index, sw.get(), err)) return nullptr;
   for (unsigned w = 0; w < dp.workers; w++) sw->stats.push_back(std::make_unique<WorkerStats>());
   for (unsigned w = 0; w < dp.workers; w++)
     sw->held.push_back(std::make_unique<HeldQueues>(nports));

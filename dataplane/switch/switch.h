@@ -23,9 +23,8 @@
 //    them to the port directly.
 //  * PortRuntime::owner_state: only the owning worker touches it.
 //  * stats[w], held[w]: written by worker w only.
-//  * dcfit: nullptr unless dcfit.enabled; the one worker running the switch
-//    writes it (dcfit_state.h), its event log is readable by anyone.
-//  * pfcwd_log: pause-storm events, added by port owners, read by anyone.
+//  * mech: each mechanism's state; what is inside says who writes what
+//    (DCFIT's: stages/dcfit_state.h).
 #pragma once
 #include <rte_ring.h>
 
@@ -40,10 +39,8 @@
 #include "dataplane/config/config.h"
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/switch/dataplane.h"
-#include "dataplane/switch/dcfit_state.h"
 #include "dataplane/switch/held_queue.h"
 #include "dataplane/switch/mechanism_state.h"
-#include "dataplane/switch/pfcwd_state.h"
 #include "dataplane/switch/port_io.h"
 #include "dataplane/switch/port_state.h"
 #include "dataplane/switch/stats.h"
@@ -80,9 +77,7 @@ class Switch {
   // Packets full lossless egress rings refused, one set per producing
   // worker (held_queue.h); only that worker touches its set.
   std::vector<std::unique_ptr<HeldQueues>> held;
-  std::unique_ptr<SwitchDcfit> dcfit;  // nullptr: DCFIT off
-  bool ecn = false;                    // some egress queue marks ECN (stages/ecn_stage.h)
-  PfcwdEventLog pfcwd_log;
+  bool ecn = false;  // some egress queue marks ECN (stages/ecn_stage.h)
   // The pipeline mechanisms' own state (mechanism_state.h), by slot.
   MechanismSlots mech;
 

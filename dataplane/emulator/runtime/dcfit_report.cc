@@ -5,6 +5,8 @@
 #include <bit>
 #include <string>
 
+#include "dataplane/stages/dcfit_stage.h"
+
 namespace pfc::emulator {
 namespace {
 
@@ -29,12 +31,12 @@ void WalkLoop(const std::vector<const sw::Switch*>& sws, const emulator::FabricP
   for (size_t hop = 0; hop < 64; hop++) {
     const sw::Switch& sw = *sws[s];
     loop.push_back(sw.name + ":" + sw.ports[out].name);
-    const uint64_t since = sw.dcfit->paused_since[out][q];
+    const uint64_t since = stages::DcfitOf(sw)->paused_since[out][q];
     if (since == 0) all_paused = false;
     formed = std::max(formed, since);
     const emulator::PortPlan& pp = plan.switches[s].ports[out];
     const int next = pp.peer_node < plan.switch_index.size() ? plan.switch_index[pp.peer_node] : -1;
-    if (next < 0 || sws[next]->dcfit == nullptr) break;
+    if (next < 0 || stages::DcfitOf(*sws[next]) == nullptr) break;
     if (static_cast<size_t>(next) == i) {
       // Back at the detecting switch (whose looped queue a break may have
       // emptied already, so its own causality is not asked).
@@ -43,7 +45,7 @@ void WalkLoop(const std::vector<const sw::Switch*>& sws, const emulator::FabricP
     }
     // At the next switch: the egress port, paused by its own downstream,
     // that traffic from our link waits on (lowest such port).
-    const dcfit::Causality& c = sws[next]->dcfit->det.causality();
+    const dcfit::Causality& c = stages::DcfitOf(*sws[next])->det.causality();
     const PortMask w = c.WaitsOn(pp.peer_port, q) & c.paused(q);
     if (w == 0) break;
     s = static_cast<size_t>(next);
@@ -57,9 +59,9 @@ void WalkLoop(const std::vector<const sw::Switch*>& sws, const emulator::FabricP
   }
 }
 
-// A step of initial-trigger handling (switch/dcfit_state.h): "kind" is the
+// A step of initial-trigger handling (stages/dcfit_state.h): "kind" is the
 // action's name, "port" its port.
-nlohmann::json ActionJson(const sw::Switch& sw, const sw::DcfitEventRecord& r) {
+nlohmann::json ActionJson(const sw::Switch& sw, const stages::DcfitEventRecord& r) {
   const dcfit::Action& a = r.act;
   const dcfit::CheckMsg& m = a.msg;
   nlohmann::json j = {{"switch", sw.name},
@@ -92,7 +94,8 @@ nlohmann::json ActionJson(const sw::Switch& sw, const sw::DcfitEventRecord& r) {
 void DcfitReport::Take(const std::vector<const sw::Switch*>& sws, const emulator::FabricPlan& plan,
                        size_t i, bool walk) {
   const sw::Switch& sw = *sws[i];
-  if (sw.dcfit == nullptr) return;
+  const stages::SwitchDcfit* dcfit = stages::DcfitOf(sw);
+  if (dcfit == nullptr) return;
   if (counted_.size() < sws.size()) {
     counted_.resize(sws.size(), 0);
     taken_.resize(sws.size(), 0);
@@ -101,11 +104,11 @@ void DcfitReport::Take(const std::vector<const sw::Switch*>& sws, const emulator
   if (n == counted_[i]) return;
   counted_[i] = n;
   uint64_t total = 0;
-  const std::vector<sw::DcfitEventRecord> log = sw.dcfit->log.Snapshot(&total);
+  const std::vector<stages::DcfitEventRecord> log = dcfit->log.Snapshot(&total);
   // The log keeps the newest DcfitEventLog::kKeep: entries before that are gone.
   const size_t first = total - log.size();
   for (uint64_t k = std::max<uint64_t>(taken_[i], first); k < total; k++) {
-    const sw::DcfitEventRecord& r = log[k - first];
+    const stages::DcfitEventRecord& r = log[k - first];
     if (r.act.kind != dcfit::ActionKind::kNone) {
       events_.push_back(ActionJson(sw, r));
       continue;

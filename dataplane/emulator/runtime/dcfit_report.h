@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The fabric's view of DCFIT (results.json "dcfit_events"): every switch's
-// loop / deadlock / failed-check events (switch/dcfit_state.h) with the
+// loop / deadlock / failed-check events (stages/dcfit_state.h) with the
 // emulated time, and for a loop found or a deadlock, the loop itself and
 // when it formed. The fabric knows what no single switch does: following
 // the paused links from the detecting port through the neighbours' causality

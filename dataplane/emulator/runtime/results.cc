@@ -12,6 +12,8 @@
 #include "dataplane/emulator/model/fct.h"
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/pfcswitch/stats_report.h"
+#include "dataplane/stages/dcfit_stage.h"
+#include "dataplane/stages/pfcwd_stage.h"
 
 namespace pfc::emulator {
 namespace fs = std::filesystem;
@@ -107,7 +109,7 @@ json Fabric::SwitchResults(const SwitchRun& s) const {
   j.erase("pool_populated");
   // What the detector did with the messages (dcfit/detector.h), for
   // telling why a loop was or was not found.
-  if (const sw::SwitchDcfit* d = s.sw->dcfit.get()) {
+  if (const stages::SwitchDcfit* d = stages::DcfitOf(*s.sw)) {
     const dcfit::DetectorCounters& c = d->det.counters();
     j["dcfit_detector"] = {{"rx", c.rx},
                            {"tx", c.tx},
@@ -259,11 +261,13 @@ bool Fabric::WriteResults(double wall_seconds, double startup_seconds, const jso
   r["dcfit_break_drops"] = DropsOf(DropReason::kDcfitBreak);
   r["dcfit_host_lossy_drops"] = DropsOf(DropReason::kDcfitHostLossy);
   r["dcfit_rate_limit_drops"] = DropsOf(DropReason::kDcfitRateLimit);
-  // Pause-storm watchdog events of every switch (switch/pfcwd_state.h),
+  // Pause-storm watchdog events of every switch (stages/pfcwd_state.h),
   // in emulated time.
   json wd = json::array();
   for (const SwitchRun& s : switches_) {
-    for (const sw::PfcwdEvent& e : s.sw->pfcwd_log.Snapshot(nullptr)) {
+    const stages::PfcwdEventLog* log = stages::PfcwdLogOf(*s.sw);
+    for (const stages::PfcwdEvent& e :
+         log ? log->Snapshot(nullptr) : std::vector<stages::PfcwdEvent>{}) {
       wd.push_back({{"switch", s.sw->name},
                     {"kind", e.restored ? "restored" : "storm"},
                     {"port", s.sw->ports[e.port].name},

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/worker.h"
 
 namespace pfc::emulator {
@@ -94,7 +95,7 @@ void Fabric::RunWindow(Part& part) {
           const unsigned work = stages::WorkerRound(switches_[id].ctx, now, &ready);
           part.rounds++;
           // One partition only (Partition refuses DCFIT with more).
-          if (switches_[id].sw->dcfit) dcfit_.Take(dcfit_sws_, plan_, id, true);
+          if (stages::DcfitOf(*switches_[id].sw)) dcfit_.Take(dcfit_sws_, plan_, id, true);
           // A deadline already reached (none is, as the stages report them)
           // would also be due now.
           if (work != 0 && (stages::RoundLeftWork(switches_[id].ctx) || ready <= now))

@@ -16,6 +16,7 @@
 #include "dataplane/dcfit/heavy_hitter.h"
 #include "dataplane/dcfit/message.h"
 #include "dataplane/pause/pfc_frame.h"
+#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/worker.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
@@ -80,7 +81,9 @@ dcfit::CheckMsg TriggerMsg(dcfit::SwitchId sw, uint8_t port, uint32_t seq, uint8
   return m;
 }
 
-const dcfit::Causality& Causal(const sw::Switch& sw) { return sw.dcfit->det.causality(); }
+const dcfit::Causality& Causal(const sw::Switch& sw) {
+  return stages::DcfitOf(sw)->det.causality();
+}
 
 // The loop closes through the peer on p3: it pauses us without a message
 // (so the XOFF on p0 starts an episode on the peer's behalf), then our own
@@ -133,12 +136,12 @@ class DcfitTest : public StageTest {
 
 TEST_F(StageTest, DcfitOffHasNoState) {
   Start(BaseYaml());
-  EXPECT_EQ(sw_->dcfit, nullptr);
+  EXPECT_EQ(stages::DcfitOf(*sw_), nullptr);
 }
 
 TEST_F(DcfitTest, CausalityFollowsPackets) {
   Start(Yaml("detect"));
-  ASSERT_NE(sw_->dcfit, nullptr);
+  ASSERT_NE(stages::DcfitOf(*sw_), nullptr);
   Ingress(0, ToP3(8), kT0);
   EXPECT_TRUE(Causal(*sw_).Waiting(0, 3, kPrio));
   EXPECT_EQ(Causal(*sw_).Xi(3, kPrio), PortMask{1} << 0);
@@ -268,7 +271,7 @@ TEST_F(DcfitTest, DeadlockDetectedAndReportedOnly) {
   EXPECT_EQ(c["p0.q3.drop.dcfit_break"], 0u);
   EXPECT_EQ(QueueDepth(3, kPrio), 32u) << "detect only: the queue stays";
   uint64_t total = 0;
-  const auto ev = sw_->dcfit->log.Snapshot(&total);
+  const auto ev = stages::DcfitOf(*sw_)->log.Snapshot(&total);
   ASSERT_EQ(ev.size(), 2u);
   EXPECT_EQ(ev[0].ev.kind, dcfit::EventKind::kLoopFound);
   EXPECT_EQ(ev[1].ev.kind, dcfit::EventKind::kDeadlock);
@@ -281,7 +284,7 @@ TEST_F(DcfitTest, DeadlockDetectedAndReportedOnly) {
   std::snprintf(at, sizeof at, "%.6f ms", (kT0 + 50) / 1e6);
   // In words, the right way round: p3 is where we are paused, p0 where we
   // pause; other switches by number without a namer, by name with one.
-  EXPECT_EQ(sw::DcfitEventText(ev[1], "p3", "p0"),
+  EXPECT_EQ(stages::DcfitEventText(ev[1], "p3", "p0"),
             std::string("deadlock on priority 3: our egress to p3 is paused, we pause p0 upstream; "
                         "declared by switch 7 port 0 (seq 1), trigger switch 7 port 3 (a host), "
                         "0 hops, at ") +
@@ -289,7 +292,7 @@ TEST_F(DcfitTest, DeadlockDetectedAndReportedOnly) {
   const sw::DcfitNamer namer = [](uint64_t sw, uint64_t port) {
     return (sw == 7 ? std::string("T1") : std::string("?")) + " port H" + std::to_string(port);
   };
-  EXPECT_NE(sw::DcfitEventText(ev[1], "p3", "p0", namer)
+  EXPECT_NE(stages::DcfitEventText(ev[1], "p3", "p0", namer)
                 .find("declared by T1 port H0 (seq 1), trigger T1 port H3 (a host)"),
             std::string::npos);
   // Clean up: the peer resumes.
@@ -321,7 +324,7 @@ void DcfitTest::ExpectBreakOnce() {
   EXPECT_EQ(Occ(0, kPrio), 0u) << "their buffer is released";
   EXPECT_EQ(Causal(*sw_).Xi(3, kPrio), 0u);
   uint64_t total = 0;
-  const auto ev = sw_->dcfit->log.Snapshot(&total);
+  const auto ev = stages::DcfitOf(*sw_)->log.Snapshot(&total);
   ASSERT_EQ(ev.size(), 2u);
   EXPECT_TRUE(ev[1].broke);
   EXPECT_EQ(ev[1].break_drops, 32u);
@@ -346,7 +349,7 @@ TEST_F(DcfitTest, TwoWorkersDetectAndBreakTheSame) {
   Start(TwoWorkers(Yaml("break")));
   ASSERT_EQ(sw_->ports[0].owner, 0u);
   ASSERT_EQ(sw_->ports[3].owner, 1u);
-  EXPECT_TRUE(sw_->dcfit->shared);
+  EXPECT_TRUE(stages::DcfitOf(*sw_)->shared);
   EXPECT_EQ(Causal(*sw_).shards(), 2u);
   ExpectBreakOnce();
 }
@@ -382,7 +385,7 @@ void DcfitTest::ExpectExpiryOnOwner(bool two) {
   stages::WorkerRound(Owner(3), kT0 + 6'000, &ready);
   EXPECT_EQ(Causal(*sw_).paused(kPrio), 0u);
   EXPECT_TRUE(Causal(*sw_).resume_tag(3, kPrio));
-  EXPECT_EQ(sw_->dcfit->paused_since[3][kPrio], 0u);
+  EXPECT_EQ(stages::DcfitOf(*sw_)->paused_since[3][kPrio], 0u);
 }
 
 TEST_F(DcfitTest, PauseExpiryIsAResume) { ExpectExpiryOnOwner(false); }
@@ -437,14 +440,15 @@ TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
         << "a switch trigger (no kTriggerHost; Seq per port): p3 is not paused";
   }
   EXPECT_EQ(Snapshot(*sw_)["dcfit_episodes"], 2u);
-  EXPECT_EQ(sw_->dcfit->hh_watch[kPrio], PortMask{1} << 3) << "the congested egress is watched";
+  EXPECT_EQ(stages::DcfitOf(*sw_)->hh_watch[kPrio], PortMask{1} << 3)
+      << "the congested egress is watched";
   // While we pause p0 and p1, what arrives for p3 feeds the sketch: A and B
   // 16 packets each, C (from p2) 2: 2/34 of the bytes, under the 1/8 a heavy
   // hitter needs (1 / (2 * kMaxLimited)).
   Ingress(0, Flow(0, 16), kT0 + 20);
   Ingress(1, Flow(1, 16), kT0 + 20);
   Ingress(2, Flow(2, 2), kT0 + 20);
-  EXPECT_EQ(sw_->dcfit->sketch.total_bytes(), 34 * kLen);
+  EXPECT_EQ(stages::DcfitOf(*sw_)->sketch.total_bytes(), 34 * kLen);
   // The notice for {S_tri 7, P_tri p0} arrives from the declaring switch 9.
   const uint64_t tn = kT0 + 30;
   dcfit::CheckMsg notice = TriggerMsg(7, 0, 1, 2);
@@ -457,7 +461,7 @@ TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
   EXPECT_EQ(c["p3.dcfit_notice_rx"], 1u);
   EXPECT_EQ(c["dcfit_trigger_holds"], 1u);
   uint64_t total = 0;
-  auto ev = sw_->dcfit->log.Snapshot(&total);
+  auto ev = stages::DcfitOf(*sw_)->log.Snapshot(&total);
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].act.kind, dcfit::ActionKind::kRateLimit);
   EXPECT_EQ(ev[0].act.port, 0);
@@ -522,11 +526,11 @@ TEST_F(DcfitTest, SwitchTriggerRateLimitsItsHeavyHitters) {
   // The hold ends hold_time after the notice, not before.
   Deadline ready = kNever;
   stages::WorkerRound(w_, tn + kHold - 1, &ready);
-  EXPECT_EQ(sw_->dcfit->limit_ports[kPrio], PortMask{1} << 3);
+  EXPECT_EQ(stages::DcfitOf(*sw_)->limit_ports[kPrio], PortMask{1} << 3);
   stages::WorkerRound(w_, tn + kHold, &ready);
-  EXPECT_EQ(sw_->dcfit->limit_ports[kPrio], 0u);
-  EXPECT_TRUE(sw_->dcfit->limiters.empty());
-  ev = sw_->dcfit->log.Snapshot(&total);
+  EXPECT_EQ(stages::DcfitOf(*sw_)->limit_ports[kPrio], 0u);
+  EXPECT_TRUE(stages::DcfitOf(*sw_)->limiters.empty());
+  ev = stages::DcfitOf(*sw_)->log.Snapshot(&total);
   ASSERT_EQ(ev.size(), 2u);
   EXPECT_EQ(ev[1].act.kind, dcfit::ActionKind::kRateLimitEnd);
   EXPECT_EQ(ev[1].act.at_ns, tn + kHold);
@@ -559,10 +563,10 @@ TEST_F(DcfitTest, HostHoldMakesThePortLossy) {
   notice.flags = dcfit::kNotice | dcfit::kTriggerHost;
   const uint64_t tn = kT0 + 20;
   Ingress(0, {PeerCheck(0, notice)}, tn);
-  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 1u << kPrio);
+  EXPECT_EQ(stages::DcfitOf(*sw_)->trig.ignore_mask(3), 1u << kPrio);
   uint64_t total = 0;
-  ASSERT_EQ(sw_->dcfit->log.Snapshot(&total).size(), 1u);
-  EXPECT_EQ(sw_->dcfit->log.Snapshot(&total)[0].act.kind, dcfit::ActionKind::kHostLossy);
+  ASSERT_EQ(stages::DcfitOf(*sw_)->log.Snapshot(&total).size(), 1u);
+  EXPECT_EQ(stages::DcfitOf(*sw_)->log.Snapshot(&total)[0].act.kind, dcfit::ActionKind::kHostLossy);
   // The XOFF in force is lifted at once: the host may send again.
   EXPECT_EQ(Egress(3, tn + 10), 0);
   EXPECT_EQ(QuantaSent(TakeTx(3)), 0);
@@ -589,9 +593,9 @@ TEST_F(DcfitTest, HostHoldMakesThePortLossy) {
   // The hold ends at hold_time: lossless again (headroom, XOFF, no drop).
   Deadline ready = kNever;
   stages::WorkerRound(w_, tn + kHold - 1, &ready);
-  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 1u << kPrio);
+  EXPECT_EQ(stages::DcfitOf(*sw_)->trig.ignore_mask(3), 1u << kPrio);
   stages::WorkerRound(w_, tn + kHold, &ready);
-  EXPECT_EQ(sw_->dcfit->trig.ignore_mask(3), 0u);
+  EXPECT_EQ(stages::DcfitOf(*sw_)->trig.ignore_mask(3), 0u);
   EXPECT_EQ(Snapshot(*sw_)["dcfit_trigger_ends"], 1u);
   Ingress(3, Flow(3, 32, 0), tn + kHold + 10);
   EXPECT_EQ(Occ(3, kPrio), 4096u);

@@ -6,6 +6,7 @@
 // (dcfit_test.cc, pfcwd_test.cc, buffer_pfc_test.cc).
 #include <gtest/gtest.h>
 
+#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/ecn_stage.h"
 #include "dataplane/stages/mechanism.h"
 #include "dataplane/stages/pfcwd_stage.h"
@@ -56,7 +57,7 @@ TEST_F(StageTest, DcfitHooksWhereDcfitActs) {
 
 TEST_F(StageTest, DcfitPolicesBeforeEnqueueWithTriggerHandling) {
   Start(BaseYaml("", "dcfit: { enabled: true, recovery: break, trigger_handling: true }\n"));
-  ASSERT_TRUE(sw_->dcfit->trigger_handling);
+  ASSERT_TRUE(stages::DcfitOf(*sw_)->trigger_handling);
   EXPECT_NE(w_.hooks.enqueue.fn[0].before, nullptr);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dataplane/pause/pfc_frame.h"
+#include "dataplane/stages/pfcwd_stage.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
 namespace pfc::stagetest {
@@ -78,7 +79,7 @@ TEST_F(PfcwdTest, DropActionEmptiesTheStormingQueueThenRestores) {
   EXPECT_EQ(QueueDepth(3, kPrio), 0u);
   EXPECT_EQ(Occ(0, kPrio), 0u) << "the buffer the queue held is released";
   uint64_t total = 0;
-  std::vector<sw::PfcwdEvent> ev = sw_->pfcwd_log.Snapshot(&total);
+  std::vector<stages::PfcwdEvent> ev = stages::PfcwdLogOf(*sw_)->Snapshot(&total);
   ASSERT_EQ(total, 1u);
   EXPECT_FALSE(ev[0].restored);
   EXPECT_EQ(ev[0].port, 3);
@@ -108,7 +109,7 @@ TEST_F(PfcwdTest, DropActionEmptiesTheStormingQueueThenRestores) {
   EXPECT_EQ(C("p3.q3.pfcwd_restores"), 1u);
   EXPECT_EQ(C("p3.q3.pfcwd_in_storm"), 0u);
   EXPECT_EQ(C("p3.q3.pfcwd_storm_ns"), t_restore - t_storm);
-  ev = sw_->pfcwd_log.Snapshot(&total);
+  ev = stages::PfcwdLogOf(*sw_)->Snapshot(&total);
   ASSERT_EQ(total, 2u);
   EXPECT_TRUE(ev[1].restored);
   EXPECT_EQ(ev[1].t_ns, t_restore);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include "dataplane/stages/pfcwd_stage.h"
 #include "tests/dataplane/stages/stage_harness.h"
 
 namespace pfc::stagetest {
@@ -40,15 +41,16 @@ class LogCapture {
 };
 
 TEST_F(StageTest, EventsPrintedOnceOnTheirLogType) {
-  Start(BaseYaml());
+  // The watchdog on: its event log is its own (stages/pfcwd_state.h).
+  Start(BaseYaml("", "pfc_watchdog: { enabled: true }\n"));
   LogCapture cap;
   ASSERT_EQ(rte_log_set_level_pattern("pfc.pfcwd", RTE_LOG_INFO), 0);
-  sw::PfcwdEvent e;
+  stages::PfcwdEvent e;
   e.port = 1;
   e.prio = 3;
   e.t_ns = 2'000'000;
   e.since_ns = 1'000'000;
-  sw_->pfcwd_log.Add(e);
+  stages::PfcwdLogOf(*sw_)->Add(e);
   sw::EventPrinter printer;
   printer.Print(*sw_);
   printer.Print(*sw_);  // nothing new: nothing printed twice
@@ -58,13 +60,13 @@ TEST_F(StageTest, EventsPrintedOnceOnTheirLogType) {
   // Silenced from the command line's way of setting levels: still logged,
   // not printed, and not printed later either.
   ASSERT_EQ(rte_log_set_level_pattern("pfc.pfcwd", RTE_LOG_WARNING), 0);
-  sw_->pfcwd_log.Add(e);
+  stages::PfcwdLogOf(*sw_)->Add(e);
   printer.Print(*sw_);
   ASSERT_EQ(rte_log_set_level_pattern("pfc.pfcwd", RTE_LOG_INFO), 0);
   printer.Print(*sw_);
   EXPECT_EQ(cap.Text(), storm);
   uint64_t total = 0;
-  sw_->pfcwd_log.Snapshot(&total);
+  stages::PfcwdLogOf(*sw_)->Snapshot(&total);
   EXPECT_EQ(total, 2u);
   rte_log_set_level_pattern("pfc.*", RTE_LOG_WARNING);  // as the harness's EAL set it
 }

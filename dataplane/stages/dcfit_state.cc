@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dataplane/switch/dcfit_state.h"
+#include "dataplane/stages/dcfit_state.h"
 
 #include <cstdio>
 
-namespace pfc::sw {
+#include "dataplane/switch/switch.h"
+
+namespace pfc::stages {
 
 namespace {
 
@@ -15,19 +17,19 @@ std::string Ms(uint64_t ns) {
   return b;
 }
 
-std::string Name(const DcfitNamer& namer, uint64_t sw, uint64_t port) {
+std::string Name(const sw::DcfitNamer& namer, uint64_t sw, uint64_t port) {
   return namer ? namer(sw, port) : "switch " + N(sw) + " port " + N(port);
 }
 
 // "declared by S2 port L1 (seq 5), trigger S1 port H3 (a host), 4 hops".
-std::string Episode(const dcfit::CheckMsg& m, const DcfitNamer& namer, const char* gen_word) {
+std::string Episode(const dcfit::CheckMsg& m, const sw::DcfitNamer& namer, const char* gen_word) {
   return std::string(gen_word) + " " + Name(namer, m.gen_sw, m.gen_port) + " (seq " + N(m.seq) +
          "), trigger " + Name(namer, m.tri_sw, m.tri_port) +
          ((m.flags & dcfit::kTriggerHost) ? " (a host)" : "") + ", " + N(m.hops) + " hops";
 }
 
 std::string ActionText(const DcfitEventRecord& r, const std::string& port,
-                       const DcfitNamer& namer) {
+                       const sw::DcfitNamer& namer) {
   const dcfit::Action& a = r.act;
   std::string s = std::string(dcfit::ActionKindName(a.kind)) + " on priority " + N(a.msg.prio) +
                   " at port " + port + ": " + Episode(a.msg, namer, "declared by") + ", at " +
@@ -46,7 +48,7 @@ std::string ActionText(const DcfitEventRecord& r, const std::string& port,
 }  // namespace
 
 std::string DcfitEventText(const DcfitEventRecord& r, const std::string& in, const std::string& out,
-                           const DcfitNamer& namer) {
+                           const sw::DcfitNamer& namer) {
   if (r.act.kind != dcfit::ActionKind::kNone) return ActionText(r, in, namer);
   const dcfit::Event& e = r.ev;
   const dcfit::CheckMsg& m = e.msg;
@@ -70,4 +72,14 @@ std::string DcfitEventText(const DcfitEventRecord& r, const std::string& in, con
   return s;
 }
 
-}  // namespace pfc::sw
+void SwitchDcfit::PrintEvents(const sw::Switch& sw, uint64_t* seen,
+                              const sw::PortNamer& namer) const {
+  log.ForEachSince(seen, [&](const DcfitEventRecord& r) {
+    // (An action record has in_port = out_port = its port.)
+    sw::EventLine(
+        sw::pfc_logtype_dcfit, sw, "dcfit",
+        DcfitEventText(r, sw.ports[r.ev.in_port].name, sw.ports[r.ev.out_port].name, namer));
+  });
+}
+
+}  // namespace pfc::stages

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A switch's DCFIT state (Switch::dcfit; nullptr when dcfit.enabled is
-// false): the pure detector (dataplane/dcfit/detector.h, which owns the
-// causality structure) and what the glue (stages/dcfit_stage.h) keeps beside
-// it.
+// A switch's DCFIT state (DCFIT's slot of the switch, mechanism_state.h;
+// DcfitOf is null when dcfit.enabled is false): the pure detector (dataplane/dcfit/detector.h,
+// which owns the causality structure) and what the glue (stages/dcfit_stage.h) keeps beside it.
 //
 // Threads. With one worker serving the switch (the default, and every
 // fabric switch) that worker is the only writer of everything here. With
@@ -36,8 +35,9 @@
 #include "dataplane/dcfit/trigger_handler.h"
 #include "dataplane/switch/event_log.h"
 #include "dataplane/switch/log.h"
+#include "dataplane/switch/mechanism_state.h"
 
-namespace pfc::sw {
+namespace pfc::stages {
 
 // Heavy hitters a rate limit names (at most kMaxLimited).
 inline constexpr int kMaxLimited = 4;
@@ -74,11 +74,11 @@ struct DcfitLimiter {
 // 2.051200 ms". in/out: the names of the event's ports; the namer names the
 // episode's switches and ports (log.h), "switch N port P" without one.
 std::string DcfitEventText(const DcfitEventRecord& r, const std::string& in, const std::string& out,
-                           const DcfitNamer& namer = {});
+                           const sw::DcfitNamer& namer = {});
 
-using DcfitEventLog = EventLog<DcfitEventRecord>;
+using DcfitEventLog = sw::EventLog<DcfitEventRecord>;
 
-struct SwitchDcfit {
+struct SwitchDcfit final : sw::MechanismState {
   dcfit::Detector det;
   dcfit::Output out;  // reused: no allocation in steady state
   bool recovery_break = false;
@@ -119,6 +119,25 @@ struct SwitchDcfit {
   // Per port, the priorities the trigger handler makes it ignore pause on
   // (trig.ignore_mask), for the packet path of any worker.
   std::array<std::atomic<uint8_t>, kMaxPorts> host_hold{};
+
+  // The log's new events, one line each on pfc.dcfit (switch/log.h).
+  void PrintEvents(const sw::Switch& sw, uint64_t* seen, const sw::PortNamer& namer) const override;
+};
+
+// What one worker keeps for DCFIT on one switch it serves (its slot of
+// WorkerCtx::mech); that worker's alone.
+struct DcfitWorker final : sw::MechanismState {
+  // Its shard of the causality counts (0 unless several workers serve the
+  // switch).
+  unsigned shard = 0;
+  // It runs the switch's detector ticks: the owner of port 0, one worker a
+  // switch.
+  bool lead = false;
+  // Per port it owns, the lossless priorities the detector holds paused by
+  // the peer, and the ports with any, so a pause that expires without XON
+  // is noticed without the lock.
+  PortMask paused_ports = 0;
+  std::array<uint8_t, kMaxPorts> paused{};
 };
 
 // Holds the switch's DCFIT lock for a scope when several workers serve it;
@@ -140,4 +159,4 @@ class DcfitGuard {
   SwitchDcfit* d_;
 };
 
-}  // namespace pfc::sw
+}  // namespace pfc::stages
