@@ -45,6 +45,10 @@ struct Mechanism {
   // switch's); may be null.
   std::unique_ptr<sw::MechanismState> (*make_worker_state)(const sw::Switch& sw,
                                                            const WorkerCtx& w) = nullptr;
+  // Its slot (its place in OrderedMechanisms), set when they are sorted,
+  // before any state is made: the packet path's lookup is one load, where
+  // a function-local static would test its guard at every call.
+  mutable int slot = -1;
 };
 
 // Every mechanism the build has (mechanisms.cc), in no particular order.
@@ -71,23 +75,19 @@ void MakeMechanismState(sw::Switch& sw);
 void MakeMechanismWorkerState(WorkerCtx& w);
 
 // The state m keeps for sw (for worker w), as the type its make_state
-// (make_worker_state) made; the slot is looked up once per type: one T,
-// one mechanism.
+// (make_worker_state) made.
 template <typename T>
 T& MechanismStateOf(const sw::Switch& sw, const Mechanism& m) {
-  static const int slot = MechanismSlot(m);
-  return static_cast<T&>(*sw.mech[slot]);
+  return static_cast<T&>(*sw.mech[m.slot]);
 }
 template <typename T>
 T& MechanismStateOf(const WorkerCtx& w, const Mechanism& m) {
-  static const int slot = MechanismSlot(m);
-  return static_cast<T&>(*w.mech[slot]);
+  return static_cast<T&>(*w.mech[m.slot]);
 }
-// The same, or null when sw does not run m.
+// The same, or null when sw does not run m (or has made no state yet).
 template <typename T>
 T* FindMechanismState(const sw::Switch& sw, const Mechanism& m) {
-  static const int slot = MechanismSlot(m);
-  return static_cast<T*>(sw.mech[slot].get());
+  return m.slot < 0 ? nullptr : static_cast<T*>(sw.mech[m.slot].get());
 }
 
 }  // namespace pfc::stages

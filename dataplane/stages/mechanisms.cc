@@ -98,6 +98,7 @@ const std::vector<const Mechanism*>& OrderedMechanisms() {
       std::fprintf(stderr, "pfc: %s (dataplane/stages/mechanisms.cc)\n", err.c_str());
       std::abort();
     }
+    for (size_t i = 0; i < v.size(); i++) v[i]->slot = static_cast<int>(i);
     return v;
   }();
   return sorted;
