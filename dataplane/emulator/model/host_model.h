@@ -60,6 +60,9 @@ inline constexpr uint32_t kMaxFlowFrameLen = 9216 + 14;
 inline constexpr uint32_t kQpBase = 16;  // flow 1 is QP 17, as rxe numbers its first
 inline constexpr uint32_t QpOf(uint32_t flow) { return flow + kQpBase; }
 
+// A flow as the sending host runs it. The fabric file's flows[] hold one
+// each (spec/fabric_spec.h FlowSpecFile); id and dst_ip are the fabric's
+// to give (spec/fabric_plan.h FlowOf).
 struct FlowSpec {
   uint32_t id = 0;  // unique in the fabric; carried in every frame
   uint32_t dst_ip = 0;
@@ -77,15 +80,21 @@ struct FlowSpec {
   uint64_t stop_ns = kNever;
 };
 
-struct HostParams {
-  Mac mac{};
-  uint32_t ip = 0;
-  Mac gw_mac{};           // the switch port's MAC (first hop)
-  uint64_t link_bps = 0;  // pause quanta are timed at this rate
+// What a host does wrong on purpose (the misbehaviour above), declared
+// once: the fabric file's hosts[] (spec/fabric_spec.h HostSpec) hold it as
+// the model takes it.
+struct HostFaults {
   bool ignore_pause = false;
   uint8_t storm_prios = 0;  // bit i: keep priority i of the switch paused
   uint16_t storm_quanta = 0xffff;
   uint64_t storm_interval_ns = 0;  // 0 = half the pause time, like a refresh
+};
+
+struct HostParams : HostFaults {
+  Mac mac{};
+  uint32_t ip = 0;
+  Mac gw_mac{};           // the switch port's MAC (first hop)
+  uint64_t link_bps = 0;  // pause quanta are timed at this rate
   uint64_t storm_start_ns = 0;
   uint64_t storm_stop_ns = kNever;
   uint64_t bin_ns = 1'000'000;  // throughput time-series bin

@@ -199,43 +199,15 @@ std::unique_ptr<Fabric> Fabric::Create(const emulator::FabricSpec& spec,
     const emulator::HostSpec& hs = spec.hosts[hp.node];
     if (!hs.device.empty()) continue;              // a real host behind a device
     if (plan.sw(hp.sw_node) == nullptr) continue;  // its switch runs elsewhere (--here)
-    emulator::HostParams p;
-    p.mac = hp.mac;
-    p.ip = hp.ip;
-    p.gw_mac = hp.gw_mac;
-    p.link_bps = hp.rate_bps;
-    p.ignore_pause = hs.ignore_pause;
-    p.storm_prios = hs.storm_prios;
-    p.storm_quanta = hs.storm_quanta;
-    p.storm_interval_ns = hs.storm_interval_ns;
-    p.bin_ns = spec.bin_ns;
-    p.dcqcn = spec.dcqcn;
-    p.rc = spec.rc;
     Host h;
     h.name = hp.name;
     h.node = hp.node;
-    h.model = std::make_unique<emulator::HostModel>(p);
+    h.model = std::make_unique<emulator::HostModel>(emulator::HostParamsOf(spec, hp));
     for (size_t i = 0; i < spec.flows.size(); i++) {
       const emulator::FlowSpecFile& fl = spec.flows[i];
       if (fl.rc && fl.to == hp.node)  // this host answers the flow's QP
         h.model->AddResponder(static_cast<uint32_t>(i + 1), fl.dscp, fl.prio);
-      if (fl.from != hp.node) continue;
-      emulator::FlowSpec fs;
-      fs.id = static_cast<uint32_t>(i + 1);
-      fs.dst_ip = plan.host(fl.to)->ip;
-      fs.dscp = fl.dscp;
-      fs.prio = fl.prio;
-      fs.frame_len = fl.frame_len;
-      fs.rate_bps = fl.rate_bps;
-      fs.bytes = fl.bytes;
-      fs.ttl = fl.ttl;
-      fs.ecn = fl.ecn;
-      fs.dcqcn = fl.dcqcn;
-      fs.rc = fl.rc;
-      fs.message_bytes = fl.message_bytes;
-      fs.start_ns = fl.start_ns;
-      fs.stop_ns = fl.stop_ns;
-      h.model->AddFlow(fs);
+      if (fl.from == hp.node) h.model->AddFlow(emulator::FlowOf(spec, plan, i));
     }
     h.nic = f->ports_[hp.node][0].get();
     f->hosts_.push_back(std::move(h));
@@ -260,7 +232,7 @@ std::unique_ptr<Fabric> Fabric::Create(const emulator::FabricSpec& spec,
     f->dp_->grow_limit =
         mp->populated_size + budget.Left() / (mp->header_size + mp->elt_size + mp->trailer_size);
   }
-  if (virt && !f->Partition(configs, err)) return nullptr;
+  if (virt) f->Partition();
   f->NameDcfitPorts();
   pfcswitch::RegisterTelemetry(f->switches());
   {
@@ -300,12 +272,9 @@ std::vector<sw::Switch*> Fabric::switches() const {
   return v;
 }
 
-bool Fabric::Partition(const std::vector<config::SwitchConfig>& configs, std::string* err) {
+void Fabric::Partition() {
   const unsigned n = spec_.threads;
-  if (n <= 1) return true;
-  std::vector<std::string> names;
-  for (const emulator::SwitchPlan& sp : plan_.switches) names.push_back(sp.name);
-  if (!CheckThreads(spec_, names, configs, err)) return false;
+  if (n <= 1) return;
   const tagger::Topology& t = spec_.topo;
   // A captured link's two directions go to one file in the order they
   // start: both ends in one partition keep that order the one-thread order.
@@ -342,7 +311,6 @@ bool Fabric::Partition(const std::vector<config::SwitchConfig>& configs, std::st
       lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1);
     }
   }
-  return true;
 }
 
 EmuPort* Fabric::PortOf(uint32_t node, uint16_t port) const { return ports_[node][port].get(); }

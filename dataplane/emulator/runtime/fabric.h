@@ -164,7 +164,8 @@ class Fabric {
   void SetLink(uint32_t a, uint32_t b, bool up, uint64_t now);
   // Virtual clock: splits the fabric over spec_.threads partitions
   // (spec/partition.h): calendars, cut links' receive ends, lookahead.
-  bool Partition(const std::vector<config::SwitchConfig>& configs, std::string* err);
+  // pfcfabric checked that the fabric may be split (CheckThreads).
+  void Partition();
   void NameDcfitPorts();
   // Virtual clock: between windows, on the main thread with every
   // partition stopped: samples and the end, frames that crossed, the next

@@ -146,6 +146,26 @@ std::vector<std::string> VdevArgs(const FabricSpec& spec) {
   return out;
 }
 
+HostParams HostParamsOf(const FabricSpec& spec, const HostPlan& hp) {
+  HostParams p;
+  static_cast<HostFaults&>(p) = spec.hosts[hp.node];
+  p.mac = hp.mac;
+  p.ip = hp.ip;
+  p.gw_mac = hp.gw_mac;
+  p.link_bps = hp.rate_bps;
+  p.bin_ns = spec.bin_ns;
+  p.dcqcn = spec.dcqcn;
+  p.rc = spec.rc;
+  return p;
+}
+
+FlowSpec FlowOf(const FabricSpec& spec, const FabricPlan& plan, size_t i) {
+  FlowSpec f = static_cast<const FlowSpec&>(spec.flows[i]);  // less its name and ends
+  f.id = static_cast<uint32_t>(i + 1);
+  f.dst_ip = plan.host(spec.flows[i].to)->ip;
+  return f;
+}
+
 FabricPlan MakePlan(const FabricSpec& spec) {
   const Topology& t = spec.topo;
   FabricPlan plan;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "dataplane/config/config.h"
+#include "dataplane/emulator/model/host_model.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 
 namespace pfc::emulator {
@@ -84,6 +85,14 @@ struct FabricPlan {
     return node < host_index.size() && host_index[node] >= 0 ? &hosts[host_index[node]] : nullptr;
   }
 };
+
+// What the fabric gives the model of emulated host `hp`: its addresses and
+// link from the plan, its faults from the file, the file's dcqcn, rc and
+// bin.
+HostParams HostParamsOf(const FabricSpec& spec, const HostPlan& hp);
+// Flow i of the file as its sending host runs it: id i + 1 (0 is no flow),
+// to the receiver's planned address.
+FlowSpec FlowOf(const FabricSpec& spec, const FabricPlan& plan, size_t i);
 
 // Builds the plan (addresses, routes, neighbours). Pure; never fails for a
 // spec LoadFabric accepted.

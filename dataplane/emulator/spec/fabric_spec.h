@@ -55,6 +55,7 @@
 
 #include "ctrl/tagger/topology.h"
 #include "dataplane/emulator/model/dcqcn.h"
+#include "dataplane/emulator/model/host_model.h"
 #include "dataplane/emulator/model/rc_qp.h"
 
 namespace pfc::emulator {
@@ -70,7 +71,13 @@ struct LinkOverride {
   std::string device_a, device_b;
 };
 
-struct HostSpec {
+// A host of the topology. Its faults (ignore_pause; storm: storm_prios,
+// storm_quanta, storm_interval_ns) are the model's own struct
+// (model/host_model.h HostFaults): a storm's XOFF quanta and how often it
+// is sent (0: half the pause time, a pause that never lapses); a short
+// pause sent less often than it lasts pauses the switch part of the time, a
+// NIC with a flow-control bug.
+struct HostSpec : HostFaults {
   uint32_t node = 0;
   // Non-empty: a real host behind this DPDK port, optionally with its vdev
   // arguments after a comma (see fabric_plan.h DeviceName).
@@ -79,34 +86,20 @@ struct HostSpec {
   // its switch port is `gateway` in it. Zero: the link's planned /30.
   uint32_t ip = 0, gateway = 0;
   uint8_t prefix_len = 0;
-  bool ignore_pause = false;
-  uint8_t storm_prios = 0;
-  // A storm's XOFF quanta and how often it is sent (0: half the pause
-  // time, a pause that never lapses); a short pause sent less often than it
-  // lasts pauses the switch part of the time, a NIC with a flow-control bug.
-  uint16_t storm_quanta = 0xffff;
-  uint64_t storm_interval_ns = 0;
 };
 
-struct FlowSpecFile {
+// A flow of the file: the model's flow (model/host_model.h FlowSpec: dscp,
+// prio, rate_bps (0: as fast as allowed), frame_len, bytes, ttl (as sent,
+// 1..255: how many switch hops a packet in a routing loop makes before it
+// expires, HotNets'16 §3.1), ecn (RFC 3168: 0 Not-ECT, 2 ECT(0), 1 ECT(1)),
+// dcqcn (cc: dcqcn), rc (transport: rc, an RC queue pair sending `bytes`
+// (0: without end) as RDMA WRITE messages of message_bytes (0: one)),
+// start_ns, stop_ns) with its name and ends. The fields are the model's so
+// that the fabric hands a flow to its host whole (fabric_plan.h FlowOf);
+// id and dst_ip stay 0 here.
+struct FlowSpecFile : FlowSpec {
   std::string name;
   uint32_t from = 0, to = 0;  // topology nodes (emulated hosts)
-  uint8_t dscp = 0, prio = 0;
-  uint64_t rate_bps = 0;  // 0 = as fast as allowed
-  uint32_t frame_len = 1000;
-  uint64_t bytes = 0;
-  // IPv4 TTL as sent: how many switch hops a packet in a routing loop makes
-  // before it expires (HotNets'16 §3.1). 1..255.
-  uint8_t ttl = 64;
-  // The ECN field as sent (RFC 3168): 0 Not-ECT (the default), 2 ECT(0),
-  // 1 ECT(1); an ECN-capable flow's frames can be marked CE by the switches.
-  uint8_t ecn = 0;
-  bool dcqcn = false;  // cc: dcqcn
-  // transport: rc: an RC queue pair sending `bytes` of data (0: without
-  // end) as RDMA WRITE messages of message_bytes (0: one message).
-  bool rc = false;
-  uint64_t message_bytes = 0;
-  uint64_t start_ns = 0, stop_ns = ~uint64_t{0};
 };
 
 struct EventSpec {
