@@ -6,8 +6,9 @@
 #  * emulator: pfcfabric on the virtual clock, a leaf-spine fabric of T ToRs,
 #    2 spines, 2 hosts per ToR, 40 Gb/s links, every host sending 1000-byte
 #    frames at 10 Gb/s to a host under the next ToR (bench/fabric/leafspine.sh;
-#    datacenter-scale fabrics: bench/fabric/scale.sh). Every instruction of Fabric::RunVirtual (switch
-#    rounds, emulated links and hosts, the driver, the recorder) is counted and
+#    datacenter-scale fabrics: bench/fabric/scale.sh). Every instruction of
+#    VirtualClock::Run (runtime/virtual_clock.h: switch rounds, emulated links
+#    and hosts, the clock, the recorder) is counted and
 #    divided by the switch-hops: data packets the switches transmitted (the
 #    sum of their per-priority tx_packets). The switch rounds' share
 #    (WorkerRound) is shown apart, and bench/fabric/cost_split.py splits the
@@ -60,7 +61,7 @@ total() { callgrind_annotate --auto=no "$1" | awk '/PROGRAM TOTALS/ && !n++ { gs
 
 echo "fabric_cost: callgrind on pfcfabric (leafspine:$T:2:2, $DURATION virtual) ..."
 # shellcheck disable=SC2086
-valgrind --tool=callgrind --toggle-collect='pfc::emulator::Fabric::RunVirtual*' \
+valgrind --tool=callgrind --toggle-collect='pfc::emulator::VirtualClock::Run(*' \
   --callgrind-out-file="$TMP/cg.emu" "$B/dataplane/emulator/pfcfabric" --fabric "$TMP/fabric.yaml" \
   --out "$TMP/out" ${PFCFABRIC_ARGS:-} > "$TMP/emu.log" 2>&1 || { tail "$TMP/emu.log"; die "pfcfabric failed"; }
 emu_total=$(total "$TMP/cg.emu")

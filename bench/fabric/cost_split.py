@@ -40,7 +40,7 @@ PARTS = [
      r"EmuPort::Poll|LinkModel::(NextStartNs|AcceptNs)"),
     ("emulated hosts (frames built, received, paced)",
      r"Host::Round|HostModel|ReadFlowHeader|BuildPfcFrame|ParseMacControl"),
-    ("virtual clock and calendar", r"Fabric::RunVirtual|DueQueue|__introsort|__insertion_sort"),
+    ("virtual clock and calendar", r"VirtualClock::Run$|DueQueue|__introsort|__insertion_sort"),
     ("recorder and reports", r"Recorder|DcfitReport"),
 ]
 HELPER = "(shared helpers, by caller)"

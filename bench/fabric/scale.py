@@ -14,7 +14,7 @@ fat-tree and a 1,000-switch Jellyfish in one process). For each fabric:
     (default fattree:8) the pair runs PAIRS times (default 3), alternating,
     and the speedup is the ratio of the medians (a shared machine's noise);
   * instructions per switch-hop: callgrind over the run only
-    (--toggle-collect on Fabric::RunVirtual), 50 us of a permutation (every
+    (--toggle-collect on VirtualClock::Run), 50 us of a permutation (every
     host to another at 30% of its link: the same load a host at every
     size; the web search workload starts a handful of flows in a small
     fabric's short run), on the build's -Dcpu=baseline twin (valgrind has
@@ -139,7 +139,7 @@ def measure(fabric, cost_fabric, out, gen):
         short = os.path.join(out, tag + "-short.yaml")
         permutation_file(short, gen, hosts, PERM_US)
         cg = os.path.join(out, tag + ".callgrind")
-        rc, log, _ = run(["valgrind", "--tool=callgrind", "--toggle-collect=pfc::emulator::Fabric::RunVirtual*",
+        rc, log, _ = run(["valgrind", "--tool=callgrind", "--toggle-collect=pfc::emulator::VirtualClock::Run(*",
                           f"--callgrind-out-file={cg}", cost_fabric, "--fabric", short, "--out",
                           os.path.join(out, tag + "-short")])
         if rc != 0:

@@ -204,7 +204,7 @@ def run(seconds, rss_limit_kb, out):
 
         # Traffic has stopped: whatever is queued drains through the 40M link.
         # Not swlib.wait_idle: live, a switch's pool_in_use also counts the
-        # mbuf each emulated host keeps for its next frame (fabric.h, Host::
+        # mbuf each emulated host keeps for its next frame (runtime/host.h, Host::
         # spare), returned when the run ends; results.json's is checked.
         live = {}
         if fab.proc.poll() is None:

@@ -65,7 +65,7 @@ def run_pfc(binary, out, ms, callgrind=None):
     fabric_file(path, ms)
     res = os.path.join(out, f"pfcfabric-{ms}ms")
     measured([binary, "--fabric", path, "--out", res], "pfcfabric", callgrind,
-             "pfc::emulator::Fabric::RunVirtual*")
+             "pfc::emulator::VirtualClock::Run(*")
     r = results(res)
     hops = port_sum(r, "link_tx_frames")
     hops += sum(h["tx_frames"] for h in r["hosts"].values())

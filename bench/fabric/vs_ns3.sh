@@ -7,7 +7,7 @@
 # against Debian's libns3-dev (bench/fabric/vs_ns3.cc: the same
 # topology file, point-to-point links, global routing, UDP; no PFC).
 #  * instructions per link-hop (a frame received over any link), callgrind,
-#    each simulator's run only (Fabric::RunVirtual, Simulator::Run), on
+#    each simulator's run only (VirtualClock::Run, Simulator::Run), on
 #    CG_MS of traffic (default 1; pfcfabric's -Dcpu=baseline twin, as
 #    valgrind has no AVX-512);
 #  * wall seconds for WALL_MS of traffic (default 10), medians of RUNS

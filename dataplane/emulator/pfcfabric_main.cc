@@ -31,12 +31,16 @@
 #include "dataplane/common/cli_parse.h"
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/emulator/pfcfabric_plot.h"
+#include "dataplane/emulator/runtime/clock.h"
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/emulator/runtime/fabric_builder.h"
+#include "dataplane/emulator/runtime/fabric_totals.h"
+#include "dataplane/emulator/runtime/results.h"
+#include "dataplane/emulator/runtime/verdict.h"
 #include "dataplane/emulator/spec/class_check.h"
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 #include "dataplane/emulator/spec/partition.h"
-#include "dataplane/stages/worker.h"
 #include "pfc_version.h"
 
 namespace {
@@ -235,7 +239,7 @@ std::optional<int> InitEal(const Options& opt, Run* run) {
   if (!opt.eal_given) {
     // Real clock: the main lcore runs hosts and events, the others switches.
     // Frames live in emulated links only unless a device carries some
-    // (Fabric::Create chooses the pool the same way).
+    // (BuildFabric chooses the pool the same way).
     const bool emulated_only = pfc::emulator::VdevArgs(run->spec).empty() && opt.here.empty();
     const unsigned cores = std::max(2u, std::min(3u, std::thread::hardware_concurrency()));
     eal.insert(eal.end(), {"-l", run->virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge",
@@ -272,11 +276,22 @@ std::optional<int> InitEal(const Options& opt, Run* run) {
   return std::nullopt;
 }
 
-std::unique_ptr<pfc::emulator::Fabric> CreateFabric(const Run& run) {
+// The fabric built, and the clock its file asks for set up over it.
+struct Emulation {
+  std::unique_ptr<pfc::emulator::Fabric> fabric;
+  std::unique_ptr<pfc::emulator::Clock> clock;
+};
+
+std::optional<Emulation> CreateFabric(const Run& run) {
   std::string err;
-  auto fab = pfc::emulator::Fabric::Create(run.spec, run.plan, run.configs, run.workers, &err);
-  if (!fab) std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
-  return fab;
+  Emulation e;
+  e.fabric = pfc::emulator::BuildFabric(run.spec, run.plan, run.configs, run.workers, &err);
+  if (!e.fabric) {
+    std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
+    return std::nullopt;
+  }
+  e.clock = pfc::emulator::MakeClock(*e.fabric);
+  return e;
 }
 
 struct Timing {
@@ -285,14 +300,14 @@ struct Timing {
 };
 
 // To the duration, or on the real clock to SIGINT/SIGTERM if sooner.
-Timing RunFabric(pfc::emulator::Fabric& fab, const Options& opt, const Run& run,
+Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run,
                  std::chrono::steady_clock::time_point started) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   // Scripts wait for this line (stdout may be a file: flush it).
-  if (fab.lookahead_ns() != pfc::kNever)
+  if (clock.lookahead_ns() != pfc::kNever)
     std::printf("pfcfabric: %u threads, windows of %llu ns\n", opt.threads,
-                static_cast<unsigned long long>(fab.lookahead_ns()));
+                static_cast<unsigned long long>(clock.lookahead_ns()));
   std::printf("pfcfabric: running on the %s clock\n", run.virt ? "virtual" : "real");
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
@@ -301,7 +316,7 @@ Timing RunFabric(pfc::emulator::Fabric& fab, const Options& opt, const Run& run,
   const bool progress = isatty(2) && run.spec.duration_ns > 0;
   if (progress) {
     auto last = t0 - std::chrono::seconds(1);  // the first bin prints
-    fab.on_bin = [&spec = run.spec, t0, last](uint64_t now) mutable {
+    clock.on_bin = [&spec = run.spec, t0, last](uint64_t now) mutable {
       const auto t = std::chrono::steady_clock::now();
       if (t - last < std::chrono::milliseconds(500)) return;
       last = t;
@@ -310,18 +325,7 @@ Timing RunFabric(pfc::emulator::Fabric& fab, const Options& opt, const Run& run,
                    std::chrono::duration<double>(t - t0).count());
     };
   }
-  if (run.virt) {
-    fab.RunVirtual();
-  } else {
-    unsigned w = 0, lcore;
-    RTE_LCORE_FOREACH_WORKER(lcore) {
-      if (w == fab.workers().size()) break;
-      rte_eal_remote_launch(pfc::stages::WorkerMain, &fab.workers()[w++], lcore);
-    }
-    fab.RunReal(g_stop);
-    fab.dp().stop.store(true);
-    rte_eal_mp_wait_lcore();
-  }
+  clock.Run(g_stop);
   if (progress) std::fprintf(stderr, "\r\033[K");
   return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
           std::chrono::duration<double>(t0 - started).count()};
@@ -330,17 +334,20 @@ Timing RunFabric(pfc::emulator::Fabric& fab, const Options& opt, const Run& run,
 // The results written, the run and its verdict said; returns the exit
 // status: 1 when the results could not be written, else 3 when the
 // verdict is not what --expect asked.
-int Report(const pfc::emulator::Fabric& fab, const Options& opt, const Run& run, Timing timing) {
+int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timing) {
+  const pfc::emulator::Fabric& fab = *emu.fabric;
+  const pfc::emulator::Clock& clock = *emu.clock;
   int rc = 0;
   std::string err;
-  const nlohmann::json verdict = fab.Verdict();
-  if (!fab.WriteResults(timing.wall, timing.startup, verdict, &err)) {
+  const nlohmann::json verdict = pfc::emulator::Verdict(fab, clock.recorder(), clock.now_ns());
+  if (!pfc::emulator::WriteResults(fab, clock, timing.wall, timing.startup, verdict, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     rc = 1;
   }
   std::printf("pfcfabric: ran %.3f ms of %s time in %.2f s; lossless drops %llu; results in %s\n",
-              fab.now_ns() / 1e6, run.virt ? "virtual" : "real", timing.wall,
-              static_cast<unsigned long long>(fab.LosslessDrops()), run.spec.out_dir.c_str());
+              clock.now_ns() / 1e6, run.virt ? "virtual" : "real", timing.wall,
+              static_cast<unsigned long long>(pfc::emulator::LosslessDrops(fab)),
+              run.spec.out_dir.c_str());
   for (const std::string& line : pfc::emulator::VerdictLines(verdict, !run.virt))
     std::printf("pfcfabric: verdict: %s\n", line.c_str());
   if (rc == 0) {
@@ -379,15 +386,17 @@ int main(int argc, char** argv) {
   if (const auto rc = PlanFabric(&run)) return *rc;
   if (opt.check) return 0;
   if (const auto rc = InitEal(opt, &run)) return *rc;
-  auto fab = CreateFabric(run);
-  if (!fab) {
+  std::optional<Emulation> emu = CreateFabric(run);
+  if (!emu) {
     EalCleanup(run.own_prefix);
     return 1;
   }
-  const Timing timing = RunFabric(*fab, opt, run, started);
-  const int rc = Report(*fab, opt, run, timing);
-  // The fabric's switches and pool live in EAL memory: it goes first.
-  fab.reset();
+  const Timing timing = RunFabric(*emu->clock, opt, run, started);
+  const int rc = Report(*emu, opt, run, timing);
+  // The fabric's switches and pool live in EAL memory: they go first, the
+  // clock that borrows them before them.
+  emu->clock.reset();
+  emu->fabric.reset();
   EalCleanup(run.own_prefix);
   return PlotResults(opt, run, rc);
 }

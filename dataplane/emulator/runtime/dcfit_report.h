@@ -11,7 +11,7 @@
 //
 // Threads: with walk, Take reads the other switches' state, so it runs only
 // where every switch runs on the caller's thread (the virtual clock,
-// Fabric::RunVirtual); without (the real clock, once at the end), only the
+// VirtualClock::Run); without (the real clock, once at the end), only the
 // event logs and counters, which any thread may read.
 #pragma once
 #include <nlohmann/json.hpp>

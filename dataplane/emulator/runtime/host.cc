@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Fabric: an emulated host's round (fabric.h Host), the same on the
-// virtual and the real clock: what landed on its NIC goes to the model,
-// then the model sends what it may, and the round reports when it is next
-// due.
+// An emulated host's round (host.h).
+#include "dataplane/emulator/runtime/host.h"
+
 #include <rte_mbuf.h>
 
 #include <algorithm>
-
-#include "dataplane/emulator/runtime/fabric.h"
 
 namespace pfc::emulator {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The fabric's memory check while Fabric::Create builds it. A fabric's
+// The fabric's memory check while the builder (fabric_builder.h) makes it. A fabric's
 // memory before its frames is mostly its switches' state (about 4 MB for
 // a 16-port switch: bench/fabric/scale.sh), which depends on each switch's
 // config and ports; so the check measures it (this process's resident

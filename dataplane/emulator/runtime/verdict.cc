@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Fabric: the verdict at the end of a run (results.json "verdict" and the
-// last lines pfcfabric prints): deadlocks found in the data plane (cycles
-// of links held paused and idle, model/deadlock_cycles.h), frames lost by
-// class and reason, flows below their asked rate, sized flows that did not
-// complete.
+// The run's verdict (verdict.h).
+#include "dataplane/emulator/runtime/verdict.h"
+
+#include <cmath>
 #include <cstdio>
 #include <map>
 
 #include "dataplane/emulator/model/deadlock_cycles.h"
-#include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/emulator/runtime/fabric_totals.h"
 
 namespace pfc::emulator {
 namespace {
@@ -49,8 +48,10 @@ LostTotals TotalsOf(const json& v) {
 
 }  // namespace
 
-json Fabric::Verdict() const {
-  const tagger::Topology& t = spec_.topo;
+json Verdict(const Fabric& fab, const Recorder& rec, uint64_t end_ns) {
+  const FabricSpec& spec = fab.spec();
+  const FabricPlan& plan = fab.plan();
+  const tagger::Topology& t = spec.topo;
   json v;
   // Stuck links from the recorder's samples: the trailing run of quiet,
   // paused samples of each (switch, port, priority).
@@ -59,7 +60,7 @@ json Fabric::Verdict() const {
     uint64_t since = 0;
   };
   std::map<std::tuple<uint16_t, uint16_t, uint8_t>, Run> runs;
-  for (const PortSample& r : rec_.rows()) {
+  for (const PortSample& r : rec.rows()) {
     Run& run = runs[{r.sw, r.port, r.prio}];
     if (r.paused && r.tx_bytes == 0) {
       if (run.n++ == 0) run.since = r.t_ns - r.span_ns;
@@ -72,22 +73,23 @@ json Fabric::Verdict() const {
   for (const auto& [key, run] : runs) {
     if (run.n < kQuietBins) continue;
     const auto [sw, port, prio] = key;
-    const uint32_t node = plan_.switches[sw].node;
+    const uint32_t node = plan.switches[sw].node;
     const uint32_t peer = t.neighbor(t.gport(node, port));
-    if (const emulator::SwitchPlan* p = plan_.sw(peer); p != nullptr)
-      stuck.push_back({sw, static_cast<uint32_t>(plan_.switch_index[peer]), prio, run.since});
+    if (const SwitchPlan* p = plan.sw(peer); p != nullptr)
+      stuck.push_back({sw, static_cast<uint32_t>(plan.switch_index[peer]), prio, run.since});
     else if (t.is_switch(peer))
       continue;  // a switch another process runs (--here): its side is not seen here
     else
-      by_host.push_back({{"switch", plan_.switches[sw].name},
+      by_host.push_back({{"switch", plan.switches[sw].name},
                          {"host", t.node(peer).name},
                          {"prio", prio},
                          {"since_ns", run.since}});
   }
   json dl = json::array();
-  for (const DeadlockCycle& c : FindDeadlocks(static_cast<uint32_t>(switches_.size()), stuck)) {
+  for (const DeadlockCycle& c :
+       FindDeadlocks(static_cast<uint32_t>(fab.switches().size()), stuck)) {
     json names = json::array(), prios = json::array();
-    for (uint32_t s : c.switches) names.push_back(plan_.switches[s].name);
+    for (uint32_t s : c.switches) names.push_back(plan.switches[s].name);
     for (int q = 0; q < kNumPrio; q++)
       if (c.prio_mask >> q & 1) prios.push_back(q);
     dl.push_back({{"cycle", names},
@@ -100,30 +102,30 @@ json Fabric::Verdict() const {
   v["held_by_hosts"] = by_host;
   // Frames lost, by class of priority and reason; and on the links.
   std::map<std::string, uint64_t> lossless, lossy;
-  ForEachDrop([&](bool on_lossless, DropReason r, uint64_t n) {
+  ForEachDrop(fab, [&](bool on_lossless, DropReason r, uint64_t n) {
     (on_lossless ? lossless : lossy)[std::string(DropReasonName(r))] += n;
   });
   uint64_t link_down = 0;
-  for (const auto& node_ports : ports_)
-    for (const auto& e : node_ports)
-      if (e) link_down += e->counters().tx_down + e->counters().rx_stale;
+  fab.ForEachLinkEnd([&](uint32_t, uint16_t, const EmuPort& e) {
+    link_down += e.counters().tx_down + e.counters().rx_stale;
+  });
   v["lost"] = {{"lossless_prios", lossless}, {"lossy_prios", lossy}, {"link_down", link_down}};
   // Flows: rate-limited ones below their rate, sized ones not complete.
   json slow = json::array();
   uint64_t sized = 0, incomplete = 0;
-  for (size_t i = 0; i < spec_.flows.size(); i++) {
-    const emulator::FlowSpecFile& fl = spec_.flows[i];
+  for (size_t i = 0; i < spec.flows.size(); i++) {
+    const FlowSpecFile& fl = spec.flows[i];
     if (fl.bytes != 0) {
       sized++;
-      incomplete += !FlowFct(i).completed;
+      incomplete += !FlowFct(fab, i).completed;
       continue;
     }
-    const uint64_t end = std::min(fl.stop_ns, now_);
+    const uint64_t end = std::min(fl.stop_ns, end_ns);
     if (fl.rate_bps == 0 || fl.start_ns >= end) continue;
-    const emulator::HostPlan* hp = plan_.host(fl.from);
+    const HostPlan* hp = plan.host(fl.from);
     const uint64_t asked = hp != nullptr ? std::min(fl.rate_bps, hp->rate_bps) : fl.rate_bps;
-    const emulator::FlowRx* rx = RxFlow(i);
-    // Wire bits, as the rate counts them (emulator::WireTimeNs).
+    const FlowRx* rx = RxFlow(fab, i);
+    // Wire bits, as the rate counts them (WireTimeNs).
     const double got = rx == nullptr ? 0
                                      : (rx->bytes + kWireOverheadBytes * rx->frames) * 8e9 /
                                            static_cast<double>(end - fl.start_ns);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Fabric: how the emulator advances time on the virtual clock. Every switch
-// and host is an entity in a calendar (model/due_queue.h) with the time it
-// is next due; the loop runs what is due now, lets each report its next
-// deadline (common/deadline.h), then jumps to the earliest of those, the
-// next timeline event and the recorder's next sample; with --threads, each
+// The virtual clock's run (virtual_clock.h). Every switch and host is an
+// entity in a calendar (model/due_queue.h) with the time it is next due;
+// the loop runs what is due now, lets each report its next deadline
+// (common/deadline.h), then jumps to the earliest of those, the next
+// timeline event and the recorder's next sample; with --threads, each
 // partition does so on its thread up to the window's end, and the main
-// thread does the boundary (fabric.h). A host's round, which both clocks
-// run, is host.cc.
+// thread does the boundary. A host's round, which both clocks run, is
+// host.cc.
+#include "dataplane/emulator/runtime/virtual_clock.h"
+
 #include <pthread.h>
 #include <rte_lcore.h>
 #include <sched.h>
@@ -15,7 +17,6 @@
 #include <atomic>
 #include <thread>
 
-#include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/worker.h"
 
@@ -75,7 +76,7 @@ class WindowSync {
 
 }  // namespace
 
-void Fabric::RunWindow(Part& part) {
+void VirtualClock::RunWindow(Part& part) {
   std::vector<uint32_t>& run = part.run;
   for (;;) {
     const uint64_t now = Step(part.due.Next());
@@ -90,29 +91,28 @@ void Fabric::RunWindow(Part& part) {
     for (part.due.TakeDue(now, &run); !run.empty(); part.due.TakeDue(now, &run)) {
       for (const uint32_t id : run) {
         part.due.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
-        if (id < switches_.size()) {
+        if (id < n_sws_) {
           Deadline ready = kNever;
-          const unsigned work = stages::WorkerRound(switches_[id].ctx, now, &ready);
+          const unsigned work = stages::WorkerRound(sws_[id].ctx, now, &ready);
           part.rounds++;
-          // One partition only (Partition refuses DCFIT with more).
-          if (stages::DcfitOf(*switches_[id].sw)) dcfit_.Take(dcfit_sws_, plan_, id, true);
+          // One partition only (CheckThreads refuses DCFIT with more).
+          if (stages::DcfitOf(*sws_[id].sw)) dcfit_.Take(dcfit_sws_, plan_, id, true);
           // A deadline already reached (none is, as the stages report them)
           // would also be due now.
-          if (work != 0 && (stages::RoundLeftWork(switches_[id].ctx) || ready <= now))
+          if (work != 0 && (stages::RoundLeftWork(sws_[id].ctx) || ready <= now))
             part.due.Lower(id, now);
           else if (ready != kNever)
             part.due.Lower(id, std::max(ready, now + 1));
         } else {
-          part.due.Lower(id, hosts_[id - switches_.size()].Round(*dp_, now));
+          part.due.Lower(id, hosts_[id - n_sws_].Round(dp_, now));
         }
       }
     }
   }
 }
 
-void Fabric::Boundary() {
-  const std::vector<EventSpec>& ev = spec_.events;
-  const uint64_t end = Step(spec_.duration_ns);
+void VirtualClock::Boundary() {
+  const uint64_t end = Step(duration_ns_);
   if (started_) {
     // Every partition has run everything up to `last`: the state the one
     // thread has after its step at that time.
@@ -137,26 +137,24 @@ void Fabric::Boundary() {
   // The next step: the earliest thing due anywhere.
   uint64_t t = std::min(end, Step(rec_.next_ns()));
   for (const auto& part : parts_) t = std::min(t, Step(part->due.Next()));
-  if (next_event_ < ev.size()) t = std::min(t, Step(ev[next_event_].at_ns));
+  t = std::min(t, Step(timeline_.next_ns()));
   if (started_) t = std::max(t, win_end_);
   started_ = true;
   now_ = t;
-  while (next_event_ < ev.size() && ev[next_event_].at_ns <= now_)
-    ApplyEvent(ev[next_event_++], now_);
+  timeline_.ApplyDue(fab_, now_, [this](uint32_t id, uint64_t at) { DueOf(id).Lower(id, at); });
   // The window: up to the lookahead, and to the next event, sample or end,
   // which are the main thread's.
   uint64_t e = std::min(Step(rec_.next_ns()), end) + 1;
   if (lookahead_ns_ != kNever) e = std::min(e, t + lookahead_ns_);
-  if (next_event_ < ev.size()) e = std::min(e, Step(ev[next_event_].at_ns));
+  e = std::min(e, Step(timeline_.next_ns()));
   win_end_ = std::max(e, t + 1);
 }
 
-uint64_t Fabric::RunVirtual() {
+uint64_t VirtualClock::Run(const std::atomic<bool>&) {
   now_ = 0;
   started_ = done_ = false;
-  for (uint32_t id = 0; id < HostId(hosts_.size()); id++) DueOf(id).Set(id, 0);
-  dcfit_sws_.clear();
-  for (const SwitchRun& s : switches_) dcfit_sws_.push_back(s.sw.get());
+  for (uint32_t id = 0; id < fab_.HostId(fab_.hosts().size()); id++) DueOf(id).Set(id, 0);
+  ListDcfitSwitches();
   const unsigned workers = static_cast<unsigned>(parts_.size() - 1);
   // EAL pinned this thread to the main lcore's one CPU, and threads
   // inherit that: with partitions, every thread may run on any CPU.
@@ -195,8 +193,7 @@ uint64_t Fabric::RunVirtual() {
   if (workers != 0) pthread_setaffinity_np(pthread_self(), sizeof pinned, &pinned);
   rounds_ = 0;
   for (const auto& part : parts_) rounds_ += part->rounds;
-  PrintEvents();
-  ReleaseSpares();
+  Finish();
   return rounds_;
 }
 

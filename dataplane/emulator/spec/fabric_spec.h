@@ -170,7 +170,7 @@ struct FabricSpec {
   // naming that server's switches; a host runs where its switch does.
   std::vector<bool> here;
   // pfcfabric --threads: the virtual clock's partitions, each on a thread
-  // of its own (Fabric::RunVirtual). Not in the file: a run's results do
+  // of its own (runtime/virtual_clock.h). Not in the file: a run's results do
   // not depend on it.
   unsigned threads = 1;
   // pfcfabric --memory-limit: the memory the fabric may use (bytes; 0: the

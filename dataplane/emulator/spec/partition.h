@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Splitting a fabric over the virtual clock's threads (Fabric::RunVirtual):
+// Splitting a fabric over the virtual clock's threads (VirtualClock::Run):
 // which partition runs each node. Conservative parallel discrete-event
 // simulation: partitions run independently up to the next window boundary,
 // and a window is no longer than the shortest delay of a link between two

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Fabric: the timeline's events (links down and up, routes, rules, storms),
-// applied by either clock at their time and logged; and the switches' own
-// events (DCFIT, the watchdog), printed by the run loops.
-#include "dataplane/emulator/runtime/fabric.h"
+// The timeline's events applied (timeline.h).
+#include "dataplane/emulator/runtime/timeline.h"
+
 #include "dataplane/pfcswitch/telemetry.h"
 #include "dataplane/switch/log.h"
 
@@ -20,53 +19,64 @@ std::string StormText(uint8_t prios) {
 
 }  // namespace
 
-void Fabric::SetLink(uint32_t a, uint32_t b, bool up, uint64_t now) {
-  const tagger::Topology& t = spec_.topo;
+void Timeline::SetLink(Fabric& fab, uint32_t a, uint32_t b, bool up, uint64_t now,
+                       const Wake& wake) {
+  const tagger::Topology& t = fab.spec().topo;
   for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
-    EmuPort* p = PortOf(x, static_cast<uint16_t>(t.PortTo(x, y)));
+    EmuPort* p = fab.PortOf(x, static_cast<uint16_t>(t.PortTo(x, y)));
     if (p == nullptr) continue;
-    if (spec_.clock == ClockKind::kVirtual) {
+    if (wake) {
       // At the event's time, before any round then, whichever partition
       // runs the receiver; the owner runs now to see its link's new state.
       p->SetUpNow(up, now);
-      DueOf(p->wake_id).Lower(p->wake_id, now);
+      wake(p->wake_id, now);
     } else {
       p->RequestUp(up);  // the owner applies it at its next Tx or Poll
     }
   }
 }
 
-void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
-  const tagger::Topology& t = spec_.topo;
+void Timeline::Apply(Fabric& fab, const EventSpec& e, uint64_t now, const Wake& wake) {
+  const FabricSpec& spec = fab.spec();
+  const FabricPlan& plan = fab.plan();
+  const tagger::Topology& t = spec.topo;
+  std::vector<SwitchRun>& switches = fab.switches();
+  std::vector<Host>& hosts = fab.hosts();
   std::string what, err;
   bool ok = true;
-  auto sw_of = [&](uint32_t node) -> SwitchRun& { return switches_[plan_.switch_index[node]]; };
+  // A switch's index (its id in Fabric::HostId's numbering) by its node;
+  // what the event changed runs at its time.
+  auto index_of = [&](uint32_t node) { return static_cast<uint32_t>(plan.switch_index[node]); };
+  auto wake_id = [&](uint32_t id) {
+    if (wake) wake(id, now);
+  };
   // An event may change any port (a link's state, routes, rules): every
   // port of every switch is looked at again.
-  for (SwitchRun& s : switches_) stages::ActivateAll(s.ctx);
+  for (SwitchRun& s : switches) stages::ActivateAll(s.ctx);
   // A switch that runs elsewhere (--here) gets its events there.
-  if ((e.kind == EventSpec::Kind::kRoute || e.kind == EventSpec::Kind::kRules) && !spec_.Local(e.a))
+  if ((e.kind == EventSpec::Kind::kRoute || e.kind == EventSpec::Kind::kRules) && !spec.Local(e.a))
     return;
   switch (e.kind) {
     case EventSpec::Kind::kLink:
       what = "link " + t.node(e.a).name + "-" + t.node(e.b).name + (e.up ? " up" : " down");
-      SetLink(e.a, e.b, e.up, now);
+      SetLink(fab, e.a, e.b, e.up, now, wake);
       break;
     case EventSpec::Kind::kRoute: {
-      SwitchRun& sr = sw_of(e.a);
+      const uint32_t id = index_of(e.a);
+      SwitchRun& sr = switches[id];
       const uint16_t port = static_cast<uint16_t>(t.PortTo(e.a, e.c));
       uint32_t prefix = e.prefix;
       uint8_t len = e.prefix_len;
       if (e.b != tagger::kNoNode) {  // the host's subnet (its /30 or its own)
-        const emulator::HostPlan& h = *plan_.host(e.b);
+        const HostPlan& h = *plan.host(e.b);
         len = h.prefix_len;
         prefix = h.ip & ~(~0u >> len);
       }
-      const emulator::SwitchPlan* via_sw = plan_.sw(e.c);
+      const SwitchPlan* via_sw = plan.sw(e.c);
       const uint32_t via =
-          via_sw != nullptr ? via_sw->ports[t.PortTo(e.c, e.a)].ip : plan_.host(e.c)->ip;
-      what = "route at " + sr.sw->name + ": " + emulator::Ipv4String(prefix) + "/" +
-             std::to_string(len) + " via " + t.node(e.c).name;
+          via_sw != nullptr ? via_sw->ports[t.PortTo(e.c, e.a)].ip : plan.host(e.c)->ip;
+      what = "route at " + sr.sw->name + ": " + Ipv4String(prefix) + "/" + std::to_string(len) +
+             " via " + t.node(e.c).name;
       ok = pfcswitch::EditRunningConfig(
           *sr.sw,
           [&](config::SwitchConfig* c, std::string*) {
@@ -78,30 +88,27 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
             return true;
           },
           &err);
-      {
-        const auto id = static_cast<uint32_t>(&sr - switches_.data());
-        DueOf(id).Lower(id, now);
-      }
+      wake_id(id);
       break;
     }
     case EventSpec::Kind::kFlow: {
-      const emulator::FlowSpecFile& fl = spec_.flows[e.flow];
+      const FlowSpecFile& fl = spec.flows[e.flow];
       what = "flow " + fl.name + (e.up ? " start" : " stop");
-      for (size_t j = 0; j < hosts_.size(); j++) {
-        Host& h = hosts_[j];
+      for (size_t j = 0; j < hosts.size(); j++) {
+        Host& h = hosts[j];
         if (h.node != fl.from) continue;
         if (e.up)
           h.model->StartFlow(static_cast<uint32_t>(e.flow + 1), now);
         else
           h.model->StopFlow(static_cast<uint32_t>(e.flow + 1), now);
-        DueOf(HostId(j)).Lower(HostId(j), now);
+        wake_id(fab.HostId(j));
       }
       break;
     }
     case EventSpec::Kind::kHost:
       what = "host " + t.node(e.a).name;
-      for (size_t j = 0; j < hosts_.size(); j++) {
-        Host& h = hosts_[j];
+      for (size_t j = 0; j < hosts.size(); j++) {
+        Host& h = hosts[j];
         if (h.node != e.a) continue;
         if (e.ignore_pause) {
           h.model->SetIgnorePause(*e.ignore_pause);
@@ -111,36 +118,22 @@ void Fabric::ApplyEvent(const EventSpec& e, uint64_t now) {
           h.model->SetStorm(*e.storm_prios, now);
           what += StormText(*e.storm_prios);
         }
-        DueOf(HostId(j)).Lower(HostId(j), now);
+        wake_id(fab.HostId(j));
       }
       break;
     case EventSpec::Kind::kRules: {
-      SwitchRun& sr = sw_of(e.a);
+      const uint32_t id = index_of(e.a);
+      SwitchRun& sr = switches[id];
       what = "rules at " + sr.sw->name + " from " + e.file;
       ok = pfcswitch::ReloadSwitch(*sr.sw, e.file, &err);
-      {
-        const auto id = static_cast<uint32_t>(&sr - switches_.data());
-        DueOf(id).Lower(id, now);
-      }
+      wake_id(id);
       break;
     }
   }
   char ts[32];
   std::snprintf(ts, sizeof ts, "%.6f ms: ", now / 1e6);
-  event_log_.push_back(ts + what + (ok ? "" : " FAILED: " + err));
-  PFC_LOG(INFO, fabric, "pfcfabric: %s\n", event_log_.back().c_str());
-}
-
-void Fabric::PrintEvents() {
-  for (size_t i = 0; i < switches_.size(); i++) printers_[i].Print(*switches_[i].sw);
-}
-
-void Fabric::Sample(uint64_t now) {
-  if (now >= rec_.next_ns()) {  // at most once a sample bin
-    PrintEvents();
-    if (on_bin) on_bin(now);
-  }
-  rec_.Sample(now);
+  log_.push_back(ts + what + (ok ? "" : " FAILED: " + err));
+  PFC_LOG(INFO, fabric, "pfcfabric: %s\n", log_.back().c_str());
 }
 
 }  // namespace pfc::emulator

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What both clocks share (clock.h), and the choice between them.
+#include "dataplane/emulator/runtime/clock.h"
+
+#include "dataplane/emulator/runtime/real_clock.h"
+#include "dataplane/emulator/runtime/virtual_clock.h"
+
+namespace pfc::emulator {
+
+Clock::Clock(Fabric& fab, bool exact) : fab_(fab), timeline_(fab.spec()), logs_(fab) {
+  std::vector<const EmuPort*> links;
+  fab.ForEachLinkEnd([&](uint32_t, uint16_t, const EmuPort& e) { links.push_back(&e); });
+  rec_.Init(fab.SwitchList(), fab.spec().bin_ns, exact, std::move(links));
+}
+
+void Clock::Sample(uint64_t now) {
+  if (now >= rec_.next_ns()) {  // at most once a sample bin
+    logs_.Print(fab_);
+    if (on_bin) on_bin(now);
+  }
+  rec_.Sample(now);
+}
+
+void Clock::Finish() {
+  logs_.Print(fab_);
+  fab_.ReleaseSpares();
+}
+
+void Clock::ListDcfitSwitches() {
+  dcfit_sws_.clear();
+  for (const SwitchRun& s : fab_.switches()) dcfit_sws_.push_back(s.sw.get());
+}
+
+std::unique_ptr<Clock> MakeClock(Fabric& fab) {
+  if (fab.virtual_clock()) return std::make_unique<VirtualClock>(fab);
+  return std::make_unique<RealClock>(fab);
+}
+
+}  // namespace pfc::emulator

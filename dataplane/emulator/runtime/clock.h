@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// How the emulator advances time (ns-3's simulator implementations): a
+// clock runs a built fabric (fabric.h) from 0 to the file's duration,
+// applying the timeline's events (timeline.h) at their times, taking the
+// recorder's samples (recorder.h), printing the switches' events
+// (switch_logs.h) and following DCFIT's (dcfit_report.h). Two
+// implementations, chosen by the file's fabric.clock (MakeClock):
+//  * virtual_clock.h: one thread, or partitions in windows (--threads),
+//    jumps from one thing due to the next; deterministic, byte for byte;
+//  * real_clock.h: the switches on EAL worker lcores, as pfcswitch runs
+//    them, the hosts and the timeline on the calling thread.
+// Run is the one virtual call a run: what runs inside it (the virtual
+// clock's windows, switch and host rounds) calls nothing through this
+// interface.
+//
+// Ownership: the clock borrows the fabric, which must outlive it; it owns
+// what a run records, which the results and the verdict read after Run
+// (results.h, verdict.h). Run and the construction on one thread (EAL's
+// main lcore).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "dataplane/emulator/runtime/dcfit_report.h"
+#include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/emulator/runtime/recorder.h"
+#include "dataplane/emulator/runtime/switch_logs.h"
+#include "dataplane/emulator/runtime/timeline.h"
+
+namespace pfc::emulator {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  Clock(const Clock&) = delete;
+  Clock& operator=(const Clock&) = delete;
+
+  // Runs the fabric to the file's duration; the real clock also stops at
+  // `stop` (and runs until it with a duration of 0). Returns the switch
+  // rounds run (the virtual clock; 0 on the real one, whose workers do not
+  // count them).
+  virtual uint64_t Run(const std::atomic<bool>& stop) = 0;
+  // The virtual clock's window with --threads; kNever otherwise.
+  virtual uint64_t lookahead_ns() const { return kNever; }
+
+  // What the run recorded: where it ended, the switch rounds, the events
+  // applied, the samples, DCFIT's events.
+  uint64_t now_ns() const { return now_; }
+  uint64_t rounds() const { return rounds_; }
+  const Timeline& timeline() const { return timeline_; }
+  const Recorder& recorder() const { return rec_; }
+  const DcfitReport& dcfit() const { return dcfit_; }
+
+  // Called by the thread that runs the clock at each sample bin's boundary
+  // (pfcfabric's progress line); must not touch the fabric.
+  std::function<void(uint64_t now_ns)> on_bin;
+
+ protected:
+  // exact: the recorder reads pause state from the ports' owner state
+  // (the virtual clock, whose thread owns it at a sample).
+  Clock(Fabric& fab, bool exact);
+  // Both clocks, once a loop: the recorder's samples due by now, and at a
+  // sample bin's boundary the switches' new events printed.
+  void Sample(uint64_t now);
+  // The end of a run: the switches' last events printed, the hosts' spare
+  // mbufs back to the pool.
+  void Finish();
+  // The switches as DCFIT's report reads them, refreshed at a run's start.
+  void ListDcfitSwitches();
+
+  Fabric& fab_;
+  Timeline timeline_;
+  Recorder rec_;
+  SwitchLogs logs_;
+  DcfitReport dcfit_;
+  std::vector<const sw::Switch*> dcfit_sws_;  // fab_.switches()[i].sw, for dcfit_
+  uint64_t now_ = 0;
+  uint64_t rounds_ = 0;
+};
+
+// The clock fab's file asks for (fabric.clock), set up over it. After
+// BuildFabric, before anything runs.
+std::unique_ptr<Clock> MakeClock(Fabric& fab);
+
+}  // namespace pfc::emulator

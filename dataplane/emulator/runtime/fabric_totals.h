@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What the results and the verdict read off the fabric after a run, over
+// its read-only view (a const Fabric): every switch's drops, each flow's
+// sender and receiver state and its completion time.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "dataplane/common/types.h"
+#include "dataplane/emulator/model/fct.h"
+#include "dataplane/emulator/runtime/fabric.h"
+
+namespace pfc::emulator {
+
+// f(lossless priority?, reason, drops) for every switch, worker, port,
+// priority and reason with drops: the one walk the drop totals and the
+// verdict share.
+template <typename F>
+void ForEachDrop(const Fabric& fab, F&& f) {
+  for (const SwitchRun& s : fab.switches())
+    for (const auto& w : s.sw->stats)
+      for (size_t p = 0; p < s.sw->ports.size(); p++)
+        for (int q = 0; q < kNumPrio; q++)
+          for (int r = 0; r < kNumDropReasons; r++)
+            if (const uint64_t n = w->prio[p][q].drops[r].Get())
+              f(s.sw->cfg.tag_map.IsLossless(q), static_cast<DropReason>(r), n);
+}
+// Lossless drops over every switch (a deadlock is a stall, not a loss).
+uint64_t LosslessDrops(const Fabric& fab);
+// Drops of reason r over every switch, port and priority.
+uint64_t DropsOf(const Fabric& fab, DropReason r);
+
+// Flow i of the file: what its receiver saw (nullptr: nothing), its
+// sender's state (nullptr: it does not run here), and its completion time
+// (a sized flow).
+const FlowRx* RxFlow(const Fabric& fab, size_t i);
+const FlowTx* TxFlow(const Fabric& fab, size_t i);
+Fct FlowFct(const Fabric& fab, size_t i);
+
+}  // namespace pfc::emulator

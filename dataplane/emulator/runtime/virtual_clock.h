@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The virtual clock (clock.h): one thread runs everything. It advances the
+// clock to the next thing due (a frame landing, a link slot, a pause
+// expiry, a host's next frame, an event, a sample) and runs exactly the
+// switches and hosts due then, in a fixed order (switches by index, then
+// hosts, repeated while one is due again at the same time); nothing reads
+// the wall clock, so a run is deterministic: same file and seed, same
+// results, byte for byte. A calendar (model/due_queue.h) holds every
+// switch's and host's due time: a step costs O(log n) in the entities, not
+// a scan of all of them.
+//
+// With --threads N the fabric is split into N partitions
+// (spec/partition.h), each with its own calendar and thread, in windows: a
+// window is at most the lookahead long (the shortest delay of a link
+// between partitions, plus the shortest wire time), so a frame one
+// partition sends lands in another only after the window; at the boundary
+// the main thread alone applies events, samples and makes the receivers of
+// frames that crossed due. Entities that run at the same instant never
+// interact (a frame takes wire time), so every entity runs the same rounds
+// at the same times as on one thread: results are byte-identical for any
+// thread count.
+//
+// The clock installs its policies on the fabric when made (virtual_setup.cc):
+// each link end's calendar and id (EmuPort::wake), and, where the switch
+// allows it, the set of ports a switch round visits (stages::ActivePorts).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dataplane/emulator/model/due_queue.h"
+#include "dataplane/emulator/runtime/clock.h"
+
+namespace pfc::emulator {
+
+class VirtualClock final : public Clock {
+ public:
+  explicit VirtualClock(Fabric& fab);
+  // Runs from 0 to the file's duration (`stop` is the real clock's). Never
+  // inlined: bench/fabric/cost.sh profiles exactly this function by its
+  // name (VirtualClock::Run).
+  [[gnu::noinline]] uint64_t Run(const std::atomic<bool>& stop) override;
+  uint64_t lookahead_ns() const override { return lookahead_ns_; }
+
+ private:
+  // A partition: its calendar (ids fabric-wide, only its own ever due)
+  // and the receive ends it owns whose sender runs in another partition.
+  // On those EmuPort::wake and ::active are null, so the sender's thread
+  // never touches this partition's state; Boundary makes their owners due
+  // instead. Written by its thread during a window, by the main thread at
+  // boundaries.
+  struct Part {
+    DueQueue due;
+    std::vector<uint32_t> run;  // scratch: the ids due at a step
+    struct Inbound {
+      EmuPort* port;
+      uint32_t id;       // its owner's calendar id
+      PortMask* active;  // its owner's ActivePorts::rx, or null
+      PortMask bit = 0;
+    };
+    std::vector<Inbound> inbound;
+    uint64_t rounds = 0;
+  };
+
+  // virtual_setup.cc: one calendar for every switch and host, the ports'
+  // wake ids and active sets; then the split over spec.threads partitions
+  // (pfcfabric checked that the fabric may be split: CheckThreads).
+  void InstallCalendar();
+  void Partition();
+
+  // Runs part's entities due in [now_, win_end_), in time order.
+  void RunWindow(Part& part);
+  // Between windows, on the main thread with every partition stopped:
+  // samples and the end, frames that crossed, the next window's start
+  // (events applied then) and end. Sets done_ at the end.
+  void Boundary();
+  // The clock's step for a time (FabricSpec::quantum_ns).
+  uint64_t Step(uint64_t t) const {
+    const uint64_t q = quantum_ns_;
+    return q == 0 || t == kNever ? t : (t + q - 1) / q * q;
+  }
+  // The calendar of the partition that runs calendar id `id`.
+  DueQueue& DueOf(uint32_t id) { return parts_[part_of_[id]]->due; }
+
+  // The fabric's parts the windows run, fixed once it is built.
+  SwitchRun* const sws_;
+  const uint32_t n_sws_;
+  Host* const hosts_;
+  sw::Dataplane& dp_;
+  const FabricPlan& plan_;
+  const uint64_t quantum_ns_;
+  const uint64_t duration_ns_;
+  // The partitions (one without --threads), each behind a pointer of its
+  // own (its thread writes it), and which runs each calendar id.
+  std::vector<std::unique_ptr<Part>> parts_;
+  std::vector<uint16_t> part_of_;
+  uint64_t lookahead_ns_ = kNever;
+  uint64_t win_end_ = 0;  // the current window is [now_, win_end_)
+  bool started_ = false, done_ = false;
+};
+
+}  // namespace pfc::emulator

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The virtual clock made over a fabric (virtual_clock.h): its calendars,
+// the policies it installs on the switches and link ends, and the split
+// into partitions for --threads.
+#include <algorithm>
+#include <cstdlib>
+
+#include "dataplane/emulator/runtime/virtual_clock.h"
+#include "dataplane/emulator/spec/partition.h"
+#include "dataplane/stages/worker_ctx.h"
+
+namespace pfc::emulator {
+
+VirtualClock::VirtualClock(Fabric& fab)
+    : Clock(fab, /*exact=*/true),
+      sws_(fab.switches().data()),
+      n_sws_(static_cast<uint32_t>(fab.switches().size())),
+      hosts_(fab.hosts().data()),
+      dp_(fab.dp()),
+      plan_(fab.plan()),
+      quantum_ns_(fab.spec().quantum_ns),
+      duration_ns_(fab.spec().duration_ns) {
+  InstallCalendar();
+  Partition();
+}
+
+void VirtualClock::InstallCalendar() {
+  const FabricSpec& spec = fab_.spec();
+  const tagger::Topology& t = spec.topo;
+  // Every emulated host of the plan has an id, those whose switch runs
+  // elsewhere (--here) too, never due.
+  uint32_t n_hosts = 0;
+  for (const HostPlan& hp : plan_.hosts) n_hosts += spec.hosts[hp.node].device.empty();
+  const auto entities = static_cast<uint32_t>(plan_.switches.size() + n_hosts);
+  parts_.push_back(std::make_unique<Part>());
+  parts_[0]->due.Reset(entities);
+  part_of_.assign(entities, 0);
+  DueQueue* wake = &parts_[0]->due;
+  // PFCFABRIC_EVERY_PORT=1: rounds over every port (tests/fabric/
+  // scale_test.py checks both give the same results).
+  const bool every_port = std::getenv("PFCFABRIC_EVERY_PORT") != nullptr;
+  for (uint32_t i = 0; i < n_sws_; i++) {
+    stages::WorkerCtx& ctx = sws_[i].ctx;
+    if (!every_port && stages::ActivePortsAllowed(ctx)) {
+      ctx.active = &sws_[i].active;
+      stages::ActivateAll(ctx);
+    }
+    const uint32_t node = plan_.switches[i].node;
+    for (uint16_t p = 0; p < t.node(node).num_ports; p++) {
+      EmuPort* e = fab_.PortOf(node, p);
+      if (e == nullptr) continue;
+      e->wake = wake;
+      e->wake_id = i;
+      if (ctx.active != nullptr) {
+        e->active = &ctx.active->rx;
+        e->active_bit = PortMask{1} << p;
+      }
+    }
+  }
+  for (size_t j = 0; j < fab_.hosts().size(); j++) {
+    hosts_[j].nic->wake = wake;
+    hosts_[j].nic->wake_id = fab_.HostId(j);
+  }
+}
+
+void VirtualClock::Partition() {
+  const FabricSpec& spec = fab_.spec();
+  const unsigned n = spec.threads;
+  if (n <= 1) return;
+  const tagger::Topology& t = spec.topo;
+  // A captured link's two directions go to one file in the order they
+  // start: both ends in one partition keep that order the one-thread order.
+  std::vector<std::pair<uint32_t, uint32_t>> glue;
+  for (const CaptureSpec& c : spec.captures) glue.emplace_back(c.a, c.b);
+  const std::vector<uint16_t> node_part = PartitionNodes(t, n, glue);
+  const auto entities = static_cast<uint32_t>(part_of_.size());
+  while (parts_.size() < n) {
+    parts_.push_back(std::make_unique<Part>());
+    parts_.back()->due.Reset(entities);
+  }
+  auto own = [&](uint32_t node, uint32_t id) {
+    part_of_[id] = node_part[node];
+    for (uint16_t p = 0; p < t.node(node).num_ports; p++)
+      if (EmuPort* e = fab_.PortOf(node, p)) e->wake = &parts_[node_part[node]]->due;
+  };
+  for (uint32_t i = 0; i < n_sws_; i++) own(plan_.switches[i].node, i);
+  for (size_t j = 0; j < fab_.hosts().size(); j++) own(hosts_[j].node, fab_.HostId(j));
+  // Receive ends fed across partitions: their owners are made due at
+  // boundaries; the shortest such link bounds the window.
+  fab_.ForEachLinkEnd([&](uint32_t node, uint16_t p, EmuPort& e) {
+    const uint32_t g = t.peer(t.gport(node, p));
+    const uint32_t from = t.port_node(g);
+    if (node_part[from] == node_part[node]) return;
+    const EmuPort* sender = fab_.PortOf(from, static_cast<uint16_t>(t.local(g)));
+    parts_[node_part[node]]->inbound.push_back({&e, e.wake_id, e.active, e.active_bit});
+    e.wake = nullptr;
+    e.active = nullptr;
+    // A frame lands at least its wire time (>= 1 ns) after the delay.
+    lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1);
+  });
+}
+
+}  // namespace pfc::emulator
