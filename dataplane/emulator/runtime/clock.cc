@@ -8,9 +8,7 @@
 namespace pfc::emulator {
 
 Clock::Clock(Fabric& fab, bool exact) : fab_(fab), timeline_(fab.spec()), logs_(fab) {
-  std::vector<const EmuPort*> links;
-  fab.ForEachLinkEnd([&](uint32_t, uint16_t, const EmuPort& e) { links.push_back(&e); });
-  rec_.Init(fab.SwitchList(), fab.spec().bin_ns, exact, std::move(links));
+  rec_.Init(fab, exact);
 }
 
 void Clock::Sample(uint64_t now) {

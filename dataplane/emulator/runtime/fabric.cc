@@ -18,7 +18,7 @@ Fabric::~Fabric() {
   dp_.reset();
 }
 
-std::vector<sw::Switch*> Fabric::SwitchList() const {
+std::vector<sw::Switch*> Fabric::SwitchList() {
   std::vector<sw::Switch*> v;
   for (const SwitchRun& s : switches_) v.push_back(s.sw.get());
   return v;

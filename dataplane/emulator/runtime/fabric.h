@@ -69,8 +69,9 @@ class Fabric {
   std::vector<Host>& hosts() { return hosts_; }
   const sw::Dataplane& dp() const { return *dp_; }
   sw::Dataplane& dp() { return *dp_; }
-  // The switches alone, as telemetry and the recorder take them.
-  std::vector<sw::Switch*> SwitchList() const;
+  // The switches alone, as telemetry takes them (its commands may change a
+  // switch).
+  std::vector<sw::Switch*> SwitchList();
 
   // The EmuPort of link end (node, local port), or null when a real device
   // carries it or it runs in another process (--here).

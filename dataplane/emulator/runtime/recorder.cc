@@ -5,15 +5,17 @@
 
 namespace pfc::emulator {
 
-void Recorder::Init(const std::vector<sw::Switch*>& switches, uint64_t bin_ns, bool exact,
-                    std::vector<const EmuPort*> links) {
-  sw_ = switches;
-  links_ = exact ? std::move(links) : std::vector<const EmuPort*>{};
+void Recorder::Init(const Fabric& fab, bool exact) {
+  sw_.clear();
+  for (const SwitchRun& s : fab.switches()) sw_.push_back(s.sw.get());
+  links_.clear();
+  if (exact)
+    fab.ForEachLinkEnd([&](uint32_t, uint16_t, const EmuPort& e) { links_.push_back(&e); });
   total_ = {};
   drops_.clear();
-  bin_ns_ = bin_ns;
+  bin_ns_ = fab.spec().bin_ns;
   exact_ = exact;
-  next_ns_ = bin_ns;
+  next_ns_ = bin_ns_;
   last_ns_ = 0;
   size_t n = 0;
   for (const sw::Switch* s : sw_) n += s->ports.size() * kNumPrio;

@@ -7,8 +7,9 @@
 // bin of the frames lost in it over the whole fabric, counted as the
 // verdict's "lost" counts them (drops.csv), for a loss-over-time plot.
 //
-// Written by the thread that runs the fabric's control loop (the virtual
-// driver, or the main thread on the real clock); read when results are
+// Reads the fabric through its read-only view (fabric.h). Written by the
+// thread that runs the clock (the virtual clock's main thread at a
+// boundary, or the real clock's main thread); read when results are
 // written, after the run.
 #pragma once
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "dataplane/emulator/port/emu_port.h"
+#include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/switch/switch.h"
 
 namespace pfc::emulator {
@@ -40,13 +42,12 @@ struct DropSample {
 
 class Recorder {
  public:
-  // exact: read pause state from the ports' owner state (single-threaded
-  // virtual clock); otherwise from the published counters.
-  // links: every link end, read at each sample; the virtual clock's only
-  // (on the real clock their owners are the workers, and the link drops
-  // are left out of the samples).
-  void Init(const std::vector<sw::Switch*>& switches, uint64_t bin_ns, bool exact,
-            std::vector<const EmuPort*> links);
+  // Every switch of fab, a sample every file's bin. exact: read pause
+  // state from the ports' owner state (the virtual clock, whose thread
+  // owns it at a sample), and the link ends' drops at each sample;
+  // otherwise pause state from the published counters, and no link drops
+  // (on the real clock the link ends' owners are the workers).
+  void Init(const Fabric& fab, bool exact);
   uint64_t next_ns() const { return next_ns_; }
   // Takes the samples due by now: on the virtual clock one per bin boundary
   // passed (the clock stops at each); on the real clock one, at the last
@@ -61,7 +62,7 @@ class Recorder {
   bool WriteDropsCsv(const std::string& path, std::string* err) const;
 
  private:
-  std::vector<sw::Switch*> sw_;
+  std::vector<const sw::Switch*> sw_;
   uint64_t bin_ns_ = 1'000'000;
   uint64_t next_ns_ = 0;
   uint64_t last_ns_ = 0;  // time of the previous sample
