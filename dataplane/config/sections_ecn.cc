@@ -6,7 +6,8 @@
 //     seed: 7                       # optional; a fabric sets one per switch
 //     profiles:                     # SONiC WRED_PROFILE, green_* fields
 //       AZURE_LOSSLESS: { green_min_threshold: 50K, green_max_threshold: 200K,
-//                         green_drop_probability: 5 }
+//                         green_drop_probability: 5,
+//                         mark_at: enqueue }     # optional: enqueue or dequeue
 //     queues:                       # SONiC QUEUE|port|q wred_profile
 //       - { priorities: [3, 4], profile: AZURE_LOSSLESS }        # every port
 //       - { ports: [p1], priorities: [3], profile: OTHER }       # later wins
@@ -21,7 +22,8 @@ sched::RedProfile Profile(const config::Reader& rd, const YAML::Node& name, cons
   p.name = rd.Str(name, "ecn.profiles (key)");
   const std::string f = "ecn.profiles." + p.name;
   rd.RequireMap(n, f);
-  rd.CheckKeys(n, f, {"green_min_threshold", "green_max_threshold", "green_drop_probability"});
+  rd.CheckKeys(n, f,
+               {"green_min_threshold", "green_max_threshold", "green_drop_probability", "mark_at"});
   const std::string lo = f + ".green_min_threshold", hi = f + ".green_max_threshold";
   const std::string pr = f + ".green_drop_probability";
   p.min_bytes = rd.Bytes(
@@ -34,6 +36,13 @@ sched::RedProfile Profile(const config::Reader& rd, const YAML::Node& name, cons
             "at least green_min_threshold (" + std::to_string(p.min_bytes) + " bytes)");
   p.max_prob =
       rd.Real(rd.Need(n, "green_drop_probability", pr, "a percentage 0..100"), pr, 0, 100) / 100;
+  if (n["mark_at"]) {
+    const std::string at = rd.Str(n["mark_at"], f + ".mark_at");
+    if (at != "enqueue" && at != "dequeue")
+      rd.Fail(n["mark_at"], f + ".mark_at",
+              "enqueue (the bytes ahead of the packet) or dequeue (the bytes it leaves behind)");
+    p.at_dequeue = at == "dequeue";
+  }
   return p;
 }
 

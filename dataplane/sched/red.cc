@@ -6,7 +6,9 @@
 namespace pfc::sched {
 
 RedQueue::RedQueue(const RedProfile& p)
-    : min_(static_cast<int64_t>(p.min_bytes)), max_(static_cast<int64_t>(p.max_bytes)) {
+    : min_(static_cast<int64_t>(p.min_bytes)),
+      max_(static_cast<int64_t>(p.max_bytes)),
+      at_dequeue_(p.at_dequeue) {
   if (max_ <= min_) return;  // a step: no slope
   // At most 2^64 (max_prob 1 over one byte): clamped to the largest word.
   const long double s = std::floor(static_cast<long double>(p.max_prob) * 0x1p64L /

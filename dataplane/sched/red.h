@@ -7,6 +7,14 @@
 // step at one threshold, DCTCP's K. The depth is instantaneous, not RED's
 // moving average: DCQCN wants the feedback now.
 //
+// When: a profile marks at enqueue (the default; each packet judged by the
+// bytes queued ahead of it, what the DCQCN paper's switches and most ASICs
+// do) or at dequeue (judged by the bytes it leaves behind as it starts
+// transmission, what the HPCC work's simulator does in
+// SwitchNode::SwitchNotifyDequeue). The two differ most when a queue
+// builds: a packet marked at enqueue tells of a queue that may have
+// drained by the time it leaves, and reaches the sender later.
+//
 // Pure code: the caller supplies the depth and a uniform random word; the
 // glue (stages/ecn_stage.h) owns the generator, the depth and the packet.
 #pragma once
@@ -18,9 +26,10 @@ namespace pfc::sched {
 // A WRED profile as the config gives it (SONiC's WRED_PROFILE, green_*).
 struct RedProfile {
   std::string name;
-  uint64_t min_bytes = 0;  // green_min_threshold (KMIN)
-  uint64_t max_bytes = 0;  // green_max_threshold (KMAX)
-  double max_prob = 0;     // green_drop_probability / 100 (PMAX)
+  uint64_t min_bytes = 0;   // green_min_threshold (KMIN)
+  uint64_t max_bytes = 0;   // green_max_threshold (KMAX)
+  double max_prob = 0;      // green_drop_probability / 100 (PMAX)
+  bool at_dequeue = false;  // mark_at: dequeue
 };
 
 // A profile compiled for the packet path. Default: off (no depth is over it).
@@ -30,8 +39,12 @@ class RedQueue {
   explicit RedQueue(const RedProfile& p);
 
   bool enabled() const { return min_ != kOff; }
-  // Marking starts above this depth (bytes): the packet path's one test.
+  bool at_dequeue() const { return at_dequeue_; }
+  // Marking starts above this depth (bytes).
   int64_t min_bytes() const { return min_; }
+  // The same for the enqueue path's one test: never reached when the
+  // profile marks at dequeue (the bytes are still counted as queued).
+  int64_t enqueue_min_bytes() const { return at_dequeue_ ? kOff : min_; }
 
   // Whether a packet that finds `depth` bytes ahead of it is marked, given
   // `r`, uniform in [0, 2^32). Depths at or below the min never mark, depths
@@ -51,6 +64,7 @@ class RedQueue {
   int64_t min_ = kOff, max_ = kOff;
   // max_prob * 2^32 / (max - min): the threshold per byte above min, 32.32.
   uint64_t slope_ = 0;
+  bool at_dequeue_ = false;
 };
 
 }  // namespace pfc::sched

@@ -32,6 +32,21 @@ struct EcnWorker final : sw::MechanismState {
   Rng rng;
 };
 
+// Marks m as `red` decides at `depth` with the worker's generator, and
+// counts what it did on pc.
+void Judge(rte_mbuf* m, int64_t depth, const sched::RedQueue& red, Rng& rng, sw::PrioCounters& pc) {
+  const uint32_t r = red.NeedsDraw(depth) ? rng.Next32() : 0;
+  if (!red.Mark(depth, r)) return;
+  uint8_t* ip = Ipv4Header(m);
+  const uint8_t was = ip ? net::Ipv4MarkCe(ip) : net::kEcnNotEct;
+  if (was == net::kEcnEct0 || was == net::kEcnEct1)
+    pc.ecn_marked.Add(1);
+  else if (was == net::kEcnNotEct)
+    pc.ecn_not_ect.Add(1);
+}
+
+Rng& RngOf(const WorkerCtx& w) { return MechanismStateOf<EcnWorker>(w, kEcnMechanism).rng; }
+
 }  // namespace
 
 int64_t EcnDepth(const sw::Switch& sw, PortId p, int q) {
@@ -46,29 +61,35 @@ uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint
   const sched::RedQueue& red = w.t->ecn[out][eprio];
   sw::PrioCounters& pc = w.st->prio[out][eprio];
   int64_t depth = EcnDepth(*w.sw, out, eprio);
-  Rng& rng = MechanismStateOf<EcnWorker>(w, kEcnMechanism).rng;
+  Rng& rng = RngOf(w);
   for (uint16_t i = 0; i < n; i++) {
     const uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
-    const uint32_t r = red.NeedsDraw(depth) ? rng.Next32() : 0;
-    if (red.Mark(depth, r)) {
-      uint8_t* ip = Ipv4Header(pkts[i]);
-      const uint8_t was = ip ? net::Ipv4MarkCe(ip) : net::kEcnNotEct;
-      if (was == net::kEcnEct0 || was == net::kEcnEct1)
-        pc.ecn_marked.Add(1);
-      else if (was == net::kEcnNotEct)
-        pc.ecn_not_ect.Add(1);
-    }
+    Judge(pkts[i], depth, red, rng, pc);
     depth += len;
     pc.ecn_queued_bytes.Add(len);
   }
   return n;
 }
 
+void EcnMarkLeaving(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
+                    int64_t depth) {
+  const sched::RedQueue& red = w.t->ecn[out][q];
+  sw::PrioCounters& pc = w.st->prio[out][q];
+  Rng& rng = RngOf(w);
+  for (uint16_t i = 0; i < n; i++) {
+    depth -= rte_pktmbuf_pkt_len(pkts[i]);
+    Judge(pkts[i], depth, red, rng, pc);
+  }
+}
+
 namespace {
 bool EcnWanted(const sw::Switch& sw) { return sw.ecn; }
-void EcnWire(const sw::Switch&, Hooks* h) {
+void EcnWire(const sw::Switch& sw, Hooks* h) {
   h->enqueue.Add({.before = EcnOnEnqueue});
   h->refused.Add(EcnOnRefused);
+  bool at_dequeue = false;
+  for (const sched::RedProfile& p : sw.cfg.ecn.profiles) at_dequeue |= p.at_dequeue;
+  if (at_dequeue) h->leave.Add(EcnOnLeave);
 }
 std::unique_ptr<sw::MechanismState> EcnWorkerState(const sw::Switch& sw, const WorkerCtx& w) {
   auto s = std::make_unique<EcnWorker>();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // ECN marking glue (ecn config section): RED on each egress queue's depth in
-// bytes (sched/red.h), decided as packets are queued, CE set on ECN-capable
+// bytes (sched/red.h), decided as packets are queued (or, for a profile
+// with mark_at: dequeue, as they leave for transmission), CE set on ECN-capable
 // IPv4 packets only (net/ipv4_edit.h Ipv4MarkCe), counted per egress (port,
 // priority) as ecn_marked, and as ecn_not_ect where the queue was over its
 // min threshold but the packet was Not-ECT (left as it is: a lossless class
@@ -9,7 +10,9 @@
 //    queue's profile with the worker's own generator (its slot of WorkerCtx::mech,
 //    seeded from ecn.seed and the worker, so a fabric run repeats), and
 //    the group's bytes are counted as queued;
-//  * refused: what the egress ring did not take was not queued.
+//  * refused: what the egress ring did not take was not queued;
+//  * leave (profiles that mark at dequeue only): each packet sees the
+//    bytes it leaves behind in its queue, and marks by them instead.
 // Wired when some queue has a profile (Switch::ecn); a queue without one
 // costs a test, and its depth is not kept (profiles are fixed at start).
 //
@@ -68,10 +71,28 @@ inline uint16_t EcnOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkt
   // Several workers serving the switch: the depth sums their counters.
   const int64_t depth = w.solo ? EcnDepthSolo(c) : EcnDepth(*w.sw, out, eprio);
   // The last packet finds depth + bytes - its length (at least 1) ahead.
-  if (depth + static_cast<int64_t>(bytes) - 1 > red.min_bytes()) [[unlikely]]
+  if (depth + static_cast<int64_t>(bytes) - 1 > red.enqueue_min_bytes()) [[unlikely]]
     return EcnMarkGroup(w, out, eprio, pkts, n);
   c.ecn_queued_bytes.Add(bytes);
   return n;
+}
+
+// Packets of a profile that marks at dequeue, taken from the head of
+// (out, q) for transmission: each judged by the bytes it leaves behind,
+// `depth` (what the queue held before they were taken) less its own and
+// those taken before it. Out of line.
+[[gnu::noinline]] void EcnMarkLeaving(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts,
+                                      uint16_t n, int64_t depth);
+
+// leave (wired when some profile marks at dequeue): run by the port's
+// owner, whose tx counters these packets are not in yet.
+inline void EcnOnLeave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n) {
+  const sched::RedQueue& red = w.t->ecn[out][q];
+  if (!red.at_dequeue()) return;
+  const int64_t depth = w.solo ? EcnDepthSolo(w.st->prio[out][q]) : EcnDepth(*w.sw, out, q);
+  // The first packet leaves the most behind: nothing to mark unless it does.
+  if (depth - static_cast<int64_t>(rte_pktmbuf_pkt_len(pkts[0])) > red.min_bytes()) [[unlikely]]
+    EcnMarkLeaving(w, out, q, pkts, n, depth);
 }
 
 inline void EcnOnRefused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) {

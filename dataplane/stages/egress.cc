@@ -256,6 +256,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
     if (got == 0) break;
     if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q]))
       nonempty &= static_cast<uint8_t>(~(1u << q));
+    w.hooks.Leave(w, port, q, pkts + n, static_cast<uint16_t>(got));
     const uint32_t bytes =
         static_cast<uint32_t>(TakeMetas(sw, pkts + n, static_cast<uint16_t>(got), metas + n));
     // The emulated link also carries FCS, preamble and inter-frame gap: 24

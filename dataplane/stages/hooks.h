@@ -23,6 +23,9 @@
 //   round        once a round, after ingress, before egress
 //   egress       per port before the scheduler: priorities whose received
 //                pause egress ignores this round; may lower the deadline
+//   leave        packets taken from an egress queue's head for the port's
+//                tx burst, still ours (may edit them: dequeue marking);
+//                once each, before the device sees them
 //   dequeue      packets left an egress queue from its head (sent or
 //                discarded), with their metadata as read before they went
 // A user of enqueue's `after` names the egress priorities it acts on: the
@@ -81,6 +84,7 @@ struct Hooks {
   using RefusedFn = void (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n);
   using RoundFn = void (*)(WorkerCtx&);
   using EgressFn = uint8_t (*)(WorkerCtx&, PortId, Deadline* ready_ns);
+  using LeaveFn = void (*)(WorkerCtx&, PortId out, int q, rte_mbuf* const* pkts, uint16_t n);
   using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const sw::PktMeta* metas, uint16_t n);
   using PfcTxFn = bool (*)(WorkerCtx&, PortId, const pause::PauseRequest& req, uint8_t* frame);
   using DeadlineFn = Deadline (*)(const WorkerCtx&, PortId);
@@ -102,6 +106,7 @@ struct Hooks {
   HookList<RefusedFn> refused;
   HookList<RoundFn> round;
   HookList<EgressFn> egress;
+  HookList<LeaveFn> leave;
   HookList<DequeueFn> dequeue;
   HookList<PfcTxFn> pfc_tx;
   HookList<DeadlineFn> deadline;
@@ -146,6 +151,9 @@ struct Hooks {
     uint8_t m = 0;
     for (uint8_t i = 0; i < egress.n; i++) m |= egress.fn[i](w, p, ready_ns);
     return m;
+  }
+  void Leave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n) const {
+    for (uint8_t i = 0; i < leave.n; i++) leave.fn[i](w, out, q, pkts, n);
   }
   void Dequeue(WorkerCtx& w, PortId out, int q, const sw::PktMeta* metas, uint16_t n) const {
     for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n);

@@ -53,7 +53,10 @@ MIN_RATE 100Mb/s
 KMAX_MAP 2 25000000000 400 100000000000 1600
 KMIN_MAP 2 25000000000 100 100000000000 400
 PMAX_MAP 2 25000000000 0.2 100000000000 0.2
-BUFFER_SIZE 32
+BUFFER_SIZE 32.0
+CLAMP_TARGET_RATE 0
+PINT_LOG_BASE 1.01
+PINT_PROB 1.0
 """
 
 
@@ -78,8 +81,13 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
     sw = open(os.path.join(d, "conv", "switch.yaml")).read()
     check("DCQCN's keys carried over", "dcqcn: { rate_ai: 50M" in fab and "rp_timer: 55us" in fab, fab)
+    # What run.py writes, unchanged: PINT's keys (for every mode), integers
+    # as Python 3 prints them (32.0), booleans the fabric file reads back.
+    check("CLAMP_TARGET_RATE 0 written as YAML's false", "clamp_target_rate: false" in fab, fab)
+    check("BUFFER_SIZE 32.0 is 32 MB", "total_bytes: 32M" in sw, sw)
     check("KMIN/KMAX/PMAX at 25G become the WRED profile",
-          "green_min_threshold: 100000, green_max_threshold: 400000, green_drop_probability: 20" in sw, sw)
+          "green_min_threshold: 100000, green_max_threshold: 400000, green_drop_probability: 20," in sw, sw)
+    check("the simulator's profile marks at dequeue, as the simulator does", "mark_at: dequeue" in sw, sw)
     r = subprocess.run([fabric, "--fabric", os.path.join(d, "conv", "fabric.yaml"), "--out",
                         os.path.join(d, "out")], capture_output=True, text=True)
     check("pfcfabric runs the converted experiment", r.returncode == 0, r.stdout + r.stderr)
@@ -111,8 +119,9 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
         (dict(flows=FLOWS.replace("0.0015", "soon")), "flow.txt:4: start: expected seconds (got soon)"),
         (dict(flows=FLOWS.replace("0.0015", "0.5")), "flow.txt: flow 2: starts at 0.5 s, after the run's end"),
         (dict(config=CONFIG.replace("CC_MODE 1", "CC_MODE 3")), "config.txt:5: CC_MODE 3 (HPCC): expected 1 (DCQCN)"),
-        (dict(config=CONFIG + "FANCY_KEY 1\n"), "config.txt:18: FANCY_KEY: expected a key of the simulator's config"),
+        (dict(config=CONFIG + "FANCY_KEY 1\n"), "config.txt:21: FANCY_KEY: expected a key of the simulator's config"),
         (dict(config=CONFIG.replace("RATE_AI 50Mb/s", "RATE_AI fast")), "config.txt:11: rate: expected a rate such as 100Gbps or 50Mb/s (got fast)"),
+        (dict(config=CONFIG.replace("BUFFER_SIZE 32.0", "BUFFER_SIZE 32.5")), "config.txt:17: BUFFER_SIZE: expected a whole number (got 32.5)"),
         (dict(config=CONFIG.replace("PACKET_PAYLOAD_SIZE 1000", "PACKET_PAYLOAD_SIZE 100")),
          "config.txt:2: PACKET_PAYLOAD_SIZE 100: expected 256..4096 (an RC MTU)"),
         (dict(topo=""), "topology.txt:1: expected '<nodes> <switches> <links>' (got an empty file)"),

@@ -33,7 +33,9 @@ IGNORED_KEYS = {
     "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE", "QLEN_MON_START", "QLEN_MON_END",
     "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK", "L2_CHUNK_SIZE", "HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT", "U_TARGET", "MI_THRESH",
     "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND", "ACK_HIGH_PRIO", "LINK_DOWN",
-    "DCTCP_RATE_AI"}
+    "DCTCP_RATE_AI",
+    # HPCC-PINT's (CC_MODE 10): run.py writes them for every mode.
+    "PINT_LOG_BASE", "PINT_PROB"}
 DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
     "RATE_AI": ("rate_ai", "rate"), "RATE_HAI": ("rate_hai", "rate"),
     "MIN_RATE": ("min_rate", "rate"), "EWMA_GAIN": ("ewma_gain", "real"),
@@ -226,14 +228,20 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             if kind == "us":
                 return f"{float(s):g}us"
             if kind == "int":
-                return int(s)
+                # run.py under Python 3 writes its integers as 32.0.
+                f = float(s)
+                if not f.is_integer():
+                    raise ValueError
+                return int(f)
             if kind == "bool":
                 if s not in ("0", "1"):
                     raise ValueError
-                return s == "1"
+                return "true" if s == "1" else "false"  # as YAML spells them
             return float(s)
         except ValueError:
-            raise HpccError(f"{config_path}:{ln}: {key}: expected a {kind} (got {s})")
+            what = {"us": "number of microseconds", "int": "whole number", "bool": "0 or 1",
+                    "real": "number"}.get(kind, kind)
+            raise HpccError(f"{config_path}:{ln}: {key}: expected a {what} (got {s})")
 
     mode = val("CC_MODE", "int", 1 if conf else 0)
     if cc is None:
@@ -320,7 +328,8 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
                  f"  # KMIN_MAP / KMAX_MAP / PMAX_MAP at {_rate_text(base_rate)}, the most common link rate",
                  "  profiles:",
                  f"    SIM: {{ green_min_threshold: {round(kmin * 1000)}, green_max_threshold: "
-                 f"{round(kmax * 1000)}, green_drop_probability: {pmax * 100:g} }}",
+                 f"{round(kmax * 1000)}, green_drop_probability: {pmax * 100:g},",
+                 "           mark_at: dequeue }  # as the simulator: on the bytes left behind",
                  "  queues:",
                  f"    - {{ priorities: [{', '.join(str(p) for p in pgs)}], profile: SIM }}"]
         if len(rates) > 1:

@@ -228,7 +228,7 @@ TEST_F(ConfigTest, EcnSection) {
       "    AZURE_LOSSLESS: { green_min_threshold: 50K, green_max_threshold: 200K,\n"
       "                      green_drop_probability: 5 }\n"
       "    STEP: { green_min_threshold: 30000, green_max_threshold: 30000,\n"
-      "            green_drop_probability: 0 }\n"
+      "            green_drop_probability: 0, mark_at: dequeue }\n"
       "  queues:\n"
       "    - { priorities: [3, 4], profile: AZURE_LOSSLESS }\n"
       "    - { ports: [p1], priorities: [4], profile: STEP }\n";
@@ -240,6 +240,8 @@ TEST_F(ConfigTest, EcnSection) {
   EXPECT_EQ(c.ecn.profiles[0].min_bytes, 50u << 10);
   EXPECT_EQ(c.ecn.profiles[0].max_bytes, 200u << 10);
   EXPECT_DOUBLE_EQ(c.ecn.profiles[0].max_prob, 0.05);
+  EXPECT_FALSE(c.ecn.profiles[0].at_dequeue) << "enqueue unless the profile says";
+  EXPECT_TRUE(c.ecn.profiles[1].at_dequeue);
   ASSERT_EQ(c.ecn.queue.size(), 2u);
   EXPECT_EQ(c.ecn.queue[0][3], 0);
   EXPECT_EQ(c.ecn.queue[0][4], 0);
@@ -265,6 +267,9 @@ TEST_F(ConfigTest, EcnSection) {
       {"  profiles: { P: { green_min_threshold: 1K, green_max_threshold: 2K, "
        "green_drop_probability: 1, yellow_max_threshold: 1 } }\n  queues: []\n",
        "yellow_max_threshold"},
+      {"  profiles: { P: { green_min_threshold: 1K, green_max_threshold: 2K, "
+       "green_drop_probability: 1, mark_at: egress } }\n  queues: []\n",
+       "ecn.profiles.P.mark_at: expected enqueue (the bytes ahead of the packet) or dequeue"},
       {prof + "  queues: [ { priorities: [3], profile: Q } ]\n",
        "ecn.queues[0].profile: expected a profile from ecn.profiles"},
       {prof + "  queues: [ { priorities: [8], profile: P } ]\n", "ecn.queues[0].priorities[0]"},

@@ -82,6 +82,43 @@ TEST_F(StageTest, EcnStepMarksEctPacketsOverTheThreshold) {
   EXPECT_EQ(c.at("p3.q3.tx_packets"), 60u);
 }
 
+// mark_at: dequeue (the HPCC work's simulator): each frame is judged as it
+// leaves for transmission, by the bytes it leaves behind, so the burst's
+// first frames are marked and its last are not: the reverse of enqueue.
+// With one worker and with two (the queuing worker's counts, the sending
+// worker's tx counters).
+TEST_F(StageTest, EcnAtDequeueMarksByTheBytesLeftBehind) {
+  for (const char* workers : {"workers: 1", "workers: 2"}) {
+    std::string y = BaseYaml("", EcnYaml(1));
+    y.replace(y.find("workers: 1"), 10, workers);
+    y.replace(y.find("green_drop_probability: 0 }"), 27,
+              "green_drop_probability: 0, mark_at: dequeue }");
+    Start(y);
+    Ingress(0, ToP3(24, net::kEcnEct0, 32), kT0);
+    EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 32 * kFrame) << "queued bytes counted, none marked";
+    EXPECT_EQ(Snapshot(*sw_).at("p3.q3.ecn_marked"), 0u);
+    EXPECT_EQ(Egress(3, kT0 + 100), 32);
+    EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 0);
+    const Frames out = TakeTx(3);
+    ASSERT_EQ(out.size(), 32u);
+    // Frame i leaves 60 * (31 - i) bytes behind: over 600 for i <= 20.
+    for (size_t i = 0; i < out.size(); i++) {
+      EXPECT_EQ(EcnOf(out[i]), i <= 20 ? net::kEcnCe : net::kEcnEct0) << workers << " " << i;
+      EXPECT_TRUE(net::Ipv4ChecksumOk(out[i].data() + 14, 20)) << i;
+    }
+    EXPECT_EQ(Snapshot(*sw_).at("p3.q3.ecn_marked"), 21u) << workers;
+    // The linear profile on queue 4 still marks at enqueue: one profile's
+    // choice is its own.
+    Ingress(0, ToP3(26, net::kEcnEct0, 32), kT0 + 200);  // queue 4, LIN
+    EXPECT_EQ(Egress(3, kT0 + 300), 32);
+    const Frames lin = TakeTx(3);
+    ASSERT_EQ(lin.size(), 32u);
+    for (size_t i = 0; i <= 10; i++) EXPECT_EQ(EcnOf(lin[i]), net::kEcnEct0) << i;
+    EXPECT_EQ(EcnOf(lin[31]), net::kEcnCe) << "1860 bytes ahead: over the 1200-byte max";
+    TearDown();
+  }
+}
+
 // Two workers: p0's owner queues, p3's owner sends (port i on worker i % 2,
 // switch.cc), so the depth sums the queuing worker's count and subtracts
 // the other's tx counters: the same marks, and the depth back to 0.
