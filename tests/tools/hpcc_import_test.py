@@ -88,6 +88,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     check("KMIN/KMAX/PMAX at 25G become the WRED profile",
           "green_min_threshold: 100000, green_max_threshold: 400000, green_drop_probability: 20," in sw, sw)
     check("the simulator's profile marks at dequeue, as the simulator does", "mark_at: dequeue" in sw, sw)
+    check("a CNP for every marked packet, as the simulator flags every ACK", "cnp_interval: 1ns" in fab, fab)
     r = subprocess.run([fabric, "--fabric", os.path.join(d, "conv", "fabric.yaml"), "--out",
                         os.path.join(d, "out")], capture_output=True, text=True)
     check("pfcfabric runs the converted experiment", r.returncode == 0, r.stdout + r.stderr)

@@ -301,8 +301,10 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval} }}")
     if cc == "dcqcn":
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]
-        if d:
-            out.append("dcqcn: { " + ", ".join(d) + " }")
+        # The simulator's receiver flags every ACK of a marked packet as a
+        # CNP (rdma-hw.cc ReceiveUdp): no interval between CNPs of a flow.
+        d.append("cnp_interval: 1ns")
+        out.append("dcqcn: { " + ", ".join(d) + " }")
     out.append("flows:")
     for i, (src, dst, pg, dport, size, start) in enumerate(flows):
         out.append(f"  - {{ name: f{i}, from: {name[src]}, to: {name[dst]}, dscp: {pg}, prio: {pg}, "
