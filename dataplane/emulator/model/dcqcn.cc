@@ -54,28 +54,33 @@ void DcqcnRp::OnCnp(uint64_t now_ns) {
   active_ = true;
   alpha_ = 1.0;
   alpha_cnp_ = false;
-  alpha_at_ = now_ns + p_.alpha_resume_interval_ns;
-  decrease_at_ = now_ns + p_.rate_decrease_interval_ns + 1;
+  Schedule(&alpha_t_, now_ns + p_.alpha_resume_interval_ns);
+  Schedule(&decrease_t_, now_ns + p_.rate_decrease_interval_ns + 1);
   rate_ = target_ = static_cast<uint64_t>(p_.rate_on_first_cnp * static_cast<double>(rate_));
 }
 
 void DcqcnRp::Advance(uint64_t now_ns) {
+  auto before = [](const Timer& a, const Timer& b) {
+    return a.at < b.at || (a.at == b.at && a.seq < b.seq);
+  };
   while (active_) {
-    // The earliest due timer; at equal times alpha, then decrease, then
-    // increase (the order the simulator schedules them in).
-    Deadline t = Earliest(alpha_at_, Earliest(decrease_at_, increase_at_));
+    // The earliest due timer, ties in the order they were scheduled.
+    Timer* next = &alpha_t_;
+    if (before(decrease_t_, *next)) next = &decrease_t_;
+    if (before(increase_t_, *next)) next = &increase_t_;
+    const Deadline t = next->at;
     if (t > now_ns) return;
-    if (alpha_at_ == t) {
+    if (next == &alpha_t_) {
       AlphaUpdate();
-      alpha_at_ += p_.alpha_resume_interval_ns;
-    } else if (decrease_at_ == t) {
-      decrease_at_ += p_.rate_decrease_interval_ns;
+      Schedule(&alpha_t_, t + p_.alpha_resume_interval_ns);
+    } else if (next == &decrease_t_) {
+      Schedule(&decrease_t_, t + p_.rate_decrease_interval_ns);
       if (decrease_cnp_) {
         DecreaseCheck();
-        increase_at_ = t + p_.rp_timer_ns;  // the increase stage restarts
+        Schedule(&increase_t_, t + p_.rp_timer_ns);  // the increase stage restarts
       }
     } else {
-      increase_at_ += p_.rp_timer_ns;
+      Schedule(&increase_t_, t + p_.rp_timer_ns);
       Increase();
       ++stage_;
     }
@@ -94,7 +99,7 @@ void DcqcnRp::OnSent(uint32_t bytes, uint64_t now_ns) {
 
 Deadline DcqcnRp::NextEventNs() const {
   if (!active_) return kNever;
-  return Earliest(alpha_at_, Earliest(decrease_at_, increase_at_));
+  return Earliest(alpha_t_.at, Earliest(decrease_t_.at, increase_t_.at));
 }
 
 void DcqcnRp::AlphaUpdate() {

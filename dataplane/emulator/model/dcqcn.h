@@ -22,6 +22,13 @@
 //    target) / 2; s == FAST_RECOVERY_TIMES: additive increase, target +=
 //    RATE_AI first; beyond: hyper increase, target += RATE_HAI first; the
 //    target never above the line rate.
+// Timers due at the same instant run in the order they were scheduled, as
+// ns-3's scheduler runs events (by time, then by when they were inserted),
+// each timer rescheduled as the simulator's handler does it (the decrease
+// check reschedules itself before a cut restarts the increase timer, the
+// increase timer before it increases). So with RP_TIMER a multiple of
+// RATE_DECREASE_INTERVAL, the increase a cut scheduled runs before the
+// decrease check of its instant, which was scheduled later.
 // With BYTE_COUNTER (the DCQCN paper's B; 0, the default, leaves it off as
 // the simulator has no byte counter) every that many bytes the flow sends
 // since the last cut are an increase event too, and the phase follows the
@@ -112,7 +119,15 @@ class DcqcnRp {
   uint32_t stage_ = 0;         // timer increase events since the last cut (T)
   uint32_t bc_stage_ = 0;      // byte-counter increase events since the last cut (BC)
   uint64_t sent_ = 0;          // bytes toward the next byte-counter event
-  Deadline alpha_at_ = kNever, decrease_at_ = kNever, increase_at_ = kNever;
+  // A timer: when it is due, and its place in the order timers were
+  // scheduled (ties at one instant run the earlier scheduled first).
+  struct Timer {
+    Deadline at = kNever;
+    uint64_t seq = 0;
+  };
+  void Schedule(Timer* t, Deadline at) { *t = {at, ++seq_}; }
+  Timer alpha_t_, decrease_t_, increase_t_;
+  uint64_t seq_ = 0;
   DcqcnCounters c_;
 };
 

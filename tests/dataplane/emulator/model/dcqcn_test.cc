@@ -2,8 +2,9 @@
 // DCQCN's reaction and notification points (emulator/model/dcqcn.h)
 // against sequences computed by hand from the algorithm in that header:
 // the first CNP, alpha's decay, a cut, fast recovery, additive and hyper
-// increase, the target clamped on a later cut, the minimum rate, and the
-// receiver's CNP spacing.
+// increase, the target clamped on a later cut, the minimum rate, timers due
+// at one instant in the order they were scheduled (as ns-3 runs them), and
+// the receiver's CNP spacing.
 #include "dataplane/emulator/model/dcqcn.h"
 
 #include <gtest/gtest.h>
@@ -91,6 +92,45 @@ TEST(DcqcnRp, HandComputedSequence) {
   EXPECT_EQ(rp.counters().hai, 1u);
   EXPECT_EQ(rp.counters().cnps, 2u);
   EXPECT_EQ(rp.counters().cuts, 2u);
+}
+
+// RP_TIMER a multiple of RATE_DECREASE_INTERVAL (the simulator's run.py
+// values, 300 and 4 us, are): an increase and a decrease check fall due at
+// one instant, and run as ns-3 runs them, in the order they were
+// scheduled: the increase (scheduled by the cut) before the check
+// (scheduled 4 us before). g = 0 keeps alpha at 1, so a cut halves.
+TEST(DcqcnRp, TimersAtOneInstantRunInTheOrderScheduled) {
+  DcqcnParams p = Hand();
+  p.ewma_gain = 0;
+  p.alpha_resume_interval_ns = 1 * kUs;
+  p.rate_decrease_interval_ns = 4 * kUs;
+  p.rp_timer_ns = 8 * kUs;
+  p.fast_recovery_times = 5;
+  p.clamp_target_rate = false;
+  DcqcnRp rp(p);
+  rp.OnCnp(0);
+  // 4 us + 1 ns: the first cut, stage 0, no clamp: target 10G, rate 5G;
+  // the increase timer now due at 12 us + 1 ns.
+  rp.Advance(4 * kUs + 1);
+  EXPECT_EQ(rp.rate_bps(), 5'000'000'000u);
+  // 8 us + 1 ns: a check with no CNP, rescheduled for 12 us + 1 ns too.
+  rp.Advance(8 * kUs + 1);
+  rp.OnCnp(10 * kUs);
+  // 12 us + 1 ns: first the increase (fast recovery: (5G + 10G) / 2 =
+  // 7.5G, stage 1), then the check: the CNP cuts after an increase, so the
+  // target clamps to 7.5G, and the rate halves to 3.75G. (The check
+  // first would have cut 5G to 2.5G with the target left at 10G.)
+  rp.Advance(12 * kUs + 1);
+  EXPECT_EQ(rp.counters().recoveries, 1u);
+  EXPECT_EQ(rp.counters().cuts, 2u);
+  EXPECT_EQ(rp.target_bps(), 7'500'000'000u);
+  EXPECT_EQ(rp.rate_bps(), 3'750'000'000u);
+  // The cut restarted the increase timer: due 8 us later.
+  EXPECT_EQ(rp.NextEventNs(), 13 * kUs);  // alpha's, every 1 us
+  rp.Advance(20 * kUs);
+  EXPECT_EQ(rp.counters().recoveries, 1u) << "no increase before 20 us + 1 ns";
+  rp.Advance(20 * kUs + 1);
+  EXPECT_EQ(rp.counters().recoveries, 2u);
 }
 
 // g = 0 keeps alpha at 1: every cut halves, never below MIN_RATE.
