@@ -95,7 +95,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     res = json.load(open(os.path.join(d, "out", "results.json")))
     sizes = [3000000, 3000000, 500000]
     check("the flows are RC queue pairs with the simulator's payload and ACK interval",
-          "rc: { mtu: 1000, ack_interval: 1 }" in fab and fab.count("transport: rc") == 3, fab)
+          "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us }" in fab and fab.count("transport: rc") == 3, fab)
     for f, size in zip(res["flows"], sizes):
         packets = math.ceil(size / 1000)  # PACKET_PAYLOAD_SIZE 1000
         check(f"{f['name']} wrote all its {size} bytes ({packets} packets, each taken once, all ACKed)",
@@ -134,7 +134,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
                 + "L2_ACK_INTERVAL 16000\nL2_BACK_TO_ZERO 1\n")
     fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
     check("a 4,000-byte payload: jumbo switch ports; L2_ACK_INTERVAL in bytes becomes packets",
-          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4 }" in fab, fab[:600])
+          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4, nak_interval: 500us }" in fab, fab[:600])
     check("L2_BACK_TO_ZERO 1 is named as not modelled", "L2_BACK_TO_ZERO 1" in p.stdout + p.stderr,
           p.stdout + p.stderr)
     p = convert(d, config=CONFIG.replace("CC_MODE 1", "CC_MODE 3"), extra=["--cc", "none"])

@@ -298,7 +298,9 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     out[-1] += (", overrides: [ " + ", ".join(overrides) + " ] }") if overrides else " }"
     jumbo = payload + ROCE_HEADERS + 16 > 1514
     out.append("switch: { config: switch.yaml" + (", mtu: 9000 }" if jumbo else " }"))
-    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval} }}")
+    # The simulator NACKs a lasting gap again every 500 us (its "NACK
+    # Generation Interval", fixed: no config key).
+    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us }}")
     if cc == "dcqcn":
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]
         # The simulator's receiver flags every ACK of a marked packet as a

@@ -42,7 +42,7 @@ void HostModel::AddFlow(const FlowSpec& f) {
 
 void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio) {
   FlowRx* r = RxOf(id);
-  r->rc.emplace(p_.rc.ack_interval);
+  r->rc.emplace(p_.rc.ack_interval, p_.rc.nak_interval_ns);
   r->ack_dscp = dscp;
   r->ack_prio = prio;
 }
@@ -385,7 +385,7 @@ void HostModel::ReceiveWrite(uint32_t len, const RoceHeader& rh, uint64_t now_ns
     r->min_delay_ns = std::min(r->min_delay_ns, now_ns - rh.stamp_ns);
   }
   RcReply rep;
-  if (r->rc->OnPacket(rh.psn, rh.ack_req, IsLastOrOnly(rh.opcode), &rep)) {
+  if (r->rc->OnPacket(rh.psn, rh.ack_req, IsLastOrOnly(rh.opcode), &rep, now_ns)) {
     if (rh.has_stamp && now_ns >= rh.stamp_ns) r->sum_delay_ns += now_ns - rh.stamp_ns;
     CountRx(*r, len, now_ns);
   }

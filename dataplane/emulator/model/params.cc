@@ -30,6 +30,9 @@ std::string ParamText(ParamKind kind, double v) {
     case ParamKind::kRate:
       if (Whole(v, 1e9, "G", &s) || Whole(v, 1e6, "M", &s) || Whole(v, 1e3, "K", &s)) return s;
       return Plain(v);
+    case ParamKind::kTimeOrOff:
+      if (v == 0) return "0";
+      [[fallthrough]];
     case ParamKind::kInterval:
       if (Whole(v, 1e9, "s", &s) || Whole(v, 1e6, "ms", &s) || Whole(v, 1e3, "us", &s)) return s;
       return Plain(v) + "ns";
@@ -49,6 +52,8 @@ std::string ParamKindText(ParamKind kind, double lo, double hi) {
       return "rate";
     case ParamKind::kInterval:
       return "time > 0";
+    case ParamKind::kTimeOrOff:
+      return "time, 0 off";
     case ParamKind::kBool:
       return "bool";
     case ParamKind::kBytes:

@@ -17,10 +17,11 @@
 namespace pfc::emulator {
 
 enum class ParamKind : uint8_t {
-  kRate,      // bits/s, written with a unit (50M, 25G)
-  kInterval,  // a time > 0, in ns (1us, 900us)
-  kReal,      // lo..hi
-  kInt,       // an integer lo..hi
+  kRate,       // bits/s, written with a unit (50M, 25G)
+  kInterval,   // a time > 0, in ns (1us, 900us)
+  kTimeOrOff,  // a time in ns, or 0: off
+  kReal,       // lo..hi
+  kInt,        // an integer lo..hi
   kBool,
   kBytes,  // lo..hi bytes, written with a unit (10M) or not
 };
@@ -45,7 +46,7 @@ double ParamValue(const Param<S>& p, const S& s) {
 
 // How the docs and messages write a value of p's kind: 50M, 900us, 0.5, 7.
 std::string ParamText(ParamKind kind, double v);
-// "rate", "time > 0", "0..1", "bool", "bytes".
+// "rate", "time > 0", "time, 0 off", "0..1", "bool", "bytes".
 std::string ParamKindText(ParamKind kind, double lo, double hi);
 
 // The reference docs' table of a section: | key | type | default | meaning |.

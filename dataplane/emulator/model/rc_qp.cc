@@ -18,6 +18,9 @@ const Param<R> kRcParams[] = {
      "local ACK timeout exponent: 4.096 us x 2^timeout (8: 1.05 ms; none in the simulator)",
      &R::timeout},
     {"retry_cnt", K::kInt, 0, 7, "timeouts without progress before the QP fails", &R::retry_cnt},
+    {"nak_interval", K::kTimeOrOff, 0, 0,
+     "a gap NAKed again each this while it lasts, 0 once (the simulator's NACK interval: 500us)",
+     &R::nak_interval_ns},
 };
 }  // namespace
 
@@ -138,7 +141,8 @@ Deadline RcRequester::NextEventNs() const {
   return progress_ns_ + p_.TimeoutNs();
 }
 
-bool RcResponder::OnPacket(uint32_t psn24, bool ack_req, bool last_of_msg, RcReply* reply) {
+bool RcResponder::OnPacket(uint32_t psn24, bool ack_req, bool last_of_msg, RcReply* reply,
+                           uint64_t now_ns) {
   reply->kind = RcReply::kNone;
   const uint64_t delta = (psn24 - (epsn_ & kPsnMask)) & kPsnMask;
   bool accepted = false;
@@ -151,8 +155,9 @@ bool RcResponder::OnPacket(uint32_t psn24, bool ack_req, bool last_of_msg, RcRep
   } else if (delta < (kPsnMask + 1) / 2) {
     // Ahead of the expected PSN: something before it was lost.
     ++c_.out_of_sequence;
-    if (nak_sent_) return false;
+    if (nak_sent_ && (nak_interval_ == 0 || now_ns < nak_ns_ + nak_interval_)) return false;
     nak_sent_ = true;
+    nak_ns_ = now_ns;
     ++c_.naks;
     reply->kind = RcReply::kNak;
     reply->psn24 = static_cast<uint32_t>(epsn_ & kPsnMask);

@@ -12,7 +12,10 @@
 //    it sends an ACK carrying the last PSN it took (ACKs are cumulative);
 //    a packet beyond the expected one is dropped and answered, once until
 //    the expected one arrives, by a NAK "PSN sequence error" carrying the
-//    expected PSN; a duplicate (below it) is acknowledged again;
+//    expected PSN (with `nak_interval`, again each that long while the gap
+//    lasts, as the simulator does with its NACK interval of 500 us: a lost
+//    go-back-N restart is then repaired without waiting for the timeout);
+//    a duplicate (below it) is acknowledged again;
 //  * on a NAK the requester goes back to the NAKed PSN and resends from
 //    there (go-back-N); a message completes when its last packet is ACKed;
 //  * with packets outstanding and no ACK progress for `timeout` (the
@@ -41,10 +44,11 @@ inline constexpr uint32_t kPsnMask = 0xffffff;
 // perftest's 14 is 67 ms, longer than most emulated runs) and `retry_cnt` 7
 // as verbs users set them.
 struct RcParams {
-  uint32_t mtu = 1000;        // payload bytes per packet, 256..4096
-  uint32_t ack_interval = 1;  // accepted packets per ACK, >= 1
-  uint8_t timeout = 8;        // local ACK timeout: 4.096 us << timeout (1..31)
-  uint8_t retry_cnt = 7;      // timeouts without progress before failing, 0..7
+  uint32_t mtu = 1000;           // payload bytes per packet, 256..4096
+  uint32_t ack_interval = 1;     // accepted packets per ACK, >= 1
+  uint8_t timeout = 8;           // local ACK timeout: 4.096 us << timeout (1..31)
+  uint8_t retry_cnt = 7;         // timeouts without progress before failing, 0..7
+  uint64_t nak_interval_ns = 0;  // a gap NAKed again after this; 0: once
   uint64_t TimeoutNs() const { return 4096ull << timeout; }
 };
 
@@ -146,18 +150,22 @@ struct RcReply {
 
 class RcResponder {
  public:
-  explicit RcResponder(uint32_t ack_interval) : ack_interval_(ack_interval ? ack_interval : 1) {}
-  // A data packet with wire PSN psn24: true when it is accepted (in order);
-  // *reply is what to send back.
-  bool OnPacket(uint32_t psn24, bool ack_req, bool last_of_msg, RcReply* reply);
+  explicit RcResponder(uint32_t ack_interval, uint64_t nak_interval_ns = 0)
+      : ack_interval_(ack_interval ? ack_interval : 1), nak_interval_(nak_interval_ns) {}
+  // A data packet with wire PSN psn24 arrived at now_ns: true when it is
+  // accepted (in order); *reply is what to send back.
+  bool OnPacket(uint32_t psn24, bool ack_req, bool last_of_msg, RcReply* reply,
+                uint64_t now_ns = 0);
   uint64_t expected() const { return epsn_; }
   const RcResponderCounters& counters() const { return c_; }
 
  private:
   uint32_t ack_interval_;
+  uint64_t nak_interval_;
   uint64_t epsn_ = 0;
   uint32_t unacked_ = 0;
   bool nak_sent_ = false;
+  uint64_t nak_ns_ = 0;  // when the gap's last NAK went
   RcResponderCounters c_;
 };
 

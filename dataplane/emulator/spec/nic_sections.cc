@@ -45,6 +45,9 @@ void ParseParams(const Reader& rd, const YAML::Node& n, const std::string& secti
         x = static_cast<double>(Duration(rd, v, f));
         if (x == 0) rd.Fail(v, f, "a time > 0");
         break;
+      case ParamKind::kTimeOrOff:
+        x = static_cast<double>(Duration(rd, v, f));
+        break;
       case ParamKind::kReal:
         x = rd.Real(v, f, p.lo, p.hi);
         break;

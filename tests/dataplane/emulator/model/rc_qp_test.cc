@@ -102,6 +102,31 @@ TEST(RcResponder, AcksEveryNAndAtAckReq) {
   EXPECT_EQ(s.counters().acks, 2u);
 }
 
+// With a NAK interval (the simulator's NACK interval): a gap that lasts is
+// NAKed again once the interval has passed since its last NAK, not before.
+TEST(RcResponder, NaksAGapAgainAfterTheInterval) {
+  RcResponder s(1, 500'000);
+  RcReply rep;
+  EXPECT_TRUE(s.OnPacket(0, false, false, &rep, 0));
+  EXPECT_FALSE(s.OnPacket(2, false, false, &rep, 1'000));
+  EXPECT_EQ(rep.kind, RcReply::kNak);
+  EXPECT_FALSE(s.OnPacket(3, false, false, &rep, 500'999));
+  EXPECT_EQ(rep.kind, RcReply::kNone) << "within the interval";
+  EXPECT_FALSE(s.OnPacket(4, false, false, &rep, 501'000));
+  EXPECT_EQ(rep.kind, RcReply::kNak) << "the interval passed: again";
+  EXPECT_EQ(rep.psn24, 1u);
+  EXPECT_FALSE(s.OnPacket(5, false, false, &rep, 600'000));
+  EXPECT_EQ(rep.kind, RcReply::kNone);
+  EXPECT_EQ(s.counters().naks, 2u);
+  // Without one: once, however long the gap lasts.
+  RcResponder once(1);
+  EXPECT_TRUE(once.OnPacket(0, false, false, &rep, 0));
+  EXPECT_FALSE(once.OnPacket(2, false, false, &rep, 1'000));
+  EXPECT_FALSE(once.OnPacket(3, false, false, &rep, 10'000'000));
+  EXPECT_EQ(rep.kind, RcReply::kNone);
+  EXPECT_EQ(once.counters().naks, 1u);
+}
+
 TEST(RcResponder, NaksAGapOnceAndAcksDuplicates) {
   RcResponder s(1);
   RcReply rep;

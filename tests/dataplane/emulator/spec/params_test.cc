@@ -68,11 +68,18 @@ TEST(NicParams, ParserReadsEveryKey) {
   EXPECT_EQ(d.cnp_interval_ns, 50'000u);
   EXPECT_EQ(d.cnp_dscp, 46);
   EXPECT_EQ(d.cnp_prio, 5);
-  ParseRc(rd, YAML::Load("{ mtu: 4096, ack_interval: 4, timeout: 14, retry_cnt: 3 }"), &s);
+  EXPECT_EQ(s.rc.nak_interval_ns, 0u) << "a gap NAKed once unless asked";
+  ParseRc(rd,
+          YAML::Load("{ mtu: 4096, ack_interval: 4, timeout: 14, retry_cnt: 3, "
+                     "nak_interval: 500us }"),
+          &s);
   EXPECT_EQ(s.rc.mtu, 4096u);
   EXPECT_EQ(s.rc.ack_interval, 4u);
   EXPECT_EQ(s.rc.timeout, 14);
   EXPECT_EQ(s.rc.retry_cnt, 3);
+  EXPECT_EQ(s.rc.nak_interval_ns, 500'000u);
+  ParseRc(rd, YAML::Load("{ nak_interval: 0 }"), &s);
+  EXPECT_EQ(s.rc.nak_interval_ns, 0u) << "0: off, where a time > 0 is refused";
 }
 
 }  // namespace
