@@ -82,4 +82,18 @@ void SwitchDcfit::PrintEvents(const sw::Switch& sw, uint64_t* seen,
   });
 }
 
+const char* SwitchDcfit::ReportCounters(Counters* out) const {
+  const dcfit::DetectorCounters& c = det.counters();
+  *out = {{"rx", c.rx},
+          {"tx", c.tx},
+          {"repeat", c.repeat},
+          {"outranked", c.outranked},
+          {"no_delta", c.no_delta},
+          {"not_paused", c.not_paused},
+          {"stale", c.stale},
+          {"bad", c.bad},
+          {"temporal_dropped", c.temporal_dropped}};
+  return "dcfit_detector";
+}
+
 }  // namespace pfc::stages

@@ -122,6 +122,9 @@ struct SwitchDcfit final : sw::MechanismState {
 
   // The log's new events, one line each on pfc.dcfit (switch/log.h).
   void PrintEvents(const sw::Switch& sw, uint64_t* seen, const sw::PortNamer& namer) const override;
+  // "dcfit_detector": what the detector did with the messages
+  // (dcfit/detector.h), for telling why a loop was or was not found.
+  const char* ReportCounters(Counters* out) const override;
 };
 
 // What one worker keeps for DCFIT on one switch it serves (its slot of

@@ -14,6 +14,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace pfc::sw {
 
@@ -30,6 +32,12 @@ struct MechanismState {
   // other switches. Nothing for a mechanism without events.
   virtual void PrintEvents(const Switch& /*sw*/, uint64_t* /*seen*/,
                            const PortNamer& /*namer*/) const {}
+  // Its own counters for a switch's report (the fabric's results.json
+  // entry for the switch, beside the switch's counters): the section's
+  // name, and (name, value) pairs; nothing for a mechanism whose counters
+  // are all the switch's (stats.h). Any thread; read while the workers run.
+  using Counters = std::vector<std::pair<const char*, uint64_t>>;
+  virtual const char* ReportCounters(Counters* /*out*/) const { return nullptr; }
 };
 
 inline constexpr int kMaxMechanisms = 8;

@@ -12,7 +12,6 @@
 #include "dataplane/emulator/model/fct.h"
 #include "dataplane/emulator/runtime/fabric_totals.h"
 #include "dataplane/pfcswitch/stats_report.h"
-#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/pfcwd_stage.h"
 
 namespace pfc::emulator {
@@ -60,25 +59,20 @@ void DumpAt(const json& v, int depth, std::ostream& out) {
 }
 
 // results.json's entry for one switch: its counters (StatsJson) and its
-// DCFIT detector's.
+// mechanisms' own (MechanismState::ReportCounters: DCFIT's detector's).
 json SwitchResults(const SwitchRun& s) {
   json j = pfcswitch::StatsJson(*s.sw);
   // How far the pool grew depends on which partition's thread found it
   // empty first (--threads): timing.json has it, with the wall time.
   j.erase("pool_populated");
-  // What the detector did with the messages (dcfit/detector.h), for
-  // telling why a loop was or was not found.
-  if (const stages::SwitchDcfit* d = stages::DcfitOf(*s.sw)) {
-    const dcfit::DetectorCounters& c = d->det.counters();
-    j["dcfit_detector"] = {{"rx", c.rx},
-                           {"tx", c.tx},
-                           {"repeat", c.repeat},
-                           {"outranked", c.outranked},
-                           {"no_delta", c.no_delta},
-                           {"not_paused", c.not_paused},
-                           {"stale", c.stale},
-                           {"bad", c.bad},
-                           {"temporal_dropped", c.temporal_dropped}};
+  sw::MechanismState::Counters kv;
+  for (const auto& m : s.sw->mech) {
+    if (m == nullptr) continue;
+    kv.clear();
+    if (const char* section = m->ReportCounters(&kv)) {
+      json& o = j[section] = json::object();
+      for (const auto& [k, v] : kv) o[k] = v;
+    }
   }
   return j;
 }
