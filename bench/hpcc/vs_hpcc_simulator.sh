@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# pfcfabric side by side with the HPCC work's ns-3 RDMA simulator (issue 40):
+# the same topology, flow and config files through both, flows matched one by
+# one, per size bucket FCT p50/p95/p99 and slowdown (against the simulator's
+# standalone FCT on both sides), the per-flow FCT ratio, pause frames, CPU
+# seconds and peak RSS (bench/hpcc/vs_simulator.py describes it).
+#   bench/hpcc/vs_hpcc_simulator.sh [CASES] [BUILD_DIR] [OUT_DIR]
+# CASES: comma-separated folders under $HPCC_REF/runs (default small; also
+# fat320-websearch30-5ms, ~150 CPU s simulator + ~120 emulator, run at once)
+# or paths to folders holding config.txt and the files it names.
+# Environment: HPCC_REF (default ../shared/reference/hpcc-simulator from the
+# source root), HPCC_SIM_DIR (the simulator's build cache, default
+# build/hpcc-simulator under the source root, built once with $HPCC_REF/build.sh,
+# 4-6 min at -j1), SIM_FROM_REFERENCE=1 (read the simulator's kept outputs and
+# time.log in the reference folder instead of running it; labelled as such),
+# NO_BUILD=1 (use BUILD_DIR's pfcfabric as it is: no ninja, e.g. in a build
+# directory someone else is building), ANALYSE_ONLY=1 (run nothing: read the
+# outputs an earlier run left in OUT_DIR again).
+# Figure OUT_DIR/vs_hpcc_simulator.png, OUT_DIR/table.txt, summary.json; last line
+#   RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5=<x> <case>_ratio_p50=<x>
+#          <case>_ratio_p95=<x> <case>_matched=<n> <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x>
+#          <case>_pause_sim=<n> <case>_pause_emu=<n>
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source bench/lib.sh
+CASES=${1:-small}
+B=${2:-$PFC_BUILD_DEFAULT}
+OUT=$(realpath -m "${3:-vs-hpcc-simulator}")
+REF=$(realpath -m "${HPCC_REF:-$PFC_ROOT/../shared/reference/hpcc-simulator}")
+SIM=$(realpath -m "${HPCC_SIM_DIR:-$PFC_ROOT/build/hpcc-simulator}")
+[[ -f $REF/build.sh ]] || { echo "vs_hpcc_simulator: no simulator archive in $REF (set HPCC_REF)" >&2; exit 1; }
+mkdir -p "$OUT"
+[[ ${NO_BUILD:-0} == 1 ]] || pfc_build_target "$B" dataplane/emulator/pfcfabric
+if [[ ${SIM_FROM_REFERENCE:-0} != 1 && ! -x $SIM/hpcc/simulation/build/scratch/third ]]; then
+  echo "vs_hpcc_simulator: building the simulator into $SIM (4-6 min, log $OUT/sim-build.log)"
+  "$REF/build.sh" "$SIM" > "$OUT/sim-build.log" 2>&1 ||
+    { echo "vs_hpcc_simulator: the simulator's build failed (see $OUT/sim-build.log)" >&2; exit 1; }
+fi
+IFS=, read -r -a CASE_LIST <<< "$CASES"
+/usr/bin/python3 bench/hpcc/vs_simulator.py "$(pfc_bin "$B" pfcfabric)" "$SIM" "$REF" "$OUT" \
+  "${CASE_LIST[@]}"

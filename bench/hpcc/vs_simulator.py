@@ -1,0 +1,385 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""pfcfabric side by side with the HPCC work's ns-3 RDMA simulator (issue 40)
+on the same topology, flow and config files: for each case, the simulator
+(scratch/third, built by bench/hpcc/vs_hpcc_simulator.sh) runs the files with
+its output paths moved into OUT_DIR/CASE/sim, tools/hpcc_import.py converts
+the same three files (the config unchanged) into OUT_DIR/CASE/fabric, and
+pfcfabric runs them into OUT_DIR/CASE/emu, each under /usr/bin/time (user +
+system CPU seconds, peak RSS). With SIM_FROM_REFERENCE=1 the simulator is not
+run: its outputs and time.log kept in the reference folder are read instead,
+and the output says so. With ANALYSE_ONLY=1 nothing runs: the outputs an
+earlier run left in OUT_DIR are read again (tables, figure).
+
+Flows are matched one by one on (source node, destination node, bytes,
+start ns): the simulator's out_fct.txt (sip dip sport dport size start_ns
+fct_ns standalone_fct_ns, IP 0x0b000001 + (id / 256) << 16 + (id % 256) << 8)
+against the emulator's fct.csv (hosts H<id>, as hpcc_import names them).
+Slowdown is FCT / the simulator's standalone FCT on BOTH sides (the flow
+alone on its idle path), not fct.csv's own ideal. Pause frames: the
+simulator's out_pfc.txt lines (time node type ifindex 1=pause/0=resume, one
+per PFC frame a device received); the emulator's PFC frames sent by switch
+ports (pfc_xoff_tx + pfc_refresh_tx, pfc_xon_tx, per priority in
+results.json) and hosts (pfc_tx), and the time egresses spent paused.
+
+  vs_simulator.py FABRIC_BIN SIM_DIR REF_DIR OUT_DIR CASE...
+CASE is a folder name under REF_DIR/runs (small, fat320-websearch30-5ms) or
+a folder holding config.txt and the files it names. Prints a table per case,
+writes OUT_DIR/vs_hpcc_simulator.png and OUT_DIR/summary.json; last line
+  RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5/p50/p95=<x>
+         <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x> ...
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUCKETS = [(0, 10_000, "<10KB", "lt10k"), (10_000, 100_000, "10-100KB", "10k_100k"),
+           (100_000, 1_000_000, "100KB-1MB", "100k_1m"), (1_000_000, 1 << 62, ">1MB", "gt1m")]
+OUTPUT_KEYS = {"TRACE_OUTPUT_FILE": "out_mix.tr", "FCT_OUTPUT_FILE": "out_fct.txt",
+               "PFC_OUTPUT_FILE": "out_pfc.txt", "QLEN_MON_FILE": "out_qlen.txt"}
+
+
+def pct(xs, p):
+    """Nearest-rank percentile (p in 0..100) of a list; None when empty."""
+    if not xs:
+        return None
+    s = sorted(xs)
+    k = max(0, min(len(s) - 1, int(-(-p * len(s) // 100)) - 1))
+    return s[k]
+
+
+def ip_to_node(hexip):
+    ip = int(hexip, 16)
+    return ((ip >> 16) & 0xff) * 256 + ((ip >> 8) & 0xff)
+
+
+def read_config(path):
+    keys = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w:
+                keys.setdefault(w[0], w[1:])
+    return keys
+
+
+def case_dir(ref, case):
+    d = case if os.path.isdir(case) else os.path.join(ref, "runs", case)
+    if not os.path.isfile(os.path.join(d, "config.txt")):
+        sys.exit(f"vs_hpcc_simulator: no config.txt in {d}")
+    return os.path.abspath(d)
+
+
+def timed(cmd, cwd, log, env=None):
+    """Starts cmd under /usr/bin/time (its figures in LOG.time)."""
+    return subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M", "-o", log + ".time"] + cmd,
+                            cwd=cwd, stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
+
+
+def read_time(tf):
+    u, s, m = open(tf).read().split()[-3:]
+    return {"cpu_s": float(u) + float(s), "rss_mb": int(m) / 1024}
+
+
+def reference_time(path):
+    t = {}
+    for line in open(path):
+        k, _, v = line.strip().partition(": ")
+        t[k] = v
+    return {"cpu_s": float(t["User time (seconds)"]) + float(t["System time (seconds)"]),
+            "rss_mb": int(t["Maximum resident set size (kbytes)"]) / 1024}
+
+
+def start_sim(sim_dir, cdir, out):
+    """The simulator on the case's config, inputs from the case folder and
+    outputs rewritten into out/."""
+    os.makedirs(out, exist_ok=True)
+    lines = []
+    for line in open(os.path.join(cdir, "config.txt")):
+        w = line.split()
+        if w and w[0] in ("TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE"):
+            p = os.path.join(cdir, w[1])
+            line = f"{w[0]} {p}\n" if os.path.exists(p) or w[0] != "TRACE_FILE" else line
+        elif w and w[0] in OUTPUT_KEYS:
+            line = f"{w[0]} {os.path.join(out, OUTPUT_KEYS[w[0]])}\n"
+        lines.append(line)
+    with open(os.path.join(out, "config.txt"), "w") as f:
+        f.writelines(lines)
+    if not os.path.exists(os.path.join(out, "trace.txt")):
+        with open(os.path.join(out, "trace.txt"), "w") as f:   # TRACE_FILE: trace no node
+            f.write("0\n")
+    build = os.path.join(sim_dir, "hpcc", "simulation", "build")
+    env = dict(os.environ, LD_LIBRARY_PATH=build)
+    return timed([os.path.join(build, "scratch", "third"), "config.txt"], out,
+                 os.path.join(out, "sim.log"), env)
+
+
+def start_emu(fabric_bin, cdir, out):
+    cfg = read_config(os.path.join(cdir, "config.txt"))
+    conv = os.path.join(out, "fabric")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "hpcc_import.py"),
+                        "--topology", os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]),
+                        "--flows", os.path.join(cdir, cfg["FLOW_FILE"][0]),
+                        "--config", os.path.join(cdir, "config.txt"), "--out", conv],
+                       capture_output=True, text=True)
+    with open(os.path.join(out, "hpcc_import.log"), "w") as f:
+        f.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        sys.exit(f"vs_hpcc_simulator: hpcc_import failed:\n{r.stdout}{r.stderr}")
+    emu = os.path.join(out, "emu")
+    shutil.rmtree(emu, ignore_errors=True)
+    return timed([fabric_bin, "--fabric", os.path.join(conv, "fabric.yaml"), "--out", emu], out,
+                 os.path.join(out, "emu.log"))
+
+
+def sim_flows(path):
+    flows = []
+    for line in open(path):
+        w = line.split()
+        if len(w) >= 8:
+            flows.append({"key": (ip_to_node(w[0]), ip_to_node(w[1]), int(w[4]), int(w[5])),
+                          "fct": int(w[6]), "alone": int(w[7])})
+    return flows
+
+
+def sim_pauses(path):
+    pause = resume = 0
+    paused_ns, since = 0, {}
+    end = 0
+    for line in open(path):
+        w = line.split()
+        if len(w) < 5:
+            continue
+        t, dev = int(w[0]), (w[1], w[3])
+        end = max(end, t)
+        if w[4] == "1":
+            pause += 1
+            since.setdefault(dev, t)
+        else:
+            resume += 1
+            if dev in since:
+                paused_ns += t - since.pop(dev)
+    paused_ns += sum(end - t for t in since.values())
+    return {"pause": pause, "resume": resume, "paused_ms": paused_ns / 1e6}
+
+
+def emu_flows(path):
+    flows = []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            flows.append({"key": (int(r["from"][1:]), int(r["to"][1:]), int(r["bytes"]),
+                                  int(r["start_ns"])),
+                          "fct": int(r["fct_ns"]) if r["completed"] == "1" else None})
+    return flows
+
+
+def emu_pauses(path):
+    res = json.load(open(path))
+    pause = resume = 0
+    paused_ns = 0
+    for sw in res["switches"].values():
+        for port in sw["ports"]:
+            for q in port["prio"]:
+                pause += q["pfc_xoff_tx"] + q["pfc_refresh_tx"]
+                resume += q["pfc_xon_tx"]
+                paused_ns += q["paused_ns"]
+    host_pfc = sum(h.get("pfc_tx", 0) for h in res["hosts"].values())
+    return {"pause": pause + host_pfc, "resume": resume, "paused_ms": paused_ns / 1e6,
+            "host_pfc_tx": host_pfc, "lossless_drops": res.get("lossless_drops", 0)}
+
+
+def match(sim, emu):
+    by_key = {}
+    for f in emu:
+        by_key.setdefault(f["key"], []).append(f)
+    pairs, unmatched = [], 0
+    for s in sim:
+        cand = by_key.get(s["key"])
+        if not cand:   # the simulator's start went through a double: allow 2 ns either way
+            src, dst, size, start = s["key"]
+            cand = next((by_key[k] for d in (-1, 1, -2, 2)
+                         if by_key.get(k := (src, dst, size, start + d))), None)
+        if not cand:
+            unmatched += 1
+            continue
+        e = cand.pop(0)
+        pairs.append((s["key"][2], s["fct"], e["fct"], s["alone"]))
+    return pairs, unmatched
+
+
+def fmt(x, nd=1):
+    return "-" if x is None else f"{x:,.{nd}f}"
+
+
+def analyse(case, pairs, sim_p, emu_p, sim_t, emu_t, label, lines):
+    done = [p for p in pairs if p[2] is not None]
+    summary = {"case": case, "sim_source": label, "matched": len(pairs), "emu_incomplete":
+               len(pairs) - len(done), "sim_pfc": sim_p, "emu_pfc": emu_p, "sim_time": sim_t,
+               "emu_time": emu_t, "buckets": []}
+    lines.append(f"{'size':>10} {'flows':>6} {'FCT p50 sim/emu (us)':>22} {'p95':>20} "
+                 f"{'p99':>22} {'slowdown p50':>14} {'slowdown p99':>14} {'ratio emu/sim p5/p50/p95':>26}")
+    for lo, hi, name, key in BUCKETS:
+        b = [p for p in done if lo <= p[0] < hi]
+        s_fct = [p[1] / 1e3 for p in b]
+        e_fct = [p[2] / 1e3 for p in b]
+        s_sd = [p[1] / p[3] for p in b]
+        e_sd = [p[2] / p[3] for p in b]
+        ratio = [p[2] / p[1] for p in b]
+        row = {"bucket": name, "key": key, "flows": len(b)}
+        for q in (50, 95, 99):
+            row[f"sim_fct_p{q}_us"], row[f"emu_fct_p{q}_us"] = pct(s_fct, q), pct(e_fct, q)
+            row[f"sim_sd_p{q}"], row[f"emu_sd_p{q}"] = pct(s_sd, q), pct(e_sd, q)
+        for q in (5, 50, 95):
+            row[f"ratio_p{q}"] = pct(ratio, q)
+        summary["buckets"].append(row)
+
+        def two(k, nd=1):
+            return f"{fmt(row['sim_' + k], nd)} / {fmt(row['emu_' + k], nd)}"
+        lines.append(f"{name:>10} {len(b):>6} {two('fct_p50_us'):>22} {two('fct_p95_us'):>20} "
+                     f"{two('fct_p99_us'):>22} {two('sd_p50', 2):>14} {two('sd_p99', 2):>14} "
+                     f"{' / '.join(fmt(row[f'ratio_p{q}'], 2) for q in (5, 50, 95)):>26}")
+    ratio = [p[2] / p[1] for p in done]
+    summary["ratio"] = {f"p{q}": pct(ratio, q) for q in (5, 50, 95)}
+    lines.append(f"{'all':>10} {len(done):>6}  per-flow FCT ratio emu/sim p5 / p50 / p95: "
+                 + " / ".join(fmt(summary["ratio"][f"p{q}"], 2) for q in (5, 50, 95)))
+    lines.append(f"  pause frames: simulator {sim_p['pause']} pause + {sim_p['resume']} resume "
+                 f"received, paused {sim_p['paused_ms']:.3f} ms; emulator {emu_p['pause']} "
+                 f"XOFF/refresh + {emu_p['resume']} XON sent (hosts {emu_p['host_pfc_tx']}), "
+                 f"egresses paused {emu_p['paused_ms']:.3f} ms, lossless drops {emu_p['lossless_drops']}")
+    lines.append(f"  CPU / peak RSS: simulator {sim_t['cpu_s']:.2f} s / {sim_t['rss_mb']:.0f} MB "
+                 f"({label}); emulator {emu_t['cpu_s']:.2f} s / {emu_t['rss_mb']:.0f} MB")
+    return summary
+
+
+def cdf(ax, values, **kw):
+    v = sorted(values)
+    if v:
+        ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", **kw)
+
+
+def cdf_axes(ax, xlabel, title):
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("CDF of flows")
+    ax.set_ylim(0, 1.02)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FormatStrFormatter, ScalarFormatter
+    n = len(results)
+    fig, axes = plt.subplots(n, 3, figsize=(16, 4.6 * n), squeeze=False)
+    for row, (summary, pairs) in zip(axes, results):
+        done = [p for p in pairs if p[2] is not None]
+        ax = row[0]
+        names = [b["bucket"] for b in summary["buckets"]]
+        x = range(len(names))
+        for side, col in (("sim", "tab:blue"), ("emu", "tab:red")):
+            lab = "simulator" if side == "sim" else "pfcfabric"
+            for q, ls in ((50, "--"), (99, "-")):
+                ys = [b[f"{side}_sd_p{q}"] for b in summary["buckets"]]
+                ax.plot(x, [y if y is not None else float("nan") for y in ys], ls, marker="o",
+                        color=col, label=f"{lab} p{q}")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([f"{nm}\n({b['flows']})" for nm, b in zip(names, summary["buckets"])])
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter(FormatStrFormatter("%.4g"))
+        ax.set_ylabel("slowdown (FCT / simulator's standalone FCT)")
+        ax.set_title(f"{summary['case']}: slowdown by flow size")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        ax = row[1]
+        for idx, col, lab in ((1, "tab:blue", "simulator"), (2, "tab:red", "pfcfabric")):
+            cdf(ax, [p[idx] / 1e3 for p in done], color=col, label=lab)
+        cdf_axes(ax, "FCT (us)", f"{summary['case']}: FCT CDF ({len(done)} matched flows)")
+        ax = row[2]
+        for lo, hi, name, _ in BUCKETS:
+            cdf(ax, [p[2] / p[1] for p in done if lo <= p[0] < hi], label=name)
+        ax.axvline(1.0, color="k", lw=0.8)
+        ax.axvspan(0.9, 1.1, color="green", alpha=0.1, label="target [0.9, 1.1]")
+        cdf_axes(ax, "per-flow FCT ratio pfcfabric / simulator",
+                 f"{summary['case']}: per-flow ratio by size")
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(FormatStrFormatter("%.3g"))
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+
+
+def main():
+    if len(sys.argv) < 6:
+        sys.exit(__doc__)
+    fabric_bin, sim_dir, ref, out = (os.path.abspath(a) for a in sys.argv[1:5])
+    cases = sys.argv[5:]
+    from_ref = os.environ.get("SIM_FROM_REFERENCE", "0") == "1"
+    analyse_only = os.environ.get("ANALYSE_ONLY", "0") == "1"
+    os.makedirs(out, exist_ok=True)
+    results, summaries, lines_all, result = [], [], [], []
+    for case in cases:
+        cdir = case_dir(ref, case)
+        name = os.path.basename(cdir.rstrip("/"))
+        cout = os.path.join(out, name)
+        os.makedirs(cout, exist_ok=True)
+        if from_ref:
+            label = "simulator outputs and time.log kept in the reference folder, NOT rerun"
+            sim_out = cdir
+        else:
+            label = "simulator run now"
+            sim_out = os.path.join(cout, "sim")
+        sim_tf = os.path.join(sim_out, "sim.log.time")
+        emu_tf = os.path.join(cout, "emu.log.time")
+        if analyse_only:   # the outputs of an earlier run in OUT_DIR, read again
+            label += ", analysed again"
+        else:
+            sim_proc = None if from_ref else start_sim(sim_dir, cdir, sim_out)
+            emu_proc = start_emu(fabric_bin, cdir, cout)   # both at once: 2 cores
+            if emu_proc.wait() != 0:
+                sys.exit(f"vs_hpcc_simulator: pfcfabric failed (see {cout}/emu.log)")
+            if sim_proc is not None and sim_proc.wait() != 0:
+                sys.exit(f"vs_hpcc_simulator: the simulator failed (see {sim_out}/sim.log)")
+        sim_t = reference_time(os.path.join(cdir, "time.log")) if from_ref else read_time(sim_tf)
+        emu_t = read_time(emu_tf)
+        sim = sim_flows(os.path.join(sim_out, "out_fct.txt"))
+        emu = emu_flows(os.path.join(cout, "emu", "fct.csv"))
+        pairs, unmatched = match(sim, emu)
+        lines = [f"== {name}: {len(sim)} simulator flows, {len(emu)} emulator flows, "
+                 f"{len(pairs)} matched, {unmatched} unmatched; simulator: {label}"]
+        s = analyse(name, pairs, sim_pauses(os.path.join(sim_out, "out_pfc.txt")),
+                    emu_pauses(os.path.join(cout, "emu", "results.json")), sim_t, emu_t, label, lines)
+        s["unmatched"] = unmatched
+        print("\n".join(lines), flush=True)
+        lines_all += lines
+        results.append((s, pairs))
+        summaries.append(s)
+        tag = name.replace("-", "_")
+        for b in s["buckets"]:
+            if b["flows"]:
+                result.append(f"{tag}_p50_ratio_{b['key']}="
+                              f"{b['emu_fct_p50_us'] / b['sim_fct_p50_us']:.3f}")
+        result += [f"{tag}_ratio_p{q}={s['ratio'][f'p{q}']:.3f}" for q in (5, 50, 95)]
+        result += [f"{tag}_matched={len(pairs)}", f"{tag}_cpu_s_sim={sim_t['cpu_s']:.2f}",
+                   f"{tag}_cpu_s_emu={emu_t['cpu_s']:.2f}",
+                   f"{tag}_pause_sim={s['sim_pfc']['pause']}", f"{tag}_pause_emu={s['emu_pfc']['pause']}"]
+    if from_ref:
+        result.append("sim_from_reference=1")
+    png = os.path.join(out, "vs_hpcc_simulator.png")
+    plot(results, png)
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(summaries, f, indent=1)
+    with open(os.path.join(out, "table.txt"), "w") as f:
+        f.write("\n".join(lines_all) + "\n")
+    print(f"figure {png}; tables {out}/table.txt, summary {out}/summary.json")
+    print("RESULT " + " ".join(result))
+
+
+if __name__ == "__main__":
+    main()
