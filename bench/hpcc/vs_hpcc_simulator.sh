@@ -7,8 +7,9 @@
 # seconds and peak RSS (bench/hpcc/vs_simulator.py describes it).
 #   bench/hpcc/vs_hpcc_simulator.sh [CASES] [BUILD_DIR] [OUT_DIR]
 # CASES: comma-separated folders under $HPCC_REF/runs (default small; also
-# fat320-websearch30-5ms, ~150 CPU s simulator + ~120 emulator, run at once)
-# or paths to folders holding config.txt and the files it names.
+# fat320-websearch30-5ms, ~150 CPU s simulator + ~120 emulator, run at once),
+# under bench/hpcc/cases (fat320-websearch50-5ms, the same at 50% load), or
+# paths to folders holding config.txt and the files it names.
 # Environment: HPCC_REF (default ../shared/reference/hpcc-simulator from the
 # source root), HPCC_SIM_DIR (the simulator's build cache, default
 # build/hpcc-simulator under the source root, built once with $HPCC_REF/build.sh,

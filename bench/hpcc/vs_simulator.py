@@ -24,7 +24,9 @@ results.json) and hosts (pfc_tx), and the time egresses spent paused.
 
   vs_simulator.py FABRIC_BIN SIM_DIR REF_DIR OUT_DIR CASE...
 CASE is a folder name under REF_DIR/runs (small, fat320-websearch30-5ms) or
-a folder holding config.txt and the files it names. Prints a table per case,
+bench/hpcc/cases (fat320-websearch50-5ms: its flow file made by the
+archive's traffic_gen.py -l 0.5, which has no seed, kept), or a folder
+holding config.txt and the files it names. Prints a table per case,
 writes OUT_DIR/vs_hpcc_simulator.png and OUT_DIR/summary.json; last line
   RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5/p50/p95=<x>
          <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x> ...
@@ -68,7 +70,8 @@ def read_config(path):
 
 
 def case_dir(ref, case):
-    d = case if os.path.isdir(case) else os.path.join(ref, "runs", case)
+    d = next((c for c in (case, os.path.join(ref, "runs", case),
+                          os.path.join(ROOT, "bench", "hpcc", "cases", case)) if os.path.isdir(c)), case)
     if not os.path.isfile(os.path.join(d, "config.txt")):
         sys.exit(f"vs_hpcc_simulator: no config.txt in {d}")
     return os.path.abspath(d)
@@ -275,7 +278,7 @@ def plot(results, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FormatStrFormatter, ScalarFormatter
+    from matplotlib.ticker import FormatStrFormatter, FuncFormatter, ScalarFormatter
     n = len(results)
     fig, axes = plt.subplots(n, 3, figsize=(16, 4.6 * n), squeeze=False)
     for row, (summary, pairs) in zip(axes, results):
@@ -310,7 +313,8 @@ def plot(results, path):
         cdf_axes(ax, "per-flow FCT ratio pfcfabric / simulator",
                  f"{summary['case']}: per-flow ratio by size")
         ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.xaxis.set_minor_formatter(FormatStrFormatter("%.3g"))
+        ax.xaxis.set_minor_formatter(FuncFormatter(   # 0.2, 0.5, 2, 5 only: no crowding near 1
+            lambda v, _: f"{v:g}" if f"{v:.1e}"[0] in "25" else ""))
     fig.tight_layout()
     fig.savefig(path, dpi=90)
 
