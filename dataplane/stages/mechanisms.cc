@@ -65,9 +65,8 @@ bool SortMechanisms(std::vector<const Mechanism*>* m, std::string* err) {
 }
 
 int MechanismSlot(const Mechanism& m) {
-  const std::vector<const Mechanism*>& v = OrderedMechanisms();
-  for (size_t i = 0; i < v.size(); i++)
-    if (v[i] == &m) return static_cast<int>(i);
+  OrderedMechanisms();  // sorts, and sets each registered one's slot
+  if (m.slot >= 0) return m.slot;
   std::fprintf(stderr, "pfc: mechanism '%s' is not registered (dataplane/stages/mechanisms.cc)\n",
                m.name);
   std::abort();
