@@ -19,6 +19,7 @@
 #include "dataplane/pause/pfcwd.h"
 #include "dataplane/sched/egress_scheduler.h"
 #include "dataplane/sched/red.h"
+#include "dataplane/tables/ecmp_hash.h"
 #include "dataplane/tables/rewrite_table.h"
 #include "dataplane/tables/route_table.h"
 #include "dataplane/tables/tag_map.h"
@@ -126,6 +127,10 @@ struct SwitchConfig {
   // Drop packets that would leave by their ingress port. Tagger rules made
   // with `pfc-tagger tag --hairpin-drop` leave hairpins out and rely on it.
   bool hairpin_drop = false;
+  // How a route with several next hops picks one (tables/ecmp_hash.h):
+  // switch.ecmp_hash_algorithm and switch.ecmp_hash_seed.
+  tables::EcmpHashAlgo ecmp_hash = tables::EcmpHashAlgo::kCrc32c;
+  uint32_t ecmp_seed = 0;
 
   std::vector<PortConfig> ports;
   std::vector<tables::RouteTable::Route> routes;  // nh indexes next_hops
@@ -168,8 +173,9 @@ bool LoadConfig(const std::string& path, SwitchConfig* out, std::string* err,
 struct RouteSpec {
   uint32_t prefix = 0;
   uint8_t len = 0;
-  PortId port = 0;
-  uint32_t via = 0;
+  // One next hop, or several sharing the traffic by flow (ECMP), in the
+  // order the hash indexes them. Their `group` is set by the loader.
+  std::vector<tables::NextHop> next_hops;
 };
 struct GeneratedTables {
   std::vector<RouteSpec> routes;

@@ -46,6 +46,10 @@ class NextHopIndex {
   // The index of `nh`, appended if new; RouteTable::kMaxNextHops when `nh` is
   // new and the table is full.
   uint16_t Add(const tables::NextHop& nh);
+  // The first index of an ECMP group of hops.size() (2..kMaxEcmpNextHops)
+  // consecutive entries, the same group's if already added; kMaxNextHops
+  // when it does not fit.
+  uint16_t AddGroup(const std::vector<tables::NextHop>& hops);
 
  private:
   static uint64_t Key(const tables::NextHop& nh) {
@@ -53,6 +57,7 @@ class NextHopIndex {
   }
   SwitchConfig* c_;
   std::unordered_map<uint64_t, uint16_t> index_;
+  std::map<std::vector<uint64_t>, uint16_t> groups_;  // members' keys -> first entry
 };
 
 // "250us", "1ms", "2s", "800ns" or a plain number of nanoseconds, in

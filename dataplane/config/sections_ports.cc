@@ -14,7 +14,19 @@ void ParseSwitch(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c)
   if (!n) return;  // every field has a documented default
   rd.CheckKeys(n, "switch",
                {"mode", "workers", "idle_sleep_us", "rx_interrupts", "interrupt_sleep_ms", "burst",
-                "verify_ip_checksum", "hairpin"});
+                "verify_ip_checksum", "hairpin", "ecmp_hash_algorithm", "ecmp_hash_seed"});
+  if (n["ecmp_hash_algorithm"]) {
+    const std::string a = rd.Str(n["ecmp_hash_algorithm"], "switch.ecmp_hash_algorithm");
+    if (a == "crc32c")
+      c->ecmp_hash = tables::EcmpHashAlgo::kCrc32c;
+    else if (a == "hpcc")
+      c->ecmp_hash = tables::EcmpHashAlgo::kHpcc;
+    else
+      rd.Fail(n["ecmp_hash_algorithm"], "switch.ecmp_hash_algorithm", "crc32c or hpcc");
+  }
+  if (n["ecmp_hash_seed"])
+    c->ecmp_seed = static_cast<uint32_t>(
+        rd.Int(n["ecmp_hash_seed"], "switch.ecmp_hash_seed", 0, 0xffffffffll));
   if (n["hairpin"]) {
     std::string h = rd.Str(n["hairpin"], "switch.hairpin");
     if (h == "drop")
@@ -265,6 +277,20 @@ uint16_t NextHopIndex::Add(const tables::NextHop& nh) {
   return i;
 }
 
+uint16_t NextHopIndex::AddGroup(const std::vector<tables::NextHop>& hops) {
+  std::vector<uint64_t> key;
+  for (const tables::NextHop& nh : hops) key.push_back(Key(nh));
+  auto it = groups_.find(key);
+  if (it != groups_.end()) return it->second;
+  if (c_->next_hops.size() + hops.size() > tables::RouteTable::kMaxNextHops)
+    return tables::RouteTable::kMaxNextHops;
+  const auto first = static_cast<uint16_t>(c_->next_hops.size());
+  for (const tables::NextHop& nh : hops) c_->next_hops.push_back({nh.port, nh.gateway, 1});
+  c_->next_hops[first].group = static_cast<uint16_t>(hops.size());
+  groups_.emplace(std::move(key), first);
+  return first;
+}
+
 namespace {
 
 // The checks every route gets, parsed or generated (RouteSpec): `e` is the
@@ -277,17 +303,29 @@ class RouteChecker {
     auto at = [e](const char* key) { return e ? (*e)[key] : YAML::Node(); };
     if (s.len > 32 || (s.len < 32 && (s.prefix & (0xffffffffu >> s.len))))
       rd_.Fail(at("prefix"), f + ".prefix", "a network like 10.0.9.0/24 with no host bits set");
-    if (s.port >= c_->ports.size())
-      rd_.Fail(at("port"), f + ".port",
-               "a port name from 'ports' or an index 0.." + std::to_string(c_->ports.size() - 1));
-    if (s.via != 0) {
-      // The gateway is resolved by ARP on that port, so it must be on its link.
-      const PortConfig& p = c_->ports[s.port];
-      const uint32_t m = PrefixMask(p.prefix_len);
-      if (p.has_ipv4 && (s.via & m) != (p.ipv4 & m))
-        rd_.Fail(at("via"), f + ".via",
-                 "a gateway inside port " + p.name + "'s subnet " +
-                     PrefixText(p.ipv4 & m, p.prefix_len));
+    const bool ecmp = s.next_hops.size() > 1;
+    if (s.next_hops.empty() || s.next_hops.size() > tables::kMaxEcmpNextHops)
+      rd_.Fail(at("next_hops"), f + ".next_hops",
+               "1.." + std::to_string(tables::kMaxEcmpNextHops) + " next hops");
+    std::set<std::pair<PortId, uint32_t>> distinct;
+    for (size_t k = 0; k < s.next_hops.size(); ++k) {
+      const tables::NextHop& nh = s.next_hops[k];
+      const std::string h = ecmp ? f + ".next_hops[" + std::to_string(k) + "]" : f;
+      const YAML::Node he = ecmp && e ? (*e)["next_hops"][k] : (e ? *e : YAML::Node());
+      if (nh.port >= c_->ports.size())
+        rd_.Fail(he["port"], h + ".port",
+                 "a port name from 'ports' or an index 0.." + std::to_string(c_->ports.size() - 1));
+      if (nh.gateway != 0) {
+        // The gateway is resolved by ARP on that port, so it must be on its link.
+        const PortConfig& p = c_->ports[nh.port];
+        const uint32_t m = PrefixMask(p.prefix_len);
+        if (p.has_ipv4 && (nh.gateway & m) != (p.ipv4 & m))
+          rd_.Fail(he["via"], h + ".via",
+                   "a gateway inside port " + p.name + "'s subnet " +
+                       PrefixText(p.ipv4 & m, p.prefix_len));
+      }
+      if (!distinct.emplace(nh.port, nh.gateway).second)
+        rd_.Fail(he, h, "a next hop (port, via) not already in this route's next_hops");
     }
     const size_t i = c_->routes.size();
     const auto [prev, fresh] = seen_.emplace((static_cast<uint64_t>(s.prefix) << 8) | s.len, i);
@@ -298,7 +336,7 @@ class RouteChecker {
     tables::RouteTable::Route r{};
     r.prefix = s.prefix;
     r.len = s.len;
-    r.nh = next_hops_.Add(tables::NextHop{s.port, s.via});
+    r.nh = ecmp ? next_hops_.AddGroup(s.next_hops) : next_hops_.Add(s.next_hops[0]);
     if (r.nh == tables::RouteTable::kMaxNextHops)
       rd_.Fail(e ? *e : YAML::Node(), f,
                "at most " + std::to_string(tables::RouteTable::kMaxNextHops) +
@@ -335,14 +373,37 @@ void ParseRoutes(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c)
   for (size_t i = 0; i < n.size(); i++) {
     const YAML::Node& e = n[i];
     const std::string f = "routes[" + std::to_string(i) + "]";
-    rd.CheckKeys(e, f, {"prefix", "port", "via"});
+    rd.CheckKeys(e, f, {"prefix", "port", "via", "next_hops"});
     RouteSpec s{};
     const YAML::Node prefix = rd.Need(e, "prefix", f + ".prefix", "a network like 10.0.9.0/24");
     if (!ParsePrefix(rd.Str(prefix, f + ".prefix"), &s.prefix, &s.len))
       rd.Fail(e["prefix"], f + ".prefix", "a network like 10.0.9.0/24 with no host bits set");
-    s.port = PortRef(rd, rd.Need(e, "port", f + ".port", "a port name or index"), f + ".port", *c);
-    if (e["via"] && (!ParseIpv4(rd.Str(e["via"], f + ".via"), &s.via) || s.via == 0))
-      rd.Fail(e["via"], f + ".via", "the next hop's IPv4 address");
+    // One next hop ({port, via}), or several ({next_hops: [{port, via}, ...]}).
+    auto hop = [&](const YAML::Node& h, const std::string& hf) {
+      tables::NextHop nh{};
+      nh.port =
+          PortRef(rd, rd.Need(h, "port", hf + ".port", "a port name or index"), hf + ".port", *c);
+      if (h["via"] && (!ParseIpv4(rd.Str(h["via"], hf + ".via"), &nh.gateway) || nh.gateway == 0))
+        rd.Fail(h["via"], hf + ".via", "the next hop's IPv4 address");
+      s.next_hops.push_back(nh);
+    };
+    if (e["next_hops"]) {
+      if (e["port"] || e["via"])
+        rd.Fail(e["port"] ? e["port"] : e["via"], f,
+                "either port (and via) or next_hops, not both");
+      const YAML::Node& hs = e["next_hops"];
+      if (!hs.IsSequence() || hs.size() == 0 || hs.size() > tables::kMaxEcmpNextHops)
+        rd.Fail(hs, f + ".next_hops",
+                "a list of 1.." + std::to_string(tables::kMaxEcmpNextHops) + " {port, via} maps");
+      for (size_t k = 0; k < hs.size(); ++k) {
+        const std::string hf = f + ".next_hops[" + std::to_string(k) + "]";
+        if (!hs[k].IsMap()) rd.Fail(hs[k], hf, "a map {port, via}");
+        rd.CheckKeys(hs[k], hf, {"port", "via"});
+        hop(hs[k], hf);
+      }
+    } else {
+      hop(e, f);
+    }
     check.Add(&e, f, s);
   }
 }

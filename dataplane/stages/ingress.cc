@@ -47,6 +47,24 @@ inline uint64_t Mac48(const config::MacAddr& mac) {
   return v;
 }
 
+// Which of a route's `n` equal-cost next hops this packet's flow takes:
+// the hash of its 5-tuple (tables/ecmp_hash.h). Ports are read for UDP and
+// TCP when the first fragment's header is there; else they count as 0, so
+// every fragment of a datagram goes one way.
+inline uint16_t EcmpPick(const sw::Tables& t, const net::ParsedPacket& pp, const uint8_t* d,
+                         uint32_t len, uint16_t n) {
+  tables::FlowKey k;
+  k.src_ip = pp.src_ip;
+  k.dst_ip = pp.dst_ip;
+  k.proto = pp.ip_proto;
+  const uint32_t l4 = uint32_t{pp.l3_off} + pp.ip_hdr_len;
+  if ((pp.ip_proto == 17 || pp.ip_proto == 6) && !pp.ip_fragment && l4 + 4 <= len) {
+    k.src_port = static_cast<uint16_t>(d[l4] << 8 | d[l4 + 1]);
+    k.dst_port = static_cast<uint16_t>(d[l4 + 2] << 8 | d[l4 + 3]);
+  }
+  return static_cast<uint16_t>(tables::EcmpHash(t.ecmp_hash, k, t.ecmp_seed) % n);
+}
+
 // The L3 rewrite of a burst's Ethernet addresses, memoised: a burst usually
 // goes to few next hops. The memo is keyed by (neighbour address, out port):
 // two next hops may share a gateway on different ports. It starts on port
@@ -242,6 +260,10 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       if (nhi == tables::RouteTable::kNoRoute) {
         Drop(w, in, prio, DropReason::kNoRoute, m);
         continue;
+      }
+      if (t.routes.next_hop(nhi).group > 1) [[unlikely]] {
+        nhi = static_cast<uint16_t>(nhi + EcmpPick(t, pp, d, len, t.routes.next_hop(nhi).group));
+        w.st->port[t.routes.next_hop(nhi).port].ecmp_tx.Add(1);
       }
       const tables::NextHop& nh = t.routes.next_hop(nhi);
       out = nh.port;

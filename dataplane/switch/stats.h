@@ -46,6 +46,7 @@ class Counter {
   X(ipv4_options) X(ipv4_fragments) X(non_ip)                                       \
   X(pfc_frames_rx) X(pause_8023x_rx) X(pfc_frames_tx)                               \
   X(pcp_rewrites)         /* forwarded 802.1Q frames whose PCP was remarked */      \
+  X(ecmp_tx)              /* routed here by the flow hash among equal-cost hops */  \
   X(pfc_reserved_bits_rx) /* PFC frames with reserved vector bits set (honoured) */ \
   /* DCFIT checking messages (stages/dcfit_stage.h), in PFC frames or alone: */     \
   X(dcfit_msg_tx)         /* sent (each XOFF/refresh carrying one counts) */        \

@@ -43,6 +43,8 @@ std::unique_ptr<Tables> Tables::Build(const config::SwitchConfig& cfg, uint64_t 
   t->l3 = cfg.mode == config::SwitchConfig::Mode::kL3;
   t->verify_ip_checksum = cfg.verify_ip_checksum;
   t->hairpin_drop = cfg.hairpin_drop;
+  t->ecmp_hash = cfg.ecmp_hash;
+  t->ecmp_seed = cfg.ecmp_seed;
   t->honor_pause_8023x = cfg.pfc.honor_pause_8023x;
   t->burst = static_cast<uint16_t>(cfg.burst);
   t->cell_bytes = cfg.cell_bytes;

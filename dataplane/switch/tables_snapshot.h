@@ -38,13 +38,15 @@ struct Tables {
   bool moves_into_lossless = false;
 
   // Scalar settings of the packet path (config.h has their meaning).
-  bool l3 = true;                   // switch.mode
-  bool verify_ip_checksum = false;  // switch.verify_ip_checksum
-  bool hairpin_drop = false;        // switch.hairpin_drop
-  bool honor_pause_8023x = false;   // pfc.honor_pause_8023x
-  uint16_t burst = kMaxBurst;       // switch.burst
-  uint32_t cell_bytes = 1;          // buffer.cell_bytes
-  uint32_t cell_mask = 0;           // cell_bytes - 1 when a power of two above 1, else 0
+  bool l3 = true;                                                  // switch.mode
+  bool verify_ip_checksum = false;                                 // switch.verify_ip_checksum
+  bool hairpin_drop = false;                                       // switch.hairpin_drop
+  tables::EcmpHashAlgo ecmp_hash = tables::EcmpHashAlgo::kCrc32c;  // switch.ecmp_hash_*
+  uint32_t ecmp_seed = 0;
+  bool honor_pause_8023x = false;  // pfc.honor_pause_8023x
+  uint16_t burst = kMaxBurst;      // switch.burst
+  uint32_t cell_bytes = 1;         // buffer.cell_bytes
+  uint32_t cell_mask = 0;          // cell_bytes - 1 when a power of two above 1, else 0
   // ports[i].mtu + 18 (Ethernet header, 802.1Q tag, no FCS): the frame size
   // the egress stage divides the shaper's byte budget by.
   std::array<uint32_t, kMaxPorts> max_frame{};

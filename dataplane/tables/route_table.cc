@@ -43,6 +43,13 @@ bool RouteTable::Check(const std::vector<Route>& routes, const std::vector<NextH
              std::to_string(next_hops.size());
       return false;
     }
+    const uint16_t g = next_hops[r.nh].group;
+    if (g == 0 || g > kMaxEcmpNextHops || r.nh + size_t{g} > next_hops.size()) {
+      *err = name + ": an ECMP group of " + std::to_string(g) + " next hops from " +
+             std::to_string(r.nh) + ", expected 1.." + std::to_string(kMaxEcmpNextHops) +
+             " inside the " + std::to_string(next_hops.size()) + " next hops";
+      return false;
+    }
     if (!seen.emplace(r.prefix, r.len).second) {
       *err = name + ": duplicate prefix";
       return false;

@@ -16,11 +16,17 @@ namespace pfc::tables {
 
 // Where a route sends a packet. The neighbour MAC is resolved separately
 // (tables/neighbor_table.h) keyed by `gateway` if set, else by the packet's
-// own destination (a connected route).
+// own destination (a connected route). A route over several equal-cost
+// next hops (ECMP) names the first of `group` consecutive entries, and the
+// ingress stage picks one of them by a hash of the flow (ecmp_hash.h).
 struct NextHop {
   PortId port = 0;
   uint32_t gateway = 0;  // host order; 0 = directly connected
+  uint16_t group = 1;    // at a route's nh: entries [nh, nh + group) share its traffic
 };
+
+// At most this many next hops in one ECMP group (a ToR's uplinks).
+inline constexpr uint16_t kMaxEcmpNextHops = 64;
 
 class RouteTable {
  public:
@@ -35,7 +41,8 @@ class RouteTable {
 
   // Replaces the whole table. nh indexes `next_hops` (< kMaxNextHops).
   // Returns false with *err (naming the route) on a prefix length > 32, a
-  // host part set in the prefix, a duplicate prefix, an nh out of range, or
+  // host part set in the prefix, a duplicate prefix, an nh (or its group)
+  // out of range, a group above kMaxEcmpNextHops, or
   // too many tbl8 groups; the previous contents are kept then.
   bool Build(const std::vector<Route>& routes, const std::vector<NextHop>& next_hops,
              std::string* err);

@@ -78,7 +78,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-ecn-") as tmp:
     seeds = {}
     for name in ("A", "B"):
         text = open(os.path.join(out, "switches", name + ".yaml")).read()
-        seeds[name] = [ln for ln in text.splitlines() if "seed:" in ln]
+        seeds[name] = [ln for ln in text.splitlines() if ln.lstrip().startswith("seed:")]
     check("each switch has its own ECN seed from the fabric's", seeds["A"] != seeds["B"]
           and all(len(v) == 1 for v in seeds.values()), str(seeds))
     out2, _ = fabric_run(tmp, "b", 1)

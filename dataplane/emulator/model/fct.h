@@ -2,19 +2,20 @@
 // Flow completion time of a sized flow (`bytes` in the fabric file), as the
 // RDMA simulator's fct.txt and the HPCC paper's figures report it: the
 // time from the flow's start to its last frame's arrival, next to an ideal
-// time, the flow alone on an idle path: its first frame's base one-way
-// delay (propagation and one frame's store-and-forward per hop, measured:
-// the smallest delay any of its frames saw) plus the rest of its frames
-// back to back at its sending rate. slowdown = fct / ideal (>= 1 up to the
-// measurement's granularity). Pure code.
+// time, the flow alone on the idle shortest path between its hosts
+// (IdlePath): its first frame stored and forwarded at every hop, the rest
+// back to back behind it at the slower of its sending rate and the path's
+// slowest link, and the propagation delay. slowdown = fct / ideal (>= 1).
+// The simulator's standalone FCT (third.cc, qp_finish) is the same idea; it
+// counts the first packet's payload once more at the bottleneck. Pure code.
 //
 // An RC flow (rc_qp.h) completes, as in the simulator, when its sender has
 // the ACK of its last packet: fct is the start to that ACK, and the ideal
-// is the smallest ACK round trip the flow saw (one full frame out, an ACK
-// back) plus the rest of its packets back to back at its sending rate.
+// adds the way back (propagation and one ACK frame per hop).
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "dataplane/emulator/model/host_model.h"
 #include "dataplane/emulator/model/link_model.h"
@@ -31,19 +32,41 @@ struct Fct {
   double slowdown = 0;
 };
 
+// The shortest path between a flow's hosts as the flow alone would find
+// it: the links' rates from sender to receiver and their summed one-way
+// propagation delay (spec/fabric_plan.h IdlePathOf).
+struct IdlePath {
+  uint64_t delay_ns = 0;
+  std::vector<uint64_t> bps;  // one per link, sender first; empty: unknown
+  uint64_t min_bps() const {
+    uint64_t m = bps.empty() ? 0 : bps[0];
+    for (uint64_t b : bps) m = std::min(m, b);
+    return m;
+  }
+  // One frame of `len` bytes stored and forwarded at every hop.
+  uint64_t StoreForwardNs(uint32_t len) const {
+    uint64_t t = 0;
+    for (uint64_t b : bps) t += WireTimeNs(len, b);
+    return t;
+  }
+};
+
 // `bytes`, `frame_len`, `start_ns`: the flow as asked; `send_bps` its
 // sending rate (its rate limit, else its host's link); `rx` what its
 // receiver saw (nullptr: nothing arrived).
 inline Fct FctOf(uint64_t bytes, uint32_t frame_len, uint64_t start_ns, uint64_t send_bps,
-                 const FlowRx* rx) {
+                 const IdlePath& path, const FlowRx* rx) {
   Fct f;
   f.frames = (bytes + frame_len - 1) / frame_len;
-  if (rx == nullptr || rx->min_delay_ns == kNever) return f;
-  f.ideal_ns = rx->min_delay_ns + (f.frames - 1) * WireTimeNs(frame_len, send_bps);
+  if (path.bps.empty() || f.frames == 0) return f;
+  const uint64_t rate = std::min(send_bps, path.min_bps());
+  f.ideal_ns =
+      path.delay_ns + path.StoreForwardNs(frame_len) + (f.frames - 1) * WireTimeNs(frame_len, rate);
+  if (rx == nullptr) return f;
   f.completed = rx->frames >= f.frames && rx->lost == 0;
   if (!f.completed) return f;
   f.fct_ns = rx->last_ns - start_ns;
-  f.slowdown = f.ideal_ns ? static_cast<double>(f.fct_ns) / static_cast<double>(f.ideal_ns) : 0;
+  f.slowdown = static_cast<double>(f.fct_ns) / static_cast<double>(f.ideal_ns);
   return f;
 }
 
@@ -58,22 +81,25 @@ inline uint64_t MessageWireNs(uint64_t len, uint32_t mtu, uint64_t bps) {
 }
 
 // A bounded RC flow's completion; `send_bps` its sending rate.
-inline Fct FctOfRc(const RcRequester& rc, uint64_t start_ns, uint64_t send_bps) {
+inline Fct FctOfRc(const RcRequester& rc, uint64_t start_ns, uint64_t send_bps,
+                   const IdlePath& path) {
   Fct f;
   f.frames = rc.packets_total();
   f.completed = rc.completed();
   if (f.completed) f.fct_ns = rc.completed_ns() - start_ns;
-  // No round trip timed (every ACK lost): the time is known, its ideal not.
-  if (rc.min_rtt_ns() == kNever || rc.bytes() == 0) return f;
+  if (path.bps.empty() || rc.bytes() == 0) return f;
+  const uint64_t rate = std::min(send_bps, path.min_bps());
   const uint64_t m = rc.message_bytes(), full = rc.bytes() / m, rest = rc.bytes() % m;
-  const uint64_t all = full * MessageWireNs(m, rc.mtu(), send_bps) +
-                       (rest ? MessageWireNs(rest, rc.mtu(), send_bps) : 0);
-  // The round trip covers the first frame.
+  const uint64_t all =
+      full * MessageWireNs(m, rc.mtu(), rate) + (rest ? MessageWireNs(rest, rc.mtu(), rate) : 0);
+  // The first frame goes hop by hop; the rest follows at `rate`.
   const uint64_t first = std::min(m, uint64_t{rc.mtu()});
-  const uint8_t op = first == m ? kBthOpWriteOnly : kBthOpWriteFirst;
-  f.ideal_ns = rc.min_rtt_ns() + all - WireTimeNs(RoceWriteLen(op, uint32_t(first)), send_bps);
+  const uint32_t first_len =
+      RoceWriteLen(first == m ? kBthOpWriteOnly : kBthOpWriteFirst, uint32_t(first));
+  f.ideal_ns = 2 * path.delay_ns + path.StoreForwardNs(first_len) + all -
+               WireTimeNs(first_len, rate) + path.StoreForwardNs(kAckFrameLen);
   if (!f.completed) return f;
-  f.slowdown = f.ideal_ns ? static_cast<double>(f.fct_ns) / static_cast<double>(f.ideal_ns) : 0;
+  f.slowdown = static_cast<double>(f.fct_ns) / static_cast<double>(f.ideal_ns);
   return f;
 }
 

@@ -171,6 +171,7 @@ uint32_t HostModel::BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t c
   w.dma_len = k.msg_len;
   w.stamp_ns = now_ns;
   RoceAddr a = AddrTo(f.spec.dst_ip, f.spec.id, f.spec.dscp);
+  if (f.spec.src_port != 0) a.src_port = f.spec.src_port;
   a.ecn = f.spec.ecn;
   a.ip_id = ip_id_++;
   const uint32_t len = BuildWrite(a, w, buf, cap);

@@ -69,6 +69,7 @@ struct FlowSpec {
   uint8_t dscp = 0;            // the tag
   uint8_t prio = 0;            // the NIC queue (pause of this priority holds it)
   uint8_t ttl = 64;            // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
+  uint16_t src_port = 0;       // UDP source port (ECMP entropy); 0: 0xc000 | id
   uint8_t ecn = 0;             // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
   bool dcqcn = false;          // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
   bool rc = false;             // an RC QP (HostParams::rc); else raw frames

@@ -41,11 +41,12 @@ Fct FlowFct(const Fabric& fab, size_t i) {
   const HostPlan* hp = fab.plan().host(fl.from);
   const uint64_t link = hp != nullptr ? hp->rate_bps : spec.link_rate_bps;
   const uint64_t send = fl.rate_bps != 0 ? std::min(fl.rate_bps, link) : link;
+  const IdlePath& path = fab.plan().flow_paths[i];
   if (fl.rc) {
     const FlowTx* tx = TxFlow(fab, i);
-    return tx != nullptr && tx->rc ? FctOfRc(*tx->rc, fl.start_ns, send) : Fct{};
+    return tx != nullptr && tx->rc ? FctOfRc(*tx->rc, fl.start_ns, send, path) : Fct{};
   }
-  return FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, RxFlow(fab, i));
+  return FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, path, RxFlow(fab, i));
 }
 
 }  // namespace pfc::emulator

@@ -3,13 +3,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <queue>
 
 #include "dataplane/common/rng.h"
 
@@ -41,20 +41,73 @@ config::MacAddr NodeMac(uint32_t node, uint8_t port, uint8_t last) {
 }
 
 // Switch-hop distance from every switch to `dst` (a switch); -1 unreachable.
-std::vector<int> DistTo(const Topology& t, uint32_t dst) {
+// For every switch, its neighbours one hop closer to `host` (its equal-cost
+// next hops towards it), each list in the order a breadth-first search from
+// the host finds them: nodes in queue order, a node's neighbours by node id,
+// only switches queued. That is the HPCC simulator's order (third.cc,
+// CalculateRoute), so with its hash (switch.ecmp_hash_algorithm: hpcc) a
+// flow takes the simulator's path. Empty for a switch that cannot reach it.
+std::vector<std::vector<uint32_t>> NextHopsTo(const Topology& t, uint32_t host) {
+  std::vector<std::vector<uint32_t>> toward(t.num_nodes());
   std::vector<int> d(t.num_nodes(), -1);
-  std::queue<uint32_t> q;
-  d[dst] = 0;
-  q.push(dst);
-  while (!q.empty()) {
-    const uint32_t n = q.front();
-    q.pop();
-    for (uint16_t p = 0; p < t.node(n).num_ports; ++p) {
-      const uint32_t m = t.neighbor(t.gport(n, p));
-      if (t.is_switch(m) && d[m] < 0) d[m] = d[n] + 1, q.push(m);
+  std::vector<uint32_t> q{host};
+  d[host] = 0;
+  std::vector<uint32_t> nbrs;
+  for (size_t i = 0; i < q.size(); ++i) {
+    const uint32_t n = q[i];
+    nbrs.clear();
+    for (uint16_t p = 0; p < t.node(n).num_ports; ++p) nbrs.push_back(t.neighbor(t.gport(n, p)));
+    std::sort(nbrs.begin(), nbrs.end());
+    nbrs.erase(std::unique(nbrs.begin(), nbrs.end()), nbrs.end());
+    for (uint32_t m : nbrs) {
+      if (d[m] < 0) {
+        d[m] = d[n] + 1;
+        if (t.is_switch(m)) q.push_back(m);
+      }
+      if (d[m] == d[n] + 1 && t.is_switch(m)) toward[m].push_back(n);
     }
   }
-  return d;
+  return toward;
+}
+
+// Every flow's idle path: one breadth-first search from each destination
+// (switches expanded, hosts not), each node's link towards it the one it
+// was first found by (the simulator's pairDelay / pairBw do the same), and
+// the path read from the sender along those links.
+std::vector<IdlePath> IdlePathsOf(const FabricSpec& spec) {
+  const Topology& t = spec.topo;
+  std::vector<IdlePath> paths(spec.flows.size());
+  std::vector<std::vector<size_t>> by_dst(t.num_nodes());
+  for (size_t i = 0; i < spec.flows.size(); ++i) by_dst[spec.flows[i].to].push_back(i);
+  std::vector<uint32_t> parent(t.num_nodes());
+  std::vector<uint32_t> q;
+  for (uint32_t dst = 0; dst < t.num_nodes(); ++dst) {
+    if (by_dst[dst].empty()) continue;
+    std::fill(parent.begin(), parent.end(), tagger::kNoNode);
+    parent[dst] = dst;
+    q.assign(1, dst);
+    for (size_t i = 0; i < q.size(); ++i) {
+      const uint32_t n = q[i];
+      for (uint16_t p = 0; p < t.node(n).num_ports; ++p) {
+        const uint32_t m = t.neighbor(t.gport(n, p));
+        if (parent[m] != tagger::kNoNode) continue;
+        parent[m] = n;
+        if (t.is_switch(m)) q.push_back(m);
+      }
+    }
+    for (size_t i : by_dst[dst]) {
+      IdlePath& ip = paths[i];
+      for (uint32_t n = spec.flows[i].from; n != dst && parent[n] != tagger::kNoNode;
+           n = parent[n]) {
+        uint64_t bps = 0, delay = 0;
+        std::string dev;
+        LinkParamsOf(spec, n, parent[n], &bps, &delay, &dev);
+        ip.bps.push_back(bps);
+        ip.delay_ns += delay;
+      }
+    }
+  }
+  return paths;
 }
 
 std::string MacString(const config::MacAddr& m) {
@@ -241,20 +294,26 @@ FabricPlan MakePlan(const FabricSpec& spec) {
       sp.neighbors.push_back({hs && hs->ip != 0 ? hs->ip : end_ip(t.peer(g)), mac, p});
     }
   }
-  if (!spec.shortest_routes) return plan;
+  plan.flow_paths = IdlePathsOf(spec);
+  if (spec.routes == RouteMode::kNone) return plan;
   // Routes to every host's /30 from every switch that is not its ToR.
   for (const HostPlan& hp : plan.hosts) {
-    const std::vector<int> d = DistTo(t, hp.sw_node);
+    const std::vector<std::vector<uint32_t>> toward = NextHopsTo(t, hp.node);
+    const uint32_t mask = ~0u << (32 - hp.prefix_len);
     for (SwitchPlan& sp : plan.switches) {
-      if (sp.node == hp.sw_node || d[sp.node] < 0) continue;
-      std::vector<uint16_t> next;
-      for (uint16_t p = 0; p < sp.ports.size(); ++p) {
-        const uint32_t m = sp.ports[p].peer_node;
-        if (t.is_switch(m) && d[m] == d[sp.node] - 1) next.push_back(p);
+      if (sp.node == hp.sw_node || toward[sp.node].empty()) continue;
+      std::vector<uint16_t> next;  // ports, in the order of `toward`
+      for (uint32_t m : toward[sp.node])
+        for (uint16_t p = 0; p < sp.ports.size(); ++p)
+          if (sp.ports[p].peer_node == m) next.push_back(p);
+      if (spec.routes == RouteMode::kSingle) {
+        std::sort(next.begin(), next.end());
+        next = {next[Mix64(spec.seed ^ (uint64_t(sp.node) << 32) ^ hp.node) % next.size()]};
       }
-      const uint16_t p = next[Mix64(spec.seed ^ (uint64_t(sp.node) << 32) ^ hp.node) % next.size()];
-      const uint32_t mask = ~0u << (32 - hp.prefix_len);
-      sp.routes.push_back({hp.ip & mask, hp.prefix_len, p, end_ip(t.peer(t.gport(sp.node, p)))});
+      if (next.size() > tables::kMaxEcmpNextHops) next.resize(tables::kMaxEcmpNextHops);
+      RoutePlan r{hp.ip & mask, hp.prefix_len, {}};
+      for (uint16_t p : next) r.next_hops.push_back({p, end_ip(t.peer(t.gport(sp.node, p)))});
+      sp.routes.push_back(std::move(r));
     }
   }
   return plan;
@@ -407,6 +466,15 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
     *err = dir.string() + ": cannot create: " + ec.message();
     return false;
   }
+  // Each switch hashes flows over its equal-cost next hops from its own seed:
+  // switch.ecmp_seeds' in the fabric file, else the template's if it sets
+  // one for all, else the switch's node id with the simulator's hash (as the
+  // simulator seeds it), else one drawn from the fabric's seed.
+  const bool own_ecmp_seed = tmpl.IsMap() && tmpl["switch"] && tmpl["switch"]["ecmp_hash_seed"];
+  const bool hpcc_hash = tmpl.IsMap() && tmpl["switch"] && tmpl["switch"]["ecmp_hash_algorithm"] &&
+                         tmpl["switch"]["ecmp_hash_algorithm"].Scalar() == "hpcc";
+  if (!own_ecmp_seed && !(tmpl.IsMap() && tmpl["switch"]))
+    tmpl["switch"] = YAML::Node(YAML::NodeType::Map);
   out->clear();
   for (SwitchPlan& sp : plan->switches) {
     YAML::Emitter y;
@@ -420,6 +488,15 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
           YAML::Node d = YAML::Clone(kv.second);
           d["switch_id"] = sp.node;
           y << d;
+        } else if (kv.first.Scalar() == "switch" && kv.second.IsMap() &&
+                   (!own_ecmp_seed || spec.ecmp_seeds.count(sp.node))) {
+          YAML::Node w = YAML::Clone(kv.second);
+          const auto own = spec.ecmp_seeds.find(sp.node);
+          w["ecmp_hash_seed"] = own != spec.ecmp_seeds.end() ? own->second
+                                : hpcc_hash
+                                    ? sp.node
+                                    : uint32_t(Mix64(spec.seed ^ (uint64_t{sp.node} << 24)));
+          y << w;
         } else if (kv.first.Scalar() == "ecn" && kv.second.IsMap() && !kv.second["seed"]) {
           // ECN marking draws from a generator per switch: seeded from the
           // fabric's seed and the switch, so a run repeats and switches differ.
@@ -457,10 +534,20 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
     std::string tables;
     tables.reserve(64 * (sp.routes.size() + sp.neighbors.size() + 2));
     if (!sp.routes.empty()) tables += "routes:\n";
+    auto hop = [&](const tables::NextHop& nh) {
+      return "port: " + YamlScalar(sp.ports[nh.port].name) +
+             (nh.gateway ? ", via: " + Ipv4String(nh.gateway) : std::string());
+    };
     for (const RoutePlan& r : sp.routes) {
-      tables += "  - {prefix: " + Ipv4String(r.prefix) + "/" + std::to_string(r.len) +
-                ", port: " + YamlScalar(sp.ports[r.port].name) +
-                (r.via ? ", via: " + Ipv4String(r.via) : std::string()) + "}\n";
+      tables += "  - {prefix: " + Ipv4String(r.prefix) + "/" + std::to_string(r.len);
+      if (r.next_hops.size() == 1) {
+        tables += ", " + hop(r.next_hops[0]) + "}\n";
+        continue;
+      }
+      tables += ", next_hops: [";
+      for (size_t k = 0; k < r.next_hops.size(); ++k)
+        tables += (k ? "}, {" : "{") + hop(r.next_hops[k]);
+      tables += "}]}\n";
     }
     tables += sp.neighbors.empty() ? "neighbors: []\n" : "neighbors:\n";
     for (const NeighborPlan& nb : sp.neighbors) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "dataplane/config/config.h"
+#include "dataplane/emulator/model/fct.h"
 #include "dataplane/emulator/model/host_model.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 
@@ -76,6 +77,8 @@ struct FabricPlan {
   std::vector<HostPlan> hosts;
   std::vector<int> switch_index;  // node -> index in switches, -1
   std::vector<int> host_index;    // node -> index in hosts, -1
+  // Flow i's idle shortest path (its ideal completion time, model/fct.h).
+  std::vector<IdlePath> flow_paths;
 
   const SwitchPlan* sw(uint32_t node) const {
     return node < switch_index.size() && switch_index[node] >= 0 ? &switches[switch_index[node]]

@@ -284,7 +284,15 @@ void ParseLinks(const Section& sec, FabricSpec* s) {
 void ParseSwitch(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
-  rd.CheckKeys(n, "switch", {"config", "rules", "scheduler", "mtu"});
+  rd.CheckKeys(n, "switch", {"config", "rules", "scheduler", "mtu", "ecmp_seeds"});
+  if (const YAML::Node& m = n["ecmp_seeds"]) {
+    if (!m.IsMap()) rd.Fail(m, "switch.ecmp_seeds", "a map of switch name to seed");
+    for (const auto& kv : m) {
+      const std::string f = "switch.ecmp_seeds." + kv.first.Scalar();
+      const uint32_t sw = Node(rd, *s, kv.first, f, 0);
+      s->ecmp_seeds[sw] = uint32_t(rd.Int(kv.second, f, 0, 0xffffffffll));
+    }
+  }
   if (n["mtu"]) s->switch_mtu = uint32_t(rd.Int(n["mtu"], "switch.mtu", 1500, kMaxMtu));
   if (n["scheduler"]) {
     const std::string m = rd.Str(n["scheduler"], "switch.scheduler");
@@ -392,7 +400,7 @@ uint64_t HostLinkBps(const FabricSpec& s, uint32_t host) {
 void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
   rd.CheckKeys(n, f,
                {"name", "from", "to", "dscp", "prio", "ecn", "cc", "rate", "frame", "bytes", "ttl",
-                "transport", "message", "start", "stop"});
+                "transport", "message", "start", "stop", "src_port"});
   FlowSpecFile fl;
   fl.name = rd.Str(rd.Need(n, "name", f + ".name", "a flow name"), f + ".name");
   for (const auto& o : s->flows)
@@ -435,6 +443,7 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
   }
   if (n["bytes"]) fl.bytes = rd.Bytes(n["bytes"], f + ".bytes", 1, uint64_t{1} << 50);
   if (n["ttl"]) fl.ttl = uint8_t(rd.Int(n["ttl"], f + ".ttl", 1, 255));
+  if (n["src_port"]) fl.src_port = uint16_t(rd.Int(n["src_port"], f + ".src_port", 1, 65535));
   ParseFlowTransport(rd, n, f, *s, &fl);
   if (fl.rc && s->flows.size() + 32 >= kPsnMask)
     rd.Fail(n, f, "fewer than 2^24 - 32 flows (an rc flow's QP number is 16 + its id)");
@@ -677,8 +686,14 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
     if (const Section* r = one("routes")) {
       const Reader rd(r->file);
       const std::string v = rd.Str(r->node, "routes");
-      if (v != "shortest" && v != "none") rd.Fail(r->node, "routes", "shortest or none");
-      s.shortest_routes = v == "shortest";
+      if (v == "shortest")
+        s.routes = RouteMode::kEcmp;
+      else if (v == "shortest_single")
+        s.routes = RouteMode::kSingle;
+      else if (v == "none")
+        s.routes = RouteMode::kNone;
+      else
+        rd.Fail(r->node, "routes", "shortest, shortest_single or none");
     }
     if (const Section* d = one("dcqcn")) ParseDcqcn(Reader(d->file), d->node, &s);
     if (const Section* r = one("rc")) ParseRc(Reader(r->file), r->node, &s);

@@ -49,6 +49,7 @@
 // Control thread only.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,6 +125,8 @@ struct CaptureSpec {
   std::string file;  // relative to out_dir unless absolute
 };
 
+enum class RouteMode { kEcmp, kSingle, kNone };
+
 struct FabricSpec {
   std::string path;  // the fabric file (absolute)
   ClockKind clock = ClockKind::kVirtual;
@@ -153,7 +156,13 @@ struct FabricSpec {
   bool dwrr = false;
   // Every generated port's `mtu` (jumbo frames for rc.mtu above ~1,400).
   uint32_t switch_mtu = 1500;
-  bool shortest_routes = true;
+  // routes: shortest (every equal-cost next hop, chosen per flow by the
+  // switches' hash), shortest_single (one of them per (switch, host), chosen
+  // by a hash of the seed), none (connected routes only; events add routes).
+  RouteMode routes = RouteMode::kEcmp;
+  // switch.ecmp_seeds: switch node -> its switch.ecmp_hash_seed (else the
+  // node id with the simulator's hash, a hash of the seed otherwise).
+  std::map<uint32_t, uint32_t> ecmp_seeds;
 
   // The emulated NICs' DCQCN and the class of their CNPs (section dcqcn;
   // line_bps is each host's link).

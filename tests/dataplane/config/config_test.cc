@@ -520,12 +520,16 @@ TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
   const std::string tables =
       "routes:\n  - { prefix: 20.0.0.0/24, port: p0, via: 10.0.1.2 }\n"
       "  - { prefix: 20.0.1.0/24, port: p1, via: 10.0.2.3 }\n  - { prefix: 30.0.0.0/8, port: p1 }\n"
+      "  - { prefix: 40.0.0.0/8, next_hops: [{port: p0, via: 10.0.1.2}, {port: p1, via: "
+      "10.0.2.3}] }\n"
       "neighbors:\n  - { ip: 10.0.1.2, mac: 02:00:00:00:00:07, port: p0 }\n";
   config::SwitchConfig parsed;
   ASSERT_EQ(Load(kPorts + tables, &parsed), "");
   config::GeneratedTables gen;
-  gen.routes = {
-      {0x14000000, 24, 0, 0x0a000102}, {0x14000100, 24, 1, 0x0a000203}, {0x1e000000, 8, 1, 0}};
+  gen.routes = {{0x14000000, 24, {{0, 0x0a000102}}},
+                {0x14000100, 24, {{1, 0x0a000203}}},
+                {0x1e000000, 8, {{1, 0}}},
+                {0x28000000, 8, {{0, 0x0a000102}, {1, 0x0a000203}}}};
   gen.neighbors = {{0x0a000102, {2, 0, 0, 0, 0, 7}, 0}};
   const std::string p = Write("gen.yaml", kPorts);
   config::SwitchConfig c;
@@ -538,7 +542,15 @@ TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
     EXPECT_EQ(c.next_hops[c.routes[i].nh].port, parsed.next_hops[parsed.routes[i].nh].port) << i;
     EXPECT_EQ(c.next_hops[c.routes[i].nh].gateway, parsed.next_hops[parsed.routes[i].nh].gateway)
         << i;
+    EXPECT_EQ(c.next_hops[c.routes[i].nh].group, parsed.next_hops[parsed.routes[i].nh].group) << i;
   }
+  // The ECMP route's two next hops are consecutive entries after a group
+  // head of 2; its members are not merged with the single routes' entries.
+  const tables::NextHop* g = &c.next_hops[c.routes[3].nh];
+  ASSERT_EQ(g[0].group, 2);
+  EXPECT_EQ(g[0].port, 0);
+  EXPECT_EQ(g[1].port, 1);
+  EXPECT_EQ(g[1].gateway, 0x0a000203u);
   ASSERT_EQ(c.neighbors.size(), 1u);
   EXPECT_EQ(c.neighbors[0].ip, parsed.neighbors[0].ip);
   EXPECT_EQ(c.neighbors[0].mac, parsed.neighbors[0].mac);
@@ -551,7 +563,7 @@ TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
     return e;
   };
   config::GeneratedTables bad = gen;
-  bad.routes[1].port = 2;  // two ports: p0, p1
+  bad.routes[1].next_hops[0].port = 2;  // two ports: p0, p1
   EXPECT_HAS(refused(bad),
              p + ": routes[1].port: expected a port name from 'ports' or an index 0..1");
   bad = gen;
@@ -559,11 +571,19 @@ TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
   EXPECT_HAS(refused(bad),
              p + ": routes[2].prefix: expected a network like 10.0.9.0/24 with no host bits set");
   bad = gen;
-  bad.routes[0].via = 0x0a000202;  // on p1's link, not p0's
+  bad.routes[0].next_hops[0].gateway = 0x0a000202;  // on p1's link, not p0's
   EXPECT_HAS(refused(bad), p + ": routes[0].via: expected a gateway inside port p0's subnet");
   bad = gen;
+  bad.routes[3].next_hops[1].gateway = 0x0a000109;  // on p0's link, not p1's
+  EXPECT_HAS(refused(bad),
+             p + ": routes[3].next_hops[1].via: expected a gateway inside port p1's subnet");
+  bad = gen;
+  bad.routes[3].next_hops[1] = bad.routes[3].next_hops[0];
+  EXPECT_HAS(refused(bad), p + ": routes[3].next_hops[1]: expected a next hop (port, via) not "
+                               "already in this route's next_hops");
+  bad = gen;
   bad.routes.push_back(gen.routes[0]);
-  EXPECT_HAS(refused(bad), "routes[3].prefix: expected a prefix not already routed (routes[0]");
+  EXPECT_HAS(refused(bad), "routes[4].prefix: expected a prefix not already routed (routes[0]");
   bad = gen;
   bad.neighbors[0].mac[0] = 1;
   EXPECT_HAS(refused(bad), p + ": neighbors[0].mac: expected a unicast MAC address");

@@ -473,3 +473,58 @@ TEST_F(StageTest, NextHopMemoFollowsEveryPacketOfABurst) {
 
 }  // namespace
 }  // namespace pfc::stagetest
+
+#include "dataplane/tables/ecmp_hash.h"
+
+namespace pfc::stagetest {
+namespace {
+
+// A route over two next hops (ECMP): each packet leaves by the next hop its
+// flow's hash picks (source port = seq, so 32 flows), with the configured
+// algorithm and seed; both hops carry some; the same flows take the same
+// hops again; ecmp_tx counts the choices per port.
+TEST_F(StageTest, EcmpRouteSpreadsFlowsByTheirHash) {
+  for (const char* algo : {"crc32c", "hpcc"}) {
+    SCOPED_TRACE(algo);
+    std::string y = BaseYaml();
+    y.replace(y.find("workers: 1,"), 11,
+              std::string("workers: 1, ecmp_hash_algorithm: ") + algo + ", ecmp_hash_seed: 7,");
+    y.replace(y.find("routes:\n"), 8,
+              "routes:\n  - { prefix: 10.7.0.0/16, next_hops: [{port: p1, via: 10.0.1.2}, "
+              "{port: p3, via: 10.0.3.2}] }\n");
+    Start(y);
+    const auto a =
+        std::string(algo) == "hpcc" ? tables::EcmpHashAlgo::kHpcc : tables::EcmpHashAlgo::kCrc32c;
+    for (int round = 0; round < 2; ++round) {
+      Frames in;
+      for (uint16_t i = 0; i < 32; i++)
+        in.push_back(Frame({.in_port = 0, .dst_ip = Ip(10, 7, 0, 1), .dscp = 10, .seq = i}));
+      Ingress(0, in, kT0 + round * 10000);
+      Egress(1, kT0 + round * 10000 + 1000);
+      Egress(3, kT0 + round * 10000 + 1000);
+      const Frames p1 = TakeTx(1), p3 = TakeTx(3);
+      EXPECT_EQ(p1.size() + p3.size(), 32u);
+      EXPECT_GT(p1.size(), 4u);
+      EXPECT_GT(p3.size(), 4u);
+      size_t k1 = 0, k3 = 0;
+      for (uint16_t i = 0; i < 32; i++) {
+        const tables::FlowKey k{Ip(10, 0, 0, 2), Ip(10, 7, 0, 1), SeqOf(in[i]),
+                                static_cast<uint16_t>(in[i][36] << 8 | in[i][37]), 17};
+        if (tables::EcmpHash(a, k, 7) % 2 == 0) {
+          ASSERT_LT(k1, p1.size());
+          EXPECT_EQ(p1[k1++], Routed(in[i], 1, HostMac(1), 10)) << "packet " << i;
+        } else {
+          ASSERT_LT(k3, p3.size());
+          EXPECT_EQ(p3[k3++], Routed(in[i], 3, HostMac(3), 10)) << "packet " << i;
+        }
+      }
+      const Counters c = Snapshot(*sw_);
+      EXPECT_EQ(c.at("p1.ecmp_tx"), (round + 1) * p1.size());
+      EXPECT_EQ(c.at("p3.ecmp_tx"), (round + 1) * p3.size());
+    }
+    TearDown();
+  }
+}
+
+}  // namespace
+}  // namespace pfc::stagetest

@@ -179,25 +179,34 @@ TEST(HostModel, DcqcnCnpFromReceiverSlowsTheSender) {
 }
 
 // A sized flow's completion time against its ideal: 2,500 bytes in 1000-byte
-// frames are 3 frames; ideal = the smallest one-way delay seen + 2 frames'
-// wire time at 10G (1024 bytes on the wire: 819 ns each).
+// frames are 3 frames; ideal on a two-link path (10G then 40G, 2 us of
+// propagation) = the propagation, the first frame stored and forwarded at
+// each link, the other two behind it at the 10G bottleneck.
 TEST(HostModel, FlowCompletionTimeAndSlowdown) {
+  const IdlePath path{2'000, {k10G, 4 * k10G}};
+  EXPECT_EQ(path.min_bps(), k10G);
   FlowRx rx;
-  EXPECT_FALSE(FctOf(2500, 1000, 0, k10G, nullptr).completed);
+  EXPECT_FALSE(FctOf(2500, 1000, 0, k10G, path, nullptr).completed);
   rx.frames = 2;
   rx.min_delay_ns = 5'000;
   rx.last_ns = 12'000;
-  Fct f = FctOf(2500, 1000, 1'000, k10G, &rx);
+  Fct f = FctOf(2500, 1000, 1'000, k10G, path, &rx);
   EXPECT_EQ(f.frames, 3u);
   EXPECT_FALSE(f.completed) << "a frame missing";
-  EXPECT_EQ(f.ideal_ns, 5'000 + 2 * WireTimeNs(1000, k10G));
+  EXPECT_EQ(f.ideal_ns, 2'000 + WireTimeNs(1000, k10G) + WireTimeNs(1000, 4 * k10G) +
+                            2 * WireTimeNs(1000, k10G));
   rx.frames = 3;
-  f = FctOf(2500, 1000, 1'000, k10G, &rx);
+  f = FctOf(2500, 1000, 1'000, k10G, path, &rx);
   EXPECT_TRUE(f.completed);
   EXPECT_EQ(f.fct_ns, 11'000u);
   EXPECT_DOUBLE_EQ(f.slowdown, 11'000.0 / static_cast<double>(f.ideal_ns));
+  // A 1 Gb/s sender: the rest follows at its rate, not the path's.
+  EXPECT_EQ(FctOf(2500, 1000, 1'000, k10G / 10, path, &rx).ideal_ns,
+            2'000 + WireTimeNs(1000, k10G) + WireTimeNs(1000, 4 * k10G) +
+                2 * WireTimeNs(1000, k10G / 10));
+  EXPECT_EQ(FctOf(2500, 1000, 1'000, k10G, IdlePath{}, &rx).ideal_ns, 0u) << "no path: no ideal";
   rx.lost = 1;
-  EXPECT_FALSE(FctOf(2500, 1000, 1'000, k10G, &rx).completed) << "a sequence gap";
+  EXPECT_FALSE(FctOf(2500, 1000, 1'000, k10G, path, &rx).completed) << "a sequence gap";
 }
 
 TEST(HostModel, RateLimitedFlowIsSpacedByItsWireTime) {

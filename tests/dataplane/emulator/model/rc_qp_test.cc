@@ -79,9 +79,13 @@ TEST(RcRequester, ManyOutstandingStillMeasureRtt) {
   r.OnAck(199, 60'000);  // the second's last was no probe (the first was out)
   EXPECT_TRUE(r.completed());
   EXPECT_EQ(r.min_rtt_ns(), 50'000u - 990);
-  const Fct f = FctOfRc(r, 0, 100'000'000'000);
+  // Ideal on one 100G link of 1 us: out and back, the 200 packets at line
+  // rate (the first one counted once), the ACK's wire time.
+  const IdlePath path{1'000, {100'000'000'000}};
+  const Fct f = FctOfRc(r, 0, 100'000'000'000, path);
   EXPECT_EQ(f.fct_ns, 60'000u);
-  EXPECT_GT(f.ideal_ns, r.min_rtt_ns());
+  EXPECT_EQ(f.ideal_ns, 2'000 + 2 * MessageWireNs(100'000, 1000, 100'000'000'000) +
+                            WireTimeNs(kAckFrameLen, 100'000'000'000));
 }
 
 TEST(RcResponder, AcksEveryNAndAtAckReq) {

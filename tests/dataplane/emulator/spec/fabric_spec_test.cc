@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "dataplane/emulator/spec/fabric_plan.h"
@@ -191,7 +192,7 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
        "hosts[0]: expected either a real host (device) or an emulated host's options"},
       {"hosts:\n  - { name: H1, storm: [9] }\n",
        "hosts[0].storm[0]: expected an integer from 0 to 7"},
-      {"routes: fastest\n", "fab.yaml:4: routes: expected shortest or none"},
+      {"routes: fastest\n", "fab.yaml:4: routes: expected shortest, shortest_single or none"},
       {"links: { rate: 1G }\n", "links: expected this section once"},
       {"captures:\n  - { link: [H1, H2], file: x.pcapng }\n",
        "captures[0].link: expected two nodes joined by a link"},
@@ -371,37 +372,58 @@ TEST_F(FabricFile, PlanRoutesReachEveryHostOnShortestPathsAndConfigsLoad) {
   }
   for (const auto& h : plan.hosts)
     EXPECT_TRUE(ips.insert(h.ip).second && macs.insert(h.mac).second);
+  // Every next hop of every route is one switch hop closer: every path a
+  // flow may hash onto has the shortest length.
+  std::function<int(const SwitchPlan&, const HostPlan&, int)> hops_to =
+      [&](const SwitchPlan& at, const HostPlan& h, int depth) -> int {
+    if (at.node == h.sw_node) return 0;
+    if (depth > 10) return 100;
+    const RoutePlan* r = nullptr;
+    for (const auto& x : at.routes)
+      if (x.prefix == (h.ip & ~3u)) r = &x;
+    if (r == nullptr || r->next_hops.empty()) return 100;
+    int hops = -1;
+    for (const tables::NextHop& nh : r->next_hops) {
+      const SwitchPlan* next = plan.sw(at.ports[nh.port].peer_node);
+      const int n = next ? 1 + hops_to(*next, h, depth + 1) : 100;
+      if (hops >= 0 && n != hops) return 100;  // unequal paths
+      hops = n;
+    }
+    return hops;
+  };
+  size_t ecmp_routes = 0;
+  for (const SwitchPlan& sw : plan.switches)
+    for (const RoutePlan& r : sw.routes) ecmp_routes += r.next_hops.size() > 1;
+  EXPECT_GT(ecmp_routes, 0u);
   for (const HostPlan& h : plan.hosts) {
     for (const SwitchPlan& start : plan.switches) {
-      const SwitchPlan* at = &start;
-      int hops = 0;
-      while (at->node != h.sw_node && hops < 10) {
-        const RoutePlan* r = nullptr;
-        for (const auto& x : at->routes) {
-          if (x.prefix == (h.ip & ~3u)) r = &x;
-        }
-        ASSERT_NE(r, nullptr) << at->name << " has no route to " << h.name;
-        at = plan.sw(at->ports[r->port].peer_node);
-        ASSERT_NE(at, nullptr);
-        ++hops;
-      }
+      const int hops = hops_to(start, h, 0);
       // Fig. 2: same ToR 0, same pod 2, other pod 4 switch hops.
       const SwitchPlan& tor = *plan.sw(h.sw_node);
       const bool same_pod = start.name[0] == 'T' && (start.name < "T3") == (tor.name < "T3");
       if (start.name[0] == 'T') {
-        EXPECT_EQ(hops, start.node == tor.node ? 0 : same_pod ? 2 : 4);
+        EXPECT_EQ(hops, start.node == tor.node ? 0 : same_pod ? 2 : 4) << start.name << h.name;
+      } else {
+        EXPECT_LT(hops, 100) << start.name << " to " << h.name;
       }
     }
   }
-  // Same seed, same plan; another seed spreads ECMP differently somewhere.
+  // routes: shortest_single keeps one next hop per (switch, host): same
+  // seed, same plan; another seed spreads differently somewhere.
+  s.routes = RouteMode::kSingle;
+  FabricPlan single = MakePlan(s);
   FabricPlan again = MakePlan(s);
   s.seed = 99;
   FabricPlan other = MakePlan(s);
+  s.seed = 1;
+  s.routes = RouteMode::kEcmp;
   bool differs = false;
-  for (size_t i = 0; i < plan.switches.size(); ++i) {
-    for (size_t r = 0; r < plan.switches[i].routes.size(); ++r) {
-      EXPECT_EQ(plan.switches[i].routes[r].port, again.switches[i].routes[r].port);
-      differs |= plan.switches[i].routes[r].port != other.switches[i].routes[r].port;
+  for (size_t i = 0; i < single.switches.size(); ++i) {
+    for (size_t r = 0; r < single.switches[i].routes.size(); ++r) {
+      ASSERT_EQ(single.switches[i].routes[r].next_hops.size(), 1u);
+      const PortId p = single.switches[i].routes[r].next_hops[0].port;
+      EXPECT_EQ(p, again.switches[i].routes[r].next_hops[0].port);
+      differs |= p != other.switches[i].routes[r].next_hops[0].port;
     }
   }
   EXPECT_TRUE(differs);
