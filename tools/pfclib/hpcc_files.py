@@ -53,6 +53,100 @@ class HpccError(Exception):
     pass
 
 
+# --- Paths: where the simulator sends each flow, and the UDP source port
+# that makes the emulated switches send it the same way. The simulator
+# (third.cc, switch-node.cc) gives node i the address 11.(i/256).(i%256).1,
+# the k-th flow of a host pair source port 10000 + k and the flow file's
+# dport, lists a switch's next hops towards a host in the order a
+# breadth-first search from the host finds them (neighbours by node id,
+# only switches queued), and picks one by MurmurHash3 (x86, 32-bit) of the
+# words sip, dip, sport | dport << 16, seeded with the switch's node id.
+# The emulated switches (switch.ecmp_hash_algorithm: hpcc) list and hash
+# alike, but RoCEv2 frames go to UDP port 4791: a flow's source port is
+# chosen so that every switch on its way picks the simulator's next hop.
+ROCE_PORT = 4791
+
+
+def sim_ip(n):
+    return 0x0b000001 + (n // 256) * 0x10000 + (n % 256) * 0x100
+
+
+def _ip_text(a):
+    return ".".join(str(a >> s & 0xff) for s in (24, 16, 8, 0))
+
+
+def murmur3_words(words, seed):
+    """MurmurHash3_x86_32 of 32-bit words laid out little-endian."""
+    m = 0xffffffff
+    h = seed & m
+    for k in words:
+        k = (k * 0xcc9e2d51) & m
+        k = ((k << 15) | (k >> 17)) & m
+        k = (k * 0x1b873593) & m
+        h ^= k
+        h = ((h << 13) | (h >> 19)) & m
+        h = (h * 5 + 0xe6546b64) & m
+    h ^= 4 * len(words)
+    h ^= h >> 16
+    h = (h * 0x85ebca6b) & m
+    h ^= h >> 13
+    h = (h * 0xc2b2ae35) & m
+    return h ^ (h >> 16)
+
+
+def next_hops_to(nbrs, switches, host):
+    """{switch: [neighbours one hop closer to host, in BFS order]}."""
+    dist = {host: 0}
+    toward = {}
+    q = [host]
+    for now in q:
+        for nxt in nbrs[now]:
+            if nxt not in dist:
+                dist[nxt] = dist[now] + 1
+                if nxt in switches:
+                    q.append(nxt)
+            if dist[nxt] == dist[now] + 1 and nxt in switches:
+                toward.setdefault(nxt, []).append(now)
+    return toward
+
+
+def steer_ports(topo, flows):
+    """Each flow's UDP source port for the emulator (None: no choice on its way)."""
+    nbrs = {n: set() for n in range(topo["nodes"])}
+    for a, b, _, _ in topo["links"]:
+        nbrs[a].add(b)
+        nbrs[b].add(a)
+    nbrs = {n: sorted(v) for n, v in nbrs.items()}
+    sw = topo["switches"]
+    towards, pair_count, ports = {}, {}, []
+    for src, dst, _pg, dport, _size, _start in flows:
+        if dst not in towards:
+            towards[dst] = next_hops_to(nbrs, sw, dst)
+        toward = towards[dst]
+        k = pair_count.get((src, dst), 0)
+        pair_count[(src, dst)] = k + 1
+        sip, dip = sim_ip(src), sim_ip(dst)
+        key = (10000 + k) | dport << 16
+        choices, cur = [], nbrs[src][0]
+        while cur != dst and cur in toward:
+            nh = toward[cur]
+            idx = murmur3_words((sip, dip, key), cur) % len(nh)
+            if len(nh) > 1:
+                choices.append((cur, len(nh), idx))
+            cur = nh[idx]
+        if not choices:
+            ports.append(None)
+            continue
+        for p in list(range(49152, 65536)) + list(range(1024, 49152)):
+            w = p | ROCE_PORT << 16
+            if all(murmur3_words((sip, dip, w), s) % n == i for s, n, i in choices):
+                ports.append(p)
+                break
+        else:
+            raise HpccError(f"no UDP source port sends flow {len(ports)} along the simulator's path")
+    return ports
+
+
 def _lines(path):
     """(line number, fields) of the file's lines, blank ones included."""
     try:
@@ -297,7 +391,17 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
                  for a, b, bps, d in topo["links"] if bps != base_rate or d != delays[0]]
     out[-1] += (", overrides: [ " + ", ".join(overrides) + " ] }") if overrides else " }"
     jumbo = payload + ROCE_HEADERS + 16 > 1514
-    out.append("switch: { config: switch.yaml" + (", mtu: 9000 }" if jumbo else " }"))
+    # The simulator's seeds are its node IDs, which the fabric numbers
+    # otherwise (switches first): given per switch.
+    seeds = ", ".join(f"{name[n]}: {n}" for n in sorted(topo["switches"]) if n in used)
+    out.append("switch: { config: switch.yaml" + (", mtu: 9000" if jumbo else "")
+               + f", ecmp_seeds: {{ {seeds} }} }}")
+    # Every host at the simulator's address (the flows hash on it).
+    out.append("hosts:")
+    for n in range(topo["nodes"]):
+        if n in used and n not in topo["switches"]:
+            a = sim_ip(n)
+            out.append(f"  - {{ name: {name[n]}, address: {_ip_text(a)}/24, gateway: {_ip_text(a + 1)} }}")
     # The simulator NACKs a lasting gap again every 500 us (its "NACK
     # Generation Interval", fixed: no config key).
     out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us }}")
@@ -308,14 +412,17 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
         d.append("cnp_interval: 1ns")
         out.append("dcqcn: { " + ", ".join(d) + " }")
     out.append("flows:")
+    ports = steer_ports(topo, flows)
     for i, (src, dst, pg, dport, size, start) in enumerate(flows):
         out.append(f"  - {{ name: f{i}, from: {name[src]}, to: {name[dst]}, dscp: {pg}, prio: {pg}, "
                    f"transport: rc, bytes: {size}, start: {start}ns"
-                   + (", ecn: ect0" if ecn else "") + f", cc: {cc} }}")
+                   + (", ecn: ect0" if ecn else "") + f", cc: {cc}"
+                   + (f", src_port: {ports[i]}" if ports[i] else "") + " }")
     pgs = sorted({f[2] for f in flows}) or [3]
     tmpl = ["# Converted by tools/hpcc_import.py: the flows' priority groups lossless,",
             "# tag = priority group; CNPs (DSCP 48) on priority 6.",
-            "switch: { idle_sleep_us: 0 }",
+            "# Equal-cost next hops chosen by the simulator's own hash.",
+            "switch: { idle_sleep_us: 0, ecmp_hash_algorithm: hpcc }",
             "qos:",
             "  tag_map: { " + ", ".join(f"{p}: {p}" for p in pgs) + (", 48: 6" if 6 not in pgs else "") + " }",
             f"  lossless: [{', '.join(str(p) for p in pgs)}]",
