@@ -58,6 +58,7 @@ BUFFER_SIZE 32.0
 CLAMP_TARGET_RATE 0
 PINT_LOG_BASE 1.01
 PINT_PROB 1.0
+ACK_HIGH_PRIO 1
 """
 
 
@@ -96,12 +97,19 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     res = json.load(open(os.path.join(d, "out", "results.json")))
     sizes = [3000000, 3000000, 500000]
     check("the flows are RC queue pairs with the simulator's payload and ACK interval",
-          "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us }" in fab and fab.count("transport: rc") == 3, fab)
+          "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us, ack_high_prio: true }" in fab and fab.count("transport: rc") == 3, fab)
     for f, size in zip(res["flows"], sizes):
         packets = math.ceil(size / 1000)  # PACKET_PAYLOAD_SIZE 1000
         check(f"{f['name']} wrote all its {size} bytes ({packets} packets, each taken once, all ACKed)",
               f["rc"]["completed"] and f["responder"]["accepted"] == packets, json.dumps(f))
     check("no lossless drop", res["lossless_drops"] == 0, str(res["lossless_drops"]))
+    # ACK_HIGH_PRIO 1: the receiver's ACKs (one a packet) leave S0 towards
+    # the senders at priority 6, the CNPs' class, none at the data's 3.
+    acks = {pt["name"]: (pt["prio"][6]["tx_packets"], pt["prio"][3]["tx_packets"])
+            for pt in res["switches"]["S0"]["ports"] if pt["name"] in ("H1", "H2", "H3")}
+    check("ACKs at priority 6 towards the senders, ahead of data (ACK_HIGH_PRIO 1)",
+          all(hi >= size // 1000 and lo == 0 for (hi, lo), size in zip(acks.values(), sizes)),
+          str(acks))
     rows = list(csv.DictReader(open(os.path.join(d, "out", "fct.csv"))))
     print("fct.csv:", rows)
     check("fct.csv: every flow completed, no faster than its ideal",
@@ -121,7 +129,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
         (dict(flows=FLOWS.replace("0.0015", "soon")), "flow.txt:4: start: expected seconds (got soon)"),
         (dict(flows=FLOWS.replace("0.0015", "0.5")), "flow.txt: flow 2: starts at 0.5 s, after the run's end"),
         (dict(config=CONFIG.replace("CC_MODE 1", "CC_MODE 3")), "config.txt:5: CC_MODE 3 (HPCC): expected 1 (DCQCN)"),
-        (dict(config=CONFIG + "FANCY_KEY 1\n"), "config.txt:21: FANCY_KEY: expected a key of the simulator's config"),
+        (dict(config=CONFIG + "FANCY_KEY 1\n"), "config.txt:22: FANCY_KEY: expected a key of the simulator's config"),
         (dict(config=CONFIG.replace("RATE_AI 50Mb/s", "RATE_AI fast")), "config.txt:11: rate: expected a rate such as 100Gbps or 50Mb/s (got fast)"),
         (dict(config=CONFIG.replace("BUFFER_SIZE 32.0", "BUFFER_SIZE 32.5")), "config.txt:17: BUFFER_SIZE: expected a whole number (got 32.5)"),
         (dict(config=CONFIG.replace("PACKET_PAYLOAD_SIZE 1000", "PACKET_PAYLOAD_SIZE 100")),
@@ -135,7 +143,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
                 + "L2_ACK_INTERVAL 16000\nL2_BACK_TO_ZERO 1\n")
     fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
     check("a 4,000-byte payload: jumbo switch ports; L2_ACK_INTERVAL in bytes becomes packets",
-          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4, nak_interval: 500us }" in fab, fab[:600])
+          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4, nak_interval: 500us, ack_high_prio: true }" in fab, fab[:600])
     check("L2_BACK_TO_ZERO 1 is named as not modelled", "L2_BACK_TO_ZERO 1" in p.stdout + p.stderr,
           p.stdout + p.stderr)
     p = convert(d, config=CONFIG.replace("CC_MODE 1", "CC_MODE 3"), extra=["--cc", "none"])

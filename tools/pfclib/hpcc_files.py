@@ -17,8 +17,8 @@ pfcfabric fabric file and switch template:
                 ALPHA_RESUME_INTERVAL, RATE_DECREASE_INTERVAL, RP_TIMER,
                 FAST_RECOVERY_TIMES, CLAMP_TARGET_RATE; ENABLE_QCN and
                 KMIN_MAP / KMAX_MAP / PMAX_MAP for ECN marking; BUFFER_SIZE;
-                PACKET_PAYLOAD_SIZE and L2_ACK_INTERVAL for the RC
-                transport; SIMULATOR_STOP_TIME), the file and
+                PACKET_PAYLOAD_SIZE, L2_ACK_INTERVAL and ACK_HIGH_PRIO for
+                the RC transport; SIMULATOR_STOP_TIME), the file and
                 tracing keys are noted and left, anything else is an error
 
 Every error names the file, the line and what was expected (HpccError).
@@ -32,7 +32,7 @@ IGNORED_KEYS = {
     "TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE", "TRACE_OUTPUT_FILE", "FCT_OUTPUT_FILE",
     "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE", "QLEN_MON_START", "QLEN_MON_END",
     "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK", "L2_CHUNK_SIZE", "HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT", "U_TARGET", "MI_THRESH",
-    "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND", "ACK_HIGH_PRIO", "LINK_DOWN",
+    "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND", "LINK_DOWN",
     "DCTCP_RATE_AI",
     # HPCC-PINT's (CC_MODE 10): run.py writes them for every mode.
     "PINT_LOG_BASE", "PINT_PROB"}
@@ -44,7 +44,8 @@ DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
     "FAST_RECOVERY_TIMES": ("fast_recovery_times", "int"),
     "CLAMP_TARGET_RATE": ("clamp_target_rate", "bool")}
 OTHER_KEYS = {"ENABLE_QCN", "CC_MODE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFFER_SIZE",
-              "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO"}
+              "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO",
+              "ACK_HIGH_PRIO"}
 CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP"}
 ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC (and a RETH of 16 on a first packet)
 
@@ -404,7 +405,11 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             out.append(f"  - {{ name: {name[n]}, address: {_ip_text(a)}/24, gateway: {_ip_text(a + 1)} }}")
     # The simulator NACKs a lasting gap again every 500 us (its "NACK
     # Generation Interval", fixed: no config key).
-    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us }}")
+    # ACK_HIGH_PRIO 1: ACKs and NAKs in the simulator's queue 0, ahead of
+    # data; here in the CNPs' class (priority 6, above the data's).
+    ack_high = val("ACK_HIGH_PRIO", "int", 0) == 1
+    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us"
+               + (", ack_high_prio: true }" if ack_high else " }"))
     if cc == "dcqcn":
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]
         # The simulator's receiver flags every ACK of a marked packet as a

@@ -43,8 +43,8 @@ void HostModel::AddFlow(const FlowSpec& f) {
 void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio) {
   FlowRx* r = RxOf(id);
   r->rc.emplace(p_.rc.ack_interval, p_.rc.nak_interval_ns);
-  r->ack_dscp = dscp;
-  r->ack_prio = prio;
+  r->ack_dscp = p_.rc.ack_high_prio ? p_.dcqcn.cnp_dscp : dscp;
+  r->ack_prio = p_.rc.ack_high_prio ? p_.dcqcn.cnp_prio : prio;
 }
 
 FlowRx* HostModel::RxOf(uint32_t id) {

@@ -21,6 +21,10 @@ const Param<R> kRcParams[] = {
     {"nak_interval", K::kTimeOrOff, 0, 0,
      "a gap NAKed again each this while it lasts, 0 once (the simulator's NACK interval: 500us)",
      &R::nak_interval_ns},
+    {"ack_high_prio", K::kBool, 0, 1,
+     "ACKs and NAKs sent in the CNPs' class (dcqcn.cnp_dscp, cnp_prio), ahead of data "
+     "(ACK_HIGH_PRIO); false: in the flow's own",
+     &R::ack_high_prio},
 };
 }  // namespace
 

@@ -49,6 +49,7 @@ struct RcParams {
   uint8_t timeout = 8;           // local ACK timeout: 4.096 us << timeout (1..31)
   uint8_t retry_cnt = 7;         // timeouts without progress before failing, 0..7
   uint64_t nak_interval_ns = 0;  // a gap NAKed again after this; 0: once
+  bool ack_high_prio = false;    // ACKs and NAKs in the CNPs' class, not the data's
   uint64_t TimeoutNs() const { return 4096ull << timeout; }
 };
 
