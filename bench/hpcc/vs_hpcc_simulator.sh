@@ -20,7 +20,7 @@
 # outputs an earlier run left in OUT_DIR again).
 # Figure OUT_DIR/vs_hpcc_simulator.png, OUT_DIR/table.txt, summary.json; last line
 #   RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5=<x> <case>_ratio_p50=<x>
-#          <case>_ratio_p95=<x> <case>_matched=<n> <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x>
+#          <case>_ratio_p95=<x> <case>_within_10pct=<n> <case>_matched=<n> <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x>
 #          <case>_pause_sim=<n> <case>_pause_emu=<n>
 set -euo pipefail
 cd "$(dirname "$0")/../.."

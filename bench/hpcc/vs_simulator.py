@@ -247,8 +247,10 @@ def analyse(case, pairs, sim_p, emu_p, sim_t, emu_t, label, lines):
                      f"{' / '.join(fmt(row[f'ratio_p{q}'], 2) for q in (5, 50, 95)):>26}")
     ratio = [p[2] / p[1] for p in done]
     summary["ratio"] = {f"p{q}": pct(ratio, q) for q in (5, 50, 95)}
+    summary["within_10pct"] = sum(1 for r in ratio if 0.9 <= r <= 1.1)
     lines.append(f"{'all':>10} {len(done):>6}  per-flow FCT ratio emu/sim p5 / p50 / p95: "
-                 + " / ".join(fmt(summary["ratio"][f"p{q}"], 2) for q in (5, 50, 95)))
+                 + " / ".join(fmt(summary["ratio"][f"p{q}"], 2) for q in (5, 50, 95))
+                 + f"; {summary['within_10pct']} of {len(done)} flows within 10%")
     lines.append(f"  pause frames: simulator {sim_p['pause']} pause + {sim_p['resume']} resume "
                  f"received, paused {sim_p['paused_ms']:.3f} ms; emulator {emu_p['pause']} "
                  f"XOFF/refresh + {emu_p['resume']} XON sent (hosts {emu_p['host_pfc_tx']}), "
@@ -370,7 +372,7 @@ def main():
                 result.append(f"{tag}_p50_ratio_{b['key']}="
                               f"{b['emu_fct_p50_us'] / b['sim_fct_p50_us']:.3f}")
         result += [f"{tag}_ratio_p{q}={s['ratio'][f'p{q}']:.3f}" for q in (5, 50, 95)]
-        result += [f"{tag}_matched={len(pairs)}", f"{tag}_cpu_s_sim={sim_t['cpu_s']:.2f}",
+        result += [f"{tag}_within_10pct={s['within_10pct']}", f"{tag}_matched={len(pairs)}", f"{tag}_cpu_s_sim={sim_t['cpu_s']:.2f}",
                    f"{tag}_cpu_s_emu={emu_t['cpu_s']:.2f}",
                    f"{tag}_pause_sim={s['sim_pfc']['pause']}", f"{tag}_pause_emu={s['emu_pfc']['pause']}"]
     if from_ref:

@@ -66,6 +66,9 @@ uint64_t Duration(const config::Reader& rd, const YAML::Node& n, const std::stri
                   uint64_t hi);
 
 // A port reference: a name from `ports:` or a 0-based index.
+// A port speed as ports[].speed takes it: 100G, 25000M, or bare Mb/s as
+// SONiC's PORT table (100000); fails naming `f` outside 1M..1.6T.
+uint64_t PortSpeed(const config::Reader& rd, const YAML::Node& n, const std::string& f);
 PortId PortRef(const config::Reader& rd, const YAML::Node& n, const std::string& field,
                const SwitchConfig& c);
 

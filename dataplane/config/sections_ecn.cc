@@ -11,6 +11,7 @@
 //     queues:                       # SONiC QUEUE|port|q wred_profile
 //       - { priorities: [3, 4], profile: AZURE_LOSSLESS }        # every port
 //       - { ports: [p1], priorities: [3], profile: OTHER }       # later wins
+//       - { speed: 400G, priorities: [3], profile: FAST }         # ports of that speed
 #include "dataplane/config/sections.h"
 
 namespace pfc::config::sections {
@@ -68,7 +69,7 @@ void ParseEcn(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
     const std::string f = "ecn.queues[" + std::to_string(i) + "]";
     const YAML::Node q = qs[i];
     rd.RequireMap(q, f);
-    rd.CheckKeys(q, f, {"ports", "priorities", "profile"});
+    rd.CheckKeys(q, f, {"ports", "speed", "priorities", "profile"});
     const YAML::Node pn = rd.Need(q, "profile", f + ".profile", "a profile from ecn.profiles");
     const std::string name = rd.Str(pn, f + ".profile");
     int16_t idx = -1;
@@ -90,6 +91,12 @@ void ParseEcn(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
       if (!pl.IsSequence()) rd.Fail(pl, f + ".ports", "a list of port names, or \"*\" for all");
       for (size_t k = 0; k < pl.size(); k++)
         ports.push_back(PortRef(rd, pl[k], f + ".ports[" + std::to_string(k) + "]", *c));
+    }
+    // speed: only the listed ports of that speed (thresholds scale with the
+    // link's rate: SONiC picks a port's WRED profile by its speed).
+    if (q["speed"]) {
+      const uint64_t bps = PortSpeed(rd, q["speed"], f + ".speed");
+      std::erase_if(ports, [&](PortId p) { return c->ports[p].speed_bps != bps; });
     }
     for (PortId p : ports)
       for (int prio = 0; prio < kNumPrio; prio++)

@@ -87,31 +87,6 @@ bool AllDigits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-// A port's speed. A bare integer is Mb/s, as in SONiC's PORT table (speed:
-// 100000 is 100G), taken from SONiC's smallest to its largest port speed;
-// a rate with a unit (10G, 2.5G, 25000M) is bits/s as everywhere else. The
-// range is the one the PFC timing and the default headroom work in
-// (pause/headroom.h), so a speed they would refuse is refused here, at its line.
-constexpr uint64_t kMinSpeedMbps = 1000, kMaxSpeedMbps = 1'600'000;
-constexpr uint64_t kMinSpeedBps = 1'000'000, kMaxSpeedBps = kMaxSpeedMbps * 1'000'000;
-
-uint64_t PortSpeed(const config::Reader& rd, const YAML::Node& n, const std::string& f) {
-  const std::string expected =
-      "a speed such as 100G, 2.5G or 25000M (1M..1.6T), or a bare number of Mb/s as in "
-      "SONiC's PORT table (100000 = 100G; 1000..1600000)";
-  if (!n.IsScalar()) rd.Fail(n, f, expected);
-  const std::string& s = n.Scalar();
-  if (AllDigits(s)) {
-    if (s.size() > 7) rd.Fail(n, f, expected);
-    const uint64_t mbps = std::stoull(s);
-    if (mbps < kMinSpeedMbps || mbps > kMaxSpeedMbps) rd.Fail(n, f, expected);
-    return mbps * 1'000'000;
-  }
-  uint64_t bps = 0;
-  if (!ParseRate(s, &bps) || bps < kMinSpeedBps || bps > kMaxSpeedBps) rd.Fail(n, f, expected);
-  return bps;
-}
-
 // SONiC's PORT_QOS_MAP pfc_enable: a list [3, 4], or SONiC's string "3,4"
 // ("" or [] for none). Each priority once; whether they are lossless is
 // checked once qos is read (CheckPortPfc).
@@ -149,6 +124,31 @@ uint8_t PfcEnable(const config::Reader& rd, const YAML::Node& n, const std::stri
 }
 
 }  // namespace
+
+// A port's speed. A bare integer is Mb/s, as in SONiC's PORT table (speed:
+// 100000 is 100G), taken from SONiC's smallest to its largest port speed;
+// a rate with a unit (10G, 2.5G, 25000M) is bits/s as everywhere else. The
+// range is the one the PFC timing and the default headroom work in
+// (pause/headroom.h), so a speed they would refuse is refused here, at its line.
+constexpr uint64_t kMinSpeedMbps = 1000, kMaxSpeedMbps = 1'600'000;
+constexpr uint64_t kMinSpeedBps = 1'000'000, kMaxSpeedBps = kMaxSpeedMbps * 1'000'000;
+
+uint64_t PortSpeed(const config::Reader& rd, const YAML::Node& n, const std::string& f) {
+  const std::string expected =
+      "a speed such as 100G, 2.5G or 25000M (1M..1.6T), or a bare number of Mb/s as in "
+      "SONiC's PORT table (100000 = 100G; 1000..1600000)";
+  if (!n.IsScalar()) rd.Fail(n, f, expected);
+  const std::string& s = n.Scalar();
+  if (AllDigits(s)) {
+    if (s.size() > 7) rd.Fail(n, f, expected);
+    const uint64_t mbps = std::stoull(s);
+    if (mbps < kMinSpeedMbps || mbps > kMaxSpeedMbps) rd.Fail(n, f, expected);
+    return mbps * 1'000'000;
+  }
+  uint64_t bps = 0;
+  if (!ParseRate(s, &bps) || bps < kMinSpeedBps || bps > kMaxSpeedBps) rd.Fail(n, f, expected);
+  return bps;
+}
 
 void ParsePorts(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n.IsSequence() || n.size() == 0 || n.size() > kMaxPorts)

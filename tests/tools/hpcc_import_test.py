@@ -135,6 +135,8 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
         (dict(config=CONFIG.replace("PACKET_PAYLOAD_SIZE 1000", "PACKET_PAYLOAD_SIZE 100")),
          "config.txt:2: PACKET_PAYLOAD_SIZE 100: expected 256..4096 (an RC MTU)"),
         (dict(topo=""), "topology.txt:1: expected '<nodes> <switches> <links>' (got an empty file)"),
+        (dict(topo=TOPO.replace("0 4 25Gbps", "0 4 40Gbps")),
+         "config.txt:15: KMIN_MAP: expected a value for every link rate of the topology (no 40000000000 for its 40G links)"),
     ]
     for kw, want in bad:
         p = convert(d, **kw)
@@ -161,7 +163,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
           H.murmur3_words([0x74736574], 0x9747b28c) == 0x704b81dc
           and H.murmur3_words([0x61616161], 0x9747b28c) == 0x5a97808a)
     LS = "9 5 10\n4 5 6 7 8\n" + "".join(
-        f"{a} {b} 25Gbps 0.001ms 0\n" for a, b in
+        f"{a} {b} {'25' if b < 6 else '100'}Gbps 0.001ms 0\n" for a, b in
         [(0, 4), (1, 4), (2, 5), (3, 5), (4, 6), (4, 7), (4, 8), (5, 6), (5, 7), (5, 8)])
     pairs = [(s_, d_) for s_ in (0, 1) for d_ in (2, 3)] * 3
     LSF = f"{len(pairs)}\n" + "".join(f"{s_} {d_} 3 100 {10000 * (i + 1)} 0.001\n"
@@ -172,8 +174,13 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     check("hosts at the simulator's addresses (11.0.<id>.1), switches seeded with their IDs",
           "{ name: H2, address: 11.0.2.1/24, gateway: 11.0.2.2 }" in fab
           and "ecmp_seeds: { S4: 4, S5: 5, S6: 6, S7: 7, S8: 8 }" in fab, fab)
-    check("the simulator's hash in the switches",
-          "ecmp_hash_algorithm: hpcc" in open(os.path.join(d, "conv", "switch.yaml")).read())
+    sw = open(os.path.join(d, "conv", "switch.yaml")).read()
+    check("the simulator's hash in the switches", "ecmp_hash_algorithm: hpcc" in sw, sw)
+    check("an ECN profile per link rate, on the ports of that speed (KMIN/KMAX/PMAX_MAP)",
+          "SIM_25G: { green_min_threshold: 100000, green_max_threshold: 400000" in sw
+          and "SIM_100G: { green_min_threshold: 400000, green_max_threshold: 1600000" in sw
+          and "- { speed: 25G, priorities: [3], profile: SIM_25G }" in sw
+          and "- { speed: 100G, priorities: [3], profile: SIM_100G }" in sw, sw)
     topo = H.read_topology(os.path.join(d, "topology.txt"))
     nbrs = {n: sorted({b for a, b, _, _ in topo["links"] if a == n} | {a for a, b, _, _ in topo["links"] if b == n})
             for n in range(9)}

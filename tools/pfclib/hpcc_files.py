@@ -290,19 +290,19 @@ def _rate_text(bps):
 
 
 def _map_at(path, conf, key, rate_bps):
-    """The value of a '<n> <rate> <v> ...' map at a link rate (the nearest
-    rate at or above it, else the largest)."""
+    """The value of a '<n> <rate> <v> ...' map at a link rate: like the
+    simulator (third.cc: "must set kmin for each link speed"), a rate the
+    map does not list is an error."""
     ln, v = conf[key]
     try:
         n = int(v[0])
-        pairs = [(int(v[1 + 2 * i]), float(v[2 + 2 * i])) for i in range(n)]
+        pairs = dict((int(v[1 + 2 * i]), float(v[2 + 2 * i])) for i in range(n))
     except (ValueError, IndexError):
         raise HpccError(f"{path}:{ln}: {key}: expected '<n> <rate> <value> ...' with n pairs")
-    pairs.sort()
-    for r, x in pairs:
-        if r >= rate_bps:
-            return x
-    return pairs[-1][1]
+    if rate_bps not in pairs:
+        raise HpccError(f"{path}:{ln}: {key}: expected a value for every link rate of the "
+                        f"topology (no {rate_bps} for its {_rate_text(rate_bps)} links)")
+    return pairs[rate_bps]
 
 
 def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
@@ -437,20 +437,20 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             f"  total_bytes: {val('BUFFER_SIZE', 'int', 32)}M",
             "  lossless: { reserved: 16K, xoff: dynamic, alpha: 0.5, headroom: auto }"]
     if ecn and all(k in conf for k in ("KMIN_MAP", "KMAX_MAP", "PMAX_MAP")):
-        kmin = _map_at(config_path, conf, "KMIN_MAP", base_rate)
-        kmax = _map_at(config_path, conf, "KMAX_MAP", base_rate)
-        pmax = _map_at(config_path, conf, "PMAX_MAP", base_rate)
-        tmpl += ["ecn:",
-                 f"  # KMIN_MAP / KMAX_MAP / PMAX_MAP at {_rate_text(base_rate)}, the most common link rate",
-                 "  profiles:",
-                 f"    SIM: {{ green_min_threshold: {round(kmin * 1000)}, green_max_threshold: "
-                 f"{round(kmax * 1000)}, green_drop_probability: {pmax * 100:g},",
-                 "           mark_at: dequeue }  # as the simulator: on the bytes left behind",
-                 "  queues:",
-                 f"    - {{ priorities: [{', '.join(str(p) for p in pgs)}], profile: SIM }}"]
-        if len(rates) > 1:
-            notes.append(f"ECN thresholds of the {_rate_text(base_rate)} links on every port "
-                         f"(the emulator gives profiles per queue, the simulator per link rate)")
+        # One WRED profile per link rate of the topology, on the ports of
+        # that speed, as the simulator sets KMIN/KMAX/PMAX per port by rate.
+        tmpl += ["ecn:", "  profiles:"]
+        queues = []
+        for r in rates:
+            kmin = _map_at(config_path, conf, "KMIN_MAP", r)
+            kmax = _map_at(config_path, conf, "KMAX_MAP", r)
+            pmax = _map_at(config_path, conf, "PMAX_MAP", r)
+            tmpl += [f"    SIM_{_rate_text(r)}: {{ green_min_threshold: {round(kmin * 1000)}, "
+                     f"green_max_threshold: {round(kmax * 1000)}, green_drop_probability: {pmax * 100:g},",
+                     "           mark_at: dequeue }  # as the simulator: on the bytes left behind"]
+            queues.append(f"    - {{ speed: {_rate_text(r)}, priorities: [{', '.join(str(p) for p in pgs)}], "
+                          f"profile: SIM_{_rate_text(r)} }}")
+        tmpl += ["  queues:"] + queues
     elif ecn:
         notes.append("ENABLE_QCN without KMIN_MAP/KMAX_MAP/PMAX_MAP: no ECN profile, nothing is marked")
     return "\n".join(out) + "\n", "\n".join(tmpl) + "\n", notes

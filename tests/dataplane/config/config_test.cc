@@ -250,6 +250,24 @@ TEST_F(ConfigTest, EcnSection) {
   EXPECT_TRUE(c.ecn.any());
   ASSERT_EQ(Load(kPorts, &c), "");
   EXPECT_FALSE(c.ecn.any()) << "no section, no marking";
+  // A queue entry by port speed (p0 10G, p1 made 25G): thresholds per link
+  // rate.
+  std::string mixed = kPorts;
+  mixed.replace(mixed.rfind("speed: 10G"), 10, "speed: 25G");
+  ASSERT_EQ(Load(mixed +
+                     "ecn:\n"
+                     "  profiles:\n"
+                     "    SLOW: { green_min_threshold: 10K, green_max_threshold: 40K, "
+                     "green_drop_probability: 20 }\n"
+                     "    FAST: { green_min_threshold: 25K, green_max_threshold: 100K, "
+                     "green_drop_probability: 20 }\n"
+                     "  queues:\n"
+                     "    - { speed: 10G, priorities: [3], profile: SLOW }\n"
+                     "    - { speed: 25000, priorities: [3], profile: FAST }\n",
+                 &c),
+            "");
+  EXPECT_EQ(c.ecn.queue[0][3], 0);
+  EXPECT_EQ(c.ecn.queue[1][3], 1);
 
   const std::string prof =
       "  profiles: { P: { green_min_threshold: 1K, green_max_threshold: 2K, "
@@ -276,6 +294,8 @@ TEST_F(ConfigTest, EcnSection) {
       {prof + "  queues: [ { ports: [p9], priorities: [3], profile: P } ]\n",
        "ecn.queues[0].ports[0]: expected a port name"},
       {prof + "  queues: [ { profile: P } ]\n", "ecn.queues[0].priorities: expected"},
+      {prof + "  queues: [ { speed: fast, priorities: [3], profile: P } ]\n",
+       "ecn.queues[0].speed: expected a speed such as 100G"},
       {prof, "ecn.queues: expected a list of {ports, priorities, profile} (missing)"},
   };
   for (const auto& [section, want] : bad) {
