@@ -87,6 +87,9 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     # as Python 3 prints them (32.0), booleans the fabric file reads back.
     check("CLAMP_TARGET_RATE 0 written as YAML's false", "clamp_target_rate: false" in fab, fab)
     check("BUFFER_SIZE 32.0 is 32 MB", "total_bytes: 32M" in sw, sw)
+    check("the simulator's dynamic PFC threshold: 4 KB reserved, alpha 1/8, XON 3 KB below",
+          "lossless: { reserved: 4K, xoff: dynamic, alpha: 0.125, headroom: auto, xon_hysteresis: 3K }"
+          in sw, sw)
     check("KMIN/KMAX/PMAX at 25G become the WRED profile",
           "green_min_threshold: 100000, green_max_threshold: 400000, green_drop_probability: 20," in sw, sw)
     check("the simulator's profile marks at dequeue, as the simulator does", "mark_at: dequeue" in sw, sw)
@@ -135,6 +138,10 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
         (dict(config=CONFIG.replace("PACKET_PAYLOAD_SIZE 1000", "PACKET_PAYLOAD_SIZE 100")),
          "config.txt:2: PACKET_PAYLOAD_SIZE 100: expected 256..4096 (an RC MTU)"),
         (dict(topo=""), "topology.txt:1: expected '<nodes> <switches> <links>' (got an empty file)"),
+        (dict(config=CONFIG + "ERROR_RATE_PER_LINK 0.001\n"),
+         "config.txt:22: ERROR_RATE_PER_LINK: expected 0 (the emulated links lose no frame at random)"),
+        (dict(config=CONFIG + "LINK_DOWN 100 0 9\n"),
+         "config.txt:22: LINK_DOWN: expected a link of the topology (no link 0-9)"),
         (dict(topo=TOPO.replace("0 4 25Gbps", "0 4 40Gbps")),
          "config.txt:15: KMIN_MAP: expected a value for every link rate of the topology (no 40000000000 for its 40G links)"),
     ]
@@ -148,6 +155,15 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
           p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4, nak_interval: 500us, ack_high_prio: true }" in fab, fab[:600])
     check("L2_BACK_TO_ZERO 1 is named as not modelled", "L2_BACK_TO_ZERO 1" in p.stdout + p.stderr,
           p.stdout + p.stderr)
+    p = convert(d, config=CONFIG + "ERROR_RATE_PER_LINK 0.0000\nLINK_DOWN 0 0 0\n")
+    check("ERROR_RATE_PER_LINK 0 and LINK_DOWN 0 0 0 (none) are taken, not left aside",
+          p.returncode == 0 and "LINK_DOWN" not in p.stdout and "events:" not in
+          open(os.path.join(d, "conv", "fabric.yaml")).read(), p.stdout + p.stderr)
+    p = convert(d, config=CONFIG + "LINK_DOWN 1500 0 2\n")
+    fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
+    check("LINK_DOWN becomes a link event 2 s + 1,500 us in, its difference (no rerouting) noted",
+          p.returncode == 0 and "- { at: 2001500us, link: [S0, H2], state: down }" in fab
+          and "the routes stay" in p.stdout, p.stdout + fab[-400:])
     p = convert(d, config=CONFIG.replace("CC_MODE 1", "CC_MODE 3"), extra=["--cc", "none"])
     check("--cc none runs an HPCC experiment's flows without congestion control", p.returncode == 0,
           p.stderr)

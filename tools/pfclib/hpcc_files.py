@@ -31,8 +31,8 @@ import re
 IGNORED_KEYS = {
     "TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE", "TRACE_OUTPUT_FILE", "FCT_OUTPUT_FILE",
     "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE", "QLEN_MON_START", "QLEN_MON_END",
-    "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK", "L2_CHUNK_SIZE", "HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT", "U_TARGET", "MI_THRESH",
-    "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND", "LINK_DOWN",
+ "L2_CHUNK_SIZE", "HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT", "U_TARGET", "MI_THRESH",
+    "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND",
     "DCTCP_RATE_AI",
     # HPCC-PINT's (CC_MODE 10): run.py writes them for every mode.
     "PINT_LOG_BASE", "PINT_PROB"}
@@ -45,7 +45,7 @@ DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
     "CLAMP_TARGET_RATE": ("clamp_target_rate", "bool")}
 OTHER_KEYS = {"ENABLE_QCN", "CC_MODE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFFER_SIZE",
               "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO",
-              "ACK_HIGH_PRIO"}
+              "ACK_HIGH_PRIO", "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK", "LINK_DOWN"}
 CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP"}
 ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC (and a RETH of 16 on a first packet)
 
@@ -363,6 +363,25 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     if val("L2_BACK_TO_ZERO", "int", 0) != 0:
         notes.append(f"{config_path}:{conf['L2_BACK_TO_ZERO'][0]}: L2_BACK_TO_ZERO 1 (go back to "
                      f"the message's start): the emulated NICs go back N (to the NAKed PSN)")
+    if "ERROR_RATE_PER_LINK" in conf and val("ERROR_RATE_PER_LINK", "real") != 0:
+        raise HpccError(f"{config_path}:{conf['ERROR_RATE_PER_LINK'][0]}: ERROR_RATE_PER_LINK: "
+                        f"expected 0 (the emulated links lose no frame at random)")
+    # LINK_DOWN <us> <a> <b>: the link goes down that long after 2 s (0: never).
+    link_down = None
+    if "LINK_DOWN" in conf:
+        ln, v = conf["LINK_DOWN"]
+        try:
+            t_us, a, b = int(float(v[0])), int(v[1]), int(v[2])
+        except (ValueError, IndexError):
+            raise HpccError(f"{config_path}:{ln}: LINK_DOWN: expected '<microseconds> <node> <node>'")
+        if t_us > 0:
+            if not any({a, b} == {x, y} for x, y, _, _ in topo["links"]):
+                raise HpccError(f"{config_path}:{ln}: LINK_DOWN: expected a link of the topology "
+                                f"(no link {a}-{b})")
+            link_down = (2_000_000 + t_us, a, b)
+            notes.append(f"{config_path}:{ln}: LINK_DOWN: the link goes down at the same time, but "
+                         f"the routes stay: the simulator recomputes every route at once, the "
+                         f"emulated switches keep theirs (flows over that link stop)")
     if duration_ms is None:
         stop = val("SIMULATOR_STOP_TIME", "real")
         if stop is None:
@@ -416,6 +435,9 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
         # CNP (rdma-hw.cc ReceiveUdp): no interval between CNPs of a flow.
         d.append("cnp_interval: 1ns")
         out.append("dcqcn: { " + ", ".join(d) + " }")
+    if link_down:
+        t_us, a, b = link_down
+        out.append(f"events:\n  - {{ at: {t_us}us, link: [{name[a]}, {name[b]}], state: down }}")
     out.append("flows:")
     ports = steer_ports(topo, flows)
     for i, (src, dst, pg, dport, size, start) in enumerate(flows):
@@ -435,7 +457,17 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             "  lossy_tag: 0",
             "buffer:",
             f"  total_bytes: {val('BUFFER_SIZE', 'int', 32)}M",
-            "  lossless: { reserved: 16K, xoff: dynamic, alpha: 0.5, headroom: auto }"]
+            "  # The simulator's MMU (switch-mmu.cc): 4 KB reserved per ingress queue, XOFF when",
+            "  # the shared use reaches (free shared buffer) >> 3 at the hosts' rate, XON 3 KB below.",
+            "  lossless: { reserved: 4K, xoff: dynamic, alpha: 0.125, headroom: auto, xon_hysteresis: 3K }"]
+    # Its switches use that dynamic threshold whatever USE_DYNAMIC_PFC_THRESHOLD
+    # says (the key only sets an attribute nothing reads), and halve the
+    # shift per doubling of a port's rate over the hosts'.
+    nic_rate = next(bps for a, b, bps, _ in topo["links"] if a not in topo["switches"]
+                    or b not in topo["switches"])
+    if any(r > nic_rate for r in rates):
+        notes.append(f"PFC: alpha 1/8 on every port; the simulator's ports faster than the hosts' "
+                     f"{_rate_text(nic_rate)} use 1/4 per doubling (1/2 at 4x)")
     if ecn and all(k in conf for k in ("KMIN_MAP", "KMAX_MAP", "PMAX_MAP")):
         # One WRED profile per link rate of the topology, on the ports of
         # that speed, as the simulator sets KMIN/KMAX/PMAX per port by rate.
