@@ -3,7 +3,8 @@
 """pfcfabric side by side with the HPCC work's ns-3 RDMA simulator (issue 40)
 on the same topology, flow and config files: for each case, the simulator
 (scratch/third, built by bench/hpcc/vs_hpcc_simulator.sh) runs the files with
-its output paths moved into OUT_DIR/CASE/sim, tools/hpcc_import.py converts
+its output paths moved into OUT_DIR/CASE/sim (SIM_KEEP=1: a run already
+there is kept, the emulator's side alone runs again), tools/hpcc_import.py converts
 the same three files (the config unchanged) into OUT_DIR/CASE/fabric, and
 pfcfabric runs them into OUT_DIR/CASE/emu, each under /usr/bin/time (user +
 system CPU seconds, peak RSS). With SIM_FROM_REFERENCE=1 the simulator is not
@@ -328,6 +329,7 @@ def main():
     cases = sys.argv[5:]
     from_ref = os.environ.get("SIM_FROM_REFERENCE", "0") == "1"
     analyse_only = os.environ.get("ANALYSE_ONLY", "0") == "1"
+    sim_kept = os.environ.get("SIM_KEEP", "0") == "1"
     os.makedirs(out, exist_ok=True)
     results, summaries, lines_all, result = [], [], [], []
     for case in cases:
@@ -346,7 +348,12 @@ def main():
         if analyse_only:   # the outputs of an earlier run in OUT_DIR, read again
             label += ", analysed again"
         else:
-            sim_proc = None if from_ref else start_sim(sim_dir, cdir, sim_out)
+            # SIM_KEEP=1: the simulator's run already in OUT_DIR is kept (its
+            # inputs did not change; only the emulator's side is run again).
+            kept = sim_kept and os.path.exists(os.path.join(sim_out, "out_fct.txt"))
+            if kept:
+                label += " (its outputs kept from an earlier run in OUT_DIR)"
+            sim_proc = None if from_ref or kept else start_sim(sim_dir, cdir, sim_out)
             emu_proc = start_emu(fabric_bin, cdir, cout)   # both at once: 2 cores
             if emu_proc.wait() != 0:
                 sys.exit(f"vs_hpcc_simulator: pfcfabric failed (see {cout}/emu.log)")

@@ -51,8 +51,10 @@ inline uint64_t Mac48(const config::MacAddr& mac) {
 // the hash of its 5-tuple (tables/ecmp_hash.h). Ports are read for UDP and
 // TCP when the first fragment's header is there; else they count as 0, so
 // every fragment of a datagram goes one way.
-inline uint16_t EcmpPick(const sw::Tables& t, const net::ParsedPacket& pp, const uint8_t* d,
-                         uint32_t len, uint16_t n) {
+// Out of line: the hash inlined into the ingress loop would cost every
+// packet registers, ECMP or not.
+[[gnu::noinline, gnu::cold]] uint16_t EcmpPick(const sw::Tables& t, const net::ParsedPacket& pp,
+                                               const uint8_t* d, uint32_t len, uint16_t n) {
   tables::FlowKey k;
   k.src_ip = pp.src_ip;
   k.dst_ip = pp.dst_ip;
@@ -261,13 +263,13 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
         Drop(w, in, prio, DropReason::kNoRoute, m);
         continue;
       }
-      if (t.routes.next_hop(nhi).group > 1) [[unlikely]] {
-        nhi = static_cast<uint16_t>(nhi + EcmpPick(t, pp, d, len, t.routes.next_hop(nhi).group));
+      if (const uint16_t g = t.routes.next_hop(nhi).group; g > 1) [[unlikely]] {
+        nhi = static_cast<uint16_t>(nhi + EcmpPick(t, pp, d, len, g));  // the flow's member
         w.st->port[t.routes.next_hop(nhi).port].ecmp_tx.Add(1);
       }
-      const tables::NextHop& nh = t.routes.next_hop(nhi);
-      out = nh.port;
-      const uint32_t target = nh.gateway ? nh.gateway : pp.dst_ip;
+      const tables::NextHop* nh = &t.routes.next_hop(nhi);
+      out = nh->port;
+      const uint32_t target = nh->gateway ? nh->gateway : pp.dst_ip;
       // Configured neighbours first (they win over anything learnt by ARP).
       if (!memo.Has(target, out)) {
         uint8_t nh_mac[6];
