@@ -15,7 +15,9 @@
 # build/hpcc-simulator under the source root, built once with $HPCC_REF/build.sh,
 # 4-6 min at -j1), SIM_FROM_REFERENCE=1 (read the simulator's kept outputs and
 # time.log in the reference folder instead of running it; labelled as such),
-# SIM_KEEP=1 (keep the simulator's outputs an earlier run left in OUT_DIR and
+# SEEDS=N (run each side N times, the simulator with RngRun 1..N and the
+# emulator with fabric.seed 1..N, and compare per-flow mean FCTs too: one run
+# is one draw of the marking), SIM_KEEP=1 (keep the simulator's outputs an earlier run left in OUT_DIR and
 # run the emulator's side alone), NO_BUILD=1 (use BUILD_DIR's pfcfabric as it is: no ninja, e.g. in a build
 # directory someone else is building), ANALYSE_ONLY=1 (run nothing: read the
 # outputs an earlier run left in OUT_DIR again).

@@ -10,7 +10,11 @@ pfcfabric runs them into OUT_DIR/CASE/emu, each under /usr/bin/time (user +
 system CPU seconds, peak RSS). With SIM_FROM_REFERENCE=1 the simulator is not
 run: its outputs and time.log kept in the reference folder are read instead,
 and the output says so. With ANALYSE_ONLY=1 nothing runs: the outputs an
-earlier run left in OUT_DIR are read again (tables, figure).
+earlier run left in OUT_DIR are read again (tables, figure). SEEDS=N runs
+each side N times (the simulator with ns-3's RngRun 1..N, the emulator with
+fabric.seed 1..N: both draw their ECN marks from it) and adds a table of
+per-flow mean FCTs over the runs: one run of each is one draw, and a few
+flows sharing a marked queue finish 10-20% apart from draw to draw.
 
 Flows are matched one by one on (source node, destination node, bytes,
 start ns): the simulator's out_fct.txt (sip dip sport dport size start_ns
@@ -98,9 +102,9 @@ def reference_time(path):
             "rss_mb": int(t["Maximum resident set size (kbytes)"]) / 1024}
 
 
-def start_sim(sim_dir, cdir, out):
+def start_sim(sim_dir, cdir, out, rng_run=None):
     """The simulator on the case's config, inputs from the case folder and
-    outputs rewritten into out/."""
+    outputs rewritten into out/; rng_run: ns-3's RngRun (its marking draws)."""
     os.makedirs(out, exist_ok=True)
     lines = []
     for line in open(os.path.join(cdir, "config.txt")):
@@ -118,6 +122,8 @@ def start_sim(sim_dir, cdir, out):
             f.write("0\n")
     build = os.path.join(sim_dir, "hpcc", "simulation", "build")
     env = dict(os.environ, LD_LIBRARY_PATH=build)
+    if rng_run is not None:
+        env["NS_GLOBAL_VALUE"] = f"RngRun={rng_run}"
     return timed([os.path.join(build, "scratch", "third"), "config.txt"], out,
                  os.path.join(out, "sim.log"), env)
 
@@ -194,6 +200,60 @@ def emu_pauses(path):
     host_pfc = sum(h.get("pfc_tx", 0) for h in res["hosts"].values())
     return {"pause": pause + host_pfc, "resume": resume, "paused_ms": paused_ns / 1e6,
             "host_pfc_tx": host_pfc, "lossless_drops": res.get("lossless_drops", 0)}
+
+
+def match_keyed(sim, emu):
+    """{flow key: [(size, sim fct, emu fct, sim standalone)]} of matched flows."""
+    by_key = {}
+    for f in emu:
+        by_key.setdefault(f["key"], []).append(f)
+    out = {}
+    for sf in sim:
+        cand = by_key.get(sf["key"])
+        if cand:
+            out.setdefault(sf["key"], []).append((sf["key"][2], sf["fct"], cand.pop(0)["fct"], sf["alone"]))
+    return out
+
+
+def seed_means(runs):
+    """Per flow, the mean FCT of each side over the runs (flows every run
+    matched and the emulator completed): (size, sim mean, emu mean, alone)."""
+    keys = set.intersection(*(set(r) for r in runs))
+    pairs = []
+    for k in sorted(keys):
+        for i in range(min(len(r[k]) for r in runs)):
+            xs = [r[k][i] for r in runs]
+            if any(x[2] is None for x in xs):
+                continue
+            pairs.append((xs[0][0], sum(x[1] for x in xs) / len(xs), sum(x[2] for x in xs) / len(xs),
+                          xs[0][3]))
+    return pairs
+
+
+def run_seeds(fabric_bin, sim_dir, cdir, cout, n, analyse_only, sim_kept):
+    """Runs 2..n of both sides (run 1 is the case's main run): the simulator
+    with RngRun r, the emulator with fabric.seed r, in cout/seeds/r<r>."""
+    runs = []
+    for r in range(2, n + 1):
+        d = os.path.join(cout, "seeds", f"r{r}")
+        sim_out, emu_out = os.path.join(d, "sim"), os.path.join(d, "emu")
+        if not analyse_only:
+            os.makedirs(d, exist_ok=True)
+            sim_p = None
+            if not (sim_kept and os.path.exists(os.path.join(sim_out, "out_fct.txt"))):
+                sim_p = start_sim(sim_dir, cdir, sim_out, r)
+            conv = os.path.join(cout, "fabric")
+            text = open(os.path.join(conv, "fabric.yaml")).read()
+            fab = os.path.join(conv, f"fabric-seed{r}.yaml")
+            with open(fab, "w") as f:
+                f.write(text.replace(", seed: 1 }", f", seed: {r} }}", 1))
+            shutil.rmtree(emu_out, ignore_errors=True)
+            emu_p = timed([fabric_bin, "--fabric", fab, "--out", emu_out], d, os.path.join(d, "emu.log"))
+            if emu_p.wait() != 0 or (sim_p is not None and sim_p.wait() != 0):
+                sys.exit(f"vs_hpcc_simulator: seed {r} failed (see {d})")
+        runs.append(match_keyed(sim_flows(os.path.join(sim_out, "out_fct.txt")),
+                                emu_flows(os.path.join(emu_out, "fct.csv"))))
+    return runs
 
 
 def match(sim, emu):
@@ -369,6 +429,20 @@ def main():
         s = analyse(name, pairs, sim_pauses(os.path.join(sim_out, "out_pfc.txt")),
                     emu_pauses(os.path.join(cout, "emu", "results.json")), sim_t, emu_t, label, lines)
         s["unmatched"] = unmatched
+        nseeds = int(os.environ.get("SEEDS", "1"))
+        if nseeds > 1 and not from_ref:
+            # One run of each is one draw of their marking: the FCTs of a
+            # few flows sharing a queue move by 10-20% from draw to draw on
+            # either side. Per flow, the mean over SEEDS runs of each.
+            runs = [match_keyed(sim, emu)] + run_seeds(fabric_bin, sim_dir, cdir, cout, nseeds,
+                                                        analyse_only, sim_kept)
+            mlines = [f"-- {name}: per-flow mean FCT over {nseeds} runs of each side "
+                      f"(simulator RngRun 1..{nseeds}, emulator fabric.seed 1..{nseeds})"]
+            ms = analyse(name, seed_means(runs), s["sim_pfc"], s["emu_pfc"], sim_t, emu_t,
+                         label, mlines)
+            lines += mlines[:7]
+            s["seed_means"] = {"seeds": nseeds, "buckets": ms["buckets"], "ratio": ms["ratio"],
+                               "within_10pct": ms["within_10pct"]}
         print("\n".join(lines), flush=True)
         lines_all += lines
         results.append((s, pairs))
@@ -379,6 +453,12 @@ def main():
                 result.append(f"{tag}_p50_ratio_{b['key']}="
                               f"{b['emu_fct_p50_us'] / b['sim_fct_p50_us']:.3f}")
         result += [f"{tag}_ratio_p{q}={s['ratio'][f'p{q}']:.3f}" for q in (5, 50, 95)]
+        if "seed_means" in s:
+            m = s["seed_means"]
+            result += [f"{tag}_seeds={m['seeds']}"]
+            result += [f"{tag}_mean_p50_ratio_{b['key']}={b['emu_fct_p50_us'] / b['sim_fct_p50_us']:.3f}"
+                       for b in m["buckets"] if b["flows"]]
+            result += [f"{tag}_mean_ratio_p{q}={m['ratio'][f'p{q}']:.3f}" for q in (5, 50, 95)]
         result += [f"{tag}_within_10pct={s['within_10pct']}", f"{tag}_matched={len(pairs)}", f"{tag}_cpu_s_sim={sim_t['cpu_s']:.2f}",
                    f"{tag}_cpu_s_emu={emu_t['cpu_s']:.2f}",
                    f"{tag}_pause_sim={s['sim_pfc']['pause']}", f"{tag}_pause_emu={s['emu_pfc']['pause']}"]

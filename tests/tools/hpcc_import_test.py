@@ -82,6 +82,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     check("converts the simulator's files", p.returncode == 0, p.stdout + p.stderr)
     fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
     sw = open(os.path.join(d, "conv", "switch.yaml")).read()
+    check("links carry a frame's bytes alone, as the simulator's", "wire_overhead: 0" in fab, fab)
     check("DCQCN's keys carried over", "dcqcn: { rate_ai: 50M" in fab and "rp_timer: 55us" in fab, fab)
     # What run.py writes, unchanged: PINT's keys (for every mode), integers
     # as Python 3 prints them (32.0), booleans the fabric file reads back.

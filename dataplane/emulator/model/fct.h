@@ -37,7 +37,8 @@ struct Fct {
 // propagation delay (spec/fabric_plan.h IdlePathOf).
 struct IdlePath {
   uint64_t delay_ns = 0;
-  std::vector<uint64_t> bps;  // one per link, sender first; empty: unknown
+  std::vector<uint64_t> bps;                    // one per link, sender first; empty: unknown
+  uint32_t wire_overhead = kWireOverheadBytes;  // the links' (LinkParams)
   uint64_t min_bps() const {
     uint64_t m = bps.empty() ? 0 : bps[0];
     for (uint64_t b : bps) m = std::min(m, b);
@@ -46,7 +47,7 @@ struct IdlePath {
   // One frame of `len` bytes stored and forwarded at every hop.
   uint64_t StoreForwardNs(uint32_t len) const {
     uint64_t t = 0;
-    for (uint64_t b : bps) t += WireTimeNs(len, b);
+    for (uint64_t b : bps) t += WireTimeNs(len, b, wire_overhead);
     return t;
   }
 };
@@ -60,8 +61,8 @@ inline Fct FctOf(uint64_t bytes, uint32_t frame_len, uint64_t start_ns, uint64_t
   f.frames = (bytes + frame_len - 1) / frame_len;
   if (path.bps.empty() || f.frames == 0) return f;
   const uint64_t rate = std::min(send_bps, path.min_bps());
-  f.ideal_ns =
-      path.delay_ns + path.StoreForwardNs(frame_len) + (f.frames - 1) * WireTimeNs(frame_len, rate);
+  f.ideal_ns = path.delay_ns + path.StoreForwardNs(frame_len) +
+               (f.frames - 1) * WireTimeNs(frame_len, rate, path.wire_overhead);
   if (rx == nullptr) return f;
   f.completed = rx->frames >= f.frames && rx->lost == 0;
   if (!f.completed) return f;
@@ -71,13 +72,14 @@ inline Fct FctOf(uint64_t bytes, uint32_t frame_len, uint64_t start_ns, uint64_t
 }
 
 // The wire time of one message of `len` bytes in packets of `mtu`.
-inline uint64_t MessageWireNs(uint64_t len, uint32_t mtu, uint64_t bps) {
+inline uint64_t MessageWireNs(uint64_t len, uint32_t mtu, uint64_t bps,
+                              uint32_t overhead = kWireOverheadBytes) {
   const uint64_t pkts = (len + mtu - 1) / mtu;
-  if (pkts <= 1) return WireTimeNs(RoceWriteLen(kBthOpWriteOnly, uint32_t(len)), bps);
+  if (pkts <= 1) return WireTimeNs(RoceWriteLen(kBthOpWriteOnly, uint32_t(len)), bps, overhead);
   const uint32_t last = uint32_t(len - (pkts - 1) * mtu);
-  return WireTimeNs(RoceWriteLen(kBthOpWriteFirst, mtu), bps) +
-         (pkts - 2) * WireTimeNs(RoceWriteLen(kBthOpWriteMiddle, mtu), bps) +
-         WireTimeNs(RoceWriteLen(kBthOpWriteLast, last), bps);
+  return WireTimeNs(RoceWriteLen(kBthOpWriteFirst, mtu), bps, overhead) +
+         (pkts - 2) * WireTimeNs(RoceWriteLen(kBthOpWriteMiddle, mtu), bps, overhead) +
+         WireTimeNs(RoceWriteLen(kBthOpWriteLast, last), bps, overhead);
 }
 
 // A bounded RC flow's completion; `send_bps` its sending rate.
@@ -90,14 +92,14 @@ inline Fct FctOfRc(const RcRequester& rc, uint64_t start_ns, uint64_t send_bps,
   if (path.bps.empty() || rc.bytes() == 0) return f;
   const uint64_t rate = std::min(send_bps, path.min_bps());
   const uint64_t m = rc.message_bytes(), full = rc.bytes() / m, rest = rc.bytes() % m;
-  const uint64_t all =
-      full * MessageWireNs(m, rc.mtu(), rate) + (rest ? MessageWireNs(rest, rc.mtu(), rate) : 0);
+  const uint64_t all = full * MessageWireNs(m, rc.mtu(), rate, path.wire_overhead) +
+                       (rest ? MessageWireNs(rest, rc.mtu(), rate, path.wire_overhead) : 0);
   // The first frame goes hop by hop; the rest follows at `rate`.
   const uint64_t first = std::min(m, uint64_t{rc.mtu()});
   const uint32_t first_len =
       RoceWriteLen(first == m ? kBthOpWriteOnly : kBthOpWriteFirst, uint32_t(first));
   f.ideal_ns = 2 * path.delay_ns + path.StoreForwardNs(first_len) + all -
-               WireTimeNs(first_len, rate) + path.StoreForwardNs(kAckFrameLen);
+               WireTimeNs(first_len, rate, path.wire_overhead) + path.StoreForwardNs(kAckFrameLen);
   if (!f.completed) return f;
   f.slowdown = static_cast<double>(f.fct_ns) / static_cast<double>(f.ideal_ns);
   return f;

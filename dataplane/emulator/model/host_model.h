@@ -40,6 +40,7 @@
 
 #include "dataplane/common/deadline.h"
 #include "dataplane/emulator/model/dcqcn.h"
+#include "dataplane/emulator/model/link_model.h"
 #include "dataplane/emulator/model/rc_qp.h"
 #include "dataplane/pause/pause_timer.h"
 
@@ -94,8 +95,9 @@ struct HostFaults {
 struct HostParams : HostFaults {
   Mac mac{};
   uint32_t ip = 0;
-  Mac gw_mac{};           // the switch port's MAC (first hop)
-  uint64_t link_bps = 0;  // pause quanta are timed at this rate
+  Mac gw_mac{};                                 // the switch port's MAC (first hop)
+  uint64_t link_bps = 0;                        // pause quanta are timed at this rate
+  uint32_t wire_overhead = kWireOverheadBytes;  // the link's, for pacing at a rate
   uint64_t storm_start_ns = 0;
   uint64_t storm_stop_ns = kNever;
   uint64_t bin_ns = 1'000'000;  // throughput time-series bin

@@ -5,8 +5,8 @@ namespace pfc::emulator {
 
 LinkModel::LinkModel(const LinkParams& p) : p_(p) { memo_ns_ = WireNs(memo_len_); }
 
-uint64_t WireTimeNs(uint32_t len, uint64_t bps) {
-  const unsigned __int128 bits = static_cast<unsigned __int128>(len + kWireOverheadBytes) * 8u;
+uint64_t WireTimeNs(uint32_t len, uint64_t bps, uint32_t overhead) {
+  const unsigned __int128 bits = (static_cast<unsigned __int128>(len) + overhead) * 8u;
   return static_cast<uint64_t>((bits * 1'000'000'000u + bps - 1) / bps);
 }
 

@@ -42,16 +42,21 @@
 
 namespace pfc::emulator {
 
+// What a frame takes on the wire beyond its bytes without FCS: preamble
+// and start delimiter (8), FCS (4), inter-frame gap (12). A fabric may set
+// another (links.wire_overhead: the HPCC simulator's links carry a packet's
+// bytes alone, 0).
 inline constexpr uint32_t kWireOverheadBytes = 24;
 
 // Wire time of a frame of len bytes (without FCS) at bps, rounded up: an
 // emulated link, or a rate limiter, is never faster than its rate.
-uint64_t WireTimeNs(uint32_t len, uint64_t bps);
+uint64_t WireTimeNs(uint32_t len, uint64_t bps, uint32_t overhead = kWireOverheadBytes);
 
 struct LinkParams {
-  uint64_t rate_bps = 0;  // > 0
-  uint64_t delay_ns = 0;  // propagation delay
-  uint64_t fifo_ns = 0;   // transmit FIFO depth in wire time; 0 = one frame
+  uint64_t rate_bps = 0;                        // > 0
+  uint64_t delay_ns = 0;                        // propagation delay
+  uint64_t fifo_ns = 0;                         // transmit FIFO depth in wire time; 0 = one frame
+  uint32_t wire_overhead = kWireOverheadBytes;  // bytes a frame adds on the wire
 };
 
 // A frame on the wire, as the receiver sees it.
@@ -75,7 +80,7 @@ class LinkModel {
  public:
   explicit LinkModel(const LinkParams& p);
 
-  uint64_t WireNs(uint32_t len) const { return WireTimeNs(len, p_.rate_bps); }
+  uint64_t WireNs(uint32_t len) const { return WireTimeNs(len, p_.rate_bps, p_.wire_overhead); }
 
   // Data frame queued at now_ns. False when the FIFO is full (nothing
   // changes, the caller keeps the frame) or the link is down (the frame is

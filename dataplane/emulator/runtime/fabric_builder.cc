@@ -77,6 +77,7 @@ class FabricBuilder {
     LinkParams lp;
     std::string dev;
     LinkParamsOf(spec_, node, peer, &lp.rate_bps, &lp.delay_ns, &dev);
+    lp.wire_overhead = spec_.wire_overhead;
     lp.fifo_ns = spec_.link_fifo_ns ? spec_.link_fifo_ns : 2 * WireTimeNs(1514, lp.rate_bps);
     // A round every quantum must be able to hand the link a quantum's worth.
     if (spec_.quantum_ns != 0)

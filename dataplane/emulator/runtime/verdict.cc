@@ -127,7 +127,7 @@ json Verdict(const Fabric& fab, const Recorder& rec, uint64_t end_ns) {
     const FlowRx* rx = RxFlow(fab, i);
     // Wire bits, as the rate counts them (WireTimeNs).
     const double got = rx == nullptr ? 0
-                                     : (rx->bytes + kWireOverheadBytes * rx->frames) * 8e9 /
+                                     : (rx->bytes + spec.wire_overhead * rx->frames) * 8e9 /
                                            static_cast<double>(end - fl.start_ns);
     if (got < kSlowShare * static_cast<double>(asked))
       slow.push_back({{"flow", fl.name}, {"asked_bps", asked}, {"got_bps", std::llround(got)}});

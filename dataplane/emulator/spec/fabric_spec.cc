@@ -251,7 +251,9 @@ void ParseTopology(const Section& sec, FabricSpec* s) {
 void ParseLinks(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
-  rd.CheckKeys(n, "links", {"rate", "delay", "fifo", "overrides"});
+  rd.CheckKeys(n, "links", {"rate", "delay", "fifo", "wire_overhead", "overrides"});
+  if (n["wire_overhead"])
+    s->wire_overhead = uint32_t(rd.Int(n["wire_overhead"], "links.wire_overhead", 0, 64));
   if (n["rate"]) s->link_rate_bps = rd.Rate(n["rate"], "links.rate");
   if (n["delay"]) s->link_delay_ns = Duration(rd, n["delay"], "links.delay");
   if (n["fifo"]) s->link_fifo_ns = Duration(rd, n["fifo"], "links.fifo");

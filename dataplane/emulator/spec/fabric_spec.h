@@ -145,7 +145,8 @@ struct FabricSpec {
   tagger::Topology topo;
   uint64_t link_rate_bps = 40'000'000'000ull;
   uint64_t link_delay_ns = 1000;
-  uint64_t link_fifo_ns = 0;  // 0 = two MTU frames at the link's rate
+  uint64_t link_fifo_ns = 0;                    // 0 = two MTU frames at the link's rate
+  uint32_t wire_overhead = kWireOverheadBytes;  // links.wire_overhead
   std::vector<LinkOverride> overrides;
 
   std::string switch_config;  // absolute; empty = built-in defaults
