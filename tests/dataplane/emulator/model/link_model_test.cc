@@ -25,6 +25,12 @@ TEST(LinkModel, WireTimeCountsPreambleGapAndFcs) {
   EXPECT_EQ(l.WireNs(1000), 820u);  // 1024 B = 819.2 ns -> 820
   LinkModel g({40'000'000'000ull, 0, 0});
   EXPECT_EQ(g.WireNs(1476), 300u);  // 1500 B at 40G = 300 ns exactly
+  // links.wire_overhead 0 (the HPCC simulator's links): the bytes alone,
+  // on the link and in a host's pacing at a rate.
+  LinkModel bare({k10G, 0, 0, 0});
+  EXPECT_EQ(bare.WireNs(1000), 800u);
+  EXPECT_EQ(WireTimeNs(1000, k10G, 0), 800u);
+  EXPECT_EQ(WireTimeNs(1000, k10G), 820u);
 }
 
 TEST(LinkModel, SerialisesBackToBackAndAddsPropagation) {
