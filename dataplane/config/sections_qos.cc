@@ -109,13 +109,31 @@ void ParseBuffer(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c)
   lossless.reserved = 16 << 10;
   lossless.alpha = 0.5;
   std::array<std::pair<bool, ClassSpec>, kNumPrio> per_prio{};
+  std::vector<std::pair<uint64_t, ClassSpec>> by_speed;
   if (n) {
-    rd.CheckKeys(n, "buffer", {"total_bytes", "cell_bytes", "lossy", "lossless", "priorities"});
+    rd.CheckKeys(
+        n, "buffer",
+        {"total_bytes", "cell_bytes", "lossy", "lossless", "lossless_by_speed", "priorities"});
     if (n["total_bytes"])
       total = rd.Bytes(n["total_bytes"], "buffer.total_bytes", 64 << 10, 1ull << 31);
     if (n["cell_bytes"]) c->cell_bytes = rd.Int(n["cell_bytes"], "buffer.cell_bytes", 1, 1024);
     if (n["lossy"]) ParseClass(rd, n["lossy"], "buffer.lossy", false, total, &lossy);
     if (n["lossless"]) ParseClass(rd, n["lossless"], "buffer.lossless", true, total, &lossless);
+    // Per port speed, what differs from buffer.lossless (SONiC derives a
+    // port's lossless profile from its speed and cable: a faster port may
+    // take a larger share of the free buffer, alpha).
+    if (n["lossless_by_speed"]) {
+      rd.RequireMap(n["lossless_by_speed"], "buffer.lossless_by_speed");
+      for (const auto& kv : n["lossless_by_speed"]) {
+        const std::string f = "buffer.lossless_by_speed." + kv.first.Scalar();
+        const uint64_t bps = PortSpeed(rd, kv.first, f);
+        for (const auto& [other, _] : by_speed)
+          if (other == bps) rd.Fail(kv.first, f, "a speed not already given");
+        ClassSpec s = lossless;
+        ParseClass(rd, kv.second, f, true, total, &s);
+        by_speed.emplace_back(bps, s);
+      }
+    }
     if (n["priorities"]) {
       rd.RequireMap(n["priorities"], "buffer.priorities");
       for (const auto& kv : n["priorities"]) {
@@ -141,7 +159,11 @@ void ParseBuffer(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c)
       // such a port's group the lossy profile, and reserves no headroom.
       const bool ll = (port_ll >> prio) & 1;
       const bool override_fits = per_prio[prio].first && ll == c->tag_map.IsLossless(prio);
-      const ClassSpec& s = override_fits ? per_prio[prio].second : (ll ? lossless : lossy);
+      const ClassSpec* cls = ll ? &lossless : &lossy;
+      if (ll)
+        for (const auto& [bps, sp] : by_speed)
+          if (bps == pc.speed_bps) cls = &sp;
+      const ClassSpec& s = override_fits ? per_prio[prio].second : *cls;
       buffer::PgConfig& g = b.pg[port][prio];
       g.lossless = ll;
       g.reserved = static_cast<uint32_t>(s.reserved);

@@ -193,6 +193,8 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
           and "ecmp_seeds: { S4: 4, S5: 5, S6: 6, S7: 7, S8: 8 }" in fab, fab)
     sw = open(os.path.join(d, "conv", "switch.yaml")).read()
     check("the simulator's hash in the switches", "ecmp_hash_algorithm: hpcc" in sw, sw)
+    check("ports 4x the hosts' rate take alpha 1/2 (the simulator's shift 3 - 2)",
+          "lossless_by_speed: { 100G: { alpha: 0.5 } }" in sw, sw)
     check("an ECN profile per link rate, on the ports of that speed (KMIN/KMAX/PMAX_MAP)",
           "SIM_25G: { green_min_threshold: 100000, green_max_threshold: 400000" in sw
           and "SIM_100G: { green_min_threshold: 400000, green_max_threshold: 1600000" in sw

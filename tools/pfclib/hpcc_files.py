@@ -463,13 +463,19 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             "  # the shared use reaches (free shared buffer) >> 3 at the hosts' rate, XON 3 KB below.",
             "  lossless: { reserved: 4K, xoff: dynamic, alpha: 0.125, headroom: auto, xon_hysteresis: 3K }"]
     # Its switches use that dynamic threshold whatever USE_DYNAMIC_PFC_THRESHOLD
-    # says (the key only sets an attribute nothing reads), and halve the
-    # shift per doubling of a port's rate over the hosts'.
+    # says (the key only sets an attribute nothing reads), and shift one less
+    # per doubling of a port's rate over the hosts' (third.cc, pfc_a_shift).
     nic_rate = next(bps for a, b, bps, _ in topo["links"] if a not in topo["switches"]
                     or b not in topo["switches"])
-    if any(r > nic_rate for r in rates):
-        notes.append(f"PFC: alpha 1/8 on every port; the simulator's ports faster than the hosts' "
-                     f"{_rate_text(nic_rate)} use 1/4 per doubling (1/2 at 4x)")
+    faster = []
+    for r in rates:
+        shift, x = 3, r
+        while x > nic_rate and shift > 0:
+            shift, x = shift - 1, x // 2
+        if shift != 3:
+            faster.append(f"{_rate_text(r)}: {{ alpha: {1 / (1 << shift):g} }}")
+    if faster:
+        tmpl.append("  lossless_by_speed: { " + ", ".join(faster) + " }")
     if ecn and all(k in conf for k in ("KMIN_MAP", "KMAX_MAP", "PMAX_MAP")):
         # One WRED profile per link rate of the topology, on the ports of
         # that speed, as the simulator sets KMIN/KMAX/PMAX per port by rate.

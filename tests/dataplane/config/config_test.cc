@@ -124,6 +124,32 @@ TEST_F(ConfigTest, DcfitSection) {
              "dcfit.enabled: expected a lossless priority");
 }
 
+// buffer.lossless_by_speed: a port of that speed takes those lossless
+// settings over buffer.lossless's (here alpha, as the HPCC simulator gives
+// faster ports a larger share); other ports and the lossy groups keep theirs.
+TEST_F(ConfigTest, LosslessBufferBySpeed) {
+  std::string mixed = kPorts;
+  mixed.replace(mixed.rfind("speed: 10G"), 10, "speed: 40G");  // p1
+  const std::string qos = "qos: { tag_map: { 24: 3 }, lossless: [3] }\n";
+  config::SwitchConfig c;
+  ASSERT_EQ(Load(mixed + qos +
+                     "buffer: { lossless: { reserved: 4K, alpha: 0.125, xon_hysteresis: 3K },\n"
+                     "          lossless_by_speed: { 40G: { alpha: 0.5 } } }\n",
+                 &c),
+            "");
+  EXPECT_DOUBLE_EQ(c.buffer.pg[0][3].alpha, 0.125);
+  EXPECT_DOUBLE_EQ(c.buffer.pg[1][3].alpha, 0.5);
+  EXPECT_EQ(c.buffer.pg[1][3].reserved, 4096u) << "the rest from buffer.lossless";
+  EXPECT_EQ(c.buffer.pg[1][3].xon_hysteresis, 3072u);
+  EXPECT_DOUBLE_EQ(c.buffer.pg[1][0].alpha, 1.0) << "a lossy group keeps buffer.lossy's";
+  const std::string twice = mixed + qos + "buffer: { lossless_by_speed: { 40G: {}, 40000: {} } }\n";
+  EXPECT_HAS(Load(twice), "buffer.lossless_by_speed.40000: expected a speed not already given");
+  EXPECT_HAS(Load(mixed + qos + "buffer: { lossless_by_speed: { fast: { alpha: 1 } } }\n"),
+             "buffer.lossless_by_speed.fast: expected a speed such as 100G");
+  EXPECT_HAS(Load(mixed + qos + "buffer: { lossless_by_speed: { 40G: { limit: 1M } } }\n"),
+             "limit");
+}
+
 // Initial-trigger handling: defaults, both forms of rate_limit, errors.
 TEST_F(ConfigTest, DcfitTriggerHandling) {
   const std::string qos = "qos: { tag_map: { 24: 3 }, lossless: [3] }\n";
@@ -254,16 +280,15 @@ TEST_F(ConfigTest, EcnSection) {
   // rate.
   std::string mixed = kPorts;
   mixed.replace(mixed.rfind("speed: 10G"), 10, "speed: 25G");
-  ASSERT_EQ(Load(mixed +
-                     "ecn:\n"
-                     "  profiles:\n"
-                     "    SLOW: { green_min_threshold: 10K, green_max_threshold: 40K, "
-                     "green_drop_probability: 20 }\n"
-                     "    FAST: { green_min_threshold: 25K, green_max_threshold: 100K, "
-                     "green_drop_probability: 20 }\n"
-                     "  queues:\n"
-                     "    - { speed: 10G, priorities: [3], profile: SLOW }\n"
-                     "    - { speed: 25000, priorities: [3], profile: FAST }\n",
+  ASSERT_EQ(Load(mixed + "ecn:\n"
+                         "  profiles:\n"
+                         "    SLOW: { green_min_threshold: 10K, green_max_threshold: 40K, "
+                         "green_drop_probability: 20 }\n"
+                         "    FAST: { green_min_threshold: 25K, green_max_threshold: 100K, "
+                         "green_drop_probability: 20 }\n"
+                         "  queues:\n"
+                         "    - { speed: 10G, priorities: [3], profile: SLOW }\n"
+                         "    - { speed: 25000, priorities: [3], profile: FAST }\n",
                  &c),
             "");
   EXPECT_EQ(c.ecn.queue[0][3], 0);
