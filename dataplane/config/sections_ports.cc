@@ -262,8 +262,20 @@ PortId PortRef(const config::Reader& rd, const YAML::Node& n, const std::string&
 }
 
 NextHopIndex::NextHopIndex(SwitchConfig* c) : c_(c) {
-  for (size_t i = 0; i < c->next_hops.size(); i++)
-    index_.emplace(Key(c->next_hops[i]), static_cast<uint16_t>(i));
+  // An ECMP group's entries are its own: a single route over the same
+  // (port, via) as its head must not share the head (it would spread too).
+  for (size_t i = 0; i < c->next_hops.size();) {
+    const uint16_t g = std::max<uint16_t>(c->next_hops[i].group, 1);
+    if (g == 1) {
+      index_.emplace(Key(c->next_hops[i]), static_cast<uint16_t>(i));
+    } else {
+      std::vector<uint64_t> key;
+      for (size_t k = i; k < i + g && k < c->next_hops.size(); k++)
+        key.push_back(Key(c->next_hops[k]));
+      groups_.emplace(std::move(key), static_cast<uint16_t>(i));
+    }
+    i += g;
+  }
 }
 
 uint16_t NextHopIndex::Add(const tables::NextHop& nh) {

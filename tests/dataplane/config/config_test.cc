@@ -642,3 +642,26 @@ TEST_F(ConfigTest, GeneratedTablesLoadLikeTheirYaml) {
 
 }  // namespace
 }  // namespace pfc
+
+#include "dataplane/config/sections.h"
+
+namespace pfc {
+namespace {
+
+// Next hops already in a config (an ECMP group, a single) index as they
+// were made: a single route over the group head's (port, via) gets its
+// own entry, since sharing the head would spread it too; the same group
+// again is found.
+TEST(NextHopIndexTest, GroupEntriesAreNotSharedWithSingleRoutes) {
+  config::SwitchConfig c;
+  c.next_hops = {{0, 0x0a000102, 2}, {1, 0x0a000203, 1}, {1, 0, 1}};
+  config::sections::NextHopIndex idx(&c);
+  EXPECT_EQ(idx.Add({0, 0x0a000102, 1}), 3);  // new, not the head 0
+  EXPECT_EQ(idx.Add({1, 0, 1}), 2);           // the existing single
+  EXPECT_EQ(idx.AddGroup({{0, 0x0a000102, 1}, {1, 0x0a000203, 1}}), 0);
+  EXPECT_EQ(c.next_hops.size(), 4u);
+  EXPECT_EQ(c.next_hops[3].group, 1);
+}
+
+}  // namespace
+}  // namespace pfc
