@@ -322,8 +322,11 @@ class RouteChecker {
     std::set<std::pair<PortId, uint32_t>> distinct;
     for (size_t k = 0; k < s.next_hops.size(); ++k) {
       const tables::NextHop& nh = s.next_hops[k];
-      const std::string h = ecmp ? f + ".next_hops[" + std::to_string(k) + "]" : f;
-      const YAML::Node he = ecmp && e ? (*e)["next_hops"][k] : (e ? *e : YAML::Node());
+      // Named as written: next_hops[k] when listed (even one), else the
+      // route's own port and via (a generated route: as listed when ECMP).
+      const bool listed = e ? static_cast<bool>((*e)["next_hops"]) : ecmp;
+      const std::string h = listed ? f + ".next_hops[" + std::to_string(k) + "]" : f;
+      const YAML::Node he = e ? (listed ? (*e)["next_hops"][k] : *e) : YAML::Node();
       if (nh.port >= c_->ports.size())
         rd_.Fail(he["port"], h + ".port",
                  "a port name from 'ports' or an index 0.." + std::to_string(c_->ports.size() - 1));

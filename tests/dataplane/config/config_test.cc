@@ -652,6 +652,13 @@ namespace {
 // were made: a single route over the group head's (port, via) gets its
 // own entry, since sharing the head would spread it too; the same group
 // again is found.
+// A route listing one next hop is named by its list when wrong.
+TEST_F(ConfigTest, OneListedNextHopIsNamedAsListed) {
+  const std::string t =
+      kPorts + "routes:\n  - { prefix: 20.0.0.0/24, next_hops: [{port: p0, via: 10.0.2.9}] }\n";
+  EXPECT_HAS(Load(t), "routes[0].next_hops[0].via: expected a gateway inside port p0's subnet");
+}
+
 TEST(NextHopIndexTest, GroupEntriesAreNotSharedWithSingleRoutes) {
   config::SwitchConfig c;
   c.next_hops = {{0, 0x0a000102, 2}, {1, 0x0a000203, 1}, {1, 0, 1}};
