@@ -193,6 +193,13 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
       {"hosts:\n  - { name: H1, storm: [9] }\n",
        "hosts[0].storm[0]: expected an integer from 0 to 7"},
       {"routes: fastest\n", "fab.yaml:4: routes: expected shortest, shortest_single or none"},
+      {"switch: { ecmp_seeds: [1, 2] }\n",
+       "switch.ecmp_seeds: expected a map of switch name to seed"},
+      {"switch: { ecmp_seeds: { H1: 3 } }\n",
+       "switch.ecmp_seeds.H1: expected a switch (this is a host)"},
+      {"switch: { ecmp_seeds: { L1: -3 } }\n", "switch.ecmp_seeds.L1: expected"},
+      {"flows:\n  - { name: a, from: H1, to: H2, src_port: 0 }\n",
+       "flows[0].src_port: expected an integer from 1 to 65535"},
       {"links: { rate: 1G }\n", "links: expected this section once"},
       {"captures:\n  - { link: [H1, H2], file: x.pcapng }\n",
        "captures[0].link: expected two nodes joined by a link"},
@@ -214,6 +221,18 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
   for (const BadCase& c : cases) {
     const std::string err = LoadErr(Fig2(c.extra));
     EXPECT_NE(err.find(c.expect), std::string::npos) << "case:\n" << c.extra << "got: " << err;
+  }
+  // links.wire_overhead: 0..64 bytes (Fig2 writes its own links section).
+  for (const char* v : {"65", "-1", "lots"}) {
+    const std::string p = Fig2("");
+    std::string text;
+    ASSERT_TRUE(config::ReadRegularFile(p, &text));
+    text.replace(text.find("delay: 1us }"), 12,
+                 std::string("delay: 1us, wire_overhead: ") + v + " }");
+    std::ofstream(p) << text;
+    EXPECT_NE(LoadErr(p).find("links.wire_overhead: expected an integer from 0 to 64"),
+              std::string::npos)
+        << v << ": " << LoadErr(p);
   }
 }
 
