@@ -40,7 +40,6 @@ config::MacAddr NodeMac(uint32_t node, uint8_t port, uint8_t last) {
   return {0x02, uint8_t(node >> 8), uint8_t(node), port, 0x00, last};
 }
 
-// Switch-hop distance from every switch to `dst` (a switch); -1 unreachable.
 // For every switch, its neighbours one hop closer to `host` (its equal-cost
 // next hops towards it), each list in the order a breadth-first search from
 // the host finds them: nodes in queue order, a node's neighbours by node id,
