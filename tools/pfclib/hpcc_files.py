@@ -24,6 +24,7 @@ pfcfabric fabric file and switch template:
 Every error names the file, the line and what was expected (HpccError).
 Python 3 standard library only.
 """
+import itertools
 import re
 
 # Keys of the simulator's config that name its own files or traces: read,
@@ -138,7 +139,7 @@ def steer_ports(topo, flows):
         if not choices:
             ports.append(None)
             continue
-        for p in list(range(49152, 65536)) + list(range(1024, 49152)):
+        for p in itertools.chain(range(49152, 65536), range(1024, 49152)):  # ephemeral first
             w = p | ROCE_PORT << 16
             if all(murmur3_words((sip, dip, w), s) % n == i for s, n, i in choices):
                 ports.append(p)
