@@ -29,7 +29,8 @@
 #        dcfit.enabled: DCFIT's bookkeeping cost, against a run without)
 #        PFC_BENCH_ECN=1 (ECN marking on the lossless queues, a 50K/200K/5%
 #        WRED profile the closed loop stays under: the per-packet cost of
-#        keeping queue depths)
+#        keeping queue depths)  PFC_BENCH_INT=1 (an INT hop record on every
+#        packet: the cost of in-band telemetry at a transit switch)
 # valgrind is installed from Debian (as root) if missing. Takes 2-4 minutes.
 set -euo pipefail
 

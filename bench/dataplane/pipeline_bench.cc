@@ -139,6 +139,12 @@ std::string Yaml(bool l2, const Scale& sc) {
   if (ecn != nullptr && std::string(ecn) == "1")
     y += "ecn:\n  profiles: { LOSSLESS: { green_min_threshold: 50K, green_max_threshold: 200K, "
          "green_drop_probability: 5 } }\n  queues: [ { priorities: [3, 4], profile: LOSSLESS } ]\n";
+  // PFC_BENCH_INT=1: an INT hop record on every packet (every priority the
+  // traffic uses). The loop sends each packet round again, so after its
+  // first pass it carries a trailer: what a transit switch pays a packet.
+  const char* telemetry = std::getenv("PFC_BENCH_INT");
+  if (telemetry != nullptr && std::string(telemetry) == "1")
+    y += "int: { priorities: [0, 1, 3, 4] }\n";
   return y;
 }
 

@@ -127,7 +127,7 @@ static bool LoadConfigWith(const std::string& path, const GeneratedTables* gen, 
     YAML::Node root = LoadFile(read, path, "a map with sections switch, ports, ...");
     rd.CheckKeys(root, "",
                  {"switch", "ports", "routes", "neighbors", "l2_table", "qos", "buffer", "pfc",
-                  "dcfit", "pfc_watchdog", "ecn", "rewrite", "include"});
+                  "dcfit", "pfc_watchdog", "ecn", "int", "rewrite", "include"});
     std::string inc_path;
     std::set<std::string> from_inc;
     root = MergeInclude(read, rd, root, &inc_path, &from_inc);
@@ -147,6 +147,7 @@ static bool LoadConfigWith(const std::string& path, const GeneratedTables* gen, 
     sections::ParsePfcWatchdog(rd, root["pfc_watchdog"], &c);
     sections::ParseBuffer(rd, root["buffer"], &c);
     sections::ParseEcn(rd, root["ecn"], &c);
+    sections::ParseInt(rd, root["int"], &c);
     if (gen != nullptr) {
       for (const char* sec : {"routes", "neighbors"}) {
         if (root[sec])

@@ -110,6 +110,17 @@ struct EcnSettings {
   }
 };
 
+// In-band network telemetry (net/int_trailer.h, stages/int_stage.h): the
+// egress priorities whose packets get a hop record, and whether the switch
+// adds the trailer to IPv4 packets of those priorities that have none.
+// Read at start (a reload leaves it as it was).
+struct IntSettings {
+  uint8_t prios = 0;   // bit per egress priority; 0: INT off
+  bool insert = true;  // add a trailer where a packet has none (the first hop)
+  uint32_t multi = 1;  // the unit multiplier of a trailer this switch adds
+  bool any() const { return prios != 0; }
+};
+
 struct SwitchConfig {
   std::string path;          // absolute, so tools in other directories can re-read it
   std::string include_path;  // absolute; empty without `include:`
@@ -146,6 +157,7 @@ struct SwitchConfig {
   DcfitSettings dcfit;
   PfcWatchdogSettings pfc_watchdog;
   EcnSettings ecn;
+  IntSettings telemetry;  // the `int` section
 
   int PortIndex(const std::string& name) const;
 };

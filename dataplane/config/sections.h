@@ -27,6 +27,8 @@ void ParsePfc(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseDcfit(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParsePfcWatchdog(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseEcn(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
+// Section int (after ports: every port's speed needs a rate code).
+void ParseInt(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseBuffer(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 void ParseRewrite(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c);
 // Whole-config checks that span sections; also builds buffer/rewrite port counts.

@@ -34,6 +34,7 @@
 //
 // Pure: no DPDK. Owned by whoever holds the frame.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -142,13 +143,21 @@ inline IntHop IntHopAt(const uint8_t* t, int i) {
   return IntHop::FromWord(be::Get64(t + 6 + 8 * i));
 }
 
-// Pushes a hop onto a kIntHops trailer: record hops % 5, as the simulator.
-// The count stops at 255 (the records keep rotating).
-inline void PushIntHop(uint8_t* t, const IntHop& h) {
-  const uint8_t n = t[3];
-  be::Put64(t + 6 + 8 * (n % kIntMaxHops), h.Word());
-  if (n != 255) t[3] = static_cast<uint8_t>(n + 1);
+// A big-endian 64-bit store in one instruction on a little-endian host
+// (the packet path writes a record per packet).
+inline void StoreBe64(uint8_t* p, uint64_t v) {
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, 8);
 }
+
+// Pushes a record word onto a kIntHops trailer: record hops % 5, as the
+// simulator. The count stops at 255 (the records keep rotating).
+inline void PushIntWord(uint8_t* t, uint64_t word) {
+  const uint8_t n = t[3];
+  StoreBe64(t + 6 + 8 * (n % kIntMaxHops), word);
+  t[3] = static_cast<uint8_t>(n + (n != 255));
+}
+inline void PushIntHop(uint8_t* t, const IntHop& h) { PushIntWord(t, h.Word()); }
 
 // The hops a receiver reads from a trailer: the simulator's receiver
 // assumes at most 5; past that the last 5 pushed are kept, in record order.

@@ -3,27 +3,17 @@
 
 #include "dataplane/common/rng.h"
 #include "dataplane/net/ipv4_edit.h"
-#include "dataplane/net/parser.h"
+#include "dataplane/net/ipv4_locate.h"
 
 namespace pfc::stages {
 namespace {
 
-// The IPv4 header of a frame as queued (Ethernet, at most one 802.1Q tag),
-// or nullptr: only IPv4 carries an ECN field here.
+// The IPv4 header of a frame as queued, or nullptr: only IPv4 carries an
+// ECN field here.
 uint8_t* Ipv4Header(rte_mbuf* m) {
   uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
-  const uint32_t len = rte_pktmbuf_data_len(m);
-  uint32_t off = 12;
-  if (len < off + 2) return nullptr;
-  uint16_t et = static_cast<uint16_t>(d[off] << 8 | d[off + 1]);
-  if (et == net::kEtherTypeVlan) {
-    off += 4;
-    if (len < off + 2) return nullptr;
-    et = static_cast<uint16_t>(d[off] << 8 | d[off + 1]);
-  }
-  off += 2;
-  if (et != net::kEtherTypeIpv4 || len < off + 20 || (d[off] >> 4) != 4) return nullptr;
-  return d + off;
+  const uint32_t off = net::Ipv4Offset(d, rte_pktmbuf_data_len(m));
+  return off == 0 ? nullptr : d + off;
 }
 
 // ECN marking's generator: this worker's stream for this switch, from

@@ -86,16 +86,25 @@ inline uint16_t EcnOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkt
 
 // leave (wired when some profile marks at dequeue): run by the port's
 // owner, whose tx counters these packets are not in yet.
-inline void EcnOnLeave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n) {
+inline uint32_t EcnOnLeave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
+                           uint32_t) {
   const sched::RedQueue& red = w.t->ecn[out][q];
-  if (!red.at_dequeue()) return;
+  if (!red.at_dequeue()) return 0;
   const int64_t depth = w.solo ? EcnDepthSolo(w.st->prio[out][q]) : EcnDepth(*w.sw, out, q);
   // The first packet leaves the most behind: nothing to mark unless it does.
   if (depth - static_cast<int64_t>(rte_pktmbuf_pkt_len(pkts[0])) > red.min_bytes()) [[unlikely]]
     EcnMarkLeaving(w, out, q, pkts, n, depth);
+  return 0;
+}
+
+// Whether ECN keeps the depth of (out, eprio) (INT keeps the others':
+// stages/int_stage.h).
+inline bool EcnCounts(const WorkerCtx& w, PortId out, int eprio) {
+  return w.sw->ecn && w.t->ecn[out][eprio].enabled();
 }
 
 inline void EcnOnRefused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) {
+  if (!w.t->ecn[out][eprio].enabled()) return;  // not counted in
   // Modulo 2^64: the counter went up by at least as much just before.
   w.st->prio[out][eprio].ecn_queued_bytes.Add(-EcnBytes(pkts, n));
 }

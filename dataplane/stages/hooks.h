@@ -24,8 +24,11 @@
 //   egress       per port before the scheduler: priorities whose received
 //                pause egress ignores this round; may lower the deadline
 //   leave        packets taken from an egress queue's head for the port's
-//                tx burst, still ours (may edit them: dequeue marking);
-//                once each, before the device sees them
+//                tx burst, still ours (may edit them: dequeue marking,
+//                INT records); once each, before the device sees them, run
+//                by run, each told the bytes the burst's earlier runs took
+//                (gone from their queues, not yet counted as sent); returns
+//                the bytes it added to them (counted as sent with them)
 //   dequeue      packets left an egress queue from its head (sent or
 //                discarded), with their metadata as read before they went
 // A user of enqueue's `after` names the egress priorities it acts on: the
@@ -84,7 +87,8 @@ struct Hooks {
   using RefusedFn = void (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n);
   using RoundFn = void (*)(WorkerCtx&);
   using EgressFn = uint8_t (*)(WorkerCtx&, PortId, Deadline* ready_ns);
-  using LeaveFn = void (*)(WorkerCtx&, PortId out, int q, rte_mbuf* const* pkts, uint16_t n);
+  using LeaveFn = uint32_t (*)(WorkerCtx&, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
+                               uint32_t taken_before);
   using DequeueFn = void (*)(WorkerCtx&, PortId out, int q, const sw::PktMeta* metas, uint16_t n);
   using PfcTxFn = bool (*)(WorkerCtx&, PortId, const pause::PauseRequest& req, uint8_t* frame);
   using DeadlineFn = Deadline (*)(const WorkerCtx&, PortId);
@@ -152,8 +156,12 @@ struct Hooks {
     for (uint8_t i = 0; i < egress.n; i++) m |= egress.fn[i](w, p, ready_ns);
     return m;
   }
-  void Leave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n) const {
-    for (uint8_t i = 0; i < leave.n; i++) leave.fn[i](w, out, q, pkts, n);
+  // Returns the bytes the users added to the packets (INT trailers).
+  uint32_t Leave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
+                 uint32_t taken_before) const {
+    uint32_t added = 0;
+    for (uint8_t i = 0; i < leave.n; i++) added += leave.fn[i](w, out, q, pkts, n, taken_before);
+    return added;
   }
   void Dequeue(WorkerCtx& w, PortId out, int q, const sw::PktMeta* metas, uint16_t n) const {
     for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n);

@@ -6,6 +6,7 @@
 
 #include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/ecn_stage.h"
+#include "dataplane/stages/int_stage.h"
 #include "dataplane/stages/mechanism.h"
 #include "dataplane/stages/pfcwd_stage.h"
 
@@ -15,6 +16,7 @@ namespace {
 const Mechanism* const kRegistered[] = {
     &kDcfitMechanism,
     &kEcnMechanism,
+    &kIntMechanism,
     &kPfcwdMechanism,
 };
 }  // namespace

@@ -90,9 +90,14 @@ class Counter {
   /* ECN marking at our egress queue (stages/ecn_stage.h): */                        \
   X(ecn_marked)     /* ECT packets this switch set to CE */                          \
   X(ecn_not_ect)    /* over the min threshold but Not-ECT: left unmarked */          \
-  /* Bytes this worker queued here, counted only where the switch marks ECN: */     \
-  /* the queue's depth is their sum less tx_bytes and tx_discard_bytes. */          \
+  /* Bytes this worker queued here, counted only where the switch marks ECN */     \
+  /* or records INT: the queue's depth is their sum less tx_bytes and */             \
+  /* tx_discard_bytes. */                                                            \
   X(ecn_queued_bytes)                                                               \
+  /* INT at our egress queue (stages/int_stage.h): */                                \
+  X(int_hops)     /* hop records written into packets' INT trailers */              \
+  X(int_inserted) /* trailers this switch added (packets that had none) */          \
+  X(int_no_room)  /* packets left without a trailer: no tailroom, or chained */    \
   /* PFC requests for this priority ignored: lossless, but not enabled on */       \
   /* this port (ports[].pfc_enable; stages/pfc_stage.cc) */                         \
   X(pfc_ignored_rx)

@@ -331,6 +331,38 @@ TEST_F(ConfigTest, EcnSection) {
   }
 }
 
+// Section int: priorities as a mask, insert and multi; garbage and a port
+// whose speed no INT record can name refused with the field.
+TEST_F(ConfigTest, IntSection) {
+  config::SwitchConfig c;
+  ASSERT_EQ(Load(kPorts + "int: { priorities: [3, 5], insert: false, multi: 4 }\n", &c), "");
+  EXPECT_EQ(c.telemetry.prios, 0x28);
+  EXPECT_FALSE(c.telemetry.insert);
+  EXPECT_EQ(c.telemetry.multi, 4u);
+  ASSERT_EQ(Load(kPorts, &c), "");
+  EXPECT_FALSE(c.telemetry.any()) << "off without the section";
+  const std::pair<std::string, const char*> bad[] = {
+      {"int: { priorities: [8] }\n", "int.priorities[0]: expected"},
+      {"int: { priorities: [] }\n", "int.priorities: expected at least one egress priority"},
+      {"int: { insert: true }\n", "int.priorities: expected a list of egress priorities 0..7"},
+      {"int: { priorities: [3], multi: 0 }\n", "int.multi: expected"},
+      {"int: { priorities: [3], multi: many }\n", "int.multi: expected"},
+      {"int: { priorities: [3], insert: maybe }\n", "int.insert: expected"},
+      {"int: { priorities: [3], hops: 5 }\n", "hops"},
+      {"int: [3]\n", "int: expected"},
+  };
+  for (const auto& [section, want] : bad) {
+    const std::string err = Load(kPorts + section);
+    EXPECT_HAS(err, want);
+    EXPECT_HAS(err, (dir_ / "sw.yaml").string() + ":");
+  }
+  std::string slow = kPorts;
+  slow.replace(slow.find("speed: 10G"), 10, "speed: 1G");
+  EXPECT_HAS(Load(slow + "int: { priorities: [3] }\n"),
+             "int: expected ports whose speed an INT record can name");
+  EXPECT_HAS(Load(slow + "int: { priorities: [3] }\n"), "port p0 has speed 1000M");
+}
+
 TEST_F(ConfigTest, KeyGivenTwiceNamesTheKeyAndBothLines) {
   std::string text = kPorts;
   text.replace(text.find("    speed: 10G\n"), 0, "    speed: 25G\n");  // p0 now has speed twice

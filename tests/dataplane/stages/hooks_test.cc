@@ -100,11 +100,12 @@ TEST_F(StageTest, EcnHooksAfterDcfitAtEnqueue) {
 }
 
 // The order comes from the mechanisms' own runs_after / runs_before, not
-// from the registration list: the watchdog, then DCFIT, then ECN.
+// from the registration list: the watchdog, then DCFIT, then INT (which
+// adds its trailer before ECN counts the bytes), then ECN.
 TEST(Mechanisms, RegisteredSortedByTheirConstraints) {
   std::vector<std::string> names;
   for (const stages::Mechanism* m : stages::OrderedMechanisms()) names.push_back(m->name);
-  EXPECT_EQ(names, (std::vector<std::string>{"pfcwd", "dcfit", "ecn"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"pfcwd", "dcfit", "int", "ecn"}));
   EXPECT_EQ(stages::RegisteredMechanisms().size(), names.size());
 }
 

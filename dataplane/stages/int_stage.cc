@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "dataplane/stages/int_stage.h"
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+
+#include "dataplane/net/int_trailer.h"
+#include "dataplane/net/ipv4_locate.h"
+#include "dataplane/stages/ecn_stage.h"
+
+namespace pfc::stages {
+namespace {
+
+// The section as the switch started with it, and each port's rate code.
+struct IntState final : sw::MechanismState {
+  uint8_t prios = 0;
+  bool insert = true;
+  uint32_t multi = 1;
+  std::array<uint8_t, kMaxPorts> rate{};
+};
+
+// The port's sent bytes and depth as its burst's first run found them,
+// carried to the burst's later runs (owner-only, one worker).
+struct IntWorker final : sw::MechanismState {
+  uint64_t sent = 0;
+  int64_t depth = 0;
+};
+
+const IntState& StateOf(const WorkerCtx& w) {
+  return MechanismStateOf<IntState>(*w.sw, kIntMechanism);
+}
+
+uint16_t IntOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+                      buffer::ReleaseBatch&, uint32_t*) {
+  if (!EcnCounts(w, out, eprio)) w.st->prio[out][eprio].ecn_queued_bytes.Add(EcnBytes(pkts, n));
+  return n;
+}
+
+void IntOnRefused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) {
+  if (!EcnCounts(w, out, eprio))
+    w.st->prio[out][eprio].ecn_queued_bytes.Add(-EcnBytes(pkts, n));  // modulo 2^64
+}
+
+// An empty trailer at the end of m's datagram (int.insert), in place of
+// what followed it (Ethernet padding); nullptr with int_no_room counted
+// when the mbuf has no room.
+uint8_t* Insert(WorkerCtx& w, PortId out, int q, rte_mbuf* m, uint32_t end, uint32_t multi) {
+  const uint32_t len = rte_pktmbuf_data_len(m);
+  sw::PrioCounters& pc = w.st->prio[out][q];
+  if (m->nb_segs != 1 || rte_pktmbuf_tailroom(m) + (len - end) < net::kIntHopsBytes) {
+    pc.int_no_room.Add(1);
+    return nullptr;
+  }
+  rte_pktmbuf_trim(m, static_cast<uint16_t>(len - end));
+  auto* t = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, net::kIntHopsBytes));
+  net::WriteIntTrailer(t, net::kIntHops, multi);
+  pc.int_inserted.Add(1);
+  return t;
+}
+
+// A packet's trailer for records, or nullptr: an untagged IPv4 datagram
+// with the trailer behind it on two compares, the rest (tags, packets
+// without one) out of line.
+inline uint8_t* RecordTrailer(uint8_t* d, uint32_t len) {
+  uint16_t et;
+  std::memcpy(&et, d + 12, 2);
+  if (et != RTE_BE16(net::kEtherTypeIpv4) || len < 34) return nullptr;
+  const uint32_t end = net::Ipv4End(d, 14);
+  if (end + net::kIntHopsBytes > len) return nullptr;
+  uint32_t head;
+  std::memcpy(&head, d + end, 4);
+  if ((head & 0xffffff) != (RTE_BE16(net::kIntMagic) | uint32_t{net::kIntHops} << 16))
+    return nullptr;
+  return d + end;
+}
+
+// The slow path of a packet RecordTrailer found none in: a tagged frame's
+// trailer, or (int.insert) a new one where the datagram ends. nullptr when
+// it gets none (not IPv4, an echo or a timestamp, no room).
+[[gnu::noinline]] uint8_t* OtherTrailer(WorkerCtx& w, PortId out, int q, rte_mbuf* m,
+                                        const IntState& s) {
+  uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
+  const uint32_t len = rte_pktmbuf_data_len(m);
+  const uint32_t off = net::Ipv4Offset(d, len);
+  if (off == 0) return nullptr;
+  const uint32_t end = net::Ipv4End(d, off);
+  if (end > len) return nullptr;  // truncated: not ours to mend
+  if (uint8_t* t = net::FindIntTrailer(d, len, end))
+    return net::IntKind(t) == net::kIntHops ? t : nullptr;
+  return s.insert ? Insert(w, out, q, m, end, s.multi) : nullptr;
+}
+
+// The hop records of packets leaving (out, q), in the order they go: each
+// sees the port's bytes sent before it and the bytes queued behind it.
+// Returns the bytes trailers added to the packets.
+uint32_t RecordHops(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
+                    uint32_t taken_before) {
+  const IntState& s = StateOf(w);
+  IntWorker& iw = MechanismStateOf<IntWorker>(w, kIntMechanism);
+  // The burst's first run reads the counters; what its earlier runs took
+  // has left the port, uncounted yet.
+  if (taken_before == 0) {
+    iw.sent = w.st->port[out].tx_bytes.Get();
+    iw.depth = IntPortDepth(w, out);
+  }
+  uint64_t sent = iw.sent + taken_before;
+  int64_t depth = iw.depth - taken_before;
+  const uint64_t fixed = uint64_t{s.rate[out]} << 61 | (w.now_ns & ((1u << net::kIntTimeBits) - 1))
+                                                           << 37;
+  // Units of the trailers' multiplier (almost always one per fabric).
+  uint32_t multi = s.multi, byte_unit = net::kIntByteUnit * multi,
+           qlen_unit = net::kIntQlenUnit * multi;
+  uint32_t added = 0, hops = 0;
+  for (uint16_t i = 0; i < n; i++) {
+    rte_mbuf* m = pkts[i];
+    const uint32_t plen = rte_pktmbuf_pkt_len(m);
+    depth -= plen;
+    uint8_t* t = RecordTrailer(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m));
+    uint32_t grew = 0;
+    if (t == nullptr) [[unlikely]] {
+      t = OtherTrailer(w, out, q, m, s);
+      grew = rte_pktmbuf_pkt_len(m) - plen;
+      added += grew;
+    }
+    if (t != nullptr) {
+      if (net::IntMulti(t) != multi) [[unlikely]] {
+        multi = net::IntMulti(t);
+        byte_unit = net::kIntByteUnit * multi;
+        qlen_unit = net::kIntQlenUnit * multi;
+      }
+      const uint64_t qu = static_cast<uint64_t>(depth > 0 ? depth : 0) / qlen_unit;
+      const uint64_t qlen = qu < (1u << net::kIntQlenBits) ? qu : (1u << net::kIntQlenBits) - 1;
+      const uint64_t bytes = sent / byte_unit & ((1u << net::kIntBytesBits) - 1);
+      net::PushIntWord(t, fixed | bytes << 17 | qlen);
+      hops++;
+    }
+    sent += plen + grew;
+  }
+  sw::PrioCounters& pc = w.st->prio[out][q];
+  pc.int_hops.Add(hops);
+  // The port's depth counts what was queued: the bytes added count as
+  // queued too, so that sending them leaves it as it was.
+  if (added != 0) pc.ecn_queued_bytes.Add(added);
+  return added;
+}
+
+uint32_t IntOnLeave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
+                    uint32_t taken_before) {
+  if (!(StateOf(w).prios >> q & 1)) return 0;
+  return RecordHops(w, out, q, pkts, n, taken_before);
+}
+
+bool IntWanted(const sw::Switch& sw) { return sw.cfg.telemetry.any(); }
+void IntWire(const sw::Switch&, Hooks* h) {
+  h->enqueue.Add({.before = IntOnEnqueue});
+  h->refused.Add(IntOnRefused);
+  h->leave.Add(IntOnLeave);
+}
+std::unique_ptr<sw::MechanismState> IntMakeState(const sw::Switch& sw) {
+  auto s = std::make_unique<IntState>();
+  const config::IntSettings& c = sw.cfg.telemetry;
+  s->prios = c.prios;
+  s->insert = c.insert;
+  s->multi = c.multi;
+  // The config checked that every port's speed has a code.
+  for (size_t p = 0; p < sw.cfg.ports.size() && p < kMaxPorts; p++)
+    s->rate[p] = static_cast<uint8_t>(net::IntRateIndex(sw.cfg.ports[p].speed_bps));
+  return s;
+}
+std::unique_ptr<sw::MechanismState> IntMakeWorkerState(const sw::Switch&, const WorkerCtx&) {
+  return std::make_unique<IntWorker>();
+}
+
+}  // namespace
+
+int64_t IntPortDepth(const WorkerCtx& w, PortId p) {
+  int64_t d = 0;
+  for (int q = 0; q < kNumPrio; q++)
+    d += w.solo ? EcnDepthSolo(w.st->prio[p][q]) : EcnDepth(*w.sw, p, q);
+  return d;
+}
+
+const Mechanism kIntMechanism = {
+    .name = "int",
+    // A packet DCFIT drops is not counted as queued.
+    .runs_after = {"dcfit"},
+    .runs_before = {"ecn"},
+    .wanted = IntWanted,
+    .wire = IntWire,
+    .make_state = IntMakeState,
+    .make_worker_state = IntMakeWorkerState,
+};
+
+}  // namespace pfc::stages
