@@ -24,7 +24,7 @@ def main():
     ap.add_argument("--flows", required=True)
     ap.add_argument("--config")
     ap.add_argument("--duration-ms", type=float)
-    ap.add_argument("--cc", choices=["none", "dcqcn"])
+    ap.add_argument("--cc", choices=["none", "dcqcn", "hpcc", "timely", "dctcp"])
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     try:

@@ -132,7 +132,10 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
         (dict(flows=FLOWS.replace("3\n1 4", "4\n1 4")), "flow.txt:5: expected 4 flows (found 3)"),
         (dict(flows=FLOWS.replace("0.0015", "soon")), "flow.txt:4: start: expected seconds (got soon)"),
         (dict(flows=FLOWS.replace("0.0015", "0.5")), "flow.txt: flow 2: starts at 0.5 s, after the run's end"),
-        (dict(config=CONFIG.replace("CC_MODE 1", "CC_MODE 3")), "config.txt:5: CC_MODE 3 (HPCC): expected 1 (DCQCN)"),
+        (dict(config=CONFIG.replace("CC_MODE 1", "CC_MODE 10")),
+         "config.txt:5: CC_MODE 10 (HPCC-PINT): expected 1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP)"),
+        (dict(config=CONFIG + "HAS_WIN 1\n"),
+         "config.txt:22: HAS_WIN 1 with DCQCN (run.py's dcqcn_vwin): expected 0"),
         (dict(config=CONFIG + "FANCY_KEY 1\n"), "config.txt:22: FANCY_KEY: expected a key of the simulator's config"),
         (dict(config=CONFIG.replace("RATE_AI 50Mb/s", "RATE_AI fast")), "config.txt:11: rate: expected a rate such as 100Gbps or 50Mb/s (got fast)"),
         (dict(config=CONFIG.replace("BUFFER_SIZE 32.0", "BUFFER_SIZE 32.5")), "config.txt:17: BUFFER_SIZE: expected a whole number (got 32.5)"),
@@ -168,6 +171,33 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     p = convert(d, config=CONFIG.replace("CC_MODE 1", "CC_MODE 3"), extra=["--cc", "none"])
     check("--cc none runs an HPCC experiment's flows without congestion control", p.returncode == 0,
           p.stderr)
+
+    # run.py --cc hp's keys (CC_MODE 3): the hpcc section, INT in the
+    # switches with the senders' units; the flows run HPCC on their ACKs.
+    HP = (CONFIG.replace("CC_MODE 1", "CC_MODE 3")
+          + "HAS_WIN 1\nVAR_WIN 1\nFAST_REACT 1\nU_TARGET 0.95\nMI_THRESH 0\nINT_MULTI 1\n"
+          "MULTI_RATE 0\nSAMPLE_FEEDBACK 0\nRATE_BOUND 1\nGLOBAL_T 1\n")
+    p = convert(d, config=HP)
+    fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
+    sw = open(os.path.join(d, "conv", "switch.yaml")).read()
+    check("CC_MODE 3: the hpcc section with run.py's keys, every flow cc: hpcc",
+          p.returncode == 0 and "hpcc: { u_target: 0.95, mi_thresh: 0, fast_react: true" in fab
+          and "int_multi: 1" in fab and fab.count("cc: hpcc") == 3, p.stderr + fab)
+    check("... and an int section in the switches for the flows' priority, in INT_MULTI's units",
+          "int: { priorities: [3], insert: false, multi: 1 }" in sw, sw)
+    r = subprocess.run([fabric, "--fabric", os.path.join(d, "conv", "fabric.yaml"), "--out",
+                        os.path.join(d, "out-hp")], capture_output=True, text=True)
+    res = json.load(open(os.path.join(d, "out-hp", "results.json"))) if r.returncode == 0 else {"flows": []}
+    check("pfcfabric runs it: every flow completes under HPCC, each ACK echoing its INT records",
+          r.returncode == 0 and len(res["flows"]) == 3
+          and all(f["rc"]["completed"] and f["cc"]["mode"] == "hpcc" and f["cc"]["updates"] > 0
+                  and f["cc"]["acks_without_echo"] == 0 for f in res["flows"]),
+          r.stderr + json.dumps([f.get("cc") for f in res["flows"]]))
+    for mode, name, key in ((7, "timely", "timely: { rate_ai: 50M"), (8, "dctcp", "dctcp: { rate_ai: 1G")):
+        p = convert(d, config=CONFIG.replace("CC_MODE 1", f"CC_MODE {mode}") + "DCTCP_RATE_AI 1000Mb/s\n")
+        fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
+        check(f"CC_MODE {mode}: the {name} section, every flow cc: {name}",
+              p.returncode == 0 and key in fab and fab.count(f"cc: {name}") == 3, p.stderr + fab)
 
     # Paths: a leaf-spine (hosts 0-3, ToRs 4 and 5, spines 6-8) where ToR 4
     # has three equal-cost next hops towards hosts 2 and 3. The converter

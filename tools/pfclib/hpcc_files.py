@@ -32,11 +32,27 @@ import re
 IGNORED_KEYS = {
     "TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE", "TRACE_OUTPUT_FILE", "FCT_OUTPUT_FILE",
     "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE", "QLEN_MON_START", "QLEN_MON_END",
- "L2_CHUNK_SIZE", "HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT", "U_TARGET", "MI_THRESH",
-    "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND",
-    "DCTCP_RATE_AI",
+ "L2_CHUNK_SIZE",
     # HPCC-PINT's (CC_MODE 10): run.py writes them for every mode.
     "PINT_LOG_BASE", "PINT_PROB"}
+# The ACK-driven modes' keys: simulator key -> (fabric key, kind), by the
+# fabric section that takes them. run.py writes every one of them for every
+# mode: a mode reads its own (and GLOBAL_T, HAS_WIN, VAR_WIN: the window).
+HPCC_KEYS = {
+    "U_TARGET": ("u_target", "real"), "MI_THRESH": ("mi_thresh", "int"),
+    "FAST_REACT": ("fast_react", "bool"), "MULTI_RATE": ("multi_rate", "bool"),
+    "SAMPLE_FEEDBACK": ("sample_feedback", "bool"), "RATE_AI": ("rate_ai", "rate"),
+    "MIN_RATE": ("min_rate", "rate"), "HAS_WIN": ("has_win", "bool"),
+    "VAR_WIN": ("var_win", "bool"), "RATE_BOUND": ("rate_bound", "bool"),
+    "GLOBAL_T": ("global_t", "bool"), "INT_MULTI": ("int_multi", "int")}
+TIMELY_KEYS = {
+    "RATE_AI": ("rate_ai", "rate"), "RATE_HAI": ("rate_hai", "rate"),
+    "MIN_RATE": ("min_rate", "rate"), "HAS_WIN": ("has_win", "bool"), "VAR_WIN": ("var_win", "bool")}
+DCTCP_KEYS = {
+    "DCTCP_RATE_AI": ("rate_ai", "rate"), "MIN_RATE": ("min_rate", "rate"),
+    "EWMA_GAIN": ("ewma_gain", "real"), "HAS_WIN": ("has_win", "bool"), "VAR_WIN": ("var_win", "bool")}
+WINDOW_KEYS = {"HAS_WIN", "VAR_WIN", "GLOBAL_T", "FAST_REACT", "U_TARGET", "MI_THRESH",
+               "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK", "RATE_BOUND", "DCTCP_RATE_AI"}
 DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
     "RATE_AI": ("rate_ai", "rate"), "RATE_HAI": ("rate_hai", "rate"),
     "MIN_RATE": ("min_rate", "rate"), "EWMA_GAIN": ("ewma_gain", "real"),
@@ -46,8 +62,10 @@ DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
     "CLAMP_TARGET_RATE": ("clamp_target_rate", "bool")}
 OTHER_KEYS = {"ENABLE_QCN", "CC_MODE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFFER_SIZE",
               "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO",
-              "ACK_HIGH_PRIO", "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK", "LINK_DOWN"}
-CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP"}
+              "ACK_HIGH_PRIO", "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK",
+              "LINK_DOWN"} | WINDOW_KEYS
+CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP", 10: "HPCC-PINT"}
+CC_NAMES = {1: "dcqcn", 3: "hpcc", 7: "timely", 8: "dctcp"}
 ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC (and a RETH of 16 on a first packet)
 
 
@@ -341,13 +359,17 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
 
     mode = val("CC_MODE", "int", 1 if conf else 0)
     if cc is None:
-        if mode not in (0, 1):
+        if mode not in (0,) + tuple(CC_NAMES):
             ln = conf["CC_MODE"][0]
             raise HpccError(f"{config_path}:{ln}: CC_MODE {mode} ({CC_MODES.get(mode, 'unknown')}): "
-                            f"expected 1 (DCQCN), the one the emulator has; convert with --cc none "
-                            f"to run the flows without congestion control")
-        cc = "dcqcn" if mode == 1 else "none"
-    ecn = val("ENABLE_QCN", "int", 1 if cc == "dcqcn" else 0) == 1
+                            f"expected 1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP), the ones the "
+                            f"emulator has; convert with --cc none to run the flows without "
+                            f"congestion control")
+        cc = CC_NAMES.get(mode, "none")
+    if cc == "dcqcn" and val("HAS_WIN", "int", 0) == 1:
+        raise HpccError(f"{config_path}:{conf['HAS_WIN'][0]}: HAS_WIN 1 with DCQCN (run.py's "
+                        f"dcqcn_vwin): expected 0, the emulated DCQCN flows have no window")
+    ecn = val("ENABLE_QCN", "int", 1 if cc in ("dcqcn", "dctcp") else 0) == 1
     # The simulator's flows are RC queue pairs: transport rc, its payload
     # size as rc.mtu (jumbo switch ports above 1,456 bytes), its ACK
     # interval (bytes there: an ACK each time that many more arrived) in packets.
@@ -438,6 +460,15 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
         # CNP (rdma-hw.cc ReceiveUdp): no interval between CNPs of a flow.
         d.append("cnp_interval: 1ns")
         out.append("dcqcn: { " + ", ".join(d) + " }")
+    # The ACK-driven modes: their keys in their section; GLOBAL_T (every
+    # flow's base RTT and window the fabric's largest) is read from hpcc's.
+    for section, keys in (("hpcc", HPCC_KEYS), ("timely", TIMELY_KEYS), ("dctcp", DCTCP_KEYS)):
+        if cc != section:
+            continue
+        d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in keys.items() if k in conf]
+        out.append(f"{section}: {{ " + ", ".join(d) + " }")
+        if section != "hpcc" and "GLOBAL_T" in conf:
+            out.append(f"hpcc: {{ global_t: {val('GLOBAL_T', 'bool')} }}")
     if link_down:
         t_us, a, b = link_down
         out.append(f"events:\n  - {{ at: {t_us}us, link: [{name[a]}, {name[b]}], state: down }}")
@@ -449,6 +480,10 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
                    + (", ecn: ect0" if ecn else "") + f", cc: {cc}"
                    + (f", src_port: {ports[i]}" if ports[i] else "") + " }")
     pgs = sorted({f[2] for f in flows}) or [3]
+    # HPCC: every switch writes its hop record into the data frames' INT
+    # trailer (the sending NICs add it, as the simulator's do).
+    telemetry = ([f"int: {{ priorities: [{', '.join(str(p) for p in pgs)}], insert: false, "
+                  f"multi: {val('INT_MULTI', 'int', 1)} }}"] if cc == "hpcc" else [])
     tmpl = ["# Converted by tools/hpcc_import.py: the flows' priority groups lossless,",
             "# tag = priority group; CNPs (DSCP 48) on priority 6.",
             "# Equal-cost next hops chosen by the simulator's own hash.",
@@ -494,4 +529,5 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
         tmpl += ["  queues:"] + queues
     elif ecn:
         notes.append("ENABLE_QCN without KMIN_MAP/KMAX_MAP/PMAX_MAP: no ECN profile, nothing is marked")
+    tmpl += telemetry
     return "\n".join(out) + "\n", "\n".join(tmpl) + "\n", notes

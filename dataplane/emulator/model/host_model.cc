@@ -8,6 +8,7 @@
 #include "dataplane/emulator/model/link_model.h"
 #include "dataplane/emulator/model/roce_frame.h"
 #include "dataplane/net/be_bytes.h"
+#include "dataplane/net/int_trailer.h"
 #include "dataplane/net/ipv4_edit.h"
 #include "dataplane/pause/pfc_frame.h"
 
@@ -38,11 +39,14 @@ void HostModel::AddFlow(const FlowSpec& f) {
     t.rp.emplace(dp);
   }
   if (f.rc) t.rc.emplace(p_.rc, f.bytes, f.message_bytes);
+  if (f.rc && f.ack_cc != AckCcMode::kNone)
+    t.cc.emplace(f.ack_cc, p_.ack_cc, p_.link_bps, f.base_rtt_ns, f.win_bytes, p_.rc.mtu);
   tx_.push_back(t);
 }
 
-void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio) {
+void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio, AckCcMode sender_cc) {
   FlowRx* r = RxOf(id);
+  r->cnp = sender_cc == AckCcMode::kNone;
   r->rc.emplace(p_.rc.ack_interval, p_.rc.nak_interval_ns);
   r->ack_dscp = p_.rc.ack_high_prio ? p_.dcqcn.cnp_dscp : dscp;
   r->ack_prio = p_.rc.ack_high_prio ? p_.dcqcn.cnp_prio : prio;
@@ -85,8 +89,18 @@ uint64_t HostModel::StormInterval() const {
   return t == 0 ? 1 : t;
 }
 
+// Whether an ACK-driven flow's unacknowledged bytes fill its window (the
+// simulator's IsWinBound: packets from the oldest unacknowledged to the
+// send position, times the MTU).
+static bool WindowFull(const FlowTx& f, uint32_t mtu) {
+  if (!f.cc) return false;
+  const uint64_t w = f.cc->window_bytes();
+  return w != 0 && (f.rc->nxt() - f.rc->una()) * mtu >= w;
+}
+
 bool HostModel::Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const {
   if (f.rc && !f.rc->HasData()) return false;
+  if (WindowFull(f, p_.rc.mtu)) return false;
   return !f.done() && now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns && now_ns >= f.next_ns &&
          !(paused >> f.spec.prio & 1);
 }
@@ -159,7 +173,7 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
 
 uint32_t HostModel::BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap) {
   // Room for the QP's largest frame first: Next() commits the PSN.
-  if (cap < RoceWriteLen(kBthOpWriteFirst, p_.rc.mtu)) return 0;
+  if (cap < RoceWriteLen(kBthOpWriteFirst, p_.rc.mtu) + (f.cc ? net::kIntHopsBytes : 0)) return 0;
   const RcPacket k = f.rc->Next(now_ns);
   RoceWrite w;
   w.opcode = k.first ? (k.last ? kBthOpWriteOnly : kBthOpWriteFirst)
@@ -175,7 +189,11 @@ uint32_t HostModel::BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t c
   if (f.spec.src_port != 0) a.src_port = f.spec.src_port;
   a.ecn = f.spec.ecn;
   a.ip_id = ip_id_++;
-  const uint32_t len = BuildWrite(a, w, buf, cap);
+  uint32_t len = BuildWrite(a, w, buf, cap);
+  // An ACK-driven control's trailer after the datagram (room for it was
+  // checked with the largest frame): empty hop records, or the send time.
+  if (f.cc && f.cc->trailer_kind() != 0 && len + net::kIntHopsBytes <= cap)
+    len += net::WriteIntTrailer(buf + len, f.cc->trailer_kind(), f.cc->int_multi(), now_ns);
   Pace(f, len, now_ns);
   return len;
 }
@@ -205,6 +223,7 @@ void HostModel::Pace(FlowTx& f, uint32_t len, uint64_t now_ns) {
   // DCQCN, once a CNP came, limits the rate to its own.
   uint64_t rate_gap =
       f.rc && f.spec.rate_bps != 0 ? WireTimeNs(len, f.spec.rate_bps, p_.wire_overhead) : f.gap_ns;
+  if (f.cc) rate_gap = WireTimeNs(len, f.cc->pace_bps(), p_.wire_overhead);
   if (f.rp) {
     f.rp->Advance(now_ns);
     f.rp->OnSent(len, now_ns);  // the byte counter, when on
@@ -298,6 +317,7 @@ void HostModel::CountRx(FlowRx& r, uint32_t len, uint64_t now_ns) {
 // interval (the notification point).
 void HostModel::OnCe(FlowRx& r, uint32_t src_ip, uint64_t now_ns) {
   ++r.ce;
+  if (!r.cnp) return;  // its ACKs carry BECN instead
   if (!r.np) r.np.emplace(p_.dcqcn.cnp_interval_ns);
   if (!r.np->OnCe(now_ns)) return;
   ctl_q_.push_back({src_ip, r.id, p_.dcqcn.cnp_dscp, p_.dcqcn.cnp_prio, true, 0, 0, 0});
@@ -316,9 +336,12 @@ uint32_t HostModel::NextControl(uint8_t paused, uint8_t* buf, uint32_t cap) {
       len = BuildCnp(a, buf);
       ++c_.cnp_tx;
     } else {
-      if (cap < kAckFrameLen) return 0;
+      if (cap < kAckFrameLen + c.echo_len) return 0;
       a.ip_id = ip_id_++;
+      a.becn = c.becn;
       len = BuildAck(a, c.syndrome, c.psn, c.msn, buf);
+      std::memcpy(buf + len, c.echo.data(), c.echo_len);
+      len += c.echo_len;
       ++(c.syndrome == kAethAck ? c_.ack_tx : c_.nak_tx);
     }
     if (it == ctl_q_.begin())
@@ -343,7 +366,7 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
     return true;
   }
   if (IsWrite(rh.opcode)) {
-    ReceiveWrite(len, rh, now_ns);
+    ReceiveWrite(frame, len, rh, now_ns);
     return true;
   }
   if (rh.opcode != kBthOpCnp && rh.opcode != kBthOpAck) {
@@ -361,9 +384,11 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
     } else if (rh.syndrome >> 5 == 0) {
       ++c_.ack_rx;
       f.rc->OnAck(rh.psn, now_ns);
+      AckToCc(f, frame, len, rh, now_ns);
     } else if (rh.syndrome == kAethNakPsnSeq) {
       ++c_.nak_rx;
       f.rc->OnNak(rh.psn, now_ns);
+      AckToCc(f, frame, len, rh, now_ns);  // the simulator's controls see NAKs too
     } else {
       ++c_.rx_malformed;  // RNR NAK and the other NAKs: not sent by the emulated NICs
     }
@@ -373,8 +398,20 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
   return true;
 }
 
+// An ACK or NAK of flow f, after its requester took it: to its ACK-driven
+// control, with the bytes acknowledged and sent (PSNs times the MTU) and
+// the echo it carries.
+void HostModel::AckToCc(FlowTx& f, const uint8_t* frame, uint32_t len, const RoceHeader& rh,
+                        uint64_t now_ns) {
+  if (!f.cc) return;
+  const uint8_t* t = net::FindIntTrailer(const_cast<uint8_t*>(frame), len, rh.datagram_end);
+  const uint64_t mtu = p_.rc.mtu;
+  f.cc->OnAck(now_ns, f.rc->una() * mtu, f.rc->nxt() * mtu, t, rh.becn);
+}
+
 // An RDMA WRITE packet for one of our responders.
-void HostModel::ReceiveWrite(uint32_t len, const RoceHeader& rh, uint64_t now_ns) {
+void HostModel::ReceiveWrite(const uint8_t* frame, uint32_t len, const RoceHeader& rh,
+                             uint64_t now_ns) {
   FlowRx* r = nullptr;
   for (FlowRx& x : rx_) {
     if (QpOf(x.id) == rh.dest_qp && x.rc) r = &x;
@@ -393,8 +430,22 @@ void HostModel::ReceiveWrite(uint32_t len, const RoceHeader& rh, uint64_t now_ns
     CountRx(*r, len, now_ns);
   }
   if (rep.kind == RcReply::kNone) return;
-  ctl_q_.push_back({rh.src_ip, r->id, r->ack_dscp, r->ack_prio, false,
-                    rep.kind == RcReply::kAck ? kAethAck : kAethNakPsnSeq, rep.psn24, rep.msn});
+  PendingCtl c{rh.src_ip,   r->id,  r->ack_dscp,
+               r->ack_prio, false,  rep.kind == RcReply::kAck ? kAethAck : kAethNakPsnSeq,
+               rep.psn24,   rep.msn};
+  // The ACK of a CE-marked packet says so (BECN); the packet's INT trailer
+  // goes back in it as an echo, which no switch writes into.
+  c.becn = rh.ecn == net::kEcnCe;
+  if (const uint8_t* t = net::FindIntTrailer(const_cast<uint8_t*>(frame), len, rh.datagram_end)) {
+    const uint8_t kind = net::IntKind(t);
+    if (kind == net::kIntHops || kind == net::kIntTs) {
+      c.echo_len =
+          static_cast<uint8_t>(kind == net::kIntHops ? net::kIntHopsBytes : net::kIntTsBytes);
+      std::memcpy(c.echo.data(), t, c.echo_len);
+      c.echo[2] = kind == net::kIntHops ? net::kIntHopsEcho : net::kIntTsEcho;
+    }
+  }
+  ctl_q_.push_back(c);
 }
 
 Deadline HostModel::NextEventNs(uint64_t now_ns) const {
@@ -412,7 +463,8 @@ Deadline HostModel::NextEventNs(uint64_t now_ns) const {
       t = std::min(t, std::max(f.rc->NextEventNs(), now_ns));  // its timeout
       if (!f.rc->HasData()) continue;
     }
-    if (f.done() || f.spec.stop_ns <= now_ns) continue;
+    if (f.done() || f.spec.stop_ns <= now_ns || WindowFull(f, p_.rc.mtu))
+      continue;  // an ACK wakes it
     uint64_t ready = std::max(f.next_ns, f.spec.start_ns);
     if (paused >> f.spec.prio & 1) ready = std::max(ready, pause_.PausedUntil(f.spec.prio));
     t = std::min(t, std::max(ready, now_ns));

@@ -8,7 +8,12 @@
 // Congestion control: a flow with `dcqcn` has its rate set by DCQCN's
 // reaction point (dcqcn.h) from the CNPs it receives; every receiver is a
 // notification point, sending a RoCEv2 CNP for a flow's CE-marked frames
-// (at most one per interval), ahead of its data.
+// (at most one per interval), ahead of its data (not for a flow that runs
+// one of the ACK-driven controls). An RC flow with `ack_cc` (ack_cc.h:
+// HPCC, TIMELY, DCTCP) keeps to the rate and window its control sets from
+// its ACKs: its data frames carry an INT trailer (net/int_trailer.h: hop
+// records the switches fill, or the send time), which its receiver echoes
+// in the ACK, and the ACK of a CE-marked packet carries BECN.
 //
 // Transport: a flow is either raw (constant-rate IPv4/UDP frames with the
 // header below, no acknowledgement) or an RC queue pair (rc_qp.h) sending
@@ -39,6 +44,7 @@
 #include <vector>
 
 #include "dataplane/common/deadline.h"
+#include "dataplane/emulator/model/ack_cc.h"
 #include "dataplane/emulator/model/dcqcn.h"
 #include "dataplane/emulator/model/link_model.h"
 #include "dataplane/emulator/model/rc_qp.h"
@@ -67,17 +73,20 @@ inline constexpr uint32_t QpOf(uint32_t flow) { return flow + kQpBase; }
 struct FlowSpec {
   uint32_t id = 0;  // unique in the fabric; carried in every frame
   uint32_t dst_ip = 0;
-  uint8_t dscp = 0;            // the tag
-  uint8_t prio = 0;            // the NIC queue (pause of this priority holds it)
-  uint8_t ttl = 64;            // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
-  uint16_t src_port = 0;       // UDP source port (ECMP entropy); 0: 0xc000 | id
-  uint8_t ecn = 0;             // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
-  bool dcqcn = false;          // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
-  bool rc = false;             // an RC QP (HostParams::rc); else raw frames
-  uint32_t frame_len = 1000;   // raw: bytes without FCS, kFlowHdrLen..kMaxFlowFrameLen
-  uint64_t rate_bps = 0;       // 0 = as fast as the link and pause allow
-  uint64_t bytes = 0;          // 0 = unbounded; raw: frame bytes, rc: message data
-  uint64_t message_bytes = 0;  // rc: each message's size (0: all `bytes` in one)
+  uint8_t dscp = 0;                     // the tag
+  uint8_t prio = 0;                     // the NIC queue (pause of this priority holds it)
+  uint8_t ttl = 64;                     // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
+  uint16_t src_port = 0;                // UDP source port (ECMP entropy); 0: 0xc000 | id
+  uint8_t ecn = 0;                      // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
+  bool dcqcn = false;                   // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
+  AckCcMode ack_cc = AckCcMode::kNone;  // rc: HPCC, TIMELY or DCTCP on its ACKs
+  uint64_t base_rtt_ns = 0;             // ack_cc: the simulator's base RTT and window
+  uint64_t win_bytes = 0;               // (the fabric's plan computes them)
+  bool rc = false;                      // an RC QP (HostParams::rc); else raw frames
+  uint32_t frame_len = 1000;            // raw: bytes without FCS, kFlowHdrLen..kMaxFlowFrameLen
+  uint64_t rate_bps = 0;                // 0 = as fast as the link and pause allow
+  uint64_t bytes = 0;                   // 0 = unbounded; raw: frame bytes, rc: message data
+  uint64_t message_bytes = 0;           // rc: each message's size (0: all `bytes` in one)
   uint64_t start_ns = 0;
   uint64_t stop_ns = kNever;
 };
@@ -106,7 +115,8 @@ struct HostParams : HostFaults {
   // emulator/model/roce_frame.h) on dcqcn.cnp_dscp / cnp_prio for a
   // flow's CE-marked frames, at most one per dcqcn.cnp_interval_ns.
   DcqcnParams dcqcn{};
-  RcParams rc{};  // the RC QPs' MTU, ACK interval, timeout, retries
+  RcParams rc{};         // the RC QPs' MTU, ACK interval, timeout, retries
+  AckCcParams ack_cc{};  // HPCC, TIMELY, DCTCP for the flows that run them
 };
 
 struct FlowTx {
@@ -117,6 +127,7 @@ struct FlowTx {
   uint64_t tx_frames = 0, tx_bytes = 0;
   std::optional<DcqcnRp> rp;      // spec.dcqcn: the flow's rate
   std::optional<RcRequester> rc;  // spec.rc: the QP's send side
+  std::optional<AckCc> cc;        // spec.ack_cc: its rate and window
   uint64_t cnp_rx = 0;            // CNPs for this flow
   bool done() const {
     if (rc) return rc->completed() || rc->failed();
@@ -137,6 +148,7 @@ struct FlowRx {
   // its ACKs and NAKs go on the flow's class.
   std::optional<RcResponder> rc;
   uint8_t ack_dscp = 0, ack_prio = 0;
+  bool cnp = true;  // CNPs for its CE marks (not when its sender runs an ACK-driven control)
   uint64_t last_ns = 0;
   uint64_t sum_delay_ns = 0;        // one-way delay total, for the mean
   uint64_t min_delay_ns = kNever;   // the smallest one-way delay (fct.h)
@@ -157,8 +169,10 @@ class HostModel {
   explicit HostModel(const HostParams& p);
 
   void AddFlow(const FlowSpec& f);
-  // This host answers RC flow `id` (its receiver), ACKing on dscp/prio.
-  void AddResponder(uint32_t id, uint8_t dscp, uint8_t prio);
+  // This host answers RC flow `id` (its receiver), ACKing on dscp/prio;
+  // `sender_cc`: the control its sender runs (no CNPs for an ACK-driven one).
+  void AddResponder(uint32_t id, uint8_t dscp, uint8_t prio,
+                    AckCcMode sender_cc = AckCcMode::kNone);
   // Run-time changes (fabric events).
   void StartFlow(uint32_t id, uint64_t now_ns);
   void StopFlow(uint32_t id, uint64_t now_ns);
@@ -199,7 +213,9 @@ class HostModel {
   void CountRx(FlowRx& r, uint32_t len, uint64_t now_ns);
   uint32_t NextControl(uint8_t paused, uint8_t* buf, uint32_t cap);
   bool ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns);
-  void ReceiveWrite(uint32_t len, const RoceHeader& rh, uint64_t now_ns);
+  void ReceiveWrite(const uint8_t* frame, uint32_t len, const RoceHeader& rh, uint64_t now_ns);
+  void AckToCc(FlowTx& f, const uint8_t* frame, uint32_t len, const RoceHeader& rh,
+               uint64_t now_ns);
   void OnCe(FlowRx& r, uint32_t src_ip, uint64_t now_ns);
   uint64_t StormInterval() const;
 
@@ -219,6 +235,9 @@ class HostModel {
     bool cnp;
     uint8_t syndrome;
     uint32_t psn, msn;
+    bool becn = false;
+    uint8_t echo_len = 0;  // an ACK's echo of the data frame's INT trailer
+    std::array<uint8_t, 46> echo{};
   };
   std::deque<PendingCtl> ctl_q_;
   HostCounters c_;

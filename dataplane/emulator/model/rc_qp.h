@@ -96,6 +96,8 @@ class RcRequester {
   bool failed() const { return failed_; }
   uint64_t completed_ns() const { return done_ns_; }  // the last message's ACK
   uint64_t outstanding() const { return high_ - una_; }
+  uint64_t una() const { return una_; }  // oldest unacknowledged PSN
+  uint64_t nxt() const { return nxt_; }  // next PSN to send (after any go-back-N)
   uint64_t packets_total() const { return total_pkts_; }
   uint64_t bytes() const { return bytes_; }  // 0: unbounded
   uint64_t message_bytes() const { return msg_bytes_; }

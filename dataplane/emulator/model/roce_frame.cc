@@ -78,7 +78,8 @@ void PutHeaders(const RoceAddr& a, uint8_t opcode, uint32_t len, uint8_t* buf) {
   bth[1] = 0;                            // SE, MigReq, PadCnt, TVer
   Put16(bth + 2, 0xffff);                // P_Key: the default partition
   Put32(bth + 4, a.dest_qp & 0xffffff);  // reserved byte, then the QP
-  Put32(bth + 8, 0);                     // AckReq, reserved, PSN
+  if (a.becn) bth[4] |= 0x40;
+  Put32(bth + 8, 0);  // AckReq, reserved, PSN
 }
 
 // The ICRC of a frame being built, in one CRC pass over it: the masked
@@ -156,12 +157,19 @@ bool ParseRoce(const uint8_t* frame, uint32_t len, RoceHeader* out) {
   const uint8_t* ip = frame + kIp;
   if (ip[0] != 0x45 || ip[9] != 17 || Get16(frame + kUdp + 2) != kRoceV2Port) return false;
   *out = RoceHeader{};
+  // A frame beyond its datagram (a trailer, padding) is read to the
+  // datagram's end, as a receiver's IP layer trims it; one shorter than
+  // its datagram fails the ICRC below.
+  const uint32_t end = kIp + Get16(ip + 2);
+  if (end < len && end >= kRoceHdrLen + kIcrcLen) len = end;
+  out->datagram_end = len;
   out->src_ip = Get32(ip + 12);
   out->dscp = ip[1] >> 2;
   out->ecn = ip[1] & 3;
   const uint8_t* bth = frame + kBth;
   out->opcode = bth[0];
   out->dest_qp = Get32(bth + 4) & 0xffffff;
+  out->becn = bth[4] & 0x40;
   out->ack_req = bth[8] & 0x80;
   out->psn = Get32(bth + 8) & 0xffffff;
   const uint8_t* f = frame + len - kIcrcLen;

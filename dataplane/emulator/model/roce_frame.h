@@ -51,6 +51,10 @@ struct RoceAddr {
   uint16_t src_port = 0xc000;       // UDP source port: ECMP entropy
   uint32_t dest_qp = 0;             // 24 bits: the QP the frame is for
   uint16_t ip_id = 0;
+  // BTH BECN (backward explicit congestion notification): set on the ACK
+  // of a CE-marked packet, InfiniBand's way back to the sender (DCTCP's
+  // echo here); ICRC-masked, as a switch may set it.
+  bool becn = false;
 };
 using CnpSpec = RoceAddr;
 
@@ -93,6 +97,11 @@ struct RoceHeader {
   uint32_t payload = 0;  // WRITE payload bytes (without padding)
   bool has_stamp = false;
   uint64_t stamp_ns = 0;
+  bool becn = false;
+  // Where the IPv4 datagram ends: a frame longer than that has a trailer
+  // there (an INT trailer, net/int_trailer.h, or padding), which every
+  // RoCEv2 check here leaves out, as a real receiver trims it.
+  uint32_t datagram_end = 0;
 };
 // True when frame is IPv4/UDP to port 4791 with a BTH and an ICRC;
 // `complete` says whether the extension headers of its opcode (for the

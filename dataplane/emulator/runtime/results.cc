@@ -148,6 +148,23 @@ bool WriteResults(const Fabric& fab, const Clock& run, double wall_seconds, doub
                       {"hyper", c.hai}};
         if (spec.dcqcn.byte_counter_bytes != 0) j["dcqcn"]["byte_counter"] = c.byte_counter;
       }
+      if (tx.cc) {
+        // The ACK-driven control's state at the end and what it did.
+        json c = {{"mode", AckCcName(tx.cc->mode())},
+                  {"rate_bps_end", tx.cc->pace_bps()},
+                  {"window_bytes_end", tx.cc->window_bytes()},
+                  {"acks_without_echo", tx.cc->acks_without_echo()}};
+        if (const HpccRp* h = tx.cc->hpcc()) {
+          c["updates"] = h->counters().updates;
+          c["fast_reacts"] = h->counters().fast_reacts;
+        } else if (const TimelyRp* t = tx.cc->timely()) {
+          c["decreases"] = t->counters().decreases;
+        } else if (const DctcpRp* d = tx.cc->dctcp()) {
+          c["ecn_echoes"] = d->counters().ece;
+          c["cuts"] = d->counters().cuts;
+        }
+        j["cc"] = c;
+      }
       if (tx.rc) {
         const RcRequesterCounters& c = tx.rc->counters();
         j["rc"] = {{"packets", c.packets},

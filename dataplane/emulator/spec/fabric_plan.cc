@@ -199,6 +199,19 @@ std::vector<std::string> VdevArgs(const FabricSpec& spec) {
   return out;
 }
 
+uint64_t BaseRttOf(const IdlePath& p, uint32_t payload) {
+  uint64_t tx = 0;
+  for (uint64_t b : p.bps) tx += uint64_t{payload} * 8'000'000'000 / b;
+  return 2 * p.delay_ns + tx;
+}
+
+uint64_t WindowOf(const IdlePath& p, uint64_t base_rtt_ns) {
+  // As the simulator rounds: to bits, then to bytes.
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(base_rtt_ns) * p.min_bps() /
+                               1'000'000'000) /
+         8;
+}
+
 HostParams HostParamsOf(const FabricSpec& spec, const HostPlan& hp) {
   HostParams p;
   static_cast<HostFaults&>(p) = spec.hosts[hp.node];
@@ -210,6 +223,7 @@ HostParams HostParamsOf(const FabricSpec& spec, const HostPlan& hp) {
   p.bin_ns = spec.bin_ns;
   p.dcqcn = spec.dcqcn;
   p.rc = spec.rc;
+  p.ack_cc = spec.ack_cc;
   return p;
 }
 
@@ -217,6 +231,15 @@ FlowSpec FlowOf(const FabricSpec& spec, const FabricPlan& plan, size_t i) {
   FlowSpec f = static_cast<const FlowSpec&>(spec.flows[i]);  // less its name and ends
   f.id = static_cast<uint32_t>(i + 1);
   f.dst_ip = plan.host(spec.flows[i].to)->ip;
+  if (f.ack_cc != AckCcMode::kNone && i < plan.flow_paths.size()) {
+    if (spec.ack_cc.hpcc.global_t) {
+      f.base_rtt_ns = plan.max_base_rtt_ns;
+      f.win_bytes = plan.max_win_bytes;
+    } else {
+      f.base_rtt_ns = BaseRttOf(plan.flow_paths[i], spec.rc.mtu);
+      f.win_bytes = WindowOf(plan.flow_paths[i], f.base_rtt_ns);
+    }
+  }
   return f;
 }
 
@@ -296,6 +319,11 @@ FabricPlan MakePlan(const FabricSpec& spec) {
     }
   }
   plan.flow_paths = IdlePathsOf(spec);
+  for (const IdlePath& p : plan.flow_paths) {
+    const uint64_t rtt = BaseRttOf(p, spec.rc.mtu);
+    plan.max_base_rtt_ns = std::max(plan.max_base_rtt_ns, rtt);
+    plan.max_win_bytes = std::max(plan.max_win_bytes, WindowOf(p, rtt));
+  }
   if (spec.routes == RouteMode::kNone) return plan;
   // Routes to every host's /30 from every switch that is not its ToR.
   for (const HostPlan& hp : plan.hosts) {

@@ -79,6 +79,11 @@ struct FabricPlan {
   std::vector<int> host_index;    // node -> index in hosts, -1
   // Flow i's idle shortest path (its ideal completion time, model/fct.h).
   std::vector<IdlePath> flow_paths;
+  // The largest base RTT and bandwidth-delay product over the flows' paths
+  // (BaseRttOf): what every ACK-driven flow uses with hpcc.global_t, as
+  // the simulator's GLOBAL_T (its maximum over every host pair; the flows'
+  // paths here).
+  uint64_t max_base_rtt_ns = 0, max_win_bytes = 0;
 
   const SwitchPlan* sw(uint32_t node) const {
     return node < switch_index.size() && switch_index[node] >= 0 ? &switches[switch_index[node]]
@@ -88,6 +93,13 @@ struct FabricPlan {
     return node < host_index.size() && host_index[node] >= 0 ? &hosts[host_index[node]] : nullptr;
   }
 };
+
+// The HPCC simulator's base RTT of a path (its scratch/third.cc): twice
+// the propagation delay plus one `payload`-byte packet's serialisation at
+// every link, each rounded down to ns; and its window, the base RTT at the
+// path's slowest rate in bytes.
+uint64_t BaseRttOf(const IdlePath& p, uint32_t payload);
+uint64_t WindowOf(const IdlePath& p, uint64_t base_rtt_ns);
 
 // What the fabric gives the model of emulated host `hp`: its addresses and
 // link from the plan, its faults from the file, the file's dcqcn, rc and

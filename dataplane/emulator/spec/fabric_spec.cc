@@ -77,7 +77,7 @@ void Collect(const std::string& path, std::vector<std::string>* stack, Sections*
   if (!root.IsMap()) rd.Fail(root, "(document)", "a map of sections (fabric, topology, ...)");
   rd.CheckKeys(root, "",
                {"fabric", "topology", "links", "switch", "routes", "hosts", "flows", "events",
-                "captures", "dcqcn", "rc", "include"});
+                "captures", "dcqcn", "rc", "hpcc", "timely", "dctcp", "include"});
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     if (key == "include") continue;
@@ -428,8 +428,17 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
   }
   if (n["cc"]) {
     const std::string cc = rd.Str(n["cc"], f + ".cc");
-    if (cc != "none" && cc != "dcqcn") rd.Fail(n["cc"], f + ".cc", "none or dcqcn");
     fl.dcqcn = cc == "dcqcn";
+    if (cc == "hpcc")
+      fl.ack_cc = AckCcMode::kHpcc;
+    else if (cc == "timely")
+      fl.ack_cc = AckCcMode::kTimely;
+    else if (cc == "dctcp")
+      fl.ack_cc = AckCcMode::kDctcp;
+    else if (cc != "none" && cc != "dcqcn")
+      rd.Fail(n["cc"], f + ".cc",
+              "none, dcqcn (on CNPs), or on an RC flow's ACKs hpcc (INT), timely (RTT) or dctcp "
+              "(ECN echoes)");
   }
   if (n["rate"]) fl.rate_bps = rd.Rate(n["rate"], f + ".rate");
   if (n["frame"]) {
@@ -699,6 +708,9 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
     }
     if (const Section* d = one("dcqcn")) ParseDcqcn(Reader(d->file), d->node, &s);
     if (const Section* r = one("rc")) ParseRc(Reader(r->file), r->node, &s);
+    if (const Section* h = one("hpcc")) ParseAckCc(Reader(h->file), h->node, "hpcc", &s);
+    if (const Section* t = one("timely")) ParseAckCc(Reader(t->file), t->node, "timely", &s);
+    if (const Section* d = one("dctcp")) ParseAckCc(Reader(d->file), d->node, "dctcp", &s);
     EachItem(secs, "hosts", &s, ParseHost);
     EachItem(secs, "flows", &s, ParseFlow);
     WarnDcqcnNotEct(&s);

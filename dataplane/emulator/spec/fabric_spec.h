@@ -30,7 +30,7 @@
 //                 gateway: 10.0.1.1 } ]
 //   flows:    [ { name: f1, from: H1, to: H2, dscp: 24, prio: 3, rate: 10G,
 //                 frame: 1000, bytes: 0, ttl: 64, ecn: not-ect|ect0|ect1,
-//                 cc: none|dcqcn, transport: raw|rc, message: 64K,
+//                 cc: none|dcqcn|hpcc|timely|dctcp, transport: raw|rc, message: 64K,
 //                 start: 0, stop: 50ms } ]
 //   dcqcn:    { rate_ai: 50M, ... }  keys, kinds and defaults: the table
 //               of emulator/model/dcqcn.cc (DcqcnParamTable)
@@ -169,6 +169,9 @@ struct FabricSpec {
   // line_bps is each host's link).
   DcqcnParams dcqcn;
   RcParams rc;  // section rc: the RC queue pairs' transport
+  // Sections hpcc, timely, dctcp: the ACK-driven controls of the RC flows
+  // with cc: hpcc / timely / dctcp (emulator/model/ack_cc.h).
+  AckCcParams ack_cc;
 
   std::vector<HostSpec> hosts;  // one per topology host, in node order
   std::vector<FlowSpecFile> flows;

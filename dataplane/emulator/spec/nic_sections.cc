@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dataplane/emulator/model/roce_frame.h"
+#include "dataplane/net/int_trailer.h"
 
 namespace pfc::emulator {
 using config::Reader;
@@ -84,6 +85,17 @@ void ParseRc(const Reader& rd, const YAML::Node& n, FabricSpec* s) {
   ParseParams(rd, n, "rc", RcParamTable(), &s->rc);
 }
 
+// The ACK-driven controls' sections (their model files have the tables).
+void ParseAckCc(const Reader& rd, const YAML::Node& n, const char* section, FabricSpec* s) {
+  const std::string name = section;
+  if (name == "hpcc")
+    ParseParams(rd, n, section, HpccParamTable(), &s->ack_cc.hpcc);
+  else if (name == "timely")
+    ParseParams(rd, n, section, TimelyParamTable(), &s->ack_cc.timely);
+  else
+    ParseParams(rd, n, section, DctcpParamTable(), &s->ack_cc.dctcp);
+}
+
 void ParseFlowTransport(const Reader& rd, const YAML::Node& n, const std::string& f,
                         const FabricSpec& s, FlowSpecFile* fl) {
   if (n["transport"]) {
@@ -98,7 +110,13 @@ void ParseFlowTransport(const Reader& rd, const YAML::Node& n, const std::string
       rd.Fail(n["message"], f + ".message", "no message size on a raw flow (transport: rc)");
     fl->message_bytes = rd.Bytes(n["message"], f + ".message", 1, uint64_t{1} << 31);
   }
-  if (!fl->rc) return;
+  if (!fl->rc) {
+    if (fl->ack_cc != AckCcMode::kNone)
+      rd.Fail(n["cc"], f + ".cc",
+              std::string("transport: rc with cc: ") + AckCcName(fl->ack_cc) +
+                  " (it runs on the RC queue pair's ACKs)");
+    return;
+  }
   if (n["frame"])
     rd.Fail(n["frame"], f + ".frame", "no frame size on an rc flow (its packets follow rc.mtu)");
   if (!s.hosts[fl->to].device.empty())
@@ -111,10 +129,15 @@ void ParseFlowTransport(const Reader& rd, const YAML::Node& n, const std::string
 }
 
 bool CheckRcFrames(const FabricSpec& s, std::string* err) {
-  bool any = false;
-  for (const FlowSpecFile& fl : s.flows) any |= fl.rc;
+  bool any = false, trailer = false;
+  for (const FlowSpecFile& fl : s.flows) {
+    any |= fl.rc;
+    trailer |= fl.ack_cc != AckCcMode::kNone;
+  }
   if (!any) return true;
-  const uint32_t frame = RoceWriteLen(kBthOpWriteFirst, s.rc.mtu);
+  // An ACK-driven control's INT trailer rides after the datagram.
+  const uint32_t frame =
+      RoceWriteLen(kBthOpWriteFirst, s.rc.mtu) + (trailer ? net::kIntHopsBytes : 0);
   if (frame <= s.switch_mtu + 18) return true;
   *err = s.path + ": rc.mtu: " + std::to_string(s.rc.mtu) + " makes " + std::to_string(frame) +
          "-byte frames, more than the switch ports' mtu " + std::to_string(s.switch_mtu) +

@@ -20,6 +20,8 @@ uint64_t Duration(const config::Reader& rd, const YAML::Node& n, const std::stri
 void ParseDcqcn(const config::Reader& rd, const YAML::Node& n, FabricSpec* s);
 // Section rc: mtu, ack_interval, timeout, retry_cnt.
 void ParseRc(const config::Reader& rd, const YAML::Node& n, FabricSpec* s);
+// Sections hpcc, timely, dctcp (`section`): the simulator's names in lower case.
+void ParseAckCc(const config::Reader& rd, const YAML::Node& n, const char* section, FabricSpec* s);
 // A flow's transport and message keys (after its from/to/bytes/frame).
 void ParseFlowTransport(const config::Reader& rd, const YAML::Node& n, const std::string& f,
                         const FabricSpec& s, FlowSpecFile* fl);

@@ -137,7 +137,14 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
       {"flows:\n  - { name: a, from: H1, to: H2, ttl: 0 }\n",
        "fab.yaml:5: flows[0].ttl: expected an integer from 1 to 255"},
       {"flows:\n  - { name: a, from: H1, to: H2, cc: hpcc }\n",
-       "fab.yaml:5: flows[0].cc: expected none or dcqcn (got 'hpcc')"},
+       "fab.yaml:5: flows[0].cc: expected transport: rc with cc: hpcc (it runs on the RC queue "
+       "pair's ACKs) (got 'hpcc')"},
+      {"flows:\n  - { name: a, from: H1, to: H2, cc: swift }\n",
+       "fab.yaml:5: flows[0].cc: expected none, dcqcn (on CNPs), or on an RC flow's ACKs hpcc "
+       "(INT), timely (RTT) or dctcp (ECN echoes) (got 'swift')"},
+      {"hpcc: { u_target: 2 }\n", "fab.yaml:4: hpcc.u_target: expected"},
+      {"timely: { t_low: fast }\n", "fab.yaml:4: timely.t_low: expected"},
+      {"dctcp: { alpha: 1 }\n", "dctcp"},
       {"dcqcn: { rp_timer: 0 }\n", "fab.yaml:4: dcqcn.rp_timer: expected a time > 0"},
       {"dcqcn: { rp_timer: soon }\n", "fab.yaml:4: dcqcn.rp_timer: expected a time >= 0"},
       {"dcqcn: { rate_ai: 50M, g: 0.5 }\n",

@@ -27,7 +27,9 @@ std::string Docs() {
 TEST(NicParams, DocsCarryTheTables) {
   const std::string docs = Docs();
   ASSERT_FALSE(docs.empty());
-  for (const std::string& table : {ParamsTable(DcqcnParamTable()), ParamsTable(RcParamTable())})
+  for (const std::string& table :
+       {ParamsTable(DcqcnParamTable()), ParamsTable(RcParamTable()), ParamsTable(HpccParamTable()),
+        ParamsTable(TimelyParamTable()), ParamsTable(DctcpParamTable())})
     EXPECT_NE(docs.find(table), std::string::npos)
         << "docs/reference/fabric-file.md should carry, as is:\n"
         << table;
