@@ -216,7 +216,12 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   // 3. Scheduler-picked queues, up to one burst per round, sent in ONE tx
   // burst straight from where they were dequeued; only what the device
   // refuses is copied, to its priority's stash (sent first next round).
-  int budget_pkts = w.t->burst;
+  // A port that models its transmitter's FIFO (the emulator's links) takes
+  // only the frames it can start soon: no more leave the queues, so each
+  // is scheduled, recorded (INT) and marked (ECN) as it goes to the wire,
+  // as the HPCC work's simulator dequeues a packet when its link frees.
+  const uint16_t room = sw::PortTxRoom(pr.io, w.now_ns, w.t->max_frame[port], w.t->burst);
+  int budget_pkts = room;
   // The queues' depths are read here anyway; the owner, the only one that
   // dequeues, keeps their maximum (stats.h PFC_PRIO_MAXIMA). A queue only
   // shrinks when its owner dequeues, so sampling before each dequeue misses
@@ -268,7 +273,9 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   // With one worker for the switch nobody queued meanwhile: every ring seen
   // empty or drained above is empty now, and the next round need not look.
   if (w.solo && nonempty == 0 && nc < kMaxBurst) os.queued_hint = false;
-  if (budget_pkts <= 0 || nc == kMaxBurst) w.burst_full = true;
+  // A full burst runs the round again at once; the port's room does not
+  // (it reports when it takes frames again).
+  if ((budget_pkts <= 0 && room == w.t->burst) || nc == kMaxBurst) w.burst_full = true;
   if (n == 0) return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
   // Out of the dequeue loop: a call there, even one never made, costs
   // the loop its registers (2 instructions a packet, bench/cost/table.sh).

@@ -32,6 +32,19 @@ class PortProvider {
   // Takes up to n frames; the rest stay with the caller (a full queue).
   // `control` frames (PFC, ARP) go ahead of queued data, as a MAC sends PFC.
   virtual uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) = 0;
+  // How many data frames of up to frame_len bytes Tx would take at now_ns
+  // (at most n). The egress stage takes no more than that from its queues,
+  // so that a frame leaves its queue (is scheduled, gets its INT record
+  // and ECN mark) when the port can start it, as a switch's egress
+  // dequeues at the transmitter's pace, not a burst of frames early to
+  // wait in the stash. A provider without a transmit FIFO of its own to
+  // model takes whatever comes (n). 0 obliges the provider's Poll to
+  // report when it takes frames again.
+  virtual uint16_t TxRoom(uint64_t now_ns, uint32_t frame_len, uint16_t n) {
+    (void)now_ns;
+    (void)frame_len;
+    return n;
+  }
   // Rx would return nothing by now_ns.
   virtual bool NothingToReceive(uint64_t now_ns) = 0;
   // When the next frame on its way in arrives, or kNever for none.
@@ -67,6 +80,14 @@ inline uint16_t PortTx(const PortIo& io, rte_mbuf** pkts, uint16_t n, uint64_t n
   if (io.ethdev()) [[likely]]
     return rte_eth_tx_burst(io.dpdk_port, 0, pkts, n);
   return io.provider->Tx(pkts, n, now_ns, control);
+}
+
+// Data frames of up to frame_len bytes the port takes now, at most n: n
+// for an ethdev (its ring takes a burst; what it refuses is stashed).
+inline uint16_t PortTxRoom(const PortIo& io, uint64_t now_ns, uint32_t frame_len, uint16_t n) {
+  if (io.ethdev()) [[likely]]
+    return n;
+  return io.provider->TxRoom(now_ns, frame_len, n);
 }
 
 }  // namespace pfc::sw

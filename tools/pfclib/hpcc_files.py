@@ -17,8 +17,9 @@ pfcfabric fabric file and switch template:
                 ALPHA_RESUME_INTERVAL, RATE_DECREASE_INTERVAL, RP_TIMER,
                 FAST_RECOVERY_TIMES, CLAMP_TARGET_RATE; ENABLE_QCN and
                 KMIN_MAP / KMAX_MAP / PMAX_MAP for ECN marking; BUFFER_SIZE;
-                PACKET_PAYLOAD_SIZE, L2_ACK_INTERVAL and ACK_HIGH_PRIO for
-                the RC transport; SIMULATOR_STOP_TIME), the file and
+                PACKET_PAYLOAD_SIZE, L2_ACK_INTERVAL for the RC transport,
+                ACK_HIGH_PRIO read (the simulator's switches ignore it:
+                ACKs in their flow's group); SIMULATOR_STOP_TIME), the file and
                 tracing keys are noted and left, anything else is an error
 
 Every error names the file, the line and what was expected (HpccError).
@@ -449,16 +450,24 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             out.append(f"  - {{ name: {name[n]}, address: {_ip_text(a)}/24, gateway: {_ip_text(a + 1)} }}")
     # The simulator NACKs a lasting gap again every 500 us (its "NACK
     # Generation Interval", fixed: no config key).
-    # ACK_HIGH_PRIO 1: ACKs and NAKs in the simulator's queue 0, ahead of
-    # data; here in the CNPs' class (priority 6, above the data's).
-    ack_high = val("ACK_HIGH_PRIO", "int", 0) == 1
-    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us"
-               + (", ack_high_prio: true }" if ack_high else " }"))
+    # ACK_HIGH_PRIO only picks the pause class that holds the simulator's
+    # NIC's ACK queue (RdmaEgressQueue::ack_q_idx: 0 or 3), a queue its NIC
+    # sends ahead of data either way, as the emulated NIC does. Its switches
+    # never read it (third.cc leaves SwitchNode's AckHighPrio at 0): ACKs and
+    # NAKs carry their flow's priority group (rdma-hw.cc ReceiveUdp) and
+    # queue behind its data at every hop. Here too: rc.ack_high_prio off.
+    val("ACK_HIGH_PRIO", "int", 0)
+    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us }}")
+    pgs = sorted({f[2] for f in flows}) or [3]
     if cc == "dcqcn":
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]
         # The simulator's receiver flags every ACK of a marked packet as a
-        # CNP (rdma-hw.cc ReceiveUdp): no interval between CNPs of a flow.
+        # CNP (rdma-hw.cc ReceiveUdp): no interval between CNPs of a flow,
+        # and a CNP goes where the ACK goes, in the flow's priority group
+        # (here when the flows share one; else DSCP 48, priority 6).
         d.append("cnp_interval: 1ns")
+        if len(pgs) == 1:
+            d += [f"cnp_dscp: {pgs[0]}", f"cnp_prio: {pgs[0]}"]
         out.append("dcqcn: { " + ", ".join(d) + " }")
     # The ACK-driven modes: their keys in their section; GLOBAL_T (every
     # flow's base RTT and window the fabric's largest) is read from hpcc's.
@@ -479,13 +488,13 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
                    f"transport: rc, bytes: {size}, start: {start}ns"
                    + (", ecn: ect0" if ecn else "") + f", cc: {cc}"
                    + (f", src_port: {ports[i]}" if ports[i] else "") + " }")
-    pgs = sorted({f[2] for f in flows}) or [3]
     # HPCC: every switch writes its hop record into the data frames' INT
     # trailer (the sending NICs add it, as the simulator's do).
     telemetry = ([f"int: {{ priorities: [{', '.join(str(p) for p in pgs)}], insert: false, "
                   f"multi: {val('INT_MULTI', 'int', 1)} }}"] if cc == "hpcc" else [])
     tmpl = ["# Converted by tools/hpcc_import.py: the flows' priority groups lossless,",
-            "# tag = priority group; CNPs (DSCP 48) on priority 6.",
+            "# tag = priority group; CNPs in the flows' group when they share one, else",
+            "# DSCP 48 on priority 6.",
             "# Equal-cost next hops chosen by the simulator's own hash.",
             "switch: { idle_sleep_us: 0, ecmp_hash_algorithm: hpcc }",
             "qos:",

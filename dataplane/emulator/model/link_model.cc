@@ -19,6 +19,18 @@ bool LinkModel::CanSend(uint32_t len, uint64_t now_ns) const {
   return free + backlog_ns_ - now_ns <= p_.fifo_ns;
 }
 
+uint32_t LinkModel::Room(uint32_t len, uint64_t now_ns, uint32_t n) const {
+  if (!up_) return n;
+  // As CanSend: a frame is taken while what waits ahead of it keeps the
+  // wire busy for at most fifo_ns; each one taken adds its wire time.
+  const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
+  const uint64_t pending = free + backlog_ns_ - now_ns;
+  if (pending > p_.fifo_ns) return 0;
+  const uint64_t wire = WireNs(len);
+  const uint64_t k = wire == 0 ? n : (p_.fifo_ns - pending) / wire + 1;
+  return k < n ? static_cast<uint32_t>(k) : n;
+}
+
 uint64_t LinkModel::AcceptNs(uint64_t now_ns) const {
   const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
   const uint64_t drained = free + backlog_ns_;

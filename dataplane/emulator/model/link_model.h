@@ -90,6 +90,9 @@ class LinkModel {
   bool SendControl(uintptr_t handle, uint32_t len, uint64_t now_ns);
   // True when Send() at now_ns would accept a frame of len bytes.
   bool CanSend(uint32_t len, uint64_t now_ns) const;
+  // How many data frames of len bytes Send() would accept in a row at
+  // now_ns, at most n (n while down: Send drops and counts them).
+  uint32_t Room(uint32_t len, uint64_t now_ns, uint32_t n) const;
   // Earliest time >= now_ns at which Send() will accept a frame (the FIFO
   // drains at the wire's pace; later Sends move it further).
   uint64_t AcceptNs(uint64_t now_ns) const;

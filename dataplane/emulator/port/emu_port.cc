@@ -92,6 +92,14 @@ uint16_t EmuPort::Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control)
   return k;
 }
 
+uint16_t EmuPort::TxRoom(uint64_t now_ns, uint32_t frame_len, uint16_t n) {
+  ApplyRequest(now_ns);
+  Pump(now_ns);
+  const auto k = static_cast<uint16_t>(link_.Room(frame_len, now_ns, n));
+  if (k == 0) tx_blocked_ = true;  // PollBusy: wake the owner when it accepts
+  return k;
+}
+
 Deadline EmuPort::PollBusy(uint64_t now_ns) {
   ApplyRequest(now_ns);
   Pump(now_ns);

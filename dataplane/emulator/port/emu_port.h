@@ -58,6 +58,10 @@ class EmuPort final : public sw::PortProvider {
     return NothingToReceive(now_ns) ? 0 : RxLanded(pkts, n, now_ns);
   }
   uint16_t Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control) override;
+  // What the link's transmit FIFO takes now (LinkModel::Room), after
+  // starting the frames due: the switch dequeues no more than that, as it
+  // would hand frames to a MAC. None: the next Poll reports when it does.
+  uint16_t TxRoom(uint64_t now_ns, uint32_t frame_len, uint16_t n) override;
   // Starts frames due on our wire and returns the earliest time something
   // changes for this end (a frame to start, one to receive, the FIFO
   // accepting again after a refusal), or kNever for nothing. Inline for the

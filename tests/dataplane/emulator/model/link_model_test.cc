@@ -80,6 +80,25 @@ TEST(LinkModel, FifoDepthBackPressures) {
   EXPECT_EQ(l.AcceptNs(900), 900u);
 }
 
+TEST(LinkModel, RoomIsWhatSendWouldTakeInARow) {
+  // The switch's egress dequeues no more than this (EmuPort::TxRoom).
+  LinkModel l({k10G, 0, 2 * 820});
+  bool dropped = false;
+  EXPECT_EQ(l.Room(1000, 0, 32), 3u);  // idle: 0, 820 and 1640 ahead of it
+  EXPECT_EQ(l.Room(1000, 0, 2), 2u);   // at most n
+  EXPECT_EQ(l.Room(400, 0, 32), 5u);   // smaller frames: more of them
+  for (uintptr_t i = 1; i <= 3; ++i) ASSERT_TRUE(l.Send(i, 1000, 0, &dropped));
+  EXPECT_EQ(l.Room(1000, 0, 32), 0u);
+  PumpAll(l, 0);
+  EXPECT_EQ(l.Room(1000, 819, 32), 0u);
+  EXPECT_EQ(l.Room(1000, 820, 32), 1u);  // AcceptNs: one frame's room
+  EXPECT_TRUE(l.Send(4, 1000, 820, &dropped));
+  EXPECT_EQ(l.Room(1000, 820, 32), 0u);
+  // Down: Send drops (and counts) what comes, as before.
+  l.SetUp(false, 900, [](uintptr_t) {});
+  EXPECT_EQ(l.Room(1000, 900, 32), 32u);
+}
+
 TEST(LinkModel, ZeroFifoAcceptsOnlyAnIdleWire) {
   LinkModel l({k10G, 0, 0});
   bool dropped = false;
