@@ -22,8 +22,9 @@ const Param<R> kRcParams[] = {
      "a gap NAKed again each this while it lasts, 0 once (the simulator's NACK interval: 500us)",
      &R::nak_interval_ns},
     {"ack_high_prio", K::kBool, 0, 1,
-     "ACKs and NAKs sent in the CNPs' class (dcqcn.cnp_dscp, cnp_prio), ahead of data "
-     "(ACK_HIGH_PRIO); false: in the flow's own",
+     "ACKs and NAKs sent in the CNPs' class (dcqcn.cnp_dscp, cnp_prio), ahead of data; false: "
+     "in the flow's own (the HPCC simulator's ACK_HIGH_PRIO does not do this: its switches "
+     "queue ACKs in the flow's group whatever it says, and hpcc_import leaves this off)",
      &R::ack_high_prio},
 };
 }  // namespace
