@@ -34,6 +34,7 @@
 //
 // Pure: no DPDK. Owned by whoever holds the frame.
 #pragma once
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -150,12 +151,25 @@ inline void StoreBe64(uint8_t* p, uint64_t v) {
   std::memcpy(p, &v, 8);
 }
 
+// For a hop count n: where record n % 5 starts, and the count after it
+// (n + 1, stopping at 255). Tables, since the packet path pushes a record
+// per packet and a load is cheaper than the modulo.
+struct IntPushStep {
+  uint8_t at, next;
+};
+inline constexpr std::array<IntPushStep, 256> kIntPushSteps = [] {
+  std::array<IntPushStep, 256> a{};
+  for (int n = 0; n < 256; n++)
+    a[n] = {static_cast<uint8_t>(6 + 8 * (n % kIntMaxHops)), static_cast<uint8_t>(n + (n != 255))};
+  return a;
+}();
+
 // Pushes a record word onto a kIntHops trailer: record hops % 5, as the
 // simulator. The count stops at 255 (the records keep rotating).
 inline void PushIntWord(uint8_t* t, uint64_t word) {
-  const uint8_t n = t[3];
-  StoreBe64(t + 6 + 8 * (n % kIntMaxHops), word);
-  t[3] = static_cast<uint8_t>(n + (n != 255));
+  const IntPushStep step = kIntPushSteps[t[3]];
+  StoreBe64(t + step.at, word);
+  t[3] = step.next;
 }
 inline void PushIntHop(uint8_t* t, const IntHop& h) { PushIntWord(t, h.Word()); }
 

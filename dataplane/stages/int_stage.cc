@@ -4,6 +4,9 @@
 #include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
+#include <array>
+#include <bit>
+
 #include "dataplane/net/int_trailer.h"
 #include "dataplane/net/ipv4_locate.h"
 #include "dataplane/stages/ecn_stage.h"
@@ -58,44 +61,79 @@ uint8_t* Insert(WorkerCtx& w, PortId out, int q, rte_mbuf* m, uint32_t end, uint
   return t;
 }
 
-// A packet's trailer for records, or nullptr: an untagged IPv4 datagram
-// with the trailer behind it on two compares, the rest (tags, packets
-// without one) out of line.
-inline uint8_t* RecordTrailer(uint8_t* d, uint32_t len) {
-  uint16_t et;
-  std::memcpy(&et, d + 12, 2);
-  if (et != RTE_BE16(net::kEtherTypeIpv4) || len < 34) return nullptr;
-  const uint32_t end = net::Ipv4End(d, 14);
-  if (end + net::kIntHopsBytes > len) return nullptr;
-  uint32_t head;
-  std::memcpy(&head, d + end, 4);
-  if ((head & 0xffffff) != (RTE_BE16(net::kIntMagic) | uint32_t{net::kIntHops} << 16))
-    return nullptr;
-  return d + end;
+// The first 8 bytes of a trailer the fast path writes into, as a
+// little-endian load sees them: magic, kind kIntHops, the switch's own
+// multiplier, the reserved 0; kFastMask leaves out the hop count and the
+// first record's top bytes.
+constexpr uint64_t kFastMask =
+    std::bit_cast<uint64_t>(std::array<uint8_t, 8>{0xff, 0xff, 0xff, 0, 0xff, 0xff, 0, 0});
+constexpr uint64_t FastHead(uint32_t multi) {
+  return std::bit_cast<uint64_t>(std::array<uint8_t, 8>{net::kIntMagic >> 8, net::kIntMagic & 0xff,
+                                                        net::kIntHops, 0,
+                                                        static_cast<uint8_t>(multi), 0, 0, 0});
 }
 
-// The slow path of a packet RecordTrailer found none in: a tagged frame's
-// trailer, or (int.insert) a new one where the datagram ends. nullptr when
-// it gets none (not IPv4, an echo or a timestamp, no room).
-[[gnu::noinline]] uint8_t* OtherTrailer(WorkerCtx& w, PortId out, int q, rte_mbuf* m,
-                                        const IntState& s) {
+// A packet's trailer on the fast path, or nullptr: an untagged IPv4
+// datagram followed by a trailer of the switch's multiplier, in three
+// compares; everything else (tags, no trailer, another multiplier) goes
+// out of line.
+inline uint8_t* FastTrailer(uint8_t* d, uint32_t len, uint64_t head) {
+  uint16_t et;
+  std::memcpy(&et, d + 12, 2);
+  if (et != RTE_BE16(net::kEtherTypeIpv4)) return nullptr;
+  // (A runt's total length is read from the mbuf's data room, past its
+  // data; the bound below then refuses it.)
+  const uint32_t end = net::Ipv4End(d, 14);
+  if (end + net::kIntHopsBytes > len) return nullptr;
+  uint64_t h;
+  std::memcpy(&h, d + end, 8);
+  return (h & kFastMask) == head ? d + end : nullptr;
+}
+
+// The record's queue and byte fields in units of `multi` (u1: multi is 1,
+// the units constants the compiler divides by without a divide).
+template <bool u1>
+inline uint64_t Fields(uint64_t sent, int64_t depth, uint32_t multi) {
+  const uint64_t qlen_unit = u1 ? net::kIntQlenUnit : net::kIntQlenUnit * multi;
+  const uint64_t byte_unit = u1 ? net::kIntByteUnit : net::kIntByteUnit * multi;
+  constexpr uint64_t kMaxQlen = (1u << net::kIntQlenBits) - 1;
+  // Saturates (a long queue must not read as a short one), 0 when empty.
+  uint64_t qlen;
+  if (static_cast<uint64_t>(depth) < kMaxQlen * qlen_unit) [[likely]]
+    qlen = static_cast<uint64_t>(depth) / qlen_unit;
+  else
+    qlen = depth < 0 ? 0 : kMaxQlen;
+  return (sent / byte_unit & ((1u << net::kIntBytesBits) - 1)) << 17 | qlen;
+}
+
+// The slow path of a packet FastTrailer passed over: a tagged frame's
+// trailer, one of another multiplier, or (int.insert) a new one where the
+// datagram ends; writes the record. Returns the bytes the packet grew by;
+// *recorded is false when it got no record (not IPv4, an echo or a
+// timestamp, no room).
+[[gnu::noinline]] uint32_t SlowHop(WorkerCtx& w, PortId out, int q, rte_mbuf* m, const IntState& s,
+                                   uint64_t fixed, uint64_t sent, int64_t depth, bool* recorded) {
+  *recorded = false;
   uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
-  const uint32_t len = rte_pktmbuf_data_len(m);
+  const uint32_t len = rte_pktmbuf_data_len(m), plen = rte_pktmbuf_pkt_len(m);
   const uint32_t off = net::Ipv4Offset(d, len);
-  if (off == 0) return nullptr;
+  if (off == 0) return 0;
   const uint32_t end = net::Ipv4End(d, off);
-  if (end > len) return nullptr;  // truncated: not ours to mend
-  if (uint8_t* t = net::FindIntTrailer(d, len, end))
-    return net::IntKind(t) == net::kIntHops ? t : nullptr;
-  return s.insert ? Insert(w, out, q, m, end, s.multi) : nullptr;
+  if (end > len) return 0;  // truncated: not ours to mend
+  uint8_t* t = net::FindIntTrailer(d, len, end);
+  if (t == nullptr && s.insert) t = Insert(w, out, q, m, end, s.multi);
+  if (t == nullptr || net::IntKind(t) != net::kIntHops) return 0;
+  net::PushIntWord(t, fixed | Fields<false>(sent, depth, net::IntMulti(t)));
+  *recorded = true;
+  return rte_pktmbuf_pkt_len(m) - plen;
 }
 
 // The hop records of packets leaving (out, q), in the order they go: each
 // sees the port's bytes sent before it and the bytes queued behind it.
 // Returns the bytes trailers added to the packets.
-uint32_t RecordHops(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
-                    uint32_t taken_before) {
-  const IntState& s = StateOf(w);
+template <bool u1>
+uint32_t RecordHops(WorkerCtx& w, const IntState& s, PortId out, int q, rte_mbuf* const* pkts,
+                    uint16_t n, uint32_t taken_before) {
   IntWorker& iw = MechanismStateOf<IntWorker>(w, kIntMechanism);
   // The burst's first run reads the counters; what its earlier runs took
   // has left the port, uncounted yet.
@@ -107,37 +145,26 @@ uint32_t RecordHops(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint
   int64_t depth = iw.depth - taken_before;
   const uint64_t fixed = uint64_t{s.rate[out]} << 61 | (w.now_ns & ((1u << net::kIntTimeBits) - 1))
                                                            << 37;
-  // Units of the trailers' multiplier (almost always one per fabric).
-  uint32_t multi = s.multi, byte_unit = net::kIntByteUnit * multi,
-           qlen_unit = net::kIntQlenUnit * multi;
-  uint32_t added = 0, hops = 0;
+  const uint64_t head = FastHead(s.multi);
+  uint32_t added = 0, missed = 0;
   for (uint16_t i = 0; i < n; i++) {
     rte_mbuf* m = pkts[i];
     const uint32_t plen = rte_pktmbuf_pkt_len(m);
     depth -= plen;
-    uint8_t* t = RecordTrailer(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m));
-    uint32_t grew = 0;
-    if (t == nullptr) [[unlikely]] {
-      t = OtherTrailer(w, out, q, m, s);
-      grew = rte_pktmbuf_pkt_len(m) - plen;
+    uint8_t* t = FastTrailer(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), head);
+    if (t != nullptr) [[likely]] {
+      net::PushIntWord(t, fixed | Fields<u1>(sent, depth, s.multi));
+    } else {
+      bool recorded;
+      const uint32_t grew = SlowHop(w, out, q, m, s, fixed, sent, depth, &recorded);
+      missed += !recorded;
       added += grew;
+      sent += grew;
     }
-    if (t != nullptr) {
-      if (net::IntMulti(t) != multi) [[unlikely]] {
-        multi = net::IntMulti(t);
-        byte_unit = net::kIntByteUnit * multi;
-        qlen_unit = net::kIntQlenUnit * multi;
-      }
-      const uint64_t qu = static_cast<uint64_t>(depth > 0 ? depth : 0) / qlen_unit;
-      const uint64_t qlen = qu < (1u << net::kIntQlenBits) ? qu : (1u << net::kIntQlenBits) - 1;
-      const uint64_t bytes = sent / byte_unit & ((1u << net::kIntBytesBits) - 1);
-      net::PushIntWord(t, fixed | bytes << 17 | qlen);
-      hops++;
-    }
-    sent += plen + grew;
+    sent += plen;
   }
   sw::PrioCounters& pc = w.st->prio[out][q];
-  pc.int_hops.Add(hops);
+  pc.int_hops.Add(n - missed);
   // The port's depth counts what was queued: the bytes added count as
   // queued too, so that sending them leaves it as it was.
   if (added != 0) pc.ecn_queued_bytes.Add(added);
@@ -146,8 +173,10 @@ uint32_t RecordHops(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint
 
 uint32_t IntOnLeave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
                     uint32_t taken_before) {
-  if (!(StateOf(w).prios >> q & 1)) return 0;
-  return RecordHops(w, out, q, pkts, n, taken_before);
+  const IntState& s = StateOf(w);
+  if (!(s.prios >> q & 1)) return 0;
+  return s.multi == 1 ? RecordHops<true>(w, s, out, q, pkts, n, taken_before)
+                      : RecordHops<false>(w, s, out, q, pkts, n, taken_before);
 }
 
 bool IntWanted(const sw::Switch& sw) { return sw.cfg.telemetry.any(); }
