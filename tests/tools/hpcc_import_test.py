@@ -83,6 +83,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
     sw = open(os.path.join(d, "conv", "switch.yaml")).read()
     check("links carry a frame's bytes alone, as the simulator's", "wire_overhead: 0" in fab, fab)
+    check("wire times as the simulator's Time makes them", "wire_time: ns3" in fab, fab)
     check("DCQCN's keys carried over", "dcqcn: { rate_ai: 50M" in fab and "rp_timer: 55us" in fab, fab)
     # What run.py writes, unchanged: PINT's keys (for every mode), integers
     # as Python 3 prints them (32.0), booleans the fabric file reads back.

@@ -431,8 +431,9 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
            f"  hosts: [{', '.join(name[n] for n in range(topo['nodes']) if n not in topo['switches'] and n in used)}]",
            "  links: [" + ", ".join(f"[{name[a]}, {name[b]}]" for a, b, _, _ in topo["links"]) + "]",
            # The simulator's links carry a packet's bytes alone (no preamble,
-           # FCS or inter-frame gap): wire_overhead 0.
-           f"links: {{ rate: {_rate_text(base_rate)}, delay: {delays[0]}ns, wire_overhead: 0"]
+           # FCS or inter-frame gap): wire_overhead 0; and take the time its
+           # Time makes of a double (truncated): wire_time ns3.
+           f"links: {{ rate: {_rate_text(base_rate)}, delay: {delays[0]}ns, wire_overhead: 0, wire_time: ns3"]
     overrides = [f"{{ between: [{name[a]}, {name[b]}], rate: {_rate_text(bps)}, delay: {d}ns }}"
                  for a, b, bps, d in topo["links"] if bps != base_rate or d != delays[0]]
     out[-1] += (", overrides: [ " + ", ".join(overrides) + " ] }") if overrides else " }"

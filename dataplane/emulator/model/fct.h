@@ -39,6 +39,7 @@ struct IdlePath {
   uint64_t delay_ns = 0;
   std::vector<uint64_t> bps;                    // one per link, sender first; empty: unknown
   uint32_t wire_overhead = kWireOverheadBytes;  // the links' (LinkParams)
+  bool wire_ns3 = false;                      // the links' wire time (LinkParams)
   uint64_t min_bps() const {
     uint64_t m = bps.empty() ? 0 : bps[0];
     for (uint64_t b : bps) m = std::min(m, b);
@@ -47,7 +48,7 @@ struct IdlePath {
   // One frame of `len` bytes stored and forwarded at every hop.
   uint64_t StoreForwardNs(uint32_t len) const {
     uint64_t t = 0;
-    for (uint64_t b : bps) t += WireTimeNs(len, b, wire_overhead);
+    for (uint64_t b : bps) t += WireTimeNs(len, b, wire_overhead, wire_ns3);
     return t;
   }
 };
@@ -62,7 +63,7 @@ inline Fct FctOf(uint64_t bytes, uint32_t frame_len, uint64_t start_ns, uint64_t
   if (path.bps.empty() || f.frames == 0) return f;
   const uint64_t rate = std::min(send_bps, path.min_bps());
   f.ideal_ns = path.delay_ns + path.StoreForwardNs(frame_len) +
-               (f.frames - 1) * WireTimeNs(frame_len, rate, path.wire_overhead);
+               (f.frames - 1) * WireTimeNs(frame_len, rate, path.wire_overhead, path.wire_ns3);
   if (rx == nullptr) return f;
   f.completed = rx->frames >= f.frames && rx->lost == 0;
   if (!f.completed) return f;
@@ -99,7 +100,8 @@ inline Fct FctOfRc(const RcRequester& rc, uint64_t start_ns, uint64_t send_bps,
   const uint32_t first_len =
       RoceWriteLen(first == m ? kBthOpWriteOnly : kBthOpWriteFirst, uint32_t(first));
   f.ideal_ns = 2 * path.delay_ns + path.StoreForwardNs(first_len) + all -
-               WireTimeNs(first_len, rate, path.wire_overhead) + path.StoreForwardNs(kAckFrameLen);
+               WireTimeNs(first_len, rate, path.wire_overhead, path.wire_ns3) +
+               path.StoreForwardNs(kAckFrameLen);
   if (!f.completed) return f;
   f.slowdown = static_cast<double>(f.fct_ns) / static_cast<double>(f.ideal_ns);
   return f;

@@ -32,7 +32,7 @@ void HostModel::AddFlow(const FlowSpec& f) {
   t.spec.frame_len = std::clamp<uint32_t>(f.frame_len, kFlowHdrLen, kMaxFlowFrameLen);
   t.next_ns = f.start_ns;
   if (t.spec.rate_bps != 0)
-    t.gap_ns = WireTimeNs(t.spec.frame_len, t.spec.rate_bps, p_.wire_overhead);
+    t.gap_ns = WireTimeNs(t.spec.frame_len, t.spec.rate_bps, p_.wire_overhead, p_.wire_ns3);
   if (f.dcqcn) {
     DcqcnParams dp = p_.dcqcn;
     dp.line_bps = p_.link_bps;
@@ -221,16 +221,17 @@ void HostModel::Pace(FlowTx& f, uint32_t len, uint64_t now_ns) {
   // at most one slot when asked late (no burst after a pause); an unlimited
   // one is paced by the link (the glue only asks when the link accepts).
   // DCQCN, once a CNP came, limits the rate to its own.
-  uint64_t rate_gap =
-      f.rc && f.spec.rate_bps != 0 ? WireTimeNs(len, f.spec.rate_bps, p_.wire_overhead) : f.gap_ns;
-  if (f.cc) rate_gap = WireTimeNs(len, f.cc->pace_bps(), p_.wire_overhead);
+  uint64_t rate_gap = f.rc && f.spec.rate_bps != 0
+                          ? WireTimeNs(len, f.spec.rate_bps, p_.wire_overhead, p_.wire_ns3)
+                          : f.gap_ns;
+  if (f.cc) rate_gap = WireTimeNs(len, f.cc->pace_bps(), p_.wire_overhead, p_.wire_ns3);
   if (f.rp) {
     f.rp->Advance(now_ns);
     f.rp->OnSent(len, now_ns);  // the byte counter, when on
     if (f.rp->active()) {
       const uint64_t rate =
           f.spec.rate_bps != 0 ? std::min(f.spec.rate_bps, f.rp->rate_bps()) : f.rp->rate_bps();
-      rate_gap = WireTimeNs(len, rate, p_.wire_overhead);
+      rate_gap = WireTimeNs(len, rate, p_.wire_overhead, p_.wire_ns3);
     }
   }
   if (rate_gap != 0) {

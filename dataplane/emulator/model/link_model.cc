@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/emulator/model/link_model.h"
 
+#include <cmath>
+
 namespace pfc::emulator {
 
 LinkModel::LinkModel(const LinkParams& p) : p_(p) { memo_ns_ = WireNs(memo_len_); }
 
-uint64_t WireTimeNs(uint32_t len, uint64_t bps, uint32_t overhead) {
+uint64_t WireTimeNs(uint32_t len, uint64_t bps, uint32_t overhead, bool ns3) {
   const unsigned __int128 bits = (static_cast<unsigned __int128>(len) + overhead) * 8u;
+  if (ns3) {
+    // ns-3: double seconds, int64x64_t(double) keeps floor(s * 2^64), the
+    // multiply by 10^9 is exact, Time keeps the integer part.
+    const double s = static_cast<double>(len + overhead) * 8 / static_cast<double>(bps);
+    if (s < 1.0) {
+      const auto frac = static_cast<uint64_t>(std::ldexp(s, 64));
+      return static_cast<uint64_t>(static_cast<unsigned __int128>(frac) * 1'000'000'000u >> 64);
+    }
+    return static_cast<uint64_t>(bits * 1'000'000'000u / bps);  // a second or more: no link
+  }
   return static_cast<uint64_t>((bits * 1'000'000'000u + bps - 1) / bps);
 }
 

@@ -78,6 +78,7 @@ class FabricBuilder {
     std::string dev;
     LinkParamsOf(spec_, node, peer, &lp.rate_bps, &lp.delay_ns, &dev);
     lp.wire_overhead = spec_.wire_overhead;
+    lp.wire_ns3 = spec_.wire_ns3;
     lp.fifo_ns = spec_.link_fifo_ns ? spec_.link_fifo_ns : 2 * WireTimeNs(1514, lp.rate_bps);
     // A round every quantum must be able to hand the link a quantum's worth.
     if (spec_.quantum_ns != 0)

@@ -97,6 +97,7 @@ std::vector<IdlePath> IdlePathsOf(const FabricSpec& spec) {
     for (size_t i : by_dst[dst]) {
       IdlePath& ip = paths[i];
       ip.wire_overhead = spec.wire_overhead;
+      ip.wire_ns3 = spec.wire_ns3;
       for (uint32_t n = spec.flows[i].from; n != dst && parent[n] != tagger::kNoNode;
            n = parent[n]) {
         uint64_t bps = 0, delay = 0;
@@ -220,6 +221,7 @@ HostParams HostParamsOf(const FabricSpec& spec, const HostPlan& hp) {
   p.gw_mac = hp.gw_mac;
   p.link_bps = hp.rate_bps;
   p.wire_overhead = spec.wire_overhead;
+  p.wire_ns3 = spec.wire_ns3;
   p.bin_ns = spec.bin_ns;
   p.dcqcn = spec.dcqcn;
   p.rc = spec.rc;

@@ -251,9 +251,14 @@ void ParseTopology(const Section& sec, FabricSpec* s) {
 void ParseLinks(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
-  rd.CheckKeys(n, "links", {"rate", "delay", "fifo", "wire_overhead", "overrides"});
+  rd.CheckKeys(n, "links", {"rate", "delay", "fifo", "wire_overhead", "wire_time", "overrides"});
   if (n["wire_overhead"])
     s->wire_overhead = uint32_t(rd.Int(n["wire_overhead"], "links.wire_overhead", 0, 64));
+  if (n["wire_time"]) {
+    const std::string wt = rd.Str(n["wire_time"], "links.wire_time");
+    if (wt != "ceil" && wt != "ns3") rd.Fail(n["wire_time"], "links.wire_time", "ceil or ns3");
+    s->wire_ns3 = wt == "ns3";
+  }
   if (n["rate"]) s->link_rate_bps = rd.Rate(n["rate"], "links.rate");
   if (n["delay"]) s->link_delay_ns = Duration(rd, n["delay"], "links.delay");
   if (n["fifo"]) s->link_fifo_ns = Duration(rd, n["fifo"], "links.fifo");

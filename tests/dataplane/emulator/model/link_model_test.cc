@@ -31,6 +31,19 @@ TEST(LinkModel, WireTimeCountsPreambleGapAndFcs) {
   EXPECT_EQ(bare.WireNs(1000), 800u);
   EXPECT_EQ(WireTimeNs(1000, k10G, 0), 800u);
   EXPECT_EQ(WireTimeNs(1000, k10G), 820u);
+  // links.wire_time: ns3 (the HPCC simulator's Time of a double), on the
+  // link and in pacing, computed by hand from the double each gives:
+  // 1,090 B at 400G is 21.8 ns -> 21, at 100G 87.2 -> 87; 1,000 B at 100G
+  // and at 10G, 80 and 800 ns exactly, come out 79 and 799 (the double
+  // 8e-8 s is a hair over, but 64.64 fixed point drops its last bits).
+  LinkModel trunc({400'000'000'000ull, 0, 0, 0, true});
+  EXPECT_EQ(trunc.WireNs(1090), 21u);
+  EXPECT_EQ(WireTimeNs(1090, 400'000'000'000ull, 0), 22u);
+  EXPECT_EQ(WireTimeNs(1090, 100'000'000'000ull, 0, true), 87u);
+  EXPECT_EQ(WireTimeNs(1000, 100'000'000'000ull, 0, true), 79u);
+  EXPECT_EQ(WireTimeNs(1000, k10G, 0, true), 799u);
+  EXPECT_EQ(WireTimeNs(1048, 100'000'000'000ull, 0, true), 83u);
+  EXPECT_EQ(WireTimeNs(88, 400'000'000'000ull, 0, true), 1u);
 }
 
 TEST(LinkModel, SerialisesBackToBackAndAddsPropagation) {

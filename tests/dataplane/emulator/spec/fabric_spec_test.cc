@@ -241,6 +241,16 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
               std::string::npos)
         << v << ": " << LoadErr(p);
   }
+  // links.wire_time: ceil or ns3.
+  {
+    const std::string p = Fig2("");
+    std::string text;
+    ASSERT_TRUE(config::ReadRegularFile(p, &text));
+    text.replace(text.find("delay: 1us }"), 12, "delay: 1us, wire_time: round }");
+    std::ofstream(p) << text;
+    EXPECT_NE(LoadErr(p).find("links.wire_time: expected ceil or ns3"), std::string::npos)
+        << LoadErr(p);
+  }
 }
 
 TEST_F(FabricFile, RcFlowsAndTheirTransport) {
