@@ -39,7 +39,7 @@ struct IdlePath {
   uint64_t delay_ns = 0;
   std::vector<uint64_t> bps;                    // one per link, sender first; empty: unknown
   uint32_t wire_overhead = kWireOverheadBytes;  // the links' (LinkParams)
-  bool wire_ns3 = false;                      // the links' wire time (LinkParams)
+  bool wire_ns3 = false;                        // the links' wire time (LinkParams)
   uint64_t min_bps() const {
     uint64_t m = bps.empty() ? 0 : bps[0];
     for (uint64_t b : bps) m = std::min(m, b);
