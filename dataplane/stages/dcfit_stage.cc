@@ -98,7 +98,7 @@ void Flush(WorkerCtx& w, SwitchDcfit& d, int skip_port = -1, int skip_prio = -1)
 void DcfitSendStandalone(WorkerCtx& w, PortId port, const dcfit::CheckMsg& msg) {
   sw::PortRuntime& pr = w.sw->ports[port];
   sw::PortCounters& pc = w.st->port[port];
-  MarkQueued(w, port);
+  MarkQueued(w, port, sw::PortOwnerState::kControlRing);
   rte_mbuf* m = w.sw->dp.Alloc();
   uint8_t* f = m ? reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, pause::kPfcFrameLen)) : nullptr;
   if (f == nullptr || dcfit::BuildCheckingPacket(pr.mac, msg, f, pause::kPfcFrameLen) == 0 ||

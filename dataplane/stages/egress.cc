@@ -105,13 +105,22 @@ void Stash(sw::PortOwnerState& os, int q, rte_mbuf* const* pkts, int n) {
 bool NothingQueued(const WorkerCtx& w, const sw::PortRuntime& pr) {
   sw::PortOwnerState& os = *pr.owner_state;
   if (os.stash_mask != 0) return false;
-  if (w.solo && !os.queued_hint) return true;
-  // One test over all nine rings (no early exit: most ports are empty).
-  uint32_t any = RingCount(pr.control);
-  for (int q = 0; q < kNumPrio; q++) any |= RingCount(pr.egress[q]);
-  if (any != 0) return false;
-  if (w.solo) os.queued_hint = false;
-  return true;
+  if (!w.solo) {
+    // One test over all nine rings (no early exit: most ports are empty).
+    uint32_t any = RingCount(pr.control);
+    for (int q = 0; q < kNumPrio; q++) any |= RingCount(pr.egress[q]);
+    return any == 0;
+  }
+  // The rings queued to since they were seen empty, usually one or none;
+  // those found empty now leave the mask.
+  uint16_t left = 0;
+  for (uint32_t m = os.queued; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
+    if (RingCount(q == kNumPrio ? pr.control : pr.egress[q]) != 0)
+      left |= static_cast<uint16_t>(1u << q);
+  }
+  os.queued = left;
+  return left == 0;
 }
 
 uint32_t DiscardQueue(WorkerCtx& w, PortId port, int prio, DropReason why) {
@@ -169,7 +178,7 @@ unsigned MoveHeld(WorkerCtx& w) {
       // Another worker may fill the ring meanwhile: what it refuses goes back.
       const unsigned done = rte_ring_enqueue_burst(r, reinterpret_cast<void**>(pkts), k, nullptr);
       if (done < k) h.PutBack(out, prio, pkts + done, k - done);
-      if (done) MarkQueued(w, out);
+      if (done) MarkQueued(w, out, static_cast<uint16_t>(1u << prio));
       moved += done;
       if (done < k) break;
     }
@@ -197,9 +206,19 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   if ((os.stash_mask & sw::PortOwnerState::kCtrlStashBit) &&
       !FlushStash(w, port, os.ctrl_stash, -1, rel))
     return 0;
+  // The rings that may hold packets (NothingQueued): with one worker for
+  // the switch, the port's mask, cleared ring by ring as they are seen
+  // empty (nobody queues meanwhile); else all of them.
+  const uint16_t rings = w.solo ? os.queued : sw::PortOwnerState::kAllRings;
+  auto seen_empty = [&](int bit) {
+    if (w.solo) os.queued &= static_cast<uint16_t>(~(1u << bit));
+  };
   rte_mbuf* ctrl[kMaxBurst];
-  unsigned nc =
-      rte_ring_dequeue_burst(pr.control, reinterpret_cast<void**>(ctrl), kMaxBurst, nullptr);
+  unsigned nc = 0;
+  if (rings & sw::PortOwnerState::kControlRing) {
+    nc = rte_ring_dequeue_burst(pr.control, reinterpret_cast<void**>(ctrl), kMaxBurst, nullptr);
+    if (nc < kMaxBurst) seen_empty(kNumPrio);
+  }
   if (nc) {
     Stash(os, -1, ctrl, static_cast<int>(nc));
     if (!FlushStash(w, port, os.ctrl_stash, -1, rel)) return 0;
@@ -228,9 +247,13 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   // no peak (but a storming queue the watchdog empties before egress looks).
   // Cost: one load per non-empty queue, a store when the peak rises.
   uint8_t nonempty = 0;
-  for (int q = 0; q < kNumPrio; q++) {
+  for (uint32_t m = rings & 0xffu; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
     const uint32_t depth = RingCount(pr.egress[q]);
-    if (depth == 0) continue;
+    if (depth == 0) {
+      seen_empty(q);
+      continue;
+    }
     nonempty |= 1u << q;
     const uint32_t stashed = (os.stash_mask >> q) & 1u ? os.data_stash[q].n : 0;
     w.st->prio[port][q].egress_watermark.RaiseTo(depth + stashed);
@@ -259,8 +282,10 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
     const unsigned got =
         rte_ring_dequeue_burst(pr.egress[q], reinterpret_cast<void**>(pkts + n), take, nullptr);
     if (got == 0) break;
-    if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q]))
+    if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q])) {
       nonempty &= static_cast<uint8_t>(~(1u << q));
+      seen_empty(q);
+    }
     const uint32_t bytes =
         static_cast<uint32_t>(TakeMetas(sw, pkts + n, static_cast<uint16_t>(got), metas + n));
     // The emulated link also carries FCS, preamble and inter-frame gap: 24
@@ -270,9 +295,6 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
     n = static_cast<uint16_t>(n + got);
     budget_pkts -= static_cast<int>(got);
   }
-  // With one worker for the switch nobody queued meanwhile: every ring seen
-  // empty or drained above is empty now, and the next round need not look.
-  if (w.solo && nonempty == 0 && nc < kMaxBurst) os.queued_hint = false;
   // A full burst runs the round again at once; the port's room does not
   // (it reports when it takes frames again).
   if ((budget_pkts <= 0 && room == w.t->burst) || nc == kMaxBurst) w.burst_full = true;

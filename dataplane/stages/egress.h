@@ -18,13 +18,14 @@ namespace pfc::stages {
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* ready_ns);
 // Nothing to send: no control frame, nothing the device refused, every
 // egress queue empty (EgressPort returns 0 at once, changing nothing). A
-// worker that serves the whole switch skips the rings while the port's
-// queued_hint says nothing was queued since they were last seen empty.
+// worker that serves the whole switch reads only the rings the port's
+// `queued` mask names: those queued to since they were last seen empty.
 bool NothingQueued(const WorkerCtx& w, const sw::PortRuntime& pr);
-// Whoever queues to one of port's rings (egress or control) says so first,
-// for NothingQueued. Only a worker serving the whole switch keeps the hint.
-inline void MarkQueued(WorkerCtx& w, PortId port) {
-  if (w.solo) w.sw->ports[port].owner_state->queued_hint = true;
+// Whoever queues to one of port's rings says so first, for NothingQueued:
+// `ring` is the ring's bit in PortOwnerState::queued (1 << egress priority,
+// or kControlRing). Only a worker serving the whole switch keeps the mask.
+inline void MarkQueued(WorkerCtx& w, PortId port, uint16_t ring) {
+  if (w.solo) w.sw->ports[port].owner_state->queued |= ring;
   if (w.active != nullptr) w.active->tx |= PortMask{1} << port;  // worker_ctx.h
 }
 // Discards everything egress queue (port, prio) holds (refused packets and

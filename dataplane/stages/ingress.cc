@@ -142,7 +142,7 @@ static_assert(kMaxBurst <= Groups::kNone, "group numbers fit in a byte");
 }  // namespace
 
 bool SendControl(WorkerCtx& w, PortId port, rte_mbuf* m) {
-  MarkQueued(w, port);
+  MarkQueued(w, port, sw::PortOwnerState::kControlRing);
   if (rte_ring_enqueue(w.sw->ports[port].control, m) != 0) {
     w.st->prio[port][w.t->tag_map.lossy_prio]
         .drops[static_cast<int>(DropReason::kEgressQueueFull)]
@@ -341,7 +341,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     const int eprio = groups.key[g] % kNumPrio;
     uint32_t notes[kMaxHookUsers];
     groups.n[g] = w.hooks.Enqueue(w, out, eprio, groups.pkts[g], groups.n[g], undo, notes);
-    MarkQueued(w, out);
+    MarkQueued(w, out, static_cast<uint16_t>(1u << eprio));
     // Behind packets already held for this queue, a packet waits too (order).
     const bool behind = w.held->packets != 0 && w.held->At(out, eprio).n != 0;
     unsigned done = behind ? 0

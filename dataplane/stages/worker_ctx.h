@@ -49,8 +49,8 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // published by the batches past the slack and by an idle round.
   buffer::PoolSlack pool_slack;
   // This worker serves every port of sw: whatever queues to a port's rings
-  // runs on the port's owner, so owner-only state can track it (the ports'
-  // queued_hint).
+  // runs on the port's owner, so owner-only state can track it (the rings
+  // a port's `queued` mask names).
   bool solo = false;
   // The ports rounds visit, when the driver installed a set; null: every
   // owned port.

@@ -35,11 +35,15 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // ctrl_stash (kept by stages/egress.cc), so "anything refused?" is one load.
   static constexpr uint16_t kCtrlStashBit = 1u << kNumPrio;
   uint16_t stash_mask = 0;
-  // The port's rings may hold packets (see WorkerCtx::solo): set by whoever
-  // queues to them (stages/egress.h MarkQueued), cleared when NothingQueued
-  // sees them all empty or EgressPort drained them. Written only when one
-  // worker serves the whole switch, so only by the owner.
-  bool queued_hint = true;
+  // The port's rings that may hold packets (see WorkerCtx::solo): bit q for
+  // egress[q], kControlRing for control. Set by whoever queues to a ring
+  // (stages/egress.h MarkQueued), cleared by the owner when it finds that
+  // ring empty, so a round reads only the rings in use (each ring's head and
+  // tail are two cache lines of their own, nine rings a port). Written only
+  // when one worker serves the whole switch, so only by the owner.
+  static constexpr uint16_t kControlRing = 1u << kNumPrio;
+  static constexpr uint16_t kAllRings = (1u << (kNumPrio + 1)) - 1;
+  uint16_t queued = kAllRings;
   pause::PauseTimer pause;  // pause requests received on this port
   // The link's state at the last egress round (stages/worker.cc
   // LinkChanged): a link that goes down ends the pauses either way.

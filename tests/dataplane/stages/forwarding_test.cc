@@ -345,8 +345,8 @@ TEST_F(StageTest, UnknownDestinationsAreDroppedNeverFlooded) {
                   {"p2.tx_bytes", 120}});
 }
 
-// A switch served by one worker skips an idle port's rings while nothing
-// was queued to it since they were seen empty (PortOwnerState::queued_hint).
+// A switch served by one worker skips a port's rings while nothing was
+// queued to them since they were seen empty (PortOwnerState::queued).
 // Every way of queueing must say so: a data packet and an ARP request, each
 // to a port whose rings were just seen empty, leave at its next egress.
 TEST_F(StageTest, WhatIsQueuedToAnIdlePortLeaves) {
