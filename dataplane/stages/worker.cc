@@ -93,23 +93,24 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
   ActivePorts* const active = w.active;
   unsigned work = 0;
   ForEachIn(active ? &active->rx : &w.owned, [&](PortId p) {
-    const sw::PortIo& io = sw.ports[p].io;
     if (active) {
       // What is on its way in is reported here (a full round has each
       // port's Poll report it), and a port with nothing leaves the set.
-      const Deadline next = io.provider->NextArrivalNs();
+      const Deadline next = active->next_rx[p];
       if (next == kNever) active->rx &= ~(PortMask{1} << p);
       if (next > w.now_ns) {
         LowerTo(ready_ns, next);
         return;
       }
-    } else if (NothingToReceive(io, w.now_ns)) {
+    } else if (NothingToReceive(sw.ports[p].io, w.now_ns)) {
       return;
     }
     work += RxPort(w, p, refresh_clock);
     if (active) {
       active->tx |= PortMask{1} << p;  // its buffer, a pause received
-      LowerTo(ready_ns, io.provider->NextArrivalNs());
+      const Deadline next = sw.ports[p].io.provider->NextArrivalNs();
+      active->next_rx[p] = next;
+      LowerTo(ready_ns, next);
     }
   });
   w.hooks.Round(w);
@@ -121,8 +122,13 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
     sw::PortProvider* const prov = sw.ports[p].io.provider;
     if (prov == nullptr) return;  // an ethdev
     // The provider's part of EgressRound (with nothing to send on it, Poll
-    // returns just the next frame on its way to us); a quiet port with its
-    // transmit side idle leaves the set.
+    // returns just the next frame on its way to us, which an active set
+    // knows); a quiet port with its transmit side idle leaves the set.
+    if (active && prov->TxQuiet()) {
+      LowerTo(ready_ns, active->next_rx[p]);
+      active->tx &= ~(PortMask{1} << p);
+      return;
+    }
     LowerTo(ready_ns, prov->Poll(w.now_ns));
     if (active && prov->TxQuiet()) active->tx &= ~(PortMask{1} << p);
   });

@@ -114,6 +114,9 @@ class EmuPort final : public sw::PortProvider {
   // where a frame pushed towards this end sets `active_bit`.
   PortMask* active = nullptr;
   PortMask active_bit = 0;
+  // And that set's record of when this end's next frame lands
+  // (ActivePorts::next_rx), lowered to each frame's arrival as it is pushed.
+  Deadline* landing = nullptr;
   // Called for every frame as it starts on our wire (captures, recorders).
   std::function<void(const rte_mbuf*, uint64_t start_ns, bool control)> on_wire;
 

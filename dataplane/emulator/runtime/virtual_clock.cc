@@ -130,7 +130,10 @@ void VirtualClock::Boundary() {
         const Deadline a = in.port->NextArrivalNs();
         if (a == kNever) continue;
         part->due.Lower(in.id, a);
-        if (in.active != nullptr) *in.active |= in.bit;
+        if (in.active != nullptr) {
+          *in.active |= in.bit;
+          LowerTo(in.landing, a);
+        }
       }
     }
   }

@@ -46,7 +46,7 @@ class VirtualClock final : public Clock {
  private:
   // A partition: its calendar (ids fabric-wide, only its own ever due)
   // and the receive ends it owns whose sender runs in another partition.
-  // On those EmuPort::wake and ::active are null, so the sender's thread
+  // On those EmuPort::wake, ::active and ::landing are null, so the sender's thread
   // never touches this partition's state; Boundary makes their owners due
   // instead. Written by its thread during a window, by the main thread at
   // boundaries.
@@ -58,6 +58,7 @@ class VirtualClock final : public Clock {
       uint32_t id;       // its owner's calendar id
       PortMask* active;  // its owner's ActivePorts::rx, or null
       PortMask bit = 0;
+      Deadline* landing = nullptr;  // its owner's ActivePorts::next_rx[port], or null
     };
     std::vector<Inbound> inbound;
     uint64_t rounds = 0;

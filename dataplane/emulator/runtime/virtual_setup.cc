@@ -54,6 +54,7 @@ void VirtualClock::InstallCalendar() {
       if (ctx.active != nullptr) {
         e->active = &ctx.active->rx;
         e->active_bit = PortMask{1} << p;
+        e->landing = &ctx.active->next_rx[p];
       }
     }
   }
@@ -92,9 +93,10 @@ void VirtualClock::Partition() {
     const uint32_t from = t.port_node(g);
     if (node_part[from] == node_part[node]) return;
     const EmuPort* sender = fab_.PortOf(from, static_cast<uint16_t>(t.local(g)));
-    parts_[node_part[node]]->inbound.push_back({&e, e.wake_id, e.active, e.active_bit});
+    parts_[node_part[node]]->inbound.push_back({&e, e.wake_id, e.active, e.active_bit, e.landing});
     e.wake = nullptr;
     e.active = nullptr;
+    e.landing = nullptr;
     // A frame lands at least its wire time (>= 1 ns) after the delay.
     lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1);
   });
