@@ -55,13 +55,14 @@ class PauseTimer {
   uint8_t EndAll(uint64_t now_ns);
 
  private:
+  // What PausedMask and NextExpiry read (every egress round) first.
+  uint8_t open_ = 0;  // priorities with an interval not yet closed
+  uint64_t last_now_ = 0;
+  std::array<uint64_t, 8> until_{};    // the current/last pause interval's end (may be past)
   std::array<uint64_t, 8> start_{};    // start of the current/last pause interval
-  std::array<uint64_t, 8> until_{};    // its end (may be in the past)
   std::array<uint64_t, 8> accrued_{};  // closed intervals
   std::array<uint64_t, 8> xoff_rx_{};
   std::array<uint64_t, 8> xon_rx_{};
-  uint8_t open_ = 0;  // priorities with an interval not yet closed
-  uint64_t last_now_ = 0;
 };
 
 }  // namespace pfc::pause

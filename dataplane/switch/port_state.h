@@ -25,12 +25,11 @@ struct TxStash {
 
 // kWorkerAlign-aligned: ports of different workers have their own states
 // side by side on the heap, and a shared line would bounce between cores.
+// What a round reads of every port it looks at comes first (the flags, the
+// PFC generator's state, then the received-pause timers: two cache lines);
+// the scheduler and the stashes, read only by a port with something to
+// send, come last.
 struct alignas(kWorkerAlign) PortOwnerState {
-  sched::EgressScheduler sched;
-  // Data packets the device refused, by egress priority: a priority paused
-  // since keeps its refused packets until it resumes, the others still go.
-  TxStash data_stash[kNumPrio];
-  TxStash ctrl_stash;  // control frames the device refused
   // The stashes holding packets: bit q for data_stash[q], kCtrlStashBit for
   // ctrl_stash (kept by stages/egress.cc), so "anything refused?" is one load.
   static constexpr uint16_t kCtrlStashBit = 1u << kNumPrio;
@@ -44,7 +43,6 @@ struct alignas(kWorkerAlign) PortOwnerState {
   static constexpr uint16_t kControlRing = 1u << kNumPrio;
   static constexpr uint16_t kAllRings = (1u << (kNumPrio + 1)) - 1;
   uint16_t queued = kAllRings;
-  pause::PauseTimer pause;  // pause requests received on this port
   // The link's state at the last egress round (stages/worker.cc
   // LinkChanged): a link that goes down ends the pauses either way.
   bool link_up = true;
@@ -52,17 +50,23 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // (switch/link_watch.h), written by it on a change only; a provided
   // port's is its provider's (port_io.h).
   std::atomic<bool> dev_link_up{true};
-  pause::PfcGenerator pfc_gen;  // XOFF/XON we send on this port
-  uint64_t pause_bps = 0;       // rate for quanta: the shaper's when shaped
-  // Lossless priorities this port does not enable (ports[].pfc_enable):
-  // pause requests received for them are ignored (and counted).
-  uint8_t pfc_ignore_rx = 0;
   // What PfcPublish needs to know to skip a port whose gauges cannot have
   // moved: a PFC frame was received or sent since the last publish, and the
   // priorities paused either way at the last publish (a running pause makes
   // paused_ns/pausing_ns grow). Starts "changed" so the first round publishes.
   bool pfc_changed = true;
   uint8_t pfc_live = 0;
+  // Lossless priorities this port does not enable (ports[].pfc_enable):
+  // pause requests received for them are ignored (and counted).
+  uint8_t pfc_ignore_rx = 0;
+  uint64_t pause_bps = 0;       // rate for quanta: the shaper's when shaped
+  pause::PfcGenerator pfc_gen;  // XOFF/XON we send on this port
+  pause::PauseTimer pause;      // pause requests received on this port
+  sched::EgressScheduler sched;
+  TxStash ctrl_stash;  // control frames the device refused
+  // Data packets the device refused, by egress priority: a priority paused
+  // since keeps its refused packets until it resumes, the others still go.
+  TxStash data_stash[kNumPrio];
 };
 
 }  // namespace pfc::sw

@@ -49,16 +49,18 @@
 
 namespace pfc::sw {
 
-struct PortRuntime {
-  std::string name;
+// A line's alignment and what a round reads of every port it looks at
+// first (its owner state, the device, the rings), so that is one line.
+struct alignas(64) PortRuntime {
+  std::unique_ptr<PortOwnerState> owner_state;
   PortIo io;
+  rte_ring* egress[kNumPrio] = {};  // by egress (new-tag) priority
+  rte_ring* control = nullptr;      // ARP/ICMP frames, sent ahead of data
+  unsigned owner = 0;               // worker index that polls and transmits
   config::MacAddr mac{};
   uint32_t ipv4 = 0, mask = 0;
   uint64_t speed_bps = 0;
-  unsigned owner = 0;               // worker index that polls and transmits
-  rte_ring* egress[kNumPrio] = {};  // by egress (new-tag) priority
-  rte_ring* control = nullptr;      // ARP/ICMP frames, sent ahead of data
-  std::unique_ptr<PortOwnerState> owner_state;
+  std::string name;
 };
 
 class Switch {
