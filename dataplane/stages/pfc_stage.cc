@@ -42,6 +42,7 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
   }
   os.pause.OnFrame(req, w.now_ns, os.pause_bps);
   os.pfc_changed = true;
+  os.pfc_named |= req.class_enable;
   for (int q = 0; q < kNumPrio; q++) {
     if (!((req.class_enable >> q) & 1)) continue;
     if (req.quanta[q])
@@ -100,6 +101,7 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   }
   os.pfc_gen.MarkSent(req, w.now_ns);
   os.pfc_changed = true;
+  os.pfc_named |= req.class_enable;
   sw::PortCounters& pc = w.st->port[port];
   pc.pfc_frames_tx.Add(1);
   if (with_msg) pc.dcfit_msg_tx.Add(1);
@@ -123,7 +125,8 @@ void PfcPublish(WorkerCtx& w, PortId port) {
   const uint8_t pausing = os.pfc_gen.peer_paused_mask(w.now_ns);
   os.pfc_changed = false;
   os.pfc_live = paused | pausing;
-  for (int q = 0; q < kNumPrio; q++) {
+  for (uint32_t m = os.pfc_named; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
     sw::PrioCounters& c = w.st->prio[port][q];
     c.paused_ns.Set(os.pause.PausedNs(q, w.now_ns));
     c.pausing_ns.Set(os.pfc_gen.pausing_ns(q, w.now_ns));

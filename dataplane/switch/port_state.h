@@ -56,6 +56,9 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // paused_ns/pausing_ns grow). Starts "changed" so the first round publishes.
   bool pfc_changed = true;
   uint8_t pfc_live = 0;
+  // The priorities a PFC frame received or sent on this port has named: the
+  // others' gauges are 0 and stay so, and PfcPublish skips them.
+  uint8_t pfc_named = 0;
   // Lossless priorities this port does not enable (ports[].pfc_enable):
   // pause requests received for them are ignored (and counted).
   uint8_t pfc_ignore_rx = 0;
