@@ -301,7 +301,7 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   if (n == 0) return static_cast<uint16_t>(w.st->port[port].tx_packets.Get() - before);
   // Out of the dequeue loop: a call there, even one never made, costs
   // the loop its registers (2 instructions a packet, bench/cost/table.sh).
-  if (w.hooks.leave.n != 0) [[unlikely]] {
+  if (w.hooks.Has(Hooks::kLeave)) [[unlikely]] {
     uint32_t taken = 0;
     for (int r = 0; r < nruns; r++) {
       runs[r].bytes += w.hooks.Leave(w, port, runs[r].q, pkts + runs[r].from, runs[r].n, taken);

@@ -3,6 +3,8 @@
 // adding its users to the hook points (hooks.h) in their sorted order.
 #include "dataplane/stages/hooks.h"
 
+#include <utility>
+
 #include "dataplane/stages/mechanism.h"
 
 namespace pfc::stages {
@@ -15,6 +17,15 @@ Hooks BuildHooks(const sw::Switch& sw) {
     h.enqueue_before |= h.enqueue.fn[i].before != nullptr;
     h.enqueue_after |= h.enqueue.fn[i].after != nullptr;
   }
+  const std::pair<uint8_t, Hooks::Point> points[] = {
+      {h.held_lossy.n, Hooks::kHeldLossy},  {h.pfc_rx.n, Hooks::kPfcRx},
+      {h.refused.n, Hooks::kRefused},       {h.round.n, Hooks::kRound},
+      {h.egress.n, Hooks::kEgress},         {h.leave.n, Hooks::kLeave},
+      {h.dequeue.n, Hooks::kDequeue},       {h.pfc_tx.n, Hooks::kPfcTx},
+      {h.deadline.n, Hooks::kDeadline},     {h.port_busy.n, Hooks::kPortBusy},
+      {h.round_again.n, Hooks::kRoundAgain}};
+  for (const auto& [n, point] : points)
+    if (n != 0) h.present |= point;
   return h;
 }
 

@@ -42,7 +42,8 @@
 //
 // Owned by one worker (WorkerCtx::hooks), wired once by BuildHooks
 // (hooks.cc) from the mechanisms the switch runs (mechanism.h); the stages
-// call the runners below, each a count test when a point has no user.
+// call the runners below, each one bit test (Hooks::present) when a point
+// has no user.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -95,8 +96,29 @@ struct Hooks {
   using PortBusyFn = bool (*)(const WorkerCtx&, PortId);
   using RoundAgainFn = bool (*)(const WorkerCtx&);
 
-  HookList<HeldLossyFn> held_lossy;
+  // The points with users, a bit each, set by BuildHooks once the lists are
+  // wired. Each runner tests its point's bit first, so a switch without
+  // features reads these few bytes, not the lists (nine cache lines).
+  enum Point : uint16_t {
+    kHeldLossy = 1u << 0,
+    kPfcRx = 1u << 1,
+    kRefused = 1u << 2,
+    kRound = 1u << 3,
+    kEgress = 1u << 4,
+    kLeave = 1u << 5,
+    kDequeue = 1u << 6,
+    kPfcTx = 1u << 7,
+    kDeadline = 1u << 8,
+    kPortBusy = 1u << 9,
+    kRoundAgain = 1u << 10,
+  };
+  uint16_t present = 0;
+  bool Has(Point p) const { return (present & p) != 0; }
+  // Some enqueue user has a `before` / an `after` half (BuildHooks).
+  bool enqueue_before = false, enqueue_after = false;
   DropReason held_lossy_drop = DropReason::kLosslessHeadroom;  // the user's reason
+
+  HookList<HeldLossyFn> held_lossy;
   HookList<PfcRxFn> pfc_rx;
   static constexpr uint8_t kAllPrios = 0xff;
   struct EnqueueUser {
@@ -105,8 +127,6 @@ struct Hooks {
     uint8_t after_prios = kAllPrios;
   };
   HookList<EnqueueUser> enqueue;
-  // Some enqueue user has a `before` / an `after` half (BuildHooks).
-  bool enqueue_before = false, enqueue_after = false;
   HookList<RefusedFn> refused;
   HookList<RoundFn> round;
   HookList<EgressFn> egress;
@@ -119,11 +139,13 @@ struct Hooks {
 
   uint8_t HeldLossy(const WorkerCtx& w, PortId p) const {
     uint8_t m = 0;
+    if (!Has(kHeldLossy)) return m;
     for (uint8_t i = 0; i < held_lossy.n; i++) m |= held_lossy.fn[i](w, p);
     return m;
   }
   void PfcRx(WorkerCtx& w, PortId in, const uint8_t* frame, size_t len,
              const pause::PauseRequest& req) const {
+    if (!Has(kPfcRx)) return;
     for (uint8_t i = 0; i < pfc_rx.n; i++) pfc_rx.fn[i](w, in, frame, len, req);
   }
   // Returns how many of pkts[0..n) remain, packed at the front; notes[i]
@@ -146,13 +168,16 @@ struct Hooks {
     }
   }
   void Refused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) const {
+    if (!Has(kRefused)) return;
     for (uint8_t i = 0; i < refused.n; i++) refused.fn[i](w, out, eprio, pkts, n);
   }
   void Round(WorkerCtx& w) const {
+    if (!Has(kRound)) return;
     for (uint8_t i = 0; i < round.n; i++) round.fn[i](w);
   }
   uint8_t EgressIgnore(WorkerCtx& w, PortId p, Deadline* ready_ns) const {
     uint8_t m = 0;
+    if (!Has(kEgress)) return m;
     for (uint8_t i = 0; i < egress.n; i++) m |= egress.fn[i](w, p, ready_ns);
     return m;
   }
@@ -160,29 +185,35 @@ struct Hooks {
   uint32_t Leave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
                  uint32_t taken_before) const {
     uint32_t added = 0;
+    if (!Has(kLeave)) return added;
     for (uint8_t i = 0; i < leave.n; i++) added += leave.fn[i](w, out, q, pkts, n, taken_before);
     return added;
   }
   void Dequeue(WorkerCtx& w, PortId out, int q, const sw::PktMeta* metas, uint16_t n) const {
+    if (!Has(kDequeue)) return;
     for (uint8_t i = 0; i < dequeue.n; i++) dequeue.fn[i](w, out, q, metas, n);
   }
   // True when a user wrote into the frame's padding.
   bool PfcTx(WorkerCtx& w, PortId p, const pause::PauseRequest& req, uint8_t* frame) const {
     bool wrote = false;
+    if (!Has(kPfcTx)) return wrote;
     for (uint8_t i = 0; i < pfc_tx.n; i++) wrote |= pfc_tx.fn[i](w, p, req, frame);
     return wrote;
   }
   Deadline NextDeadline(const WorkerCtx& w, PortId p) const {
     Deadline d = kNever;
+    if (!Has(kDeadline)) return d;
     for (uint8_t i = 0; i < deadline.n; i++) LowerTo(&d, deadline.fn[i](w, p));
     return d;
   }
   bool PortBusy(const WorkerCtx& w, PortId p) const {
+    if (!Has(kPortBusy)) return false;
     for (uint8_t i = 0; i < port_busy.n; i++)
       if (port_busy.fn[i](w, p)) return true;
     return false;
   }
   bool RoundAgain(const WorkerCtx& w) const {
+    if (!Has(kRoundAgain)) return false;
     for (uint8_t i = 0; i < round_again.n; i++)
       if (round_again.fn[i](w)) return true;
     return false;

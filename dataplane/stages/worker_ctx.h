@@ -47,36 +47,39 @@ struct ActivePorts {
 
 // kWorkerAlign-aligned: a worker writes its context every round (clock,
 // snapshot, pool slack); nothing of another worker may share those lines.
+// What every round reads comes first, with the hooks' summary (Hooks::
+// present) in the first line; the hook lists, slot tables and ARP limiter
+// after.
 struct alignas(kWorkerAlign) WorkerCtx {
   sw::Switch* sw = nullptr;
-  unsigned id = 0;                // worker index (RCU thread id, stats slot)
   sw::WorkerStats* st = nullptr;  // sw->stats[id]
-  std::vector<PortId> ports;      // owned ports of sw
   // The published snapshot for the current poll round (loaded once per
   // round, valid until the worker reports quiescence): every setting a stage
   // reads comes from here, never from sw->cfg.
   const sw::Tables* t = nullptr;
   uint64_t now_ns = 0;  // clock of the current poll round
+  // The ports rounds visit, when the driver installed a set; null: every
+  // owned port.
+  ActivePorts* active = nullptr;
+  // What full lossless egress rings refused from this worker's ingress,
+  // waiting in order (switch/held_queue.h); sw->held[id].
+  sw::HeldQueues* held = nullptr;
+  // This worker serves every port of sw: whatever queues to a port's rings
+  // runs on the port's owner, so owner-only state can track it (the rings
+  // a port's `queued` mask names).
+  bool solo = false;
+  // The current round stopped short of something due now: an rx burst came
+  // back full, or an egress took a whole burst (data or control frames).
+  // Set by the stages, cleared when a round starts; see RoundLeftWork.
+  bool burst_full = false;
   // The features plugged into this switch's pipeline (hooks.h).
   Hooks hooks;
   // This worker's unpublished change of sw's shared pool (accountant.h);
   // published by the batches past the slack and by an idle round.
   buffer::PoolSlack pool_slack;
-  // This worker serves every port of sw: whatever queues to a port's rings
-  // runs on the port's owner, so owner-only state can track it (the rings
-  // a port's `queued` mask names).
-  bool solo = false;
-  // The ports rounds visit, when the driver installed a set; null: every
-  // owned port.
-  ActivePorts* active = nullptr;
-  PortMask owned = 0;  // `ports` as a mask (up to kMaxPorts)
-  // The current round stopped short of something due now: an rx burst came
-  // back full, or an egress took a whole burst (data or control frames).
-  // Set by the stages, cleared when a round starts; see RoundLeftWork.
-  bool burst_full = false;
-  // What full lossless egress rings refused from this worker's ingress,
-  // waiting in order (switch/held_queue.h); sw->held[id].
-  sw::HeldQueues* held = nullptr;
+  unsigned id = 0;            // worker index (RCU thread id, stats slot)
+  PortMask owned = 0;         // `ports` as a mask (up to kMaxPorts)
+  std::vector<PortId> ports;  // owned ports of sw
   // (port, priority) slot tables the burst loops keep between bursts
   // (SlotTable): EgressPort's release batch, the ingress burst's undo batch
   // and its grouping by (out port, egress priority). One user each.
