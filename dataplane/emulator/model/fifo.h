@@ -39,9 +39,11 @@ class Fifo {
     buf_ = std::move(b);
     mask_ = buf_.size() - 1;
   }
-  std::vector<T> buf_;
-  size_t mask_ = 0;
+  // The positions first: a link's two queues' sizes (LinkModel::queued)
+  // share one line.
   size_t head_ = 0, tail_ = 0;  // positions, wrapped by mask_ when used
+  size_t mask_ = 0;
+  std::vector<T> buf_;
 };
 
 }  // namespace pfc::emulator

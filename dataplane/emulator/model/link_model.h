@@ -150,8 +150,10 @@ class LinkModel {
     return memo_ns_;
   }
 
-  LinkParams p_;
+  // The queues first: a line-aligned LinkModel has both queues' positions
+  // (queued(), what a quiet port's every visit reads) in its first line.
   Fifo<Queued> data_, control_;
+  LinkParams p_;
   uint64_t wire_free_ns_ = 0;       // end of the last started frame
   uint64_t backlog_ns_ = 0;         // wire time of queued data frames
   std::atomic<uint32_t> epoch_{0};  // bumped by the owner on link down

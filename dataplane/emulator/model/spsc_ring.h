@@ -27,39 +27,57 @@ class SpscRing {
 
  public:
   // Capacity: `pow2` elements, a power of two.
-  explicit SpscRing(size_t pow2) : buf_(pow2), mask_(pow2 - 1) {}
+  explicit SpscRing(size_t pow2) : buf_(pow2) {
+    c_.slots = p_.slots = buf_.data();
+    c_.mask = p_.mask = pow2 - 1;
+  }
   size_t capacity() const { return buf_.size(); }
 
   // Producer: false when full (nothing changes).
   bool Push(const T& x) {
-    const uint64_t t = tail_.load(std::memory_order_relaxed);
-    if (t - head_seen_ == buf_.size()) {
-      head_seen_ = head_.load(std::memory_order_acquire);
-      if (t - head_seen_ == buf_.size()) return false;
+    const uint64_t t = p_.tail.load(std::memory_order_relaxed);
+    if (t - p_.head_seen > p_.mask) {
+      p_.head_seen = c_.head.load(std::memory_order_acquire);
+      if (t - p_.head_seen > p_.mask) return false;
     }
-    buf_[t & mask_] = x;
-    tail_.store(t + 1, std::memory_order_release);
+    p_.slots[t & p_.mask] = x;
+    p_.tail.store(t + 1, std::memory_order_release);
     return true;
   }
   // Consumer: the oldest element, or null when empty. Valid until Pop.
   const T* Front() {
-    const uint64_t h = head_.load(std::memory_order_relaxed);
-    if (h == tail_seen_) {
-      tail_seen_ = tail_.load(std::memory_order_acquire);
-      if (h == tail_seen_) return nullptr;
+    const uint64_t h = c_.head.load(std::memory_order_relaxed);
+    if (h == c_.tail_seen) {
+      c_.tail_seen = p_.tail.load(std::memory_order_acquire);
+      if (h == c_.tail_seen) return nullptr;
     }
-    return &buf_[h & mask_];
+    return &c_.slots[h & c_.mask];
   }
   // Consumer: drops the element Front returned.
-  void Pop() { head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+  void Pop() {
+    c_.head.store(c_.head.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
 
  private:
+  // Each side's line holds what it reads while the other's index it cached
+  // still says there is room (or something to take): the slots, the mask,
+  // its own index and that cache. Another line each, so the two sides'
+  // writes do not share one (two workers on the real clock).
+  struct alignas(64) Consumer {
+    T* slots = nullptr;
+    uint64_t mask = 0;
+    std::atomic<uint64_t> head{0};
+    uint64_t tail_seen = 0;  // cache of the producer's tail
+  };
+  struct alignas(64) Producer {
+    T* slots = nullptr;
+    uint64_t mask = 0;
+    std::atomic<uint64_t> tail{0};
+    uint64_t head_seen = 0;  // cache of the consumer's head
+  };
   std::vector<T> buf_;
-  const uint64_t mask_;
-  alignas(64) std::atomic<uint64_t> head_{0};  // consumer's
-  uint64_t tail_seen_ = 0;                     // consumer's cache of tail_
-  alignas(64) std::atomic<uint64_t> tail_{0};  // producer's
-  uint64_t head_seen_ = 0;                     // producer's cache of head_
+  Consumer c_;
+  Producer p_;
 };
 
 }  // namespace pfc::emulator

@@ -6,7 +6,7 @@
 namespace pfc::emulator {
 
 EmuPort::EmuPort(std::string name, const emulator::LinkParams& tx)
-    : name_(std::move(name)), link_(tx) {}
+    : link_(tx), name_(std::move(name)) {}
 
 EmuPort::~EmuPort() {
   if (rx_ != nullptr) {
