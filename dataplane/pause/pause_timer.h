@@ -38,6 +38,9 @@ class PauseTimer {
 
   // Priorities paused at now_ns (bit i = priority i).
   uint8_t PausedMask(uint64_t now_ns) const;
+  // The priorities with an interval not yet closed: none, and nothing is
+  // paused (PausedMask 0) and nothing expires (NextExpiry kNever).
+  uint8_t open_mask() const { return open_; }
   // End of priority's current pause (<= now when not paused).
   uint64_t PausedUntil(int prio) const { return until_[prio]; }
   // Earliest pause end after now_ns, or kNever when nothing is paused.

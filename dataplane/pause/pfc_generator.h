@@ -88,10 +88,12 @@ class PfcGenerator {
   uint64_t pausing_ns(int prio, uint64_t now_ns) const { return peer_.PausedNs(prio, now_ns); }
 
  private:
-  PfcGenConfig cfg_{};
-  uint64_t refresh_ns_ = 0;
+  // The state first, then the config: quiet() and a round's first look at
+  // a port read the first 48 bytes.
   uint8_t off_ = 0;        // state OFF: occupancy crossed XOFF, not yet back to XON
   uint8_t announced_ = 0;  // the last frame sent for the priority paused it
+  uint64_t refresh_ns_ = 0;
+  PfcGenConfig cfg_{};
   std::array<uint64_t, 8> last_xoff_ns_{};  // when the last XOFF/refresh left
   std::array<uint64_t, 8> xoff_sent_{};
   std::array<uint64_t, 8> xon_sent_{};

@@ -41,6 +41,7 @@ void PfcReceive(WorkerCtx& w, PortId in, rte_mbuf* m) {
       w.st->prio[in][__builtin_ctz(b)].pfc_ignored_rx.Add(1);
   }
   os.pause.OnFrame(req, w.now_ns, os.pause_bps);
+  os.pause_open = os.pause.open_mask();
   os.pfc_changed = true;
   os.pfc_named |= req.class_enable;
   for (int q = 0; q < kNumPrio; q++) {
@@ -121,7 +122,7 @@ void PfcPublish(WorkerCtx& w, PortId port) {
   // frame since the last publish and nothing paused either way then, every
   // pause interval ended by then: the values are what was published.
   if (!os.pfc_changed && os.pfc_live == 0) return;
-  const uint8_t paused = os.pause.PausedMask(w.now_ns);
+  const uint8_t paused = os.pause_open ? os.pause.PausedMask(w.now_ns) : 0;
   const uint8_t pausing = os.pfc_gen.peer_paused_mask(w.now_ns);
   os.pfc_changed = false;
   os.pfc_live = paused | pausing;
@@ -137,7 +138,8 @@ void PfcPublish(WorkerCtx& w, PortId port) {
 
 Deadline PfcNextDeadline(const WorkerCtx& w, PortId port) {
   const sw::PortOwnerState& os = *w.sw->ports[port].owner_state;
-  return Earliest(os.pause.NextExpiry(w.now_ns), os.pfc_gen.NextDeadline(w.now_ns));
+  return Earliest(os.pause_open ? os.pause.NextExpiry(w.now_ns) : kNever,
+                  os.pfc_gen.NextDeadline(w.now_ns));
 }
 
 }  // namespace pfc::stages

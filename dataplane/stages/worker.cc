@@ -164,6 +164,7 @@ void LinkChanged(WorkerCtx& w, PortId p) {
   if (!up) {
     w.st->port[p].link_down_events.Add(1);
     if (os.pause.EndAll(w.now_ns) != 0) w.st->port[p].pause_cleared_link_down.Add(1);
+    os.pause_open = os.pause.open_mask();
   }
   os.pfc_gen.OnLinkChange(up, w.now_ns);
   os.pfc_changed = true;
@@ -180,7 +181,8 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
   // priority's pause; DCFIT's trigger handling unmasks a trigger host's
   // pause the same way.
   const uint8_t ignore = w.hooks.EgressIgnore(w, p, ready_ns);
-  const uint8_t paused = sw.ports[p].owner_state->pause.PausedMask(w.now_ns) & ~ignore;
+  const sw::PortOwnerState& os = *sw.ports[p].owner_state;
+  const uint8_t paused = (os.pause_open ? os.pause.PausedMask(w.now_ns) : 0) & ~ignore;
   const uint16_t sent = EgressPort(w, p, static_cast<uint8_t>(paused), ready_ns);
   PfcPublish(w, p);
   LowerTo(ready_ns, Earliest(PfcNextDeadline(w, p), w.hooks.NextDeadline(w, p)));

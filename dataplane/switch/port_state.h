@@ -25,10 +25,10 @@ struct TxStash {
 
 // kWorkerAlign-aligned: ports of different workers have their own states
 // side by side on the heap, and a shared line would bounce between cores.
-// What a round reads of every port it looks at comes first (the flags, the
-// PFC generator's state, then the received-pause timers: two cache lines);
-// the scheduler and the stashes, read only by a port with something to
-// send, come last.
+// What a round reads of every port it looks at comes first (the flags and
+// the PFC generator's state and config: one cache line, then the rest of
+// the generator and the received-pause timers); the scheduler and the
+// stashes, read only by a port with something to send, come last.
 struct alignas(kWorkerAlign) PortOwnerState {
   // The stashes holding packets: bit q for data_stash[q], kCtrlStashBit for
   // ctrl_stash (kept by stages/egress.cc), so "anything refused?" is one load.
@@ -62,8 +62,12 @@ struct alignas(kWorkerAlign) PortOwnerState {
   // Lossless priorities this port does not enable (ports[].pfc_enable):
   // pause requests received for them are ignored (and counted).
   uint8_t pfc_ignore_rx = 0;
-  uint64_t pause_bps = 0;       // rate for quanta: the shaper's when shaped
+  // pause.open_mask() since the timers last changed (PfcReceive, LinkChanged):
+  // with none open, a round need not read the timers (another line) to know
+  // that nothing is paused or expires.
+  uint8_t pause_open = 0;
   pause::PfcGenerator pfc_gen;  // XOFF/XON we send on this port
+  uint64_t pause_bps = 0;       // rate for quanta: the shaper's when shaped
   pause::PauseTimer pause;      // pause requests received on this port
   sched::EgressScheduler sched;
   TxStash ctrl_stash;  // control frames the device refused

@@ -128,6 +128,7 @@ void EmuPort::ApplyRequest(uint64_t now_ns) {
     c_.tx_down++;
     rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
   });
+  link_up_ = link_.up();
 }
 
 void EmuPort::ForEachCounter(const std::function<void(const char*, uint64_t)>& f) const {

@@ -104,7 +104,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   const std::string& name() const { return name_; }
   const emulator::LinkModel& link() const { return link_; }
   const EmuPortCounters& counters() const { return c_; }
-  bool LinkUp() const override { return link_.up(); }
+  bool LinkUp() const override { return link_up_; }
   // Frames lost to a link going down (a failed cable loses what it
   // carries) and the wire's utilisation.
   void ForEachCounter(const std::function<void(const char*, uint64_t)>& f) const override;
@@ -124,6 +124,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   EmuPort* peer_ = nullptr;
   bool tx_blocked_ = false;          // the last data Tx was refused
   std::atomic<int8_t> want_up_{-1};  // -1: no request pending
+  bool link_up_ = true;              // link_.up(), here for every egress round's look
 
  public:
   uint32_t wake_id = 0;                // what runs this end in `wake`
