@@ -62,6 +62,22 @@ inline int IntRateIndex(uint64_t bps) {
   return -1;
 }
 
+// A record's byte field: bytes sent in units of `unit` (kIntByteUnit x
+// multi), mod 2^20.
+inline uint32_t IntBytesField(uint64_t tx_bytes, uint64_t unit) {
+  return static_cast<uint32_t>(tx_bytes / unit & ((1u << kIntBytesBits) - 1));
+}
+// A record's queue field: bytes queued in units of `unit` (kIntQlenUnit x
+// multi); 0 for none (or a negative count), and saturated where the
+// simulator's bit-field would wrap: a long queue must not read as a short
+// one. One compare on the usual path (the packet path calls it per packet).
+inline uint32_t IntQlenField(int64_t queued, uint64_t unit) {
+  constexpr uint64_t kMax = (1u << kIntQlenBits) - 1;
+  if (static_cast<uint64_t>(queued) < kMax * unit) [[likely]]
+    return static_cast<uint32_t>(static_cast<uint64_t>(queued) / unit);
+  return queued < 0 ? 0 : kMax;
+}
+
 // One hop's record, decoded; Word/FromWord are the wire form.
 struct IntHop {
   uint8_t rate = 0;    // index into kIntRates
@@ -74,12 +90,8 @@ struct IntHop {
     IntHop h;
     h.rate = static_cast<uint8_t>(rate_index & 7);
     h.time = static_cast<uint32_t>(now_ns & ((1u << kIntTimeBits) - 1));
-    h.bytes =
-        static_cast<uint32_t>(tx_bytes / (kIntByteUnit * multi) & ((1u << kIntBytesBits) - 1));
-    const uint64_t q = qlen_bytes / (kIntQlenUnit * multi);
-    // Saturates where the simulator's bit-field would wrap: a long queue
-    // must not read as a short one.
-    h.qlen = static_cast<uint32_t>(q < (1u << kIntQlenBits) ? q : (1u << kIntQlenBits) - 1);
+    h.bytes = IntBytesField(tx_bytes, uint64_t{kIntByteUnit} * multi);
+    h.qlen = IntQlenField(static_cast<int64_t>(qlen_bytes), uint64_t{kIntQlenUnit} * multi);
     return h;
   }
   uint64_t Word() const {

@@ -51,15 +51,9 @@ inline int64_t EcnDepthSolo(const sw::PrioCounters& c) {
 
 // The frames' lengths summed: most of what ECN costs a packet.
 inline uint64_t EcnBytes(rte_mbuf* const* pkts, unsigned n) {
-  // Two sums, two packets a step: half the loop's own instructions.
-  uint64_t b0 = 0, b1 = 0;
-  unsigned i = 0;
-  for (; i + 2 <= n; i += 2) {
-    b0 += rte_pktmbuf_pkt_len(pkts[i]);
-    b1 += rte_pktmbuf_pkt_len(pkts[i + 1]);
-  }
-  if (i < n) b0 += rte_pktmbuf_pkt_len(pkts[i]);
-  return b0 + b1;
+  uint64_t b = 0;
+  for (unsigned i = 0; i < n; i++) b += rte_pktmbuf_pkt_len(pkts[i]);
+  return b;
 }
 
 // A group whose last packet finds more than the min threshold ahead:

@@ -90,20 +90,13 @@ inline uint8_t* FastTrailer(uint8_t* d, uint32_t len, uint64_t head) {
   return (h & kFastMask) == head ? d + end : nullptr;
 }
 
-// The record's queue and byte fields in units of `multi` (u1: multi is 1,
+// The record's byte and queue fields in units of `multi` (u1: multi is 1,
 // the units constants the compiler divides by without a divide).
 template <bool u1>
 inline uint64_t Fields(uint64_t sent, int64_t depth, uint32_t multi) {
-  const uint64_t qlen_unit = u1 ? net::kIntQlenUnit : net::kIntQlenUnit * multi;
-  const uint64_t byte_unit = u1 ? net::kIntByteUnit : net::kIntByteUnit * multi;
-  constexpr uint64_t kMaxQlen = (1u << net::kIntQlenBits) - 1;
-  // Saturates (a long queue must not read as a short one), 0 when empty.
-  uint64_t qlen;
-  if (static_cast<uint64_t>(depth) < kMaxQlen * qlen_unit) [[likely]]
-    qlen = static_cast<uint64_t>(depth) / qlen_unit;
-  else
-    qlen = depth < 0 ? 0 : kMaxQlen;
-  return (sent / byte_unit & ((1u << net::kIntBytesBits) - 1)) << 17 | qlen;
+  const uint64_t qlen_unit = u1 ? net::kIntQlenUnit : uint64_t{net::kIntQlenUnit} * multi;
+  const uint64_t byte_unit = u1 ? net::kIntByteUnit : uint64_t{net::kIntByteUnit} * multi;
+  return uint64_t{net::IntBytesField(sent, byte_unit)} << 17 | net::IntQlenField(depth, qlen_unit);
 }
 
 // The slow path of a packet FastTrailer passed over: a tagged frame's
