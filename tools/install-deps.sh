@@ -14,6 +14,8 @@ PKGS=(
   iproute2 ethtool iputils-ping tcpdump tshark python3 python3-scapy procps time
   # experiments: figures; fabric files written from Python (tools/pfclib/fabric_files.py)
   python3-matplotlib python3-yaml
+  # pfcfabric over MPI ranks (mpirun -np N pfcfabric)
+  libopenmpi-dev openmpi-bin
   # RoCEv2 over soft-RoCE in a qemu guest (tools/rocev2-vm)
   qemu-system-x86 busybox-static kmod cpio bc
   rdma-core ibverbs-providers ibverbs-utils libibverbs-dev perftest

@@ -3,6 +3,7 @@
 //   pfcfabric --fabric fab.yaml                  (EAL options chosen for you)
 //   pfcfabric [EAL options] -- --fabric fab.yaml [--out DIR] [--here S1,..] [--check]
 //                                                [--threads N] [--plot FILE.png]
+//   mpirun -np N pfcfabric ... --fabric fab.yaml  (virtual clock over N processes)
 // Real devices written with their vdev arguments in the fabric file
 // ("net_af_packet0,iface=h1") are given to EAL as --vdev when pfcfabric
 // chooses the EAL options; with explicit EAL options they are the caller's.
@@ -29,13 +30,16 @@
 #include <thread>
 
 #include "dataplane/common/cli_parse.h"
+#include "dataplane/common/memory_use.h"
 #include "dataplane/config/eal_needs.h"
 #include "dataplane/emulator/pfcfabric_plot.h"
 #include "dataplane/emulator/runtime/clock.h"
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/emulator/runtime/fabric_builder.h"
-#include "dataplane/emulator/runtime/fabric_totals.h"
+#include "dataplane/emulator/runtime/rank_results.h"
+#include "dataplane/emulator/runtime/ranks.h"
 #include "dataplane/emulator/runtime/results.h"
+#include "dataplane/emulator/runtime/run_facts.h"
 #include "dataplane/emulator/runtime/verdict.h"
 #include "dataplane/emulator/spec/class_check.h"
 #include "dataplane/emulator/spec/fabric_plan.h"
@@ -181,9 +185,36 @@ std::optional<int> LoadFabricFile(const Options& opt, Run* run) {
       }
     }
   }
+  const pfc::emulator::Ranks& ranks = pfc::emulator::Ranks::Get();
+  if (ranks.distributed() && !opt.here.empty()) {
+    std::fprintf(stderr,
+                 "pfcfabric: placement error: mpirun -np %u: expected no --here (the ranks place "
+                 "the switches themselves)\n",
+                 ranks.size());
+    return 2;
+  }
   if (!opt.here.empty() && !pfc::emulator::PlaceHere(opt.here, &spec, &err)) {
     std::fprintf(stderr, "pfcfabric: placement error: %s\n", err.c_str());
     return 2;
+  }
+  // Over MPI ranks: this rank's partitions of the fabric, its share of the
+  // machine's memory, and a directory of its own for what it writes before
+  // rank 0 gathers the results (its switch configs, its printed lines).
+  if (ranks.distributed()) {
+    if (!pfc::emulator::PlaceRanks(ranks.size(), ranks.rank(), &spec, &err)) {
+      std::fprintf(stderr, "pfcfabric: placement error: %s\n", err.c_str());
+      return 2;
+    }
+    if (spec.memory_limit == 0) spec.memory_limit = pfc::MemAvailableBytes() / ranks.local_size();
+    if (ranks.rank() != 0) {
+      spec.out_dir += "/ranks/" + std::to_string(ranks.rank());
+      std::error_code ec;
+      std::filesystem::create_directories(spec.out_dir, ec);
+      if (std::freopen((spec.out_dir + "/stdout.txt").c_str(), "w", stdout) == nullptr) {
+        std::fprintf(stderr, "pfcfabric: cannot write %s/stdout.txt\n", spec.out_dir.c_str());
+        return 1;
+      }
+    }
   }
   return std::nullopt;
 }
@@ -222,13 +253,14 @@ std::optional<int> PlanFabric(Run* run) {
                 pfc::emulator::Ipv4String(h.gw_ip).c_str(), plan.sw(h.sw_node)->name.c_str(),
                 plan.sw(h.sw_node)->ports[h.sw_port].name.c_str());
   }
-  pfc::emulator::KeepLocal(spec, &plan, &run->configs);
+  // Every switch checked (each MPI rank refuses alike), then only ours kept.
   std::vector<std::string> names;
   for (const pfc::emulator::SwitchPlan& sp : plan.switches) names.push_back(sp.name);
   if (!pfc::emulator::CheckThreads(spec, names, run->configs, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     return 2;
   }
+  pfc::emulator::KeepLocal(spec, &plan, &run->configs);
   return std::nullopt;
 }
 
@@ -242,8 +274,11 @@ std::optional<int> InitEal(const Options& opt, Run* run) {
     // (BuildFabric chooses the pool the same way).
     const bool emulated_only = pfc::emulator::VdevArgs(run->spec).empty() && opt.here.empty();
     const unsigned cores = std::max(2u, std::min(3u, std::thread::hardware_concurrency()));
-    eal.insert(eal.end(), {"-l", run->virt ? "0" : "0-" + std::to_string(cores - 1), "--no-huge",
-                           "--no-pci", "--no-shconf", "-m",
+    // MPI ranks on one machine: each clock thread starts on a CPU of its own.
+    const unsigned cpu = pfc::emulator::Ranks::Get().local_rank() %
+                         std::max(1u, std::thread::hardware_concurrency());
+    eal.insert(eal.end(), {"-l", run->virt ? std::to_string(cpu) : "0-" + std::to_string(cores - 1),
+                           "--no-huge", "--no-pci", "--no-shconf", "-m",
                            std::to_string(pfc::config::FabricEalMb(run->configs, emulated_only)),
                            "--file-prefix", "pfcfabric-" + std::to_string(getpid()), "--log-level",
                            "lib.eal:error", "--log-level", "lib.telemetry:error"});
@@ -305,9 +340,15 @@ Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   // Scripts wait for this line (stdout may be a file: flush it).
-  if (clock.lookahead_ns() != pfc::kNever)
-    std::printf("pfcfabric: %u threads, windows of %llu ns\n", opt.threads,
-                static_cast<unsigned long long>(clock.lookahead_ns()));
+  if (clock.lookahead_ns() != pfc::kNever) {
+    const unsigned n = run.spec.ranks;
+    if (n > 1)
+      std::printf("pfcfabric: %u ranks x %u threads, windows of %llu ns\n", n, opt.threads,
+                  static_cast<unsigned long long>(clock.lookahead_ns()));
+    else
+      std::printf("pfcfabric: %u threads, windows of %llu ns\n", opt.threads,
+                  static_cast<unsigned long long>(clock.lookahead_ns()));
+  }
   std::printf("pfcfabric: running on the %s clock\n", run.virt ? "virtual" : "real");
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
@@ -335,18 +376,36 @@ Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run
 // status: 1 when the results could not be written, else 3 when the
 // verdict is not what --expect asked.
 int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timing) {
-  const pfc::emulator::Fabric& fab = *emu.fabric;
+  pfc::emulator::Fabric& fab = *emu.fabric;
   const pfc::emulator::Clock& clock = *emu.clock;
   int rc = 0;
   std::string err;
-  const nlohmann::json verdict = pfc::emulator::Verdict(fab, clock.recorder(), clock.now_ns());
-  if (!pfc::emulator::WriteResults(fab, clock, timing.wall, timing.startup, verdict, &err)) {
+  // Over MPI ranks, rank 0 gathers what the others ran and writes it all.
+  const pfc::emulator::Ranks& ranks = pfc::emulator::Ranks::Get();
+  pfc::emulator::RunFacts facts = pfc::emulator::CollectFacts(fab, clock);
+  if (ranks.rank() != 0) {
+    pfc::emulator::SendResults(fab, facts, ranks);
+    return 0;
+  }
+  pfc::emulator::GatherFacts(&facts, ranks);
+  if (!pfc::emulator::GatherCaptures(fab, ranks, &err)) {
+    std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
+    rc = 1;
+  }
+  pfc::emulator::SettleFacts(&facts);
+  const auto all = pfc::emulator::AllSwitches(fab.plan());
+  const nlohmann::json verdict = pfc::emulator::Verdict(run.spec, fab.plan(), all, facts);
+  const pfc::emulator::SwitchEntries sws =
+      ranks.distributed() ? pfc::emulator::GatheredSwitchEntries(fab, facts, ranks)
+                          : pfc::emulator::LocalSwitchEntries(fab);
+  if (!pfc::emulator::WriteResults(run.spec, all, facts, sws, timing.wall, timing.startup, verdict,
+                                   &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     rc = 1;
   }
   std::printf("pfcfabric: ran %.3f ms of %s time in %.2f s; lossless drops %llu; results in %s\n",
               clock.now_ns() / 1e6, run.virt ? "virtual" : "real", timing.wall,
-              static_cast<unsigned long long>(pfc::emulator::LosslessDrops(fab)),
+              static_cast<unsigned long long>(pfc::emulator::LosslessDrops(facts)),
               run.spec.out_dir.c_str());
   for (const std::string& line : pfc::emulator::VerdictLines(verdict, !run.virt))
     std::printf("pfcfabric: verdict: %s\n", line.c_str());
@@ -363,7 +422,7 @@ int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timi
 // --plot, after EAL has gone; returns the exit status, 1 for a plot asked
 // for and not drawn when the run itself succeeded.
 int PlotResults(const Options& opt, const Run& run, int rc) {
-  if (opt.plot_png.empty()) return rc;
+  if (opt.plot_png.empty() || pfc::emulator::Ranks::Get().rank() != 0) return rc;
   if (pfc::pfcfabric::Plot(run.spec.out_dir, std::filesystem::absolute(opt.plot_png).string(),
                            std::filesystem::path(run.spec.path).stem().string())) {
     std::printf("pfcfabric: plot in %s\n", opt.plot_png.c_str());
@@ -379,6 +438,13 @@ int PlotResults(const Options& opt, const Run& run, int rc) {
 
 int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
+  {
+    std::string err;
+    if (!pfc::emulator::Ranks::Get().Init(&argc, &argv, &err)) {
+      std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
+      return 2;
+    }
+  }
   Options opt;
   if (const auto rc = ParseCommandLine(argc, argv, &opt)) return *rc;
   Run run;
@@ -389,6 +455,8 @@ int main(int argc, char** argv) {
   std::optional<Emulation> emu = CreateFabric(run);
   if (!emu) {
     EalCleanup(run.own_prefix);
+    // The other ranks would wait for this one at the first window.
+    if (pfc::emulator::Ranks::Get().distributed()) pfc::emulator::Ranks::Get().Abort(1);
     return 1;
   }
   const Timing timing = RunFabric(*emu->clock, opt, run, started);

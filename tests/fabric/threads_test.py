@@ -13,8 +13,6 @@ where it cannot keep that promise (DCFIT, the real clock).
 
   threads_test.py BUILD_DIR SOURCE_DIR
 """
-import filecmp
-import json
 import os
 import subprocess
 import sys
@@ -23,6 +21,7 @@ import tempfile
 from pfclib.checks import check, finish
 from pfclib.dcfit_fabrics import fig10_with_dcfit
 from pfclib.fabric_results import port_sum, results
+from pfclib.split_cases import fattree4_file, flap_file, real_clock_file, same_outputs
 
 build, src = sys.argv[1], os.path.abspath(sys.argv[2])
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -36,48 +35,10 @@ def run(path, out, threads, *extra):
     return p.returncode, p.stdout + p.stderr
 
 
-def files(d):
-    return sorted(os.path.relpath(os.path.join(r, f), d) for r, _, fs in os.walk(d) for f in fs
-                  if f != "timing.json")
-
-
-def same_outputs(a, b):
-    fa, fb = files(a), files(b)
-    if fa != fb:
-        return False, f"file lists differ: {set(fa) ^ set(fb)}"
-    differ = [f for f in fa if not filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False)]
-    return not differ, ", ".join(differ)
-
-
 with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
-    flap = os.path.join(tmp, "fig11-flap.yaml")
-    with open(flap, "w") as f:
-        f.write(f"include: {FAB}/fig11-scenario.yaml\nevents:\n")
-        # Down and up every 20 us, shorter than a pause of 65535 quanta at
-        # 40G (~840 us), on a leaf-spine link that carries the flows.
-        for k in range(10):
-            f.write(f"  - {{ at: {1000 + 20 * k}us, link: [L1, S1], state: {'down' if k % 2 == 0 else 'up'} }}\n")
-    # A k=4 fat-tree under RC flows of the web search workload.
-    ft = os.path.join(tmp, "ft4.yaml")
-    head = ["fabric: { clock: virtual, duration: 400us, bin: 100us, seed: 1 }",
-            "topology: { gen: 'fattree:4' }", "links: { rate: 40G, delay: 1us }",
-            f"switch: {{ config: {FAB}/switch-lossless-ecn.yaml }}", "rc: { mtu: 1000 }",
-            ]
-    with open(ft, "w") as f:
-        f.write("\n".join(head) + "\n")
-    rc, log = run(ft, os.path.join(tmp, "ft4-check"), 1, "--check")
-    check("the fat-tree file is valid", rc == 0, log)
-    hosts = [h["name"] for h in json.load(open(os.path.join(tmp, "ft4-check/hosts.json")))["hosts"]]
-    # Every host to one five along (most cross pods), half of them RC with
-    # DCQCN over ECN, the rest raw at 10 Gb/s, starts staggered.
-    with open(ft, "a") as f:
-        f.write("flows:\n")
-        for k, s in enumerate(hosts):
-            d = hosts[(k + 5) % len(hosts)]
-            kind = ("transport: rc, cc: dcqcn, ecn: ect0, bytes: 300000" if k % 2 == 0
-                    else "rate: 10G")
-            f.write(f"  - {{ name: f{k}, from: {s}, to: {d}, dscp: 1, prio: 1, {kind}, "
-                    f"start: {10 * k}us }}\n")
+    flap = flap_file(FAB, tmp)
+    ft, log, ok = fattree4_file(fabric, FAB, tmp, ENV)
+    check("the fat-tree file is valid", ok, log)
     cases = [("fig12", f"{FAB}/fig12-scenario.yaml", [2]),
              ("fig10-capture", f"{FAB}/fig10-1bounce.yaml", [2]),
              ("mixed-storm", f"{FAB}/mixed-storm.yaml", [2]),
@@ -105,11 +66,7 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
     rc, log = run(dcfit, os.path.join(tmp, "dcfit"), 2)
     check("--threads with DCFIT is refused before it starts, naming DCFIT",
           rc == 2 and "runs DCFIT" in log, log[-300:])
-    real = os.path.join(tmp, "real.yaml")
-    with open(real, "w") as f:
-        text = open(f"{FAB}/fig11-scenario.yaml").read()
-        f.write(text.replace("include: clos-fig2", f"include: {FAB}/clos-fig2")
-                .replace("clock: virtual", "clock: real"))
+    real = real_clock_file(FAB, tmp)
     rc, log = run(real, os.path.join(tmp, "real"), 2)
     check("--threads on the real clock is refused", rc == 2 and "virtual clock" in log, log[-300:])
 finish()

@@ -101,6 +101,21 @@ class alignas(64) EmuPort final : public sw::PortProvider {
     return link_.queued() == 0 && !tx_blocked_ && want_up_.load(std::memory_order_relaxed) < 0;
   }
 
+  // MPI ranks (runtime/rank_frames.h), at a window's boundary: on an end
+  // whose owner runs on another rank, every frame pushed towards it, handed
+  // to f(const WireFrame&) in arrival order and taken off; on the owner's
+  // rank, such a frame put on its way to this end (false: no room, the
+  // caller frees it and counts it as ring_full).
+  template <typename F>
+  void TakeAllArriving(F&& f) {
+    for (const emulator::WireFrame* w; (w = rx_->Front()) != nullptr; rx_->Pop()) f(*w);
+  }
+  bool Arriving(const emulator::WireFrame& w) {
+    if (rx_->Push(w)) return true;
+    c_.ring_full++;
+    return false;
+  }
+
   const std::string& name() const { return name_; }
   const emulator::LinkModel& link() const { return link_; }
   const EmuPortCounters& counters() const { return c_; }

@@ -24,6 +24,14 @@ std::vector<sw::Switch*> Fabric::SwitchList() {
   return v;
 }
 
+void Fabric::CloseCaptures() {
+  for (auto& c : captures_) {
+    if (c == nullptr) continue;
+    std::lock_guard<std::mutex> g(c->mu);
+    c->out.reset();  // flushed and closed; the link ends write no more
+  }
+}
+
 void Fabric::ReleaseSpares() {
   for (Host& h : hosts_) {
     rte_pktmbuf_free(h.spare);  // null-safe

@@ -47,6 +47,7 @@ struct SwitchRun {
 // A link capture: both directions of a link into one file, so the two
 // ends (two workers on the real clock) share a lock.
 struct Capture {
+  std::string path;
   std::unique_ptr<PcapngWriter> out;
   std::mutex mu;
 };
@@ -94,6 +95,13 @@ class Fabric {
 
   // The hosts' spare mbufs back to the pool (the end of a run).
   void ReleaseSpares();
+  // The captures, one per file's capture (null: another MPI rank runs
+  // the link); CloseCaptures completes their files (the end of a run).
+  const std::vector<std::unique_ptr<Capture>>& captures() const { return captures_; }
+  void CloseCaptures();
+  // Over MPI ranks: the mbufs this rank's part adds to the pool one process
+  // would make for the whole fabric (its pool_size is their sum).
+  uint64_t pool_share() const { return pool_share_; }
 
  private:
   friend class FabricBuilder;
@@ -115,6 +123,7 @@ class Fabric {
   std::vector<SwitchRun> switches_;
   std::vector<Host> hosts_;
   std::vector<std::unique_ptr<Capture>> captures_;
+  uint64_t pool_share_ = 0;
 };
 
 }  // namespace pfc::emulator

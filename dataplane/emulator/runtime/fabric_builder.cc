@@ -90,11 +90,17 @@ class FabricBuilder {
   bool Captures(std::string* err) {
     const tagger::Topology& t = spec_.topo;
     for (const CaptureSpec& c : spec_.captures) {
+      // Another MPI rank runs the link (its ends are placed together).
+      if (!spec_.Local(c.a) && !spec_.Local(c.b)) {
+        f_->captures_.push_back(nullptr);
+        continue;
+      }
       const fs::path path =
           fs::path(c.file).is_absolute() ? fs::path(c.file) : fs::path(spec_.out_dir) / c.file;
       std::error_code ec;
       fs::create_directories(path.parent_path(), ec);
       auto cap = std::make_unique<Capture>();
+      cap->path = path.string();
       const std::string link = t.node(c.a).name + "-" + t.node(c.b).name;
       cap->out = std::make_unique<PcapngWriter>(
           path.string(), link,
@@ -110,6 +116,7 @@ class FabricBuilder {
         Capture* cp = cap.get();
         p->on_wire = [cp, dir](const rte_mbuf* m, uint64_t start_ns, bool) {
           std::lock_guard<std::mutex> g(cp->mu);
+          if (cp->out == nullptr) return;  // closed (Fabric::CloseCaptures)
           cp->out->Write(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), start_ns,
                          dir);
         };
@@ -147,10 +154,18 @@ class FabricBuilder {
       mbufs += mp.mbufs;
       room = std::max(room, mp.data_room);
     }
-    f_->ForEachLinkEnd([&](uint32_t, uint16_t, const EmuPort& p) {
-      mbufs += 2 * kMaxBurst + p.link().params().fifo_ns / p.link().WireNs(60) + 1;
+    // Over MPI ranks, this rank's share of what one process would size:
+    // its switches, the link ends it runs (not the stand-ins for others'),
+    // its hosts; results.json's pool_size adds them up (rank_results.h).
+    uint64_t share = mbufs - (spec_.rank == 0 ? 0 : 4096);
+    f_->ForEachLinkEnd([&](uint32_t node, uint16_t, const EmuPort& p) {
+      const uint64_t n = 2 * kMaxBurst + p.link().params().fifo_ns / p.link().WireNs(60) + 1;
+      mbufs += n;
+      share += spec_.Local(node) ? n : 0;
     });
     mbufs += uint64_t{kHostTxPerRound} * plan_.hosts.size();
+    for (const HostPlan& hp : plan_.hosts) share += spec_.Local(hp.node) ? kHostTxPerRound : 0;
+    f_->pool_share_ = share;
     // Frames only ever in emulated links and switches: a growable pool in
     // the process's own memory (switch/mbuf_pool.h), populated as the
     // virtual clock's one thread needs it, or whole before the real clock's

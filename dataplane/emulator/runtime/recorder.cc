@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/emulator/runtime/recorder.h"
 
-#include <fstream>
-
 namespace pfc::emulator {
 
 void Recorder::Init(const Fabric& fab, bool exact) {
@@ -64,43 +62,6 @@ void Recorder::Sample(uint64_t now_ns) {
     total_ = now;
     next_ns_ += bin_ns_;
   }
-}
-
-bool Recorder::WriteCsv(const std::string& path, std::string* err) const {
-  std::ofstream f(path);
-  f << "t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps\n";
-  char line[256];
-  for (const PortSample& r : rows_) {
-    const sw::Switch& sw = *sw_[r.sw];
-    std::snprintf(line, sizeof line, "%.6f,%s,%s,%u,%u,%u,%llu,%.6f\n", r.t_ns / 1e6,
-                  sw.name.c_str(), sw.ports[r.port].name.c_str(), r.prio, r.paused, r.pausing,
-                  static_cast<unsigned long long>(r.buffer_bytes), r.tx_bytes * 8.0 / r.span_ns);
-    f << line;
-  }
-  if (!f) {
-    *err = path + ": cannot write";
-    return false;
-  }
-  return true;
-}
-
-bool Recorder::WriteDropsCsv(const std::string& path, std::string* err) const {
-  std::ofstream f(path);
-  f << "t_ms,lossless,lossy,link_down\n";
-  char line[128];
-  for (const DropSample& d : drops_) {
-    std::snprintf(line, sizeof line, "%.6f,%llu,%llu,", d.t_ns / 1e6,
-                  static_cast<unsigned long long>(d.lossless),
-                  static_cast<unsigned long long>(d.lossy));
-    f << line;
-    if (exact_) f << d.link_down;
-    f << "\n";
-  }
-  if (!f) {
-    *err = path + ": cannot write";
-    return false;
-  }
-  return true;
 }
 
 }  // namespace pfc::emulator

@@ -54,12 +54,11 @@ class Recorder {
   // boundary passed, spanning every bin since the previous sample (a control
   // loop held up, e.g. by a rules reload, leaves a gap, not copies of now).
   void Sample(uint64_t now_ns);
+  // What it took (results.h writes them: ports.csv, drops.csv), and
+  // whether the links' drops were among it.
   const std::vector<PortSample>& rows() const { return rows_; }
-  // CSV: t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps
-  bool WriteCsv(const std::string& path, std::string* err) const;
   const std::vector<DropSample>& drops() const { return drops_; }
-  // CSV: t_ms,lossless,lossy,link_down (link_down empty on the real clock)
-  bool WriteDropsCsv(const std::string& path, std::string* err) const;
+  bool exact() const { return exact_; }
 
  private:
   std::vector<const sw::Switch*> sw_;

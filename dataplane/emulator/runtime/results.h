@@ -7,15 +7,35 @@
 // to: the wall-clock facts apart, so the rest is byte-identical across
 // runs). On the clock's thread, after Run.
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
-#include "dataplane/emulator/runtime/clock.h"
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/emulator/runtime/run_facts.h"
 
 namespace pfc::emulator {
 
-bool WriteResults(const Fabric& fab, const Clock& run, double wall_seconds, double startup_seconds,
-                  const nlohmann::json& verdict, std::string* err);
+// One switch's entry of results.json's "switches": its counters
+// (StatsJson) and its mechanisms' own (MechanismState::ReportCounters:
+// DCFIT's detector's).
+nlohmann::json SwitchResults(const SwitchRun& s);
+// This process's switches in name order (JSON objects sort their keys).
+std::vector<const SwitchRun*> SwitchesByName(const Fabric& fab);
+
+// results.json's switches, in name order: entry(i) makes names[i]'s JSON
+// when it is written (over MPI ranks rank 0 receives it then).
+struct SwitchEntries {
+  std::vector<std::string> names;
+  std::function<nlohmann::json(size_t)> entry;
+};
+SwitchEntries LocalSwitchEntries(const Fabric& fab);
+
+// The files, from the settled facts (run_facts.h) and the switches' entries;
+// `all` names the fabric's switches by the facts' index (AllSwitches).
+bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNames>& all,
+                  const RunFacts& facts, const SwitchEntries& switches, double wall_seconds,
+                  double startup_seconds, const nlohmann::json& verdict, std::string* err);
 
 }  // namespace pfc::emulator

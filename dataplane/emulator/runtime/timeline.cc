@@ -29,7 +29,8 @@ void Timeline::SetLink(Fabric& fab, uint32_t a, uint32_t b, bool up, uint64_t no
       // At the event's time, before any round then, whichever partition
       // runs the receiver; the owner runs now to see its link's new state.
       p->SetUpNow(up, now);
-      wake(p->wake_id, now);
+      // An end another MPI rank runs only keeps the link's epoch here.
+      if (fab.spec().Local(x)) wake(p->wake_id, now);
     } else {
       p->RequestUp(up);  // the owner applies it at its next Tx or Poll
     }
@@ -54,8 +55,13 @@ void Timeline::Apply(Fabric& fab, const EventSpec& e, uint64_t now, const Wake& 
   // port of every switch is looked at again.
   for (SwitchRun& s : switches) stages::ActivateAll(s.ctx);
   // A switch that runs elsewhere (--here) gets its events there.
-  if ((e.kind == EventSpec::Kind::kRoute || e.kind == EventSpec::Kind::kRules) && !spec.Local(e.a))
+  // Over MPI ranks its line is left empty here, for rank 0 to take the
+  // owner's (rank_results.h).
+  if ((e.kind == EventSpec::Kind::kRoute || e.kind == EventSpec::Kind::kRules) &&
+      !spec.Local(e.a)) {
+    if (spec.ranks > 1) log_.emplace_back();
     return;
+  }
   switch (e.kind) {
     case EventSpec::Kind::kLink:
       what = "link " + t.node(e.a).name + "-" + t.node(e.b).name + (e.up ? " up" : " down");
@@ -72,9 +78,15 @@ void Timeline::Apply(Fabric& fab, const EventSpec& e, uint64_t now, const Wake& 
         len = h.prefix_len;
         prefix = h.ip & ~(~0u >> len);
       }
-      const SwitchPlan* via_sw = plan.sw(e.c);
-      const uint32_t via =
-          via_sw != nullptr ? via_sw->ports[t.PortTo(e.c, e.a)].ip : plan.host(e.c)->ip;
+      // The next hop's address; a switch another MPI rank runs from the
+      // whole fabric's list.
+      uint32_t via = 0;
+      if (const SwitchPlan* via_sw = plan.sw(e.c))
+        via = via_sw->ports[t.PortTo(e.c, e.a)].ip;
+      else if (const HostPlan* via_host = plan.host(e.c))
+        via = via_host->ip;
+      for (const FabricPlan::SwitchNames& n : plan.all_switches)
+        if (n.node == e.c) via = n.ips[t.PortTo(e.c, e.a)];
       what = "route at " + sr.sw->name + ": " + Ipv4String(prefix) + "/" + std::to_string(len) +
              " via " + t.node(e.c).name;
       ok = pfcswitch::EditRunningConfig(
@@ -106,18 +118,15 @@ void Timeline::Apply(Fabric& fab, const EventSpec& e, uint64_t now, const Wake& 
       break;
     }
     case EventSpec::Kind::kHost:
+      // The line the same wherever the host runs (another MPI rank).
       what = "host " + t.node(e.a).name;
+      if (e.ignore_pause) what += *e.ignore_pause ? " ignores pause" : " honours pause";
+      if (e.storm_prios) what += StormText(*e.storm_prios);
       for (size_t j = 0; j < hosts.size(); j++) {
         Host& h = hosts[j];
         if (h.node != e.a) continue;
-        if (e.ignore_pause) {
-          h.model->SetIgnorePause(*e.ignore_pause);
-          what += *e.ignore_pause ? " ignores pause" : " honours pause";
-        }
-        if (e.storm_prios) {
-          h.model->SetStorm(*e.storm_prios, now);
-          what += StormText(*e.storm_prios);
-        }
+        if (e.ignore_pause) h.model->SetIgnorePause(*e.ignore_pause);
+        if (e.storm_prios) h.model->SetStorm(*e.storm_prios, now);
         wake_id(fab.HostId(j));
       }
       break;

@@ -7,7 +7,6 @@
 #include <map>
 
 #include "dataplane/emulator/model/deadlock_cycles.h"
-#include "dataplane/emulator/runtime/fabric_totals.h"
 
 namespace pfc::emulator {
 namespace {
@@ -48,9 +47,8 @@ LostTotals TotalsOf(const json& v) {
 
 }  // namespace
 
-json Verdict(const Fabric& fab, const Recorder& rec, uint64_t end_ns) {
-  const FabricSpec& spec = fab.spec();
-  const FabricPlan& plan = fab.plan();
+json Verdict(const FabricSpec& spec, const FabricPlan& plan,
+             const std::vector<FabricPlan::SwitchNames>& all, const RunFacts& f) {
   const tagger::Topology& t = spec.topo;
   json v;
   // Stuck links from the recorder's samples: the trailing run of quiet,
@@ -60,7 +58,7 @@ json Verdict(const Fabric& fab, const Recorder& rec, uint64_t end_ns) {
     uint64_t since = 0;
   };
   std::map<std::tuple<uint16_t, uint16_t, uint8_t>, Run> runs;
-  for (const PortSample& r : rec.rows()) {
+  for (const PortSample& r : f.rows) {
     Run& run = runs[{r.sw, r.port, r.prio}];
     if (r.paused && r.tx_bytes == 0) {
       if (run.n++ == 0) run.since = r.t_ns - r.span_ns;
@@ -68,28 +66,29 @@ json Verdict(const Fabric& fab, const Recorder& rec, uint64_t end_ns) {
       run.n = 0;
     }
   }
+  std::vector<int> index_of(t.num_nodes(), -1);  // a switch's index in `all`
+  for (size_t i = 0; i < all.size(); i++) index_of[all[i].node] = static_cast<int>(i);
   std::vector<StuckLink> stuck;
   json by_host = json::array();
   for (const auto& [key, run] : runs) {
     if (run.n < kQuietBins) continue;
     const auto [sw, port, prio] = key;
-    const uint32_t node = plan.switches[sw].node;
+    const uint32_t node = all[sw].node;
     const uint32_t peer = t.neighbor(t.gport(node, port));
-    if (const SwitchPlan* p = plan.sw(peer); p != nullptr)
-      stuck.push_back({sw, static_cast<uint32_t>(plan.switch_index[peer]), prio, run.since});
+    if (const int p = index_of[peer]; p >= 0 && f.switch_here[p])
+      stuck.push_back({sw, static_cast<uint32_t>(p), prio, run.since});
     else if (t.is_switch(peer))
       continue;  // a switch another process runs (--here): its side is not seen here
     else
-      by_host.push_back({{"switch", plan.switches[sw].name},
+      by_host.push_back({{"switch", all[sw].name},
                          {"host", t.node(peer).name},
                          {"prio", prio},
                          {"since_ns", run.since}});
   }
   json dl = json::array();
-  for (const DeadlockCycle& c :
-       FindDeadlocks(static_cast<uint32_t>(fab.switches().size()), stuck)) {
+  for (const DeadlockCycle& c : FindDeadlocks(static_cast<uint32_t>(all.size()), stuck)) {
     json names = json::array(), prios = json::array();
-    for (uint32_t s : c.switches) names.push_back(plan.switches[s].name);
+    for (uint32_t s : c.switches) names.push_back(all[s].name);
     for (int q = 0; q < kNumPrio; q++)
       if (c.prio_mask >> q & 1) prios.push_back(q);
     dl.push_back({{"cycle", names},
@@ -102,14 +101,11 @@ json Verdict(const Fabric& fab, const Recorder& rec, uint64_t end_ns) {
   v["held_by_hosts"] = by_host;
   // Frames lost, by class of priority and reason; and on the links.
   std::map<std::string, uint64_t> lossless, lossy;
-  ForEachDrop(fab, [&](bool on_lossless, DropReason r, uint64_t n) {
-    (on_lossless ? lossless : lossy)[std::string(DropReasonName(r))] += n;
-  });
-  uint64_t link_down = 0;
-  fab.ForEachLinkEnd([&](uint32_t, uint16_t, const EmuPort& e) {
-    link_down += e.counters().tx_down + e.counters().rx_stale;
-  });
-  v["lost"] = {{"lossless_prios", lossless}, {"lossy_prios", lossy}, {"link_down", link_down}};
+  for (int c = 0; c < 2; c++)
+    for (int r = 0; r < kNumDropReasons; r++)
+      if (const uint64_t n = f.drops[c][r])
+        (c == 1 ? lossless : lossy)[std::string(DropReasonName(static_cast<DropReason>(r)))] += n;
+  v["lost"] = {{"lossless_prios", lossless}, {"lossy_prios", lossy}, {"link_down", f.link_down}};
   // Flows: rate-limited ones below their rate, sized ones not complete.
   json slow = json::array();
   uint64_t sized = 0, incomplete = 0;
@@ -117,18 +113,19 @@ json Verdict(const Fabric& fab, const Recorder& rec, uint64_t end_ns) {
     const FlowSpecFile& fl = spec.flows[i];
     if (fl.bytes != 0) {
       sized++;
-      incomplete += !FlowFct(fab, i).completed;
+      incomplete += !f.fct[i].completed;
       continue;
     }
-    const uint64_t end = std::min(fl.stop_ns, end_ns);
+    const uint64_t end = std::min(fl.stop_ns, f.end_ns);
     if (fl.rate_bps == 0 || fl.start_ns >= end) continue;
     const HostPlan* hp = plan.host(fl.from);
     const uint64_t asked = hp != nullptr ? std::min(fl.rate_bps, hp->rate_bps) : fl.rate_bps;
-    const FlowRx* rx = RxFlow(fab, i);
+    const json& j = f.flows[i];
+    const uint64_t frames = j.value("rx_frames", uint64_t{0}),
+                   bytes = j.value("rx_bytes", uint64_t{0});
     // Wire bits, as the rate counts them (WireTimeNs).
-    const double got = rx == nullptr ? 0
-                                     : (rx->bytes + spec.wire_overhead * rx->frames) * 8e9 /
-                                           static_cast<double>(end - fl.start_ns);
+    const double got =
+        (bytes + spec.wire_overhead * frames) * 8e9 / static_cast<double>(end - fl.start_ns);
     if (got < kSlowShare * static_cast<double>(asked))
       slow.push_back({{"flow", fl.name}, {"asked_bps", asked}, {"got_bps", std::llround(got)}});
   }

@@ -123,6 +123,9 @@ void VirtualClock::Boundary() {
       done_ = true;
       return;
     }
+    // Frames that crossed from another rank, put on their way to their
+    // ends here; then, as for those that crossed from another thread, ...
+    if (fab_.spec().ranks > 1) rank_frames_.Exchange(fab_, Ranks::Get());
     // Frames that crossed into a partition: their receivers are due when
     // the first lands (each receiver's round reports the next ones).
     for (const auto& part : parts_) {
@@ -141,6 +144,8 @@ void VirtualClock::Boundary() {
   uint64_t t = std::min(end, Step(rec_.next_ns()));
   for (const auto& part : parts_) t = std::min(t, Step(part->due.Next()));
   t = std::min(t, Step(timeline_.next_ns()));
+  // ... on every rank (the rest of the boundary is the same on each).
+  if (fab_.spec().ranks > 1) t = Ranks::Get().Min(t);
   if (started_) t = std::max(t, win_end_);
   started_ = true;
   now_ = t;

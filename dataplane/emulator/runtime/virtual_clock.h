@@ -31,6 +31,7 @@
 
 #include "dataplane/emulator/model/due_queue.h"
 #include "dataplane/emulator/runtime/clock.h"
+#include "dataplane/emulator/runtime/rank_frames.h"
 
 namespace pfc::emulator {
 
@@ -96,6 +97,8 @@ class VirtualClock final : public Clock {
   // own (its thread writes it), and which runs each calendar id.
   std::vector<std::unique_ptr<Part>> parts_;
   std::vector<uint16_t> part_of_;
+  // Over MPI ranks: this rank's stand-ins for the ends others run.
+  RankFrames rank_frames_;
   uint64_t lookahead_ns_ = kNever;
   uint64_t win_end_ = 0;  // the current window is [now_, win_end_)
   bool started_ = false, done_ = false;

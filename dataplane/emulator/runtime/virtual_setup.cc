@@ -67,39 +67,53 @@ void VirtualClock::InstallCalendar() {
 void VirtualClock::Partition() {
   const FabricSpec& spec = fab_.spec();
   const unsigned n = spec.threads;
-  if (n <= 1) return;
+  const Ranks& ranks = Ranks::Get();
+  if (n * spec.ranks <= 1) return;
   const tagger::Topology& t = spec.topo;
   // A captured link's two directions go to one file in the order they
   // start: both ends in one partition keep that order the one-thread order.
+  // Over MPI ranks the split was made before the fabric was built
+  // (PlaceRanks): this rank runs partitions rank x n to rank x n + n - 1.
   std::vector<std::pair<uint32_t, uint32_t>> glue;
   for (const CaptureSpec& c : spec.captures) glue.emplace_back(c.a, c.b);
-  const std::vector<uint16_t> node_part = PartitionNodes(t, n, glue);
+  const std::vector<uint16_t> node_part = spec.ranks > 1 ? spec.parts : PartitionNodes(t, n, glue);
+  const unsigned first = spec.rank * n;
   const auto entities = static_cast<uint32_t>(part_of_.size());
   while (parts_.size() < n) {
     parts_.push_back(std::make_unique<Part>());
     parts_.back()->due.Reset(entities);
   }
   auto own = [&](uint32_t node, uint32_t id) {
-    part_of_[id] = node_part[node];
+    const unsigned local = node_part[node] - first;
+    part_of_[id] = static_cast<uint16_t>(local);
     for (uint16_t p = 0; p < t.node(node).num_ports; p++)
-      if (EmuPort* e = fab_.PortOf(node, p)) e->wake = &parts_[node_part[node]]->due;
+      if (EmuPort* e = fab_.PortOf(node, p)) e->wake = &parts_[local]->due;
   };
   for (uint32_t i = 0; i < n_sws_; i++) own(plan_.switches[i].node, i);
   for (size_t j = 0; j < fab_.hosts().size(); j++) own(hosts_[j].node, fab_.HostId(j));
   // Receive ends fed across partitions: their owners are made due at
-  // boundaries; the shortest such link bounds the window.
+  // boundaries; the shortest such link bounds the window. An end another
+  // rank runs stands in for it here: what our sender puts on its way to it
+  // goes there at the boundary (rank_frames.h).
   fab_.ForEachLinkEnd([&](uint32_t node, uint16_t p, EmuPort& e) {
     const uint32_t g = t.peer(t.gport(node, p));
     const uint32_t from = t.port_node(g);
     if (node_part[from] == node_part[node]) return;
     const EmuPort* sender = fab_.PortOf(from, static_cast<uint16_t>(t.local(g)));
-    parts_[node_part[node]]->inbound.push_back({&e, e.wake_id, e.active, e.active_bit, e.landing});
+    // A frame lands at least its wire time (>= 1 ns) after the delay.
+    lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1);
+    if (!spec.Local(node)) {
+      rank_frames_.AddStandIn(&e, t.gport(node, p), node_part[node] / n);
+      return;
+    }
+    parts_[node_part[node] - first]->inbound.push_back(
+        {&e, e.wake_id, e.active, e.active_bit, e.landing});
     e.wake = nullptr;
     e.active = nullptr;
     e.landing = nullptr;
-    // A frame lands at least its wire time (>= 1 ns) after the delay.
-    lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1);
   });
+  // Every rank's windows alike: the shortest cut link of the whole fabric.
+  if (spec.ranks > 1) lookahead_ns_ = ranks.Min(lookahead_ns_);
 }
 
 }  // namespace pfc::emulator

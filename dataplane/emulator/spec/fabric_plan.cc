@@ -355,8 +355,19 @@ void KeepLocal(const FabricSpec& spec, FabricPlan* plan,
   std::vector<SwitchPlan> sws;
   std::vector<config::SwitchConfig> cfgs;
   plan->switch_index.assign(plan->switch_index.size(), -1);
+  plan->all_switches.clear();
+  plan->global_index.clear();
   for (size_t i = 0; i < plan->switches.size(); ++i) {
+    const SwitchPlan& sp = plan->switches[i];
+    FabricPlan::SwitchNames& n = plan->all_switches.emplace_back();
+    n.node = sp.node;
+    n.name = sp.name;
+    for (const PortPlan& p : sp.ports) {
+      n.ports.push_back(p.name);
+      n.ips.push_back(p.ip);
+    }
     if (!spec.Local(plan->switches[i].node)) continue;
+    plan->global_index.push_back(static_cast<uint32_t>(i));
     plan->switch_index[plan->switches[i].node] = int(sws.size());
     sws.push_back(std::move(plan->switches[i]));
     cfgs.push_back(std::move((*configs)[i]));

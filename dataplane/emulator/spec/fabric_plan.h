@@ -85,6 +85,18 @@ struct FabricPlan {
   // paths here).
   uint64_t max_base_rtt_ns = 0, max_win_bytes = 0;
 
+  // Every switch of the fabric as KeepLocal found it (empty before), by its
+  // index in the whole fabric: what the results name when they come from
+  // several processes (MPI ranks); and each kept switch's index there.
+  struct SwitchNames {
+    uint32_t node = 0;
+    std::string name;
+    std::vector<std::string> ports;
+    std::vector<uint32_t> ips;  // each port's address (a route's next hop)
+  };
+  std::vector<SwitchNames> all_switches;
+  std::vector<uint32_t> global_index;  // switches[i] -> all_switches
+
   const SwitchPlan* sw(uint32_t node) const {
     return node < switch_index.size() && switch_index[node] >= 0 ? &switches[switch_index[node]]
                                                                  : nullptr;

@@ -187,6 +187,12 @@ struct FabricSpec {
   // of its own (runtime/virtual_clock.h). Not in the file: a run's results do
   // not depend on it.
   unsigned threads = 1;
+  // mpirun -np N pfcfabric: this process is rank `rank` of `ranks`, each
+  // running `threads` of the ranks x threads partitions; parts[node] is the
+  // partition of every node (spec/partition.h PlaceRanks; empty on one
+  // rank). Not in the file either.
+  unsigned ranks = 1, rank = 0;
+  std::vector<uint16_t> parts;
   // pfcfabric --memory-limit: the memory the fabric may use (bytes; 0: the
   // machine's MemAvailable when it starts). Not in the file either.
   uint64_t memory_limit = 0;

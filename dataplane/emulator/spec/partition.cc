@@ -82,10 +82,53 @@ std::vector<uint16_t> PartitionNodes(const tagger::Topology& t, unsigned parts,
   return part;
 }
 
+bool PlaceRanks(unsigned ranks, unsigned rank, FabricSpec* spec, std::string* err) {
+  const std::string what = spec->path + ": mpirun -np " + std::to_string(ranks) + ": ";
+  if (spec->clock != ClockKind::kVirtual) {
+    *err = what +
+           "expected the virtual clock (fabric.clock is real: split a real-clock fabric "
+           "over servers with --here and devices)";
+    return false;
+  }
+  if (!spec->here.empty()) {
+    *err = what + "expected no --here (the ranks place the switches themselves)";
+    return false;
+  }
+  const tagger::Topology& t = spec->topo;
+  for (uint32_t n = 0; n < t.num_nodes(); n++) {
+    const HostSpec* h = spec->host(n);
+    if (h != nullptr && !h->device.empty()) {
+      *err = what + "host " + t.node(n).name + " is a real host (device " + h->device +
+             "): expected emulated hosts only on the virtual clock";
+      return false;
+    }
+  }
+  const unsigned parts = ranks * spec->threads;
+  std::vector<std::pair<uint32_t, uint32_t>> glue;
+  for (const CaptureSpec& c : spec->captures) glue.emplace_back(c.a, c.b);
+  spec->parts = PartitionNodes(t, parts, glue);
+  std::vector<bool> used(parts, false);
+  for (uint32_t n = 0; n < t.num_nodes(); n++) used[spec->parts[n]] = true;
+  if (std::count(used.begin(), used.end(), true) != static_cast<long>(parts)) {
+    *err = what + "expected at least " + std::to_string(parts) +
+           " groups of nodes to split (ranks x --threads; a host stays with its switch, a "
+           "captured link's ends together): run fewer";
+    return false;
+  }
+  spec->ranks = ranks;
+  spec->rank = rank;
+  spec->here.assign(t.num_nodes(), false);
+  for (uint32_t n = 0; n < t.num_nodes(); n++)
+    spec->here[n] = t.is_switch(n) && spec->parts[n] / spec->threads == rank;
+  return true;
+}
+
 bool CheckThreads(const FabricSpec& spec, const std::vector<std::string>& switch_names,
                   const std::vector<config::SwitchConfig>& configs, std::string* err) {
-  if (spec.threads <= 1) return true;
-  const std::string what = spec.path + ": --threads " + std::to_string(spec.threads) + ": ";
+  if (spec.threads * spec.ranks <= 1) return true;
+  const std::string what = spec.path +
+                           (spec.ranks > 1 ? ": mpirun -np " + std::to_string(spec.ranks) : "") +
+                           ": --threads " + std::to_string(spec.threads) + ": ";
   if (spec.quantum_ns != 0) {
     *err = what + "expected fabric.quantum 0 (a stepped clock runs on one thread; got " +
            std::to_string(spec.quantum_ns) + " ns at " + spec.quantum_at + ")";
@@ -95,7 +138,7 @@ bool CheckThreads(const FabricSpec& spec, const std::vector<std::string>& switch
     if (!configs[i].dcfit.enabled) continue;
     *err = what + "switch " + switch_names.at(i) +
            " runs DCFIT, whose report follows a loop through every switch's state at the moment "
-           "it is found: run it on one thread";
+           "it is found: run it on one thread of one rank";
     return false;
   }
   return true;

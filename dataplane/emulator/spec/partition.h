@@ -34,7 +34,15 @@ namespace pfc::emulator {
 std::vector<uint16_t> PartitionNodes(const tagger::Topology& t, unsigned parts,
                                      const std::vector<std::pair<uint32_t, uint32_t>>& glue);
 
-// Whether spec.threads partitions can give the one-thread run's results:
+// mpirun -np `ranks`: splits the fabric into ranks x spec->threads
+// partitions (PartitionNodes, the captured links' ends together) and
+// records them (spec->parts) and this rank's switches (spec->here: rank r
+// runs partitions r x threads to r x threads + threads - 1). False with
+// *err when the fabric cannot be split so (devices, the real clock, --here;
+// a fabric with fewer switch groups than partitions).
+bool PlaceRanks(unsigned ranks, unsigned rank, FabricSpec* spec, std::string* err);
+
+// Whether spec.threads partitions (times spec.ranks) can give the one-thread run's results:
 // not with a stepped clock (fabric.quantum_ns), nor with DCFIT on a switch
 // (configs, parallel to plan's switches: the fabric's DCFIT report follows
 // a loop through every switch's state at the moment one is found). False

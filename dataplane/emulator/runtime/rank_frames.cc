@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Frames between MPI ranks (rank_frames.h).
+#include "dataplane/emulator/runtime/rank_frames.h"
+
+#include <rte_mbuf.h>
+
+#include <cstring>
+
+namespace pfc::emulator {
+namespace {
+
+// A frame on the way between ranks: this header, then its bytes.
+struct Header {
+  uint32_t gport;  // the receiving end, as the topology numbers ports
+  uint32_t len;
+  uint64_t arrive_ns;
+  uint32_t epoch;
+  uint32_t control;
+};
+
+}  // namespace
+
+void RankFrames::Exchange(Fabric& fab, const Ranks& ranks) {
+  buf_.resize(ranks.size());
+  for (std::vector<uint8_t>& b : buf_) b.clear();
+  for (const StandIn& s : out_) {
+    std::vector<uint8_t>& b = buf_[s.rank];
+    s.end->TakeAllArriving([&](const WireFrame& w) {
+      rte_mbuf* m = reinterpret_cast<rte_mbuf*>(w.handle);
+      const Header h{s.gport, w.len, w.arrive_ns, w.epoch, w.control ? 1u : 0u};
+      const size_t at = b.size();
+      b.resize(at + sizeof h + w.len);
+      std::memcpy(b.data() + at, &h, sizeof h);
+      uint8_t* data = b.data() + at + sizeof h;
+      const void* p = rte_pktmbuf_read(m, 0, w.len, data);
+      if (p != data) std::memcpy(data, p, w.len);
+      rte_pktmbuf_free(m);
+      sent_++;
+    });
+  }
+  const std::vector<uint8_t> in = ranks.Exchange(buf_);
+  const tagger::Topology& t = fab.spec().topo;
+  rte_mempool* pool = fab.dp().pool;
+  for (size_t at = 0; at + sizeof(Header) <= in.size();) {
+    Header h;
+    std::memcpy(&h, in.data() + at, sizeof h);
+    const uint8_t* data = in.data() + at + sizeof h;
+    at += sizeof h + h.len;
+    EmuPort* e = fab.PortOf(t.port_node(h.gport), static_cast<uint16_t>(t.local(h.gport)));
+    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    char* p = m != nullptr ? rte_pktmbuf_append(m, static_cast<uint16_t>(h.len)) : nullptr;
+    if (e == nullptr || p == nullptr) {
+      nombuf_++;
+      if (m != nullptr) rte_pktmbuf_free(m);
+      continue;
+    }
+    std::memcpy(p, data, h.len);
+    const WireFrame w{reinterpret_cast<uintptr_t>(m), h.arrive_ns, h.len, h.epoch, h.control != 0};
+    if (!e->Arriving(w)) rte_pktmbuf_free(m);
+  }
+}
+
+}  // namespace pfc::emulator
