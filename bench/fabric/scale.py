@@ -10,7 +10,10 @@ fat-tree and a 1,000-switch Jellyfish in one process). For each fabric:
     flows, seed 1): switch-hops, the run's wall seconds, hops per second of
     it (one thread: CPU seconds); then the same run on two threads
     (--threads 2): its wall seconds, the speedup, and whether every output
-    file is byte-identical to the one-thread run's. On SPEEDUP_FABRIC
+    file is byte-identical to the one-thread run's; then over two MPI ranks
+    (mpirun -np 2, one thread each; RANKS=0 skips it): its wall seconds,
+    the speedup, each rank's peak RSS (timing.json) and whether every
+    output file is the one-thread run's. On SPEEDUP_FABRIC
     (default fattree:8) the pair runs PAIRS times (default 3), alternating,
     and the speedup is the ratio of the medians (a shared machine's noise);
   * instructions per switch-hop: callgrind over the run only
@@ -25,8 +28,11 @@ fat-tree and a 1,000-switch Jellyfish in one process). For each fabric:
   FABRIC: fattree:K or jellyfish:N:PORTS:SWITCH_PORTS[:SEED] (pfc-tagger's
   generators). Writes OUT_DIR/fabric_scale.png and fabric_scale.csv; last line
   RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
-         instr_per_hop_max_over_min=<x> threads2_speedup=<x>
-threads2_speedup is SPEEDUP_FABRIC's (na when it is not in the set).
+         instr_per_hop_max_over_min=<x> threads2_speedup=<x> identical_t2=<0|1>
+         ranks2_speedup=<x> identical_r2=<0|1> rank_rss_mb_at_max=<a+b>
+         mhops_per_s_at_max_r2=<x>
+threads2_speedup and ranks2_speedup are SPEEDUP_FABRIC's (na when it is
+not in the set).
 """
 import csv
 import filecmp
@@ -46,6 +52,9 @@ CALLGRIND_MAX = int(os.environ.get("CALLGRIND_MAX", "400"))
 PERM_US = 50  # the callgrind run's length
 SPEEDUP_FABRIC = os.environ.get("SPEEDUP_FABRIC", "fattree:8")
 PAIRS = int(os.environ.get("PAIRS", "3"))
+RANKS = int(os.environ.get("RANKS", "2"))
+# Open MPI refuses root unless told (CI and this machine run as root).
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 OUTPUTS = ("results.json", "flows.csv", "ports.csv", "fct.csv")
 
 
@@ -85,9 +94,9 @@ def permutation_file(path, gen, hosts, run_us):
         f.write("\n".join(lines) + "\n")
 
 
-def run(cmd):
+def run(cmd, env=None):
     """(returncode, stdout+stderr, maxrss MB) of a child."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -113,20 +122,27 @@ def measure(fabric, cost_fabric, out, gen):
         - len(hosts)
     path = os.path.join(out, tag + ".yaml")
     flows = fabric_file(path, gen, hosts, 1, 1)
-    d, d2 = os.path.join(out, tag), os.path.join(out, tag + "-t2")
-    walls = {1: [], 2: []}
+    d, d2, dr = (os.path.join(out, tag + x) for x in ("", "-t2", "-r2"))
+    walls = {"t1": [], "t2": [], "r2": []}
     rss_mb, t = 0, None
+    sides = [("t1", d, [fabric, "--threads", "1"]), ("t2", d2, [fabric, "--threads", "2"])]
+    if RANKS > 1:
+        sides.append(("r2", dr, ["mpirun", "-np", str(RANKS), "--bind-to", "none",
+                                 "--oversubscribe", fabric]))
     for _ in range(PAIRS if gen == SPEEDUP_FABRIC else 1):
-        for threads, dd in ((1, d), (2, d2)):
-            rc, log, rss = run([fabric, "--fabric", path, "--out", dd, "--threads", str(threads)])
+        for side, dd, cmd in sides:
+            rc, log, rss = run(cmd + ["--fabric", path, "--out", dd], MPI_ENV)
             if rc != 0:
-                sys.exit(f"fabric_scale: {gen}: pfcfabric --threads {threads} failed:\n{log}")
-            walls[threads].append(json.load(open(os.path.join(dd, "timing.json")))["wall_seconds"])
-            if threads == 1:
+                sys.exit(f"fabric_scale: {gen}: {' '.join(cmd)} failed:\n{log}")
+            walls[side].append(json.load(open(os.path.join(dd, "timing.json")))["wall_seconds"])
+            if side == "t1":
                 rss_mb, t = rss, json.load(open(os.path.join(d, "timing.json")))
-    run_s, run_s2 = statistics.median(walls[1]), statistics.median(walls[2])
-    same = all(filecmp.cmp(os.path.join(d, f), os.path.join(d2, f), shallow=False)
-               for f in OUTPUTS if os.path.exists(os.path.join(d, f)))
+    run_s, run_s2 = statistics.median(walls["t1"]), statistics.median(walls["t2"])
+
+    def same_as_one(dd):
+        return all(filecmp.cmp(os.path.join(d, f), os.path.join(dd, f), shallow=False)
+                   for f in OUTPUTS if os.path.exists(os.path.join(d, f)))
+    same = same_as_one(d2)
     hops = hops_of(d)
     row = {"fabric": gen, "switches": switches, "hosts": len(hosts), "flows": flows,
            "rss_mb": round(rss_mb), "startup_s": round(t["startup_seconds"], 2),
@@ -134,7 +150,14 @@ def measure(fabric, cost_fabric, out, gen):
            "mhops_per_s": round(hops / run_s / 1e6, 3),
            "run_s_t2": round(run_s2, 2), "speedup_t2": round(run_s / run_s2, 2),
            "identical_t2": int(same),
-           "pool_mbufs": t["pool_mbufs_populated"], "instr_per_hop": ""}
+           "pool_mbufs": t["pool_mbufs_populated"], "instr_per_hop": "",
+           "run_s_r2": "", "speedup_r2": "", "identical_r2": "", "rank_rss_mb": ""}
+    if RANKS > 1:
+        run_r = statistics.median(walls["r2"])
+        ranks_rss = json.load(open(os.path.join(dr, "timing.json")))["peak_rss_mb"]
+        row.update(run_s_r2=round(run_r, 2), speedup_r2=round(run_s / run_r, 2),
+                   identical_r2=int(same_as_one(dr)),
+                   rank_rss_mb="+".join(str(x) for x in ranks_rss))
     if cost_fabric and switches <= CALLGRIND_MAX:
         short = os.path.join(out, tag + "-short.yaml")
         permutation_file(short, gen, hosts, PERM_US)
@@ -153,7 +176,8 @@ def measure(fabric, cost_fabric, out, gen):
             row["instr_per_hop"] = round(ir / short_hops)
     print(("{fabric:<22} {switches:>8} {hosts:>6} {flows:>6} {rss_mb:>7} {startup_s:>9} "
            "{run_s:>7} {hops:>9} {mhops_per_s:>10} {instr_per_hop:>10} {run_s_t2:>8} "
-           "{speedup_t2:>8} {identical_t2:>6}").format(**row), flush=True)
+           "{speedup_t2:>8} {identical_t2:>6} {run_s_r2:>8} {speedup_r2:>8} {identical_r2:>6} "
+           "{rank_rss_mb:>12}").format(**row), flush=True)
     return row
 
 
@@ -162,18 +186,26 @@ def plot(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 5, figsize=(25, 4.4))
-    panels = [("rss_mb", "peak RSS (MB)"), ("startup_s", "start-up (s)"),
-              ("instr_per_hop", "instructions per switch-hop (callgrind)"),
-              ("mhops_per_s", "Mhops per second, 1 ms at 30% load"),
-              ("speedup_t2", "two threads' speedup (wall time, same results)")]
-    for ax, (key, label) in zip(axes, panels):
+    for r in rows:  # the larger rank's peak, beside the one process's
+        r["rank_rss_max"] = max(int(x) for x in r["rank_rss_mb"].split("+")) if r["rank_rss_mb"] else ""
+    # (key, label); a panel's extra series: (key, label suffix, line style)
+    panels = [("rss_mb", "peak RSS (MB)", [("rank_rss_max", ", a rank of two", ":")]),
+              ("startup_s", "start-up (s)", []),
+              ("instr_per_hop", "instructions per switch-hop (callgrind)", []),
+              ("mhops_per_s", "Mhops per second, 1 ms at 30% load (one thread)", []),
+              ("speedup_t2", "speedup over one thread (wall time, same results)",
+               [("speedup_r2", ", two ranks", ":")])]
+    for ax, (key, label, extra) in zip(axes, panels):
         for fam, marker in (("fattree", "o-"), ("jellyfish", "s--")):
-            pts = [(r["switches"], r[key]) for r in rows if r["fabric"].startswith(fam) and r[key] != ""]
-            if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, label=fam)
+            for k, suffix, style in [(key, ", two threads" if extra else "", None)] + extra:
+                pts = [(r["switches"], r[k]) for r in rows if r["fabric"].startswith(fam) and r[k] != ""]
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                            marker if style is None else marker[0] + style, label=fam + suffix)
         ax.set_xlabel("switches")
         ax.set_title(label)
-        top = max((r[key] for r in rows if r[key] != ""), default=1)
+        top = max((r[k] for r in rows for k in [key] + [e[0] for e in extra] if r[k] != ""),
+                  default=1)
         ax.set_ylim(0, top * 1.15)  # a lone point at the maximum stays in view
         ax.grid(alpha=0.3)
         ax.legend()
@@ -189,7 +221,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     print(f"{'fabric':<22} {'switches':>8} {'hosts':>6} {'flows':>6} {'rss_mb':>7} {'startup_s':>9} "
           f"{'run_s':>7} {'hops':>9} {'Mhops/s':>10} {'instr/hop':>10} {'run_s_t2':>8} "
-          f"{'speedup':>8} {'same':>6}")
+          f"{'speedup':>8} {'same':>6} {'run_s_r2':>8} {'speedup':>8} {'same':>6} "
+          f"{'rank_rss_mb':>12}")
     rows = [measure(fabric, cost_fabric, out, gen) for gen in sys.argv[4:]]
     with open(os.path.join(out, "fabric_scale.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -202,12 +235,21 @@ def main():
     ratio = round(cg[-1]["instr_per_hop"] / cg[0]["instr_per_hop"], 2) if len(cg) >= 2 else "na"
     sp = [r for r in rows if r["fabric"] == SPEEDUP_FABRIC]
     speedup = sp[0]["speedup_t2"] if sp else "na"
+    rows_r = [r for r in rows if r["identical_r2"] != ""]
+    speedup_r = sp[0]["speedup_r2"] if sp and sp[0]["speedup_r2"] != "" else "na"
+    if any(not r["identical_r2"] for r in rows_r):
+        print("fabric_scale: two ranks did NOT give the one-process results for: " +
+              ", ".join(r["fabric"] for r in rows_r if not r["identical_r2"]))
     if any(not r["identical_t2"] for r in rows):
         print("fabric_scale: two threads did NOT give the one-thread results for: " +
               ", ".join(r["fabric"] for r in rows if not r["identical_t2"]))
     print(f"RESULT switches_max={big['switches']} rss_mb_per_switch={big['rss_mb'] / big['switches']:.1f} "
           f"startup_s_at_max={big['startup_s']} instr_per_hop_max_over_min={ratio} "
-          f"threads2_speedup={speedup} identical_t2={int(all(r['identical_t2'] for r in rows))}")
+          f"threads2_speedup={speedup} identical_t2={int(all(r['identical_t2'] for r in rows))} "
+          f"ranks2_speedup={speedup_r} "
+          f"identical_r2={int(all(r['identical_r2'] for r in rows_r)) if rows_r else 'na'} "
+          f"rank_rss_mb_at_max={big['rank_rss_mb'] or 'na'} "
+          f"mhops_per_s_at_max_r2={round(big['hops'] / big['run_s_r2'] / 1e6, 3) if big['run_s_r2'] else 'na'}")
 
 
 if __name__ == "__main__":

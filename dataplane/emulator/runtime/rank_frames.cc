@@ -4,7 +4,10 @@
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cstring>
+
+#include "dataplane/common/deadline.h"
 
 namespace pfc::emulator {
 namespace {
@@ -20,10 +23,11 @@ struct Header {
 
 }  // namespace
 
-void RankFrames::Exchange(Fabric& fab, const Ranks& ranks) {
-  buf_.resize(ranks.size());
+uint64_t RankFrames::Take() {
+  uint64_t first = kNever;
   for (std::vector<uint8_t>& b : buf_) b.clear();
   for (const StandIn& s : out_) {
+    if (s.rank >= buf_.size()) buf_.resize(s.rank + 1);
     std::vector<uint8_t>& b = buf_[s.rank];
     s.end->TakeAllArriving([&](const WireFrame& w) {
       rte_mbuf* m = reinterpret_cast<rte_mbuf*>(w.handle);
@@ -35,10 +39,36 @@ void RankFrames::Exchange(Fabric& fab, const Ranks& ranks) {
       const void* p = rte_pktmbuf_read(m, 0, w.len, data);
       if (p != data) std::memcpy(data, p, w.len);
       rte_pktmbuf_free(m);
+      first = std::min(first, w.arrive_ns);
       sent_++;
     });
   }
-  const std::vector<uint8_t> in = ranks.Exchange(buf_);
+  return first;
+}
+
+uint64_t RankFrames::Agree(const Ranks& ranks, uint64_t t) {
+  const unsigned n = ranks.size();
+  buf_.resize(n);
+  // To each rank: what it gets from us, all we send, our earliest time.
+  uint64_t total = 0;
+  for (const std::vector<uint8_t>& b : buf_) total += b.size();
+  std::vector<uint64_t> out(3 * n);
+  for (unsigned r = 0; r < n; r++)
+    out[3 * r] = buf_[r].size(), out[3 * r + 1] = total, out[3 * r + 2] = t;
+  const std::vector<uint64_t> in = ranks.AllToAll(out, 3);
+  from_.assign(n, 0);
+  moving_ = false;
+  for (unsigned r = 0; r < n; r++) {
+    from_[r] = in[3 * r];
+    moving_ |= in[3 * r + 1] != 0;
+    t = std::min(t, in[3 * r + 2]);
+  }
+  return t;
+}
+
+bool RankFrames::Deliver(Fabric& fab, const Ranks& ranks) {
+  if (!moving_) return false;  // every rank knows: none calls the exchange
+  const std::vector<uint8_t> in = ranks.AllToAllV(buf_, from_);
   const tagger::Topology& t = fab.spec().topo;
   rte_mempool* pool = fab.dp().pool;
   for (size_t at = 0; at + sizeof(Header) <= in.size();) {
@@ -58,6 +88,7 @@ void RankFrames::Exchange(Fabric& fab, const Ranks& ranks) {
     const WireFrame w{reinterpret_cast<uintptr_t>(m), h.arrive_ns, h.len, h.epoch, h.control != 0};
     if (!e->Arriving(w)) rte_pktmbuf_free(m);
   }
+  return !in.empty();
 }
 
 }  // namespace pfc::emulator

@@ -28,11 +28,17 @@ class RankFrames {
   void AddStandIn(EmuPort* end, uint32_t gport, unsigned rank) {
     out_.push_back({end, gport, rank});
   }
-  bool empty() const { return out_.empty(); }
-  // Collective: every stand-in's frames to their ranks, and the frames
-  // other ranks sent put on their way to this rank's ends. Frames that find
-  // no mbuf or no room are counted (the end's ring_full, dropped_nombuf).
-  void Exchange(Fabric& fab, const Ranks& ranks);
+  // At a boundary, every rank in turn (Agree and Deliver are collective):
+  // Take: every stand-in's frames packed for their ranks; returns the
+  // earliest arrival among them (kNever: none).
+  uint64_t Take();
+  // The least of every rank's `t` (one MPI_Alltoall, which also tells
+  // each rank what it gets).
+  uint64_t Agree(const Ranks& ranks, uint64_t t);
+  // The frames sent, and those got put on their way to this rank's ends
+  // (true: some were); one that finds no mbuf, no end or no room is
+  // counted (dropped_nombuf, the end's ring_full).
+  bool Deliver(Fabric& fab, const Ranks& ranks);
   uint64_t frames_sent() const { return sent_; }
   uint64_t dropped_nombuf() const { return nombuf_; }
 
@@ -44,6 +50,8 @@ class RankFrames {
   };
   std::vector<StandIn> out_;
   std::vector<std::vector<uint8_t>> buf_;  // per rank, reused
+  std::vector<uint64_t> from_;             // bytes each rank sends this one (Agree)
+  bool moving_ = false;                    // some rank sends something (Agree)
   uint64_t sent_ = 0, nombuf_ = 0;
 };
 

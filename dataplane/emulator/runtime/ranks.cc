@@ -86,31 +86,36 @@ uint64_t Ranks::Min(uint64_t v) const {
   return v;
 }
 
-uint64_t Ranks::Sum(uint64_t v) const {
-#ifdef PFC_HAVE_MPI
-  if (started_) return Reduce(v, MPI_SUM);
-#endif
-  return v;
-}
-
-std::vector<uint8_t> Ranks::Exchange(const std::vector<std::vector<uint8_t>>& out) const {
+std::vector<uint64_t> Ranks::AllToAll(const std::vector<uint64_t>& out, unsigned per) const {
 #ifdef PFC_HAVE_MPI
   if (started_) {
-    // Counts first (a window's frames are far below 2 GB a rank), then the
-    // bytes.
+    std::vector<uint64_t> in(out.size());
+    MPI_Alltoall(out.data(), static_cast<int>(per), MPI_UINT64_T, in.data(), static_cast<int>(per),
+                 MPI_UINT64_T, MPI_COMM_WORLD);
+    return in;
+  }
+#endif
+  (void)per;
+  return out;
+}
+
+std::vector<uint8_t> Ranks::AllToAllV(const std::vector<std::vector<uint8_t>>& out,
+                                      const std::vector<uint64_t>& sizes) const {
+#ifdef PFC_HAVE_MPI
+  if (started_) {
+    // A window's frames are far below 2 GB a rank (int counts).
     std::vector<int> sc(size_), rc(size_), sd(size_), rd(size_);
-    for (unsigned r = 0; r < size_; r++)
-      sc[r] = r < out.size() ? static_cast<int>(out[r].size()) : 0;
-    MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, MPI_COMM_WORLD);
     std::vector<uint8_t> send, in;
     for (unsigned r = 0; r < size_; r++) {
       sd[r] = static_cast<int>(send.size());
+      sc[r] = r < out.size() ? static_cast<int>(out[r].size()) : 0;
       if (sc[r] != 0) send.insert(send.end(), out[r].begin(), out[r].end());
     }
     size_t total = 0;
     for (unsigned r = 0; r < size_; r++) {
       rd[r] = static_cast<int>(total);
-      total += static_cast<size_t>(rc[r]);
+      rc[r] = static_cast<int>(sizes[r]);
+      total += sizes[r];
     }
     in.resize(total);
     MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, in.data(), rc.data(), rd.data(),
@@ -118,6 +123,7 @@ std::vector<uint8_t> Ranks::Exchange(const std::vector<std::vector<uint8_t>>& ou
     return in;
   }
 #endif
+  (void)sizes;
   return out.empty() ? std::vector<uint8_t>{} : out[0];
 }
 

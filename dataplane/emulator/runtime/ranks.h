@@ -42,12 +42,16 @@ class Ranks {
   unsigned local_rank() const { return local_rank_; }
   unsigned local_size() const { return local_size_; }
 
-  // Collective: the least / the sum of every rank's v.
+  // Collective: the least of every rank's v.
   uint64_t Min(uint64_t v) const;
-  uint64_t Sum(uint64_t v) const;
-  // Collective: out[r] goes to rank r; returns what every rank sent this
-  // one, in rank order (one buffer).
-  std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& out) const;
+  // Collective: out[per x r .. per x r + per - 1] goes to rank r; returns
+  // what every rank sent this one, in rank order.
+  std::vector<uint64_t> AllToAll(const std::vector<uint64_t>& out, unsigned per) const;
+  // Collective: out[r] goes to rank r, and this one gets sizes[r] bytes
+  // from rank r (known from an AllToAll before); returns them in rank
+  // order, one buffer.
+  std::vector<uint8_t> AllToAllV(const std::vector<std::vector<uint8_t>>& out,
+                                 const std::vector<uint64_t>& sizes) const;
   // Point to point, in order between two ranks: rank 0 gathering what the
   // others send it.
   void Send(unsigned to, const std::string& bytes) const;

@@ -111,8 +111,24 @@ void VirtualClock::RunWindow(Part& part) {
   }
 }
 
+void VirtualClock::InboundDue() {
+  for (const auto& part : parts_) {
+    for (const Part::Inbound& in : part->inbound) {
+      const Deadline a = in.port->NextArrivalNs();
+      if (a == kNever) continue;
+      part->due.Lower(in.id, a);
+      if (in.active != nullptr) {
+        *in.active |= in.bit;
+        LowerTo(in.landing, a);
+      }
+    }
+  }
+}
+
 void VirtualClock::Boundary() {
   const uint64_t end = Step(duration_ns_);
+  const bool ranked = fab_.spec().ranks > 1;
+  uint64_t sent_ns = kNever;  // the earliest arrival of what went to other ranks
   if (started_) {
     // Every partition has run everything up to `last`: the state the one
     // thread has after its step at that time.
@@ -123,29 +139,25 @@ void VirtualClock::Boundary() {
       done_ = true;
       return;
     }
-    // Frames that crossed from another rank, put on their way to their
-    // ends here; then, as for those that crossed from another thread, ...
-    if (fab_.spec().ranks > 1) rank_frames_.Exchange(fab_, Ranks::Get());
     // Frames that crossed into a partition: their receivers are due when
-    // the first lands (each receiver's round reports the next ones).
-    for (const auto& part : parts_) {
-      for (const Part::Inbound& in : part->inbound) {
-        const Deadline a = in.port->NextArrivalNs();
-        if (a == kNever) continue;
-        part->due.Lower(in.id, a);
-        if (in.active != nullptr) {
-          *in.active |= in.bit;
-          LowerTo(in.landing, a);
-        }
-      }
-    }
+    // the first lands (each receiver's round reports the next ones). Those
+    // for another rank are taken off their stand-ins to go there.
+    if (ranked) sent_ns = rank_frames_.Take();
+    InboundDue();
   }
-  // The next step: the earliest thing due anywhere.
+  // The next step: the earliest thing due anywhere ...
   uint64_t t = std::min(end, Step(rec_.next_ns()));
   for (const auto& part : parts_) t = std::min(t, Step(part->due.Next()));
   t = std::min(t, Step(timeline_.next_ns()));
-  // ... on every rank (the rest of the boundary is the same on each).
-  if (fab_.spec().ranks > 1) t = Ranks::Get().Min(t);
+  // ... on every rank, with what this one sent (landing there makes its
+  // receiver due then): one collective step agrees on it and says what
+  // each rank gets, then the frames go, and those that came make their
+  // receivers due. The rest of the boundary is the same on every rank.
+  if (ranked) {
+    const Ranks& ranks = Ranks::Get();
+    t = rank_frames_.Agree(ranks, std::min(t, sent_ns));
+    if (rank_frames_.Deliver(fab_, ranks)) InboundDue();
+  }
   if (started_) t = std::max(t, win_end_);
   started_ = true;
   now_ = t;

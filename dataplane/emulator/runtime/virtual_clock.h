@@ -73,6 +73,9 @@ class VirtualClock final : public Clock {
 
   // Runs part's entities due in [now_, win_end_), in time order.
   void RunWindow(Part& part);
+  // Receivers of frames that crossed from another partition made due at
+  // the first's arrival.
+  void InboundDue();
   // Between windows, on the main thread with every partition stopped:
   // samples and the end, frames that crossed, the next window's start
   // (events applied then) and end. Sets done_ at the end.
