@@ -9,9 +9,10 @@ fat320-websearch{30,50}-5ms-hpcc (run.py --cc hp). Per load, control and
 side: the slowdown p95 and p99 of short flows (< 10 KB and 10-100 KB, the
 paper's point: HPCC keeps queues near empty, so short flows see the base
 RTT), the long flows' p50 (what HPCC gives up for it, if anything), and
-the time egresses spent paused. Queue length percentiles are not here: the
-emulator does not sample queues, and the simulator's monitor was left off
-in these configs (QLEN_MON_END at its start).
+the time egresses spent paused, and the switch ports' queue length p95 and
+p99 over the traffic (both monitors every 100 ns, bench/hpcc/qlen.py: the
+summaries of runs with QLEN_MON=1, which bench/hpcc/hpcc_vs_dcqcn.sh sets;
+a summary without them leaves the panel out).
 
   hpcc_vs_dcqcn.py OUT_PNG DCQCN30 HPCC30 DCQCN50 HPCC50
 each argument after the figure a summary.json (or the OUT_DIR holding it).
@@ -45,13 +46,17 @@ def main():
                  "p99_10k_100k": b["10k_100k"][f"{side}_sd_p99"],
                  "p50_gt1m": b["gt1m"][f"{side}_sd_p50"],
                  "paused_ms": s[f"{side}_pfc"]["paused_ms"]}
+            q = (s.get("qlen") or {}).get(side)
+            if q:
+                m.update(qlen_p95_kb=q["p95_kb"], qlen_p99_kb=q["p99_kb"])
             rows.append((side, cc, ld, m))
             result += [f"{side}_{cc}_{ld}_{k}={v:.3g}" for k, v in m.items()]
     print(f"{'side':5} {'cc':6} {'load':>4}  {'<10KB p95':>9} {'p99':>6}  {'10-100KB p95':>12} {'p99':>6}"
-          f"  {'>1MB p50':>8}  {'paused ms':>9}")
+          f"  {'>1MB p50':>8}  {'paused ms':>9}  {'queue p95 KB':>12} {'p99':>5}")
     for side, cc, ld, m in rows:
         print(f"{side:5} {cc:6} {ld:>3}%  {m['p95_lt10k']:9.2f} {m['p99_lt10k']:6.2f}  {m['p95_10k_100k']:12.2f} "
-              f"{m['p99_10k_100k']:6.2f}  {m['p50_gt1m']:8.2f}  {m['paused_ms']:9.3f}")
+              f"{m['p99_10k_100k']:6.2f}  {m['p50_gt1m']:8.2f}  {m['paused_ms']:9.3f}  "
+              f"{m.get('qlen_p95_kb', '-'):>12} {m.get('qlen_p99_kb', '-'):>5}")
     plot(rows, out)
     print(f"figure {out}")
     print("RESULT " + " ".join(result))
@@ -61,7 +66,8 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    queues = all("qlen_p99_kb" in m for *_, m in rows)
+    fig, axes = plt.subplots(1, 4 if queues else 3, figsize=(20 if queues else 15, 4.2))
     colors = {("sim", "dcqcn"): "#9ecae1", ("sim", "hpcc"): "#08519c",
               ("emu", "dcqcn"): "#fcae91", ("emu", "hpcc"): "#a50f15"}
     label = {"sim": "simulator", "emu": "pfcfabric"}
@@ -94,6 +100,20 @@ def plot(rows, path):
     ax.grid(axis="y", alpha=0.3)
     ax.set_ylim(0, 1.3 * max(m["p50_gt1m"] for *_, m in rows))
     ax.legend(fontsize=8, loc="upper right", ncol=2)
+    if queues:
+        ax = axes[3]
+        groups = [(ld, pct) for ld in (30, 50) for pct in ("p95", "p99")]
+        for k, (side, cc) in enumerate(colors):
+            vals = [next(m[f"qlen_{pct}_kb"] for s, c, l, m in rows if (s, c, l) == (side, cc, ld))
+                    for ld, pct in groups]
+            ax.bar([i + (k - 1.5) * 0.2 for i in range(len(groups))], vals, 0.2,
+                   color=colors[(side, cc)], label=f"{label[side]} {cc.upper()}")
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels([f"{ld}% load\n{pct}" for ld, pct in groups])
+        ax.set_ylabel("KB")
+        ax.set_title("switch ports' queue length (every 100 ns, over the traffic)", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
 

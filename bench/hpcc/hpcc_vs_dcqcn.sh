@@ -4,8 +4,8 @@
 # what it shows): the four cases fat320-websearch{30,50}-5ms (DCQCN) and
 # fat320-websearch{30,50}-5ms-hpcc (HPCC), each through
 # bench/hpcc/vs_hpcc_simulator.sh into OUT_DIR/<case> (its SIM_KEEP,
-# SEEDS and NO_BUILD apply; ~25 CPU minutes for both sides of all four),
-# then the comparison.
+# SEEDS and NO_BUILD apply; QLEN_MON=1: both sides' queue monitors; ~25
+# CPU minutes for both sides of all four), then the comparison.
 #   bench/hpcc/hpcc_vs_dcqcn.sh [BUILD_DIR] [OUT_DIR]
 # Figure OUT_DIR/hpcc_vs_dcqcn.png; last line
 #   RESULT <side>_<cc>_<load>_<metric>=<x> ...   (side sim|emu, cc dcqcn|hpcc)
@@ -17,7 +17,7 @@ OUT=$(realpath -m "${2:-hpcc-vs-dcqcn}")
 mkdir -p "$OUT"
 dirs=()
 for c in fat320-websearch30-5ms fat320-websearch30-5ms-hpcc fat320-websearch50-5ms fat320-websearch50-5ms-hpcc; do
-  bench/hpcc/vs_hpcc_simulator.sh "$c" "$B" "$OUT/$c" > "$OUT/$c.log" 2>&1 ||
+  QLEN_MON=1 bench/hpcc/vs_hpcc_simulator.sh "$c" "$B" "$OUT/$c" > "$OUT/$c.log" 2>&1 ||
     { tail -20 "$OUT/$c.log" >&2; echo "hpcc_vs_dcqcn: $c failed (log $OUT/$c.log)" >&2; exit 1; }
   dirs+=("$OUT/$c")
 done

@@ -4,7 +4,7 @@
 # the same topology, flow and config files through both, flows matched one by
 # one, per size bucket FCT p50/p95/p99 and slowdown (against the simulator's
 # standalone FCT on both sides), the per-flow FCT ratio, pause frames, CPU
-# seconds and peak RSS (bench/hpcc/vs_simulator.py describes it).
+# and wall seconds and peak RSS (bench/hpcc/vs_simulator.py describes it).
 #   bench/hpcc/vs_hpcc_simulator.sh [CASES] [BUILD_DIR] [OUT_DIR]
 # CASES: comma-separated folders under $HPCC_REF/runs (default small; also
 # fat320-websearch30-5ms, ~150 CPU s simulator + ~120 emulator, run at once),
@@ -20,11 +20,16 @@
 # is one draw of the marking), SIM_KEEP=1 (keep the simulator's outputs an earlier run left in OUT_DIR and
 # run the emulator's side alone), NO_BUILD=1 (use BUILD_DIR's pfcfabric as it is: no ninja, e.g. in a build
 # directory someone else is building), ANALYSE_ONLY=1 (run nothing: read the
-# outputs an earlier run left in OUT_DIR again).
+# outputs an earlier run left in OUT_DIR again), EMU_THREADS=N (the emulator
+# on N threads: the same results; CPU and wall seconds are both reported),
+# QLEN_MON=1 (both sides' queue monitors, every 100 ns over 100 ms from the
+# case's QLEN_MON_START; queue-length percentiles over the traffic compared,
+# bench/hpcc/qlen.py).
 # Figure OUT_DIR/vs_hpcc_simulator.png, OUT_DIR/table.txt, summary.json; last line
 #   RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5=<x> <case>_ratio_p50=<x>
 #          <case>_ratio_p95=<x> <case>_within_10pct=<n> <case>_matched=<n> <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x>
-#          <case>_pause_sim=<n> <case>_pause_emu=<n>
+#          <case>_wall_s_sim=<x> <case>_wall_s_emu=<x> <case>_pause_sim=<n> <case>_pause_emu=<n>
+#          [<case>_qlen_p99_kb_sim=<n> <case>_qlen_p99_kb_emu=<n> ...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/lib.sh

@@ -6,8 +6,9 @@ on the same topology, flow and config files: for each case, the simulator
 its output paths moved into OUT_DIR/CASE/sim (SIM_KEEP=1: a run already
 there is kept, the emulator's side alone runs again), tools/hpcc_import.py converts
 the same three files (the config unchanged) into OUT_DIR/CASE/fabric, and
-pfcfabric runs them into OUT_DIR/CASE/emu, each under /usr/bin/time (user +
-system CPU seconds, peak RSS). With SIM_FROM_REFERENCE=1 the simulator is not
+pfcfabric runs them into OUT_DIR/CASE/emu (on EMU_THREADS threads, default
+1), each under /usr/bin/time (user + system CPU seconds, wall seconds,
+peak RSS; the two sides run at once, one a core). With SIM_FROM_REFERENCE=1 the simulator is not
 run: its outputs and time.log kept in the reference folder are read instead,
 and the output says so. With ANALYSE_ONLY=1 nothing runs: the outputs an
 earlier run left in OUT_DIR are read again (tables, figure). SEEDS=N runs
@@ -34,7 +35,8 @@ archive's traffic_gen.py -l 0.5, which has no seed, kept), or a folder
 holding config.txt and the files it names. Prints a table per case,
 writes OUT_DIR/vs_hpcc_simulator.png and OUT_DIR/summary.json; last line
   RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5/p50/p95=<x>
-         <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x> ...
+         <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x> <case>_wall_s_sim=<x>
+         <case>_wall_s_emu=<x> ...
 """
 import csv
 import json
@@ -43,7 +45,15 @@ import shutil
 import subprocess
 import sys
 
+import qlen
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# EMU_THREADS=N: the emulator's side on N threads (pfcfabric --threads N):
+# the same results, its wall time and CPU seconds on N cores.
+EMU_THREADS = int(os.environ.get("EMU_THREADS", "1"))
+# QLEN_MON=1: both sides' queue monitors over 100 ms from the case's
+# QLEN_MON_START (bench/hpcc/qlen.py), queue-length percentiles compared.
+QLEN_MON = os.environ.get("QLEN_MON", "0") == "1"
 BUCKETS = [(0, 10_000, "<10KB", "lt10k"), (10_000, 100_000, "10-100KB", "10k_100k"),
            (100_000, 1_000_000, "100KB-1MB", "100k_1m"), (1_000_000, 1 << 62, ">1MB", "gt1m")]
 OUTPUT_KEYS = {"TRACE_OUTPUT_FILE": "out_mix.tr", "FCT_OUTPUT_FILE": "out_fct.txt",
@@ -84,13 +94,18 @@ def case_dir(ref, case):
 
 def timed(cmd, cwd, log, env=None):
     """Starts cmd under /usr/bin/time (its figures in LOG.time)."""
-    return subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M", "-o", log + ".time"] + cmd,
+    return subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M %e", "-o", log + ".time"] + cmd,
                             cwd=cwd, stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
 
 
 def read_time(tf):
-    u, s, m = open(tf).read().split()[-3:]
-    return {"cpu_s": float(u) + float(s), "rss_mb": int(m) / 1024}
+    """CPU and wall seconds, peak RSS (an earlier run's file may lack the wall time)."""
+    f = open(tf).read().split()
+    if len(f) >= 4 and "." in f[-1] and "." in f[-3]:
+        u, s, m, e = f[-4:]
+    else:
+        (u, s, m), e = f[-3:], "nan"
+    return {"cpu_s": float(u) + float(s), "rss_mb": int(m) / 1024, "wall_s": float(e)}
 
 
 def reference_time(path):
@@ -98,8 +113,11 @@ def reference_time(path):
     for line in open(path):
         k, _, v = line.strip().partition(": ")
         t[k] = v
+    wall = 0.0
+    for part in t.get("Elapsed (wall clock) time (h:mm:ss or m:ss)", "nan").split(":"):
+        wall = wall * 60 + float(part)
     return {"cpu_s": float(t["User time (seconds)"]) + float(t["System time (seconds)"]),
-            "rss_mb": int(t["Maximum resident set size (kbytes)"]) / 1024}
+            "rss_mb": int(t["Maximum resident set size (kbytes)"]) / 1024, "wall_s": wall}
 
 
 def start_sim(sim_dir, cdir, out, rng_run=None):
@@ -115,6 +133,8 @@ def start_sim(sim_dir, cdir, out, rng_run=None):
         elif w and w[0] in OUTPUT_KEYS:
             line = f"{w[0]} {os.path.join(out, OUTPUT_KEYS[w[0]])}\n"
         lines.append(line)
+    if QLEN_MON:
+        lines = qlen.config_lines(lines, mon_start(cdir))
     with open(os.path.join(out, "config.txt"), "w") as f:
         f.writelines(lines)
     if not os.path.exists(os.path.join(out, "trace.txt")):
@@ -128,13 +148,29 @@ def start_sim(sim_dir, cdir, out, rng_run=None):
                  os.path.join(out, "sim.log"), env)
 
 
+def mon_start(cdir):
+    """The case's QLEN_MON_START: a multiple of 100 ms (the simulator dumps
+    its counts only then)."""
+    start = int(float(read_config(os.path.join(cdir, "config.txt"))["QLEN_MON_START"][0]))
+    if start % qlen.MON_SPAN_NS:
+        sys.exit(f"vs_hpcc_simulator: QLEN_MON=1: {cdir}/config.txt: QLEN_MON_START: expected a "
+                 f"multiple of 100 ms (got {start} ns)")
+    return start
+
+
 def start_emu(fabric_bin, cdir, out):
     cfg = read_config(os.path.join(cdir, "config.txt"))
+    config = os.path.join(cdir, "config.txt")
+    if QLEN_MON:   # the converter sees the monitor the simulator runs with
+        config = os.path.join(out, "config-qlen.txt")
+        with open(config, "w") as f:
+            f.writelines(qlen.config_lines(open(os.path.join(cdir, "config.txt")).readlines(),
+                                           mon_start(cdir)))
     conv = os.path.join(out, "fabric")
     r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "hpcc_import.py"),
                         "--topology", os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]),
                         "--flows", os.path.join(cdir, cfg["FLOW_FILE"][0]),
-                        "--config", os.path.join(cdir, "config.txt"), "--out", conv],
+                        "--config", config, "--out", conv],
                        capture_output=True, text=True)
     with open(os.path.join(out, "hpcc_import.log"), "w") as f:
         f.write(r.stdout + r.stderr)
@@ -142,8 +178,8 @@ def start_emu(fabric_bin, cdir, out):
         sys.exit(f"vs_hpcc_simulator: hpcc_import failed:\n{r.stdout}{r.stderr}")
     emu = os.path.join(out, "emu")
     shutil.rmtree(emu, ignore_errors=True)
-    return timed([fabric_bin, "--fabric", os.path.join(conv, "fabric.yaml"), "--out", emu], out,
-                 os.path.join(out, "emu.log"))
+    return timed([fabric_bin, "--fabric", os.path.join(conv, "fabric.yaml"), "--out", emu,
+                  "--threads", str(EMU_THREADS)], out, os.path.join(out, "emu.log"))
 
 
 def sim_flows(path):
@@ -320,8 +356,10 @@ def analyse(case, pairs, sim_p, emu_p, sim_t, emu_t, label, lines):
                  f"received, paused {sim_p['paused_ms']:.3f} ms; emulator {emu_p['pause']} "
                  f"XOFF/refresh + {emu_p['resume']} XON sent (hosts {emu_p['host_pfc_tx']}), "
                  f"egresses paused {emu_p['paused_ms']:.3f} ms, lossless drops {emu_p['lossless_drops']}")
-    lines.append(f"  CPU / peak RSS: simulator {sim_t['cpu_s']:.2f} s / {sim_t['rss_mb']:.0f} MB "
-                 f"({label}); emulator {emu_t['cpu_s']:.2f} s / {emu_t['rss_mb']:.0f} MB")
+    lines.append(f"  CPU / wall / peak RSS: simulator {sim_t['cpu_s']:.2f} s / {sim_t['wall_s']:.2f} s / "
+                 f"{sim_t['rss_mb']:.0f} MB ({label}); emulator {emu_t['cpu_s']:.2f} s / "
+                 f"{emu_t['wall_s']:.2f} s / {emu_t['rss_mb']:.0f} MB"
+                 f"{f' ({EMU_THREADS} threads)' if EMU_THREADS > 1 else ''}")
     return summary
 
 
@@ -433,6 +471,22 @@ def main():
         s = analyse(name, pairs, sim_pauses(os.path.join(sim_out, "out_pfc.txt")),
                     emu_pauses(os.path.join(cout, "emu", "results.json")), sim_t, emu_t, label, lines)
         s["unmatched"] = unmatched
+        if QLEN_MON:
+            # Over the traffic's part of the 100 ms: to when the last flow
+            # of either side was done, rounded up to 100 us.
+            start = mon_start(cdir)
+            last = max([f["key"][3] + f["fct"] for f in sim + emu if f["fct"] is not None] or [start])
+            wend = -(-last // 100_000) * 100_000
+            s["qlen"] = {side: qlen.window_stats(*h, start, wend) for side, h in
+                         (("sim", qlen.sim_hist(os.path.join(sim_out, "out_qlen.txt"))),
+                          ("emu", qlen.emu_hist(os.path.join(cout, "emu", "qlen.csv"))))}
+            for side in ("sim", "emu"):
+                q = s["qlen"][side]
+                lines.append(f"  queue length ({side}), {q['ports']} switch ports over "
+                             f"{q['window_ns'] / 1e6:.1f} ms: p50 {q['p50_kb']} KB, p95 {q['p95_kb']} KB, "
+                             f"p99 {q['p99_kb']} KB, p99.9 {q['p999_kb']} KB, mean {q['mean_kb']:.2f} KB"
+                             if q else f"  queue length ({side}): none (no dump at the monitor's end, or a "
+                             f"queue not empty after the flows)")
         nseeds = int(os.environ.get("SEEDS", "1"))
         if nseeds > 1 and not from_ref:
             # One run of each is one draw of their marking: the FCTs of a
@@ -465,7 +519,11 @@ def main():
             result += [f"{tag}_mean_ratio_p{q}={m['ratio'][f'p{q}']:.3f}" for q in (5, 50, 95)]
         result += [f"{tag}_within_10pct={s['within_10pct']}", f"{tag}_matched={len(pairs)}", f"{tag}_cpu_s_sim={sim_t['cpu_s']:.2f}",
                    f"{tag}_cpu_s_emu={emu_t['cpu_s']:.2f}",
+                   f"{tag}_wall_s_sim={sim_t['wall_s']:.2f}", f"{tag}_wall_s_emu={emu_t['wall_s']:.2f}",
                    f"{tag}_pause_sim={s['sim_pfc']['pause']}", f"{tag}_pause_emu={s['emu_pfc']['pause']}"]
+        for side, q in s.get("qlen", {}).items():
+            if q:
+                result += [f"{tag}_qlen_p99_kb_{side}={q['p99_kb']}", f"{tag}_qlen_p95_kb_{side}={q['p95_kb']}"]
     if from_ref:
         result.append("sim_from_reference=1")
     png = os.path.join(out, "vs_hpcc_simulator.png")

@@ -232,6 +232,16 @@ std::optional<int> PlanFabric(Run* run) {
   }
   for (const std::string& w : pfc::emulator::ClassWarnings(spec, plan, run->configs))
     std::fprintf(stderr, "pfcfabric: warning: %s\n", w.c_str());
+  // monitor.qlen reads the depths a switch keeps: every queue's with INT on.
+  if (spec.qlen_mon.interval_ns != 0) {
+    size_t partial = 0;
+    for (const pfc::config::SwitchConfig& c : run->configs) partial += !c.telemetry.any();
+    if (partial != 0)
+      std::fprintf(stderr,
+                   "pfcfabric: warning: %s: monitor.qlen: %zu switches have no int section: only "
+                   "their queues with an ECN profile are counted (the others as empty)\n",
+                   spec.path.c_str(), partial);
+  }
   // The topology as pfc-tagger reads it, so rules can be made for this very
   // port numbering.
   if (!pfc::tagger::SaveTopology(spec.topo, spec.out_dir + "/topology.json", &err) ||

@@ -13,6 +13,7 @@ where it cannot keep that promise (DCFIT, the real clock).
 
   threads_test.py BUILD_DIR SOURCE_DIR
 """
+import csv
 import os
 import subprocess
 import sys
@@ -54,6 +55,18 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
             check(f"{name}: {n} threads run", rc == 0 and f"{n} threads, windows of" in log, log)
             ok, detail = same_outputs(one, many)
             check(f"{name}: {n} threads give every file byte for byte", ok, detail)
+    # The queue monitor: every switch port sampled at each of the 3,001
+    # instants from 50 to 350 us (every 100 ns), some of them queued.
+    qlen = {}
+    with open(os.path.join(tmp, "fattree4-1", "qlen.csv")) as f:
+        for r in csv.DictReader(f):
+            k = (r["switch"], r["port"])
+            qlen.setdefault(k, {})[int(r["kb"])] = int(r["samples"])
+    check("the queue monitor sampled every switch port 3,001 times",
+          len(qlen) == 20 * 4 and all(sum(h.values()) == 3001 for h in qlen.values()),
+          {k: sum(h.values()) for k, h in list(qlen.items())[:4]})
+    check("the queue monitor saw queues build", any(kb >= 10 for h in qlen.values() for kb in h),
+          max(max(h) for h in qlen.values()))
     hops = port_sum(results(os.path.join(tmp, "fattree4-1")), "rx_packets")
     check("the fat-tree carried traffic between pods", hops > 20000, f"{hops} switch-hops")
     check("the flap took the link down and up",

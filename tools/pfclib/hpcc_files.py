@@ -32,7 +32,7 @@ import re
 # not needed here.
 IGNORED_KEYS = {
     "TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE", "TRACE_OUTPUT_FILE", "FCT_OUTPUT_FILE",
-    "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE", "QLEN_MON_START", "QLEN_MON_END",
+    "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE",
  "L2_CHUNK_SIZE",
     # HPCC-PINT's (CC_MODE 10): run.py writes them for every mode.
     "PINT_LOG_BASE", "PINT_PROB"}
@@ -64,7 +64,7 @@ DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
 OTHER_KEYS = {"ENABLE_QCN", "CC_MODE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFFER_SIZE",
               "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO",
               "ACK_HIGH_PRIO", "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK",
-              "LINK_DOWN"} | WINDOW_KEYS
+              "LINK_DOWN", "QLEN_MON_START", "QLEN_MON_END"} | WINDOW_KEYS
 CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP", 10: "HPCC-PINT"}
 CC_NAMES = {1: "dcqcn", 3: "hpcc", 7: "timely", 8: "dctcp"}
 ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC (and a RETH of 16 on a first packet)
@@ -489,10 +489,19 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
                    f"transport: rc, bytes: {size}, start: {start}ns"
                    + (", ecn: ect0" if ecn else "") + f", cc: {cc}"
                    + (f", src_port: {ports[i]}" if ports[i] else "") + " }")
+    # The simulator's queue monitor (QLEN_MON_START to QLEN_MON_END, every
+    # 100 ns, each switch port's egress bytes) when it spans some time.
+    mon_start, mon_end = val("QLEN_MON_START", "int", 0), val("QLEN_MON_END", "int", 0)
+    monitor = mon_end > mon_start
+    if monitor:
+        out.append(f"monitor: {{ qlen: {{ start: {mon_start}ns, end: {mon_end}ns, interval: 100ns }} }}")
     # HPCC: every switch writes its hop record into the data frames' INT
-    # trailer (the sending NICs add it, as the simulator's do).
+    # trailer (the sending NICs add it, as the simulator's do). With the
+    # monitor, the other modes too: no record is written (their NICs send
+    # no trailer), but the switches then keep every queue's depth, which the
+    # monitor reads (the simulator counts every queue of a port).
     telemetry = ([f"int: {{ priorities: [{', '.join(str(p) for p in pgs)}], insert: false, "
-                  f"multi: {val('INT_MULTI', 'int', 1)} }}"] if cc == "hpcc" else [])
+                  f"multi: {val('INT_MULTI', 'int', 1)} }}"] if cc == "hpcc" or monitor else [])
     tmpl = ["# Converted by tools/hpcc_import.py: the flows' priority groups lossless,",
             "# tag = priority group; CNPs in the flows' group when they share one, else",
             "# DSCP 48 on priority 6.",

@@ -22,11 +22,14 @@ def flap_file(fab, out_dir):
 def fattree4_file(fabric, fab, out_dir, env=None):
     """A k=4 fat-tree, 400 us: every host to the one five along (most cross
     pods), half of them RC with DCQCN over ECN (300 KB), the rest raw at
-    10 Gb/s, starts staggered. Returns (path, pfcfabric --check's log, ok)."""
+    10 Gb/s, starts staggered; queue lengths monitored from 50 to 350 us.
+    Returns (path, pfcfabric --check's log, ok)."""
     path = os.path.join(out_dir, "ft4.yaml")
     head = ["fabric: { clock: virtual, duration: 400us, bin: 100us, seed: 1 }",
             "topology: { gen: 'fattree:4' }", "links: { rate: 40G, delay: 1us }",
-            f"switch: {{ config: {fab}/switch-lossless-ecn.yaml }}", "rc: { mtu: 1000 }"]
+            f"switch: {{ config: {fab}/switch-lossless-ecn.yaml }}", "rc: { mtu: 1000 }",
+            # The queue monitor too: its samples are results like the rest.
+            "monitor: { qlen: { start: 50us, end: 350us, interval: 100ns } }"]
     with open(path, "w") as f:
         f.write("\n".join(head) + "\n")
     check_dir = os.path.join(out_dir, "ft4-check")

@@ -9,6 +9,7 @@ namespace pfc::emulator {
 
 Clock::Clock(Fabric& fab, bool exact) : fab_(fab), timeline_(fab.spec()), logs_(fab) {
   rec_.Init(fab, exact);
+  qlen_.Init(fab);
 }
 
 void Clock::Sample(uint64_t now) {
@@ -20,6 +21,7 @@ void Clock::Sample(uint64_t now) {
 }
 
 void Clock::Finish() {
+  qlen_.Finish(fab_, now_);
   logs_.Print(fab_);
   fab_.ReleaseSpares();
 }

@@ -26,6 +26,7 @@
 
 #include "dataplane/emulator/runtime/dcfit_report.h"
 #include "dataplane/emulator/runtime/fabric.h"
+#include "dataplane/emulator/runtime/qlen_monitor.h"
 #include "dataplane/emulator/runtime/recorder.h"
 #include "dataplane/emulator/runtime/switch_logs.h"
 #include "dataplane/emulator/runtime/timeline.h"
@@ -45,6 +46,9 @@ class Clock {
   virtual uint64_t Run(const std::atomic<bool>& stop) = 0;
   // The virtual clock's window with --threads; kNever otherwise.
   virtual uint64_t lookahead_ns() const { return kNever; }
+  // Over MPI ranks: frames from other ranks this one found no mbuf for
+  // (the machine's memory ran out), dropped.
+  virtual uint64_t rank_frames_dropped() const { return 0; }
 
   // What the run recorded: where it ended, the switch rounds, the events
   // applied, the samples, DCFIT's events.
@@ -53,6 +57,7 @@ class Clock {
   const Timeline& timeline() const { return timeline_; }
   const Recorder& recorder() const { return rec_; }
   const DcfitReport& dcfit() const { return dcfit_; }
+  const QlenMonitor& qlen() const { return qlen_; }
 
   // Called by the thread that runs the clock at each sample bin's boundary
   // (pfcfabric's progress line); must not touch the fabric.
@@ -65,8 +70,9 @@ class Clock {
   // Both clocks, once a loop: the recorder's samples due by now, and at a
   // sample bin's boundary the switches' new events printed.
   void Sample(uint64_t now);
-  // The end of a run: the switches' last events printed, the hosts' spare
-  // mbufs back to the pool.
+  // The end of a run (now_ its last instant): the queue monitor's last
+  // instants, the switches' last events printed, the hosts' spare mbufs
+  // back to the pool.
   void Finish();
   // The switches as DCFIT's report reads them, refreshed at a run's start.
   void ListDcfitSwitches();
@@ -74,6 +80,7 @@ class Clock {
   Fabric& fab_;
   Timeline timeline_;
   Recorder rec_;
+  QlenMonitor qlen_;  // monitor.qlen: the virtual clock's rounds feed it
   SwitchLogs logs_;
   DcfitReport dcfit_;
   std::vector<const sw::Switch*> dcfit_sws_;  // fab_.switches()[i].sw, for dcfit_

@@ -70,14 +70,14 @@ bool RankFrames::Deliver(Fabric& fab, const Ranks& ranks) {
   if (!moving_) return false;  // every rank knows: none calls the exchange
   const std::vector<uint8_t> in = ranks.AllToAllV(buf_, from_);
   const tagger::Topology& t = fab.spec().topo;
-  rte_mempool* pool = fab.dp().pool;
+  sw::Dataplane& dp = fab.dp();
   for (size_t at = 0; at + sizeof(Header) <= in.size();) {
     Header h;
     std::memcpy(&h, in.data() + at, sizeof h);
     const uint8_t* data = in.data() + at + sizeof h;
     at += sizeof h + h.len;
     EmuPort* e = fab.PortOf(t.port_node(h.gport), static_cast<uint16_t>(t.local(h.gport)));
-    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    rte_mbuf* m = dp.Alloc();  // grows the pool as the frames' first owner would
     char* p = m != nullptr ? rte_pktmbuf_append(m, static_cast<uint16_t>(h.len)) : nullptr;
     if (e == nullptr || p == nullptr) {
       nombuf_++;

@@ -126,6 +126,21 @@ void WriteResultsJson(const json& r, const SwitchEntries& sws, std::ostream& out
   out << "\n}\n";
 }
 
+// qlen.csv (monitor.qlen): switch,port,kb,samples, the non-zero buckets.
+bool WriteQlenCsv(const RunFacts& facts, const std::vector<FabricPlan::SwitchNames>& all,
+                  const std::string& path, std::string* err) {
+  std::ofstream f(path);
+  f << "switch,port,kb,samples\n";
+  for (const QlenMonitor::Row& r : facts.qlen)
+    f << all[r.sw].name << ',' << all[r.sw].ports[r.port] << ',' << r.kb << ',' << r.samples
+      << '\n';
+  if (!f) {
+    *err = path + ": cannot write";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 json SwitchResults(const SwitchRun& s) {
@@ -226,6 +241,8 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
   if (!WritePortsCsv(facts, all, (dir / "ports.csv").string(), err)) return false;
   if (!WriteDropsCsv(facts, (dir / "drops.csv").string(), err)) return false;
   if (!WriteFctCsv(spec, facts, (dir / "fct.csv").string(), err)) return false;
+  if (spec.qlen_mon.interval_ns != 0 && !WriteQlenCsv(facts, all, (dir / "qlen.csv").string(), err))
+    return false;
   // Wall-clock facts apart, so results.json stays byte-identical across runs;
   // with each process's peak memory (one a rank over MPI).
   json peak_mb = json::array();

@@ -125,6 +125,7 @@ RunFacts CollectFacts(const Fabric& fab, const Clock& run) {
   fab.ForEachLinkEnd([&](uint32_t, uint16_t, const EmuPort& e) {
     f.link_down += e.counters().tx_down + e.counters().rx_stale;
   });
+  f.rank_nombuf = run.rank_frames_dropped();
   const size_t nf = spec.flows.size();
   f.flows.resize(nf);
   f.bins.resize(nf);
@@ -174,6 +175,8 @@ RunFacts CollectFacts(const Fabric& fab, const Clock& run) {
   for (PortSample& r : f.rows) r.sw = static_cast<uint16_t>(global(r.sw));
   f.drop_rows = run.recorder().drops();
   f.exact = run.recorder().exact();
+  f.qlen = run.qlen().Rows();
+  for (QlenMonitor::Row& r : f.qlen) r.sw = global(r.sw);
   const rte_mempool* mp = fab.dp().pool;
   f.pool_mbufs = mp->populated_size;
   f.pool_in_use = mp->populated_size - rte_mempool_avail_count(mp);
@@ -201,6 +204,7 @@ std::string PackFacts(const RunFacts& f) {
   j["rounds"] = f.rounds;
   j["drops"] = f.drops;
   j["link_down"] = f.link_down;
+  j["rank_nombuf"] = f.rank_nombuf;
   j["flows"] = f.flows;
   j["bins"] = f.bins;
   json fct = json::array();
@@ -223,6 +227,9 @@ std::string PackFacts(const RunFacts& f) {
     drops.insert(drops.end(), {d.t_ns, d.lossless, d.lossy, d.link_down});
   j["drop_rows"] = drops;
   j["exact"] = f.exact;
+  std::vector<uint64_t> qlen;
+  for (const QlenMonitor::Row& r : f.qlen) qlen.insert(qlen.end(), {r.sw, r.port, r.kb, r.samples});
+  j["qlen"] = qlen;
   j["pool_mbufs"] = f.pool_mbufs;
   j["pool_in_use"] = f.pool_in_use;
   j["pool_share"] = f.pool_share;
@@ -239,6 +246,7 @@ RunFacts UnpackFacts(const std::string& bytes) {
   f.rounds = j["rounds"];
   f.drops = j["drops"];
   f.link_down = j["link_down"];
+  f.rank_nombuf = j["rank_nombuf"];
   f.flows = j["flows"].get<std::vector<json>>();
   f.bins = j["bins"];
   for (const json& c : j["fct"])
@@ -259,6 +267,10 @@ RunFacts UnpackFacts(const std::string& bytes) {
   for (size_t i = 0; i + 4 <= drops.size(); i += 4)
     f.drop_rows.push_back({drops[i], drops[i + 1], drops[i + 2], drops[i + 3]});
   f.exact = j["exact"];
+  const std::vector<uint64_t> qlen = j["qlen"];
+  for (size_t i = 0; i + 4 <= qlen.size(); i += 4)
+    f.qlen.push_back({static_cast<uint32_t>(qlen[i]), static_cast<uint16_t>(qlen[i + 1]),
+                      static_cast<uint32_t>(qlen[i + 2]), qlen[i + 3]});
   f.pool_mbufs = j["pool_mbufs"];
   f.pool_in_use = j["pool_in_use"];
   f.pool_share = j["pool_share"];
@@ -277,6 +289,7 @@ void MergeFacts(RunFacts* into, RunFacts&& from) {
   for (size_t c = 0; c < 2; c++)
     for (size_t r = 0; r < a.drops[c].size(); r++) a.drops[c][r] += from.drops[c][r];
   a.link_down += from.link_down;
+  a.rank_nombuf += from.rank_nombuf;
   for (size_t i = 0; i < a.flows.size() && i < from.flows.size(); i++) {
     a.flows[i].update(from.flows[i]);
     if (!from.bins[i].empty()) a.bins[i] = std::move(from.bins[i]);
@@ -292,6 +305,7 @@ void MergeFacts(RunFacts* into, RunFacts&& from) {
   for (size_t i = 0; i < a.events.size() && i < from.events.size(); i++)
     if (a.events[i].empty()) a.events[i] = std::move(from.events[i]);
   a.rows.insert(a.rows.end(), from.rows.begin(), from.rows.end());
+  a.qlen.insert(a.qlen.end(), from.qlen.begin(), from.qlen.end());
   // Every rank samples at the same times.
   for (size_t i = 0; i < a.drop_rows.size() && i < from.drop_rows.size(); i++) {
     a.drop_rows[i].lossless += from.drop_rows[i].lossless;
@@ -310,6 +324,9 @@ void SettleFacts(RunFacts* f) {
   std::stable_sort(f->rows.begin(), f->rows.end(), [](const PortSample& a, const PortSample& b) {
     return a.t_ns != b.t_ns ? a.t_ns < b.t_ns : a.sw < b.sw;
   });
+  std::stable_sort(
+      f->qlen.begin(), f->qlen.end(),
+      [](const QlenMonitor::Row& a, const QlenMonitor::Row& b) { return a.sw < b.sw; });
   std::erase_if(f->events, [](const std::string& s) { return s.empty(); });
 }
 

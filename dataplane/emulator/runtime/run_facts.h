@@ -28,7 +28,8 @@ struct RunFacts {
   uint64_t end_ns = 0, rounds = 0;
   // Frames the switches dropped, [on a lossless priority][reason].
   std::array<std::array<uint64_t, kNumDropReasons>, 2> drops{};
-  uint64_t link_down = 0;  // lost with a link going down (ends' tx_down + rx_stale)
+  uint64_t link_down = 0;    // lost with a link going down (ends' tx_down + rx_stale)
+  uint64_t rank_nombuf = 0;  // lost between MPI ranks: no mbuf (Clock::rank_frames_dropped)
   // Per flow of the file: results.json's object as far as it is known
   // here (the sender's keys where it runs, the receiver's where it does);
   // the receiver's bins (flows.csv; empty elsewhere); the completion time
@@ -54,6 +55,9 @@ struct RunFacts {
   // (Fabric::pool_share): every switch's pool_in_use and pool_size over MPI
   // ranks, where each rank has a pool of its own.
   uint64_t pool_in_use = 0, pool_share = 0;
+  // monitor.qlen's samples (QlenMonitor::Row, sw the index in the whole
+  // fabric).
+  std::vector<QlenMonitor::Row> qlen;
   // Each process's peak resident set when its facts were taken (KB; one
   // entry a rank, in rank order): timing.json's peak_rss_mb.
   std::vector<uint64_t> peak_rss_kb;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <thread>
 
 #include "dataplane/stages/dcfit_stage.h"
@@ -46,6 +47,7 @@ class WindowSync {
     *seen = g;
   }
   void AwaitAll(unsigned workers) {
+    if (workers == 0) return;  // one partition here (over MPI ranks, every window)
     for (unsigned a = Spin(arrived_, 0u); a != workers;
          a = arrived_.load(std::memory_order_acquire))
       arrived_.wait(a, std::memory_order_acquire);
@@ -92,6 +94,7 @@ void VirtualClock::RunWindow(Part& part) {
       for (const uint32_t id : run) {
         part.due.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
         if (id < n_sws_) {
+          if (qlen_.on()) qlen_.BeforeRound(id, sws_[id].ctx, now);
           Deadline ready = kNever;
           const unsigned work = stages::WorkerRound(sws_[id].ctx, now, &ready);
           part.rounds++;
@@ -214,6 +217,10 @@ uint64_t VirtualClock::Run(const std::atomic<bool>&) {
   rounds_ = 0;
   for (const auto& part : parts_) rounds_ += part->rounds;
   Finish();
+  if (const uint64_t n = rank_frames_.dropped_nombuf())
+    std::fprintf(stderr,
+                 "pfcfabric: rank %u: %llu frames from other ranks found no mbuf: dropped\n",
+                 Ranks::Get().rank(), static_cast<unsigned long long>(n));
   return rounds_;
 }
 

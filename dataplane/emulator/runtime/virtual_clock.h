@@ -43,6 +43,7 @@ class VirtualClock final : public Clock {
   // name (VirtualClock::Run).
   [[gnu::noinline]] uint64_t Run(const std::atomic<bool>& stop) override;
   uint64_t lookahead_ns() const override { return lookahead_ns_; }
+  uint64_t rank_frames_dropped() const override { return rank_frames_.dropped_nombuf(); }
 
  private:
   // A partition: its calendar (ids fabric-wide, only its own ever due)

@@ -77,7 +77,7 @@ void Collect(const std::string& path, std::vector<std::string>* stack, Sections*
   if (!root.IsMap()) rd.Fail(root, "(document)", "a map of sections (fabric, topology, ...)");
   rd.CheckKeys(root, "",
                {"fabric", "topology", "links", "switch", "routes", "hosts", "flows", "events",
-                "captures", "dcqcn", "rc", "hpcc", "timely", "dctcp", "include"});
+                "captures", "dcqcn", "rc", "hpcc", "timely", "dctcp", "monitor", "include"});
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     if (key == "include") continue;
@@ -182,6 +182,27 @@ void ParseFabric(const Section& sec, FabricSpec* s) {
     if (s->quantum_ns > 1'000'000)
       rd.Fail(n["quantum"], "fabric.quantum", "a step of at most 1ms (0 = exact)");
   }
+}
+
+// monitor: { qlen: { start, end, interval } } (FabricSpec::qlen_mon).
+void ParseMonitor(const Section& sec, FabricSpec* s) {
+  const Reader rd(sec.file);
+  const YAML::Node& n = sec.node;
+  rd.CheckKeys(n, "monitor", {"qlen"});
+  const YAML::Node q = n["qlen"];
+  if (!q) return;
+  rd.CheckKeys(q, "monitor.qlen", {"start", "end", "interval"});
+  FabricSpec::QlenMonitor& m = s->qlen_mon;
+  if (s->clock != ClockKind::kVirtual)
+    rd.Fail(q, "monitor.qlen", "the virtual clock (queues are sampled between switch rounds)");
+  if (q["start"]) m.start_ns = Duration(rd, q["start"], "monitor.qlen.start");
+  m.end_ns = q["end"] ? Duration(rd, q["end"], "monitor.qlen.end") : s->duration_ns;
+  m.interval_ns = q["interval"] ? Duration(rd, q["interval"], "monitor.qlen.interval") : 100;
+  if (m.interval_ns == 0)
+    rd.Fail(q["interval"], "monitor.qlen.interval", "a sampling interval of at least 1ns");
+  if (m.end_ns < m.start_ns)
+    rd.Fail(q["end"] ? q["end"] : q, "monitor.qlen.end",
+            "a time at or after monitor.qlen.start (" + std::to_string(m.start_ns) + " ns)");
 }
 
 void ParseTopology(const Section& sec, FabricSpec* s) {
@@ -693,6 +714,7 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
     else
       throw ConfigError(s.path + ": fabric: expected a section with at least duration");
     ParseTopology(*one("topology"), &s);
+    if (const Section* m = one("monitor")) ParseMonitor(*m, &s);
     if (s.topo.Switches().empty())
       throw ConfigError(s.path + ": topology: expected at least one switch");
     s.hosts.resize(s.topo.num_nodes());

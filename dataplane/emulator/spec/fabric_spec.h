@@ -141,6 +141,13 @@ struct FabricSpec {
   // pfc.response_ns, so headroom still covers the later reaction.
   uint64_t quantum_ns = 0;
   std::string quantum_at;  // "file:line" of fabric.quantum, for later checks' errors
+  // monitor.qlen (virtual clock): every switch port's egress queue bytes
+  // (every priority) sampled every interval_ns from start_ns to end_ns
+  // inclusive into 1,000-byte buckets, as the HPCC simulator's
+  // QLEN_MON_START/END (runtime/qlen_monitor.h); interval_ns 0: off.
+  struct QlenMonitor {
+    uint64_t start_ns = 0, end_ns = 0, interval_ns = 0;
+  } qlen_mon;
 
   tagger::Topology topo;
   uint64_t link_rate_bps = 40'000'000'000ull;

@@ -636,6 +636,40 @@ TEST_F(FabricFile, PlacementOverServers) {
   EXPECT_NE(err.find("fabric.clock: expected real"), std::string::npos) << err;
 }
 
+// monitor.qlen: the HPCC simulator's queue monitor, validated: the virtual
+// clock only, an interval of at least 1 ns, an end not before the start;
+// the end defaults to the run's, the interval to the simulator's 100 ns.
+TEST_F(FabricFile, QueueMonitorValidated) {
+  const std::string topo = "include: " + kFig2Topo + "\n";
+  EXPECT_NE(LoadErr(Write("m1.yaml", "fabric: { clock: real }\n" + topo +
+                                         "monitor: { qlen: { start: 1ms } }\n"))
+                .find("monitor.qlen: expected the virtual clock"),
+            std::string::npos);
+  EXPECT_NE(LoadErr(Write("m2.yaml", "fabric: { duration: 2ms }\n" + topo +
+                                         "monitor: { qlen: { start: 1ms, end: 500us } }\n"))
+                .find("m2.yaml:3: monitor.qlen.end: expected a time at or after "
+                      "monitor.qlen.start (1000000 ns)"),
+            std::string::npos);
+  EXPECT_NE(LoadErr(Write("m3.yaml", "fabric: { duration: 2ms }\n" + topo +
+                                         "monitor: { qlen: { interval: 0 } }\n"))
+                .find("monitor.qlen.interval: expected a sampling interval of at least 1ns"),
+            std::string::npos);
+  EXPECT_NE(LoadErr(Write("m4.yaml", "fabric: { duration: 2ms }\n" + topo +
+                                         "monitor: { qlen: { every: 1us } }\n"))
+                .find("every"),
+            std::string::npos);
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(
+      LoadFabric(Write("m5.yaml", "fabric: { duration: 2ms, out: " + (dir_ / "out").string() +
+                                      " }\n" + topo + "monitor: { qlen: { start: 1ms } }\n"),
+                 &s, &err))
+      << err;
+  EXPECT_EQ(s.qlen_mon.start_ns, 1'000'000u);
+  EXPECT_EQ(s.qlen_mon.end_ns, 2'000'000u);
+  EXPECT_EQ(s.qlen_mon.interval_ns, 100u);
+}
+
 // The virtual clock's step: validated, and turned into wider link FIFOs and
 // a later reaction time that headroom covers.
 TEST_F(FabricFile, QuantumStepsTheVirtualClockOnly) {
