@@ -40,7 +40,6 @@ uint64_t RankFrames::Take() {
       if (p != data) std::memcpy(data, p, w.len);
       rte_pktmbuf_free(m);
       first = std::min(first, w.arrive_ns);
-      sent_++;
     });
   }
   return first;

@@ -39,7 +39,6 @@ class RankFrames {
   // (true: some were); one that finds no mbuf, no end or no room is
   // counted (dropped_nombuf, the end's ring_full).
   bool Deliver(Fabric& fab, const Ranks& ranks);
-  uint64_t frames_sent() const { return sent_; }
   uint64_t dropped_nombuf() const { return nombuf_; }
 
  private:
@@ -52,7 +51,7 @@ class RankFrames {
   std::vector<std::vector<uint8_t>> buf_;  // per rank, reused
   std::vector<uint64_t> from_;             // bytes each rank sends this one (Agree)
   bool moving_ = false;                    // some rank sends something (Agree)
-  uint64_t sent_ = 0, nombuf_ = 0;
+  uint64_t nombuf_ = 0;
 };
 
 }  // namespace pfc::emulator
