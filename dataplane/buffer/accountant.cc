@@ -43,7 +43,7 @@ bool BufferAccountant::Configure(const BufferConfig& cfg, std::string* err) {
                 std::to_string(kMaxTotalBytes) + " bytes");
 
   uint64_t reserved_sum = 0, headroom_sum = 0;
-  std::array<uint32_t, kMaxPorts * kNumPrio> alpha_fp{};
+  std::array<uint32_t, kMaxPorts * kNumPrio> alpha_fp{};  // alpha x 2^16; 0 = static limit
   for (int p = 0; p < cfg.num_ports; ++p) {
     for (int q = 0; q < kNumPrio; ++q) {
       const PgConfig& c = cfg.pg[p][q];
@@ -90,24 +90,36 @@ bool BufferAccountant::Configure(const BufferConfig& cfg, std::string* err) {
                 "buffer.lossless.small_packets lowers it for a class of full frames)");
 
   cfg_ = cfg;
-  alpha_fp_ = alpha_fp;
   shared_size_ = cfg.total_bytes - carved;
   pool_slack_ = std::min<uint64_t>(uint64_t{64} << 10, shared_size_ / 64);
   pgs_ = std::make_unique<Pg[]>(static_cast<size_t>(cfg.num_ports) * kNumPrio);
+  for (int p = 0; p < cfg.num_ports; ++p) {
+    for (int q = 0; q < kNumPrio; ++q) {
+      const PgConfig& c = cfg.pg[p][q];
+      PgRule& r = pgs_[p * kNumPrio + q].rule;
+      r.reserved = c.reserved;
+      r.static_limit = c.static_limit;
+      r.headroom = c.headroom;
+      r.xon_hysteresis = c.xon_hysteresis;
+      r.alpha_fp = alpha_fp[p * kNumPrio + q];
+      r.lossless = c.lossless;
+    }
+  }
   shared_used_.store(0, std::memory_order_relaxed);
   underflows_.store(0, std::memory_order_relaxed);
   return true;
 }
 
 uint64_t BufferAccountant::SharedCap(PortId p, int prio, uint64_t own_shared, uint64_t free) const {
-  const uint32_t a = alpha_fp_[p * kNumPrio + prio];
+  const PgRule& r = pg(p, prio).rule;
+  const uint32_t a = r.alpha_fp;
   // free < 2^31 and a <= 64 x 2^16, so the product stays below 2^53.
-  const uint64_t lim = a ? (free * a) >> 16 : cfg_.pg[p][prio].static_limit;
+  const uint64_t lim = a ? (free * a) >> 16 : r.static_limit;
   return std::min(lim, own_shared + free);
 }
 
 uint64_t BufferAccountant::XoffThreshold(PortId p, int prio) const {
-  const PgConfig& c = cfg_.pg[p][prio];
+  const PgRule& c = pg(p, prio).rule;
   const uint64_t s = pg(p, prio).state.load(std::memory_order_relaxed);
   const uint64_t own = SharedPart(Occ(s) - Hr(s), c.reserved);
   const int64_t used = static_cast<int64_t>(shared_used_.load(std::memory_order_relaxed));
@@ -116,20 +128,20 @@ uint64_t BufferAccountant::XoffThreshold(PortId p, int prio) const {
 
 uint64_t BufferAccountant::XonThreshold(PortId p, int prio) const {
   const uint64_t xoff = XoffThreshold(p, prio);
-  const uint32_t h = cfg_.pg[p][prio].xon_hysteresis;
+  const uint32_t h = pg(p, prio).rule.xon_hysteresis;
   return xoff > h ? xoff - h : 0;
 }
 
 uint64_t BufferAccountant::AdmitLimit(PortId p, int prio) const {
-  const PgConfig& c = cfg_.pg[p][prio];
+  const PgRule& c = pg(p, prio).rule;
   return XoffThreshold(p, prio) + (c.lossless ? c.headroom : 0);
 }
 
 void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr,
                               int64_t* pool_delta) {
   if (delta == 0) return;
-  const PgConfig& c = cfg_.pg[p][prio];
   Pg& g = pg(p, prio);
+  const PgRule& c = g.rule;
   uint64_t s = g.state.load(std::memory_order_relaxed);
   uint64_t ns, nocc, nhr;
   bool underflow;
@@ -198,7 +210,7 @@ void IngressBatch::Sync() {
     if (f == 0) continue;
     // The fast path charged normal (not headroom) bytes: the pool moved by
     // this PG's change of shared part.
-    const uint32_t reserved = acct_.cfg_.pg[port_][q].reserved;
+    const uint32_t reserved = acct_.pg(port_, q).rule.reserved;
     const uint64_t normal = occ_[q] - hr_[q];
     shared_used_ +=
         static_cast<int64_t>(SharedPart(normal + f, reserved) - SharedPart(normal, reserved));
@@ -210,7 +222,7 @@ void IngressBatch::Sync() {
 }
 
 uint64_t IngressBatch::ComputeLimit(int prio) const {
-  const PgConfig& c = acct_.cfg_.pg[port_][prio];
+  const BufferAccountant::PgRule& c = acct_.pg(port_, prio).rule;
   if (c.lossless && hr_[prio] > c.headroom) return spent_;  // the exact rule refuses everything
   const uint64_t own = SharedPart(occ_[prio] - hr_[prio], c.reserved);
   // The pool has moved by at most spent_ since the exact view was synced.
@@ -221,7 +233,7 @@ uint64_t IngressBatch::ComputeLimit(int prio) const {
   // lim(free - g). Static: own + g <= static_limit and g <= free. Dynamic:
   // own + g <= (free - g) x alpha, i.e. g <= (free x alpha - own) /
   // (1 + alpha), rounded down in the same fixed point as SharedCap.
-  const uint32_t a = acct_.alpha_fp_[port_ * kNumPrio + prio];
+  const uint32_t a = c.alpha_fp;
   uint64_t g;
   if (a == 0) {
     g = c.static_limit > own ? c.static_limit - own : 0;
@@ -264,7 +276,7 @@ bool IngressBatch::AdmitSlow(int prio, uint32_t bytes, DropReason* why) {
 }
 
 bool IngressBatch::AdmitExact(int prio, uint32_t bytes, DropReason* why) {
-  const PgConfig& c = acct_.cfg_.pg[port_][prio];
+  const BufferAccountant::PgRule& c = acct_.pg(port_, prio).rule;
   const uint64_t hr = hr_[prio];
   const uint64_t normal = occ_[prio] - hr;
   const uint64_t own = SharedPart(normal, c.reserved);

@@ -123,11 +123,23 @@ class BufferAccountant {
   friend class IngressBatch;
   friend class ReleaseBatch;
   friend class PoolSlack;
+  // What the packet path reads of a PG's configuration (cfg_.pg[p][q]),
+  // on the line of its state: admitting or releasing touches one line.
+  struct PgRule {
+    uint32_t reserved = 0;
+    uint32_t static_limit = 0;
+    uint32_t headroom = 0;
+    uint32_t xon_hysteresis = 0;
+    uint32_t alpha_fp = 0;  // alpha x 2^16; 0 = static limit
+    bool lossless = false;
+  };
   struct alignas(64) Pg {
     std::atomic<uint64_t> state{0};  // low 32: occupancy, high 32: bytes in headroom
     std::atomic<uint64_t> wmark{0};
     std::atomic<uint64_t> hr_wmark{0};
+    PgRule rule;  // written by Configure only
   };
+  static_assert(sizeof(Pg) == 64, "a PG's state and rule share one line");
   static uint64_t Occ(uint64_t s) { return s & 0xffffffffu; }
   static uint64_t Hr(uint64_t s) { return s >> 32; }
   const Pg& pg(PortId p, int prio) const { return pgs_[p * kNumPrio + prio]; }
@@ -153,7 +165,6 @@ class BufferAccountant {
 
   BufferConfig cfg_{};
   std::unique_ptr<Pg[]> pgs_;
-  std::array<uint32_t, kMaxPorts * kNumPrio> alpha_fp_{};  // alpha x 2^16; 0 = static limit
   uint64_t shared_size_ = 0;
   uint64_t pool_slack_ = 0;
   // The one word every worker writes (charges and releases that move the
