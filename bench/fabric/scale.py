@@ -188,16 +188,17 @@ def plot(rows, path):
     fig, axes = plt.subplots(1, 5, figsize=(25, 4.4))
     for r in rows:  # the larger rank's peak, beside the one process's
         r["rank_rss_max"] = max(int(x) for x in r["rank_rss_mb"].split("+")) if r["rank_rss_mb"] else ""
-    # (key, label); a panel's extra series: (key, label suffix, line style)
-    panels = [("rss_mb", "peak RSS (MB)", [("rank_rss_max", ", a rank of two", ":")]),
-              ("startup_s", "start-up (s)", []),
-              ("instr_per_hop", "instructions per switch-hop (callgrind)", []),
-              ("mhops_per_s", "Mhops per second, 1 ms at 30% load (one thread)", []),
-              ("speedup_t2", "speedup over one thread (wall time, same results)",
+    # (key, label, the key's series' label suffix); a panel's extra series:
+    # (key, label suffix, line style)
+    panels = [("rss_mb", "peak RSS (MB)", ", one process", [("rank_rss_max", ", a rank of two", ":")]),
+              ("startup_s", "start-up (s)", "", []),
+              ("instr_per_hop", "instructions per switch-hop (callgrind)", "", []),
+              ("mhops_per_s", "Mhops per second, 1 ms at 30% load (one thread)", "", []),
+              ("speedup_t2", "speedup over one thread (wall time, same results)", ", two threads",
                [("speedup_r2", ", two ranks", ":")])]
-    for ax, (key, label, extra) in zip(axes, panels):
+    for ax, (key, label, main_suffix, extra) in zip(axes, panels):
         for fam, marker in (("fattree", "o-"), ("jellyfish", "s--")):
-            for k, suffix, style in [(key, ", two threads" if extra else "", None)] + extra:
+            for k, suffix, style in [(key, main_suffix, None)] + extra:
                 pts = [(r["switches"], r[k]) for r in rows if r["fabric"].startswith(fam) and r[k] != ""]
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts],
