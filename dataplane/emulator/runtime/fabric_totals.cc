@@ -6,22 +6,6 @@
 
 namespace pfc::emulator {
 
-uint64_t LosslessDrops(const Fabric& fab) {
-  uint64_t total = 0;
-  ForEachDrop(fab, [&](bool lossless, DropReason r, uint64_t n) {
-    // Not a routing loop's own victims, nor the drops DCFIT and the storm
-    // watchdog chose (reported apart): see PFC_DROP_REASONS.
-    if (lossless && DropIsLosslessLoss(r)) total += n;
-  });
-  return total;
-}
-
-uint64_t DropsOf(const Fabric& fab, DropReason r) {
-  uint64_t total = 0;
-  ForEachDrop(fab, [&](bool, DropReason x, uint64_t n) { total += x == r ? n : 0; });
-  return total;
-}
-
 const FlowRx* RxFlow(const Fabric& fab, size_t i) {
   for (const Host& h : fab.hosts())
     if (const FlowRx* x = h.model->rx_flow(static_cast<uint32_t>(i + 1))) return x;

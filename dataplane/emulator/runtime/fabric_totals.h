@@ -14,7 +14,7 @@ namespace pfc::emulator {
 
 // f(lossless priority?, reason, drops) for every switch, worker, port,
 // priority and reason with drops: the one walk the drop totals and the
-// verdict share.
+// verdict share (run_facts.h sums it).
 template <typename F>
 void ForEachDrop(const Fabric& fab, F&& f) {
   for (const SwitchRun& s : fab.switches())
@@ -25,10 +25,6 @@ void ForEachDrop(const Fabric& fab, F&& f) {
             if (const uint64_t n = w->prio[p][q].drops[r].Get())
               f(s.sw->cfg.tag_map.IsLossless(q), static_cast<DropReason>(r), n);
 }
-// Lossless drops over every switch (a deadlock is a stall, not a loss).
-uint64_t LosslessDrops(const Fabric& fab);
-// Drops of reason r over every switch, port and priority.
-uint64_t DropsOf(const Fabric& fab, DropReason r);
 
 // Flow i of the file: what its receiver saw (nullptr: nothing), its
 // sender's state (nullptr: it does not run here), and its completion time

@@ -101,15 +101,7 @@ json HostJson(const HostCounters& c) {
 std::vector<FabricPlan::SwitchNames> AllSwitches(const FabricPlan& plan) {
   if (!plan.all_switches.empty()) return plan.all_switches;
   std::vector<FabricPlan::SwitchNames> all;
-  for (const SwitchPlan& sp : plan.switches) {
-    FabricPlan::SwitchNames& n = all.emplace_back();
-    n.node = sp.node;
-    n.name = sp.name;
-    for (const PortPlan& p : sp.ports) {
-      n.ports.push_back(p.name);
-      n.ips.push_back(p.ip);
-    }
-  }
+  for (const SwitchPlan& sp : plan.switches) all.push_back(FabricPlan::NamesOf(sp));
   return all;
 }
 

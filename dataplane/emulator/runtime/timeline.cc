@@ -81,12 +81,14 @@ void Timeline::Apply(Fabric& fab, const EventSpec& e, uint64_t now, const Wake& 
       // The next hop's address; a switch another MPI rank runs from the
       // whole fabric's list.
       uint32_t via = 0;
-      if (const SwitchPlan* via_sw = plan.sw(e.c))
+      if (const SwitchPlan* via_sw = plan.sw(e.c)) {
         via = via_sw->ports[t.PortTo(e.c, e.a)].ip;
-      else if (const HostPlan* via_host = plan.host(e.c))
+      } else if (const HostPlan* via_host = plan.host(e.c)) {
         via = via_host->ip;
-      for (const FabricPlan::SwitchNames& n : plan.all_switches)
-        if (n.node == e.c) via = n.ips[t.PortTo(e.c, e.a)];
+      } else {
+        for (const FabricPlan::SwitchNames& n : plan.all_switches)
+          if (n.node == e.c) via = n.ips[t.PortTo(e.c, e.a)];
+      }
       what = "route at " + sr.sw->name + ": " + Ipv4String(prefix) + "/" + std::to_string(len) +
              " via " + t.node(e.c).name;
       ok = pfcswitch::EditRunningConfig(

@@ -350,6 +350,17 @@ FabricPlan MakePlan(const FabricSpec& spec) {
   return plan;
 }
 
+FabricPlan::SwitchNames FabricPlan::NamesOf(const SwitchPlan& sp) {
+  SwitchNames n;
+  n.node = sp.node;
+  n.name = sp.name;
+  for (const PortPlan& p : sp.ports) {
+    n.ports.push_back(p.name);
+    n.ips.push_back(p.ip);
+  }
+  return n;
+}
+
 void KeepLocal(const FabricSpec& spec, FabricPlan* plan,
                std::vector<config::SwitchConfig>* configs) {
   std::vector<SwitchPlan> sws;
@@ -358,14 +369,7 @@ void KeepLocal(const FabricSpec& spec, FabricPlan* plan,
   plan->all_switches.clear();
   plan->global_index.clear();
   for (size_t i = 0; i < plan->switches.size(); ++i) {
-    const SwitchPlan& sp = plan->switches[i];
-    FabricPlan::SwitchNames& n = plan->all_switches.emplace_back();
-    n.node = sp.node;
-    n.name = sp.name;
-    for (const PortPlan& p : sp.ports) {
-      n.ports.push_back(p.name);
-      n.ips.push_back(p.ip);
-    }
+    plan->all_switches.push_back(FabricPlan::NamesOf(plan->switches[i]));
     if (!spec.Local(plan->switches[i].node)) continue;
     plan->global_index.push_back(static_cast<uint32_t>(i));
     plan->switch_index[plan->switches[i].node] = int(sws.size());

@@ -94,6 +94,7 @@ struct FabricPlan {
     std::vector<std::string> ports;
     std::vector<uint32_t> ips;  // each port's address (a route's next hop)
   };
+  static SwitchNames NamesOf(const SwitchPlan& sp);
   std::vector<SwitchNames> all_switches;
   std::vector<uint32_t> global_index;  // switches[i] -> all_switches
 
