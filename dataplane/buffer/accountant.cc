@@ -174,6 +174,10 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
       nhr = hr - std::min(d, hr);
     }
     ns = nocc | (nhr << 32);
+    if (single_writer_) {
+      g.state.store(ns, std::memory_order_relaxed);
+      break;
+    }
     if (g.state.compare_exchange_weak(s, ns, std::memory_order_relaxed)) break;
   }
   // s is the word we replaced: the pool moves by exactly this PG's change.
@@ -181,8 +185,8 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
                           static_cast<int64_t>(SharedPart(Occ(s) - Hr(s), c.reserved));
   if (pool_delta != nullptr)
     *pool_delta += dshared;
-  else if (dshared != 0)
-    shared_used_.fetch_add(static_cast<uint64_t>(dshared), std::memory_order_relaxed);
+  else
+    PublishPool(dshared);
   if (underflow) underflows_.fetch_add(1, std::memory_order_relaxed);
   if (delta > 0) {
     RaiseMax(g.wmark, nocc);

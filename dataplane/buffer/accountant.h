@@ -118,6 +118,11 @@ class BufferAccountant {
   // watermarks exact under concurrency. Used by the batches below; never
   // refuses (admission is the batch's decision).
   void Apply(PortId p, int prio, int64_t delta) { Update(p, prio, delta, -1, nullptr); }
+  // One thread charges and releases every PG and the pool (a switch served
+  // by one worker: stages/worker.cc): updates are plain stores, not the
+  // read-modify-write instructions several writers need (each a locked
+  // instruction on x86, tens of cycles, two a packet per switch).
+  void set_single_writer(bool on) { single_writer_ = on; }
 
  private:
   friend class IngressBatch;
@@ -155,7 +160,12 @@ class BufferAccountant {
   // per PG, keeps it from bouncing between their caches at every update.
   void Update(PortId p, int prio, int64_t delta, int64_t to_hr, int64_t* pool_delta);
   void PublishPool(int64_t pool_delta) {
-    if (pool_delta != 0)
+    if (pool_delta == 0) return;
+    if (single_writer_)
+      shared_used_.store(
+          shared_used_.load(std::memory_order_relaxed) + static_cast<uint64_t>(pool_delta),
+          std::memory_order_relaxed);
+    else
       shared_used_.fetch_add(static_cast<uint64_t>(pool_delta), std::memory_order_relaxed);
   }
   uint64_t FreeOf(int64_t used) const {
@@ -167,6 +177,7 @@ class BufferAccountant {
   std::unique_ptr<Pg[]> pgs_;
   uint64_t shared_size_ = 0;
   uint64_t pool_slack_ = 0;
+  bool single_writer_ = false;
   // The one word every worker writes (charges and releases that move the
   // shared pool), on a cache line of its own: the read-mostly fields above
   // must not bounce between the workers' caches with it.

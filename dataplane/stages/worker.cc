@@ -240,6 +240,7 @@ WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id) {
     if (sw.ports[p].owner != id) shared = true;
   }
   w.pool_slack.set_enabled(shared);
+  sw.buffer.set_single_writer(!shared);
   w.solo = !shared;
   MakeMechanismState(sw);
   MakeMechanismWorkerState(w);

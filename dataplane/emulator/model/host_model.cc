@@ -22,6 +22,18 @@ using net::be::Put16;
 using net::be::Put32;
 using net::be::Put64;
 
+// The index kept for `id` in a sorted (id, index) list, or -1.
+int64_t FindId(const std::vector<std::pair<uint32_t, uint32_t>>& v, uint32_t id) {
+  const auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(id, uint32_t{0}));
+  return it != v.end() && it->first == id ? int64_t{it->second} : -1;
+}
+// Keeps (id, index) unless id has one already (the first flow of an id wins,
+// as a scan in order finds it).
+void AddId(std::vector<std::pair<uint32_t, uint32_t>>* v, uint32_t id, uint32_t index) {
+  const auto it = std::lower_bound(v->begin(), v->end(), std::make_pair(id, uint32_t{0}));
+  if (it == v->end() || it->first != id) v->insert(it, {id, index});
+}
+
 }  // namespace
 
 HostModel::HostModel(const HostParams& p) : p_(p) { storm_next_ns_ = p.storm_start_ns; }
@@ -41,6 +53,8 @@ void HostModel::AddFlow(const FlowSpec& f) {
   if (f.rc) t.rc.emplace(p_.rc, f.bytes, f.message_bytes);
   if (f.rc && f.ack_cc != AckCcMode::kNone)
     t.cc.emplace(f.ack_cc, p_.ack_cc, p_.link_bps, f.base_rtt_ns, f.win_bytes, p_.rc.mtu);
+  AddId(&tx_by_id_, f.id, static_cast<uint32_t>(tx_.size()));
+  live_.push_back(static_cast<uint32_t>(tx_.size()));
   tx_.push_back(t);
 }
 
@@ -53,9 +67,8 @@ void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio, AckCcMode 
 }
 
 FlowRx* HostModel::RxOf(uint32_t id) {
-  for (FlowRx& x : rx_) {
-    if (x.id == id) return &x;
-  }
+  if (const int64_t i = FindId(rx_by_id_, id); i >= 0) return &rx_[static_cast<size_t>(i)];
+  AddId(&rx_by_id_, id, static_cast<uint32_t>(rx_.size()));
   rx_.push_back(FlowRx{});
   rx_.back().id = id;
   return &rx_.back();
@@ -98,6 +111,13 @@ static bool WindowFull(const FlowTx& f, uint32_t mtu) {
   return w != 0 && (f.rc->nxt() - f.rc->una()) * mtu >= w;
 }
 
+// A flow that will never send or time out again: done, and an RC one with
+// nothing outstanding (completed, or failed). It stays in tx_ (late ACKs,
+// the results) but leaves HostModel::live_.
+static bool Retired(const FlowTx& f) {
+  return f.done() && (!f.rc || f.rc->NextEventNs() == kNever);
+}
+
 bool HostModel::Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const {
   if (f.rc && !f.rc->HasData()) return false;
   if (WindowFull(f, p_.rc.mtu)) return false;
@@ -122,18 +142,32 @@ uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool*
     *control = true;
     return static_cast<uint32_t>(n);
   }
-  for (FlowTx& f : tx_) {
+  for (const uint32_t i : live_) {
+    FlowTx& f = tx_[i];
     if (f.rc) f.rc->Advance(now_ns);  // retransmission timeouts
+  }
+  // Pruned only after a flow got done (a failed QP waits for the next).
+  if (maybe_retired_) {
+    maybe_retired_ = false;
+    live_.erase(
+        std::remove_if(live_.begin(), live_.end(), [this](uint32_t i) { return Retired(tx_[i]); }),
+        live_.end());
   }
   if (!data_ok) return 0;
   const uint8_t paused = PausedMask(now_ns);
   // CNPs, ACKs and NAKs go ahead of data, as a NIC sends them (unless
   // their class is paused).
   if (const uint32_t n = NextControl(paused, buf, cap)) return n;
-  for (size_t k = 0; k < tx_.size(); ++k) {
-    FlowTx& f = tx_[(rr_ + k) % tx_.size()];
+  // Round robin over tx_ from rr_: the live flows in that order (a
+  // retired one is never eligible).
+  size_t j = static_cast<size_t>(
+      std::lower_bound(live_.begin(), live_.end(), static_cast<uint32_t>(rr_)) - live_.begin());
+  for (size_t k = 0; k < live_.size(); ++k, ++j) {
+    if (j == live_.size()) j = 0;
+    const uint32_t i = live_[j];
+    FlowTx& f = tx_[i];
     if (!Eligible(f, paused, now_ns)) continue;
-    rr_ = (rr_ + k + 1) % tx_.size();
+    rr_ = (i + 1) % tx_.size();
     return f.rc ? BuildRc(f, now_ns, buf, cap) : BuildData(f, now_ns, buf, cap);
   }
   return 0;
@@ -215,6 +249,7 @@ RoceAddr HostModel::AddrTo(uint32_t ip, uint32_t flow, uint8_t dscp) const {
 void HostModel::Pace(FlowTx& f, uint32_t len, uint64_t now_ns) {
   ++f.tx_frames;
   f.tx_bytes += len;
+  maybe_retired_ |= f.done();
   ++c_.tx_frames;
   c_.tx_bytes += len;
   // A rate-limited flow is spaced by its wire time at its rate, catching up
@@ -374,8 +409,8 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
     ++c_.rx_malformed;  // an opcode no emulated NIC sends
     return true;
   }
-  for (FlowTx& f : tx_) {
-    if (QpOf(f.spec.id) != rh.dest_qp) continue;
+  if (const int64_t i = FindId(tx_by_id_, rh.dest_qp - kQpBase); i >= 0) {
+    FlowTx& f = tx_[static_cast<size_t>(i)];
     if (rh.opcode == kBthOpCnp) {
       ++f.cnp_rx;
       ++c_.cnp_rx;
@@ -385,6 +420,7 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
     } else if (rh.syndrome >> 5 == 0) {
       ++c_.ack_rx;
       f.rc->OnAck(rh.psn, now_ns);
+      maybe_retired_ |= f.rc->completed();
       AckToCc(f, frame, len, rh, now_ns);
     } else if (rh.syndrome == kAethNakPsnSeq) {
       ++c_.nak_rx;
@@ -414,9 +450,8 @@ void HostModel::AckToCc(FlowTx& f, const uint8_t* frame, uint32_t len, const Roc
 void HostModel::ReceiveWrite(const uint8_t* frame, uint32_t len, const RoceHeader& rh,
                              uint64_t now_ns) {
   FlowRx* r = nullptr;
-  for (FlowRx& x : rx_) {
-    if (QpOf(x.id) == rh.dest_qp && x.rc) r = &x;
-  }
+  if (const int64_t i = FindId(rx_by_id_, rh.dest_qp - kQpBase); i >= 0 && rx_[i].rc)
+    r = &rx_[static_cast<size_t>(i)];
   if (r == nullptr) {
     ++c_.qp_unknown;
     return;
@@ -459,7 +494,8 @@ Deadline HostModel::NextEventNs(uint64_t now_ns) const {
     const bool held = paused >> c.prio & 1;
     t = std::min(t, held ? std::max(now_ns, pause_.PausedUntil(c.prio)) : now_ns);
   }
-  for (const FlowTx& f : tx_) {
+  for (const uint32_t i : live_) {
+    const FlowTx& f = tx_[i];
     if (f.rc) {
       t = std::min(t, std::max(f.rc->NextEventNs(), now_ns));  // its timeout
       if (!f.rc->HasData()) continue;

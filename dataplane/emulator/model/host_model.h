@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "dataplane/common/deadline.h"
@@ -225,6 +226,17 @@ class HostModel {
   std::vector<FlowTx> tx_;
   std::vector<FlowRx> rx_;
   size_t rr_ = 0;  // round-robin position among tx_
+  // The flows of tx_ that may still send or time out, by index, in order:
+  // a flow done with nothing outstanding (Retired) never acts again, and a
+  // host's every frame would otherwise visit each flow it ever had, each
+  // a few cache lines (NextFrame, NextEventNs). Frames find their flow by
+  // id (the QP less kQpBase): the first tx_ flow, the rx_ entry.
+  std::vector<uint32_t> live_;
+  bool maybe_retired_ = false;  // a flow got done since live_ was last pruned
+  // (id, index) sorted by id; a host has few flows: a binary search in
+  // one or two lines.
+  using IdIndex = std::vector<std::pair<uint32_t, uint32_t>>;
+  IdIndex tx_by_id_, rx_by_id_;
   uint64_t storm_next_ns_ = 0;
   uint16_t ip_id_ = 0;
   // CNPs, ACKs and NAKs to send, in order (each waits only while its own

@@ -5,7 +5,9 @@
 
 namespace pfc::emulator {
 
-LinkModel::LinkModel(const LinkParams& p) : p_(p) { memo_ns_ = WireNs(memo_len_); }
+LinkModel::LinkModel(const LinkParams& p) : p_(p) {
+  memo_[0] = memo_[1] = room_memo_ = {0, WireNs(0)};
+}
 
 uint64_t WireTimeNs(uint32_t len, uint64_t bps, uint32_t overhead, bool ns3) {
   const unsigned __int128 bits = (static_cast<unsigned __int128>(len) + overhead) * 8u;
@@ -38,8 +40,10 @@ uint32_t LinkModel::Room(uint32_t len, uint64_t now_ns, uint32_t n) const {
   const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
   const uint64_t pending = free + backlog_ns_ - now_ns;
   if (pending > p_.fifo_ns) return 0;
-  const uint64_t wire = WireNs(len);
-  const uint64_t k = wire == 0 ? n : (p_.fifo_ns - pending) / wire + 1;
+  const uint64_t wire = RoomWireOf(len);
+  // Most visits find room for one frame at most: no division then.
+  const uint64_t left = p_.fifo_ns - pending;
+  const uint64_t k = wire == 0 ? n : left < wire ? 1 : left / wire + 1;
   return k < n ? static_cast<uint32_t>(k) : n;
 }
 

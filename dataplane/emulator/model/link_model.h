@@ -36,6 +36,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "dataplane/common/deadline.h"
 #include "dataplane/emulator/model/fifo.h"
@@ -140,15 +141,24 @@ class LinkModel {
     return q.queued_ns > wire_free_ns_ ? q.queued_ns : wire_free_ns_;
   }
   WireFrame Start(const Queued& q, bool control);
-  // WireNs(len) through a one-entry memo: a link carries mostly one frame
-  // size, and the exact rounding needs a 128-bit division.
-  uint64_t WireOf(uint32_t len) {
-    if (len != memo_len_) {
-      memo_len_ = len;
-      memo_ns_ = WireNs(len);
-    }
-    return memo_ns_;
+  // WireNs(len) through a memo: the exact rounding needs a 128-bit
+  // division (ns-3's, a double's). Room asks for the port's largest frame
+  // every visit (its own entry); a link's frames are mostly two sizes (data
+  // one way, the reverse flows' ACKs), kept most recent first.
+  uint64_t WireOf(uint32_t len) const {
+    if (len == memo_[0].len) return memo_[0].ns;
+    if (len != memo_[1].len) memo_[1] = {len, WireNs(len)};
+    std::swap(memo_[0], memo_[1]);
+    return memo_[0].ns;
   }
+  uint64_t RoomWireOf(uint32_t len) const {
+    if (len != room_memo_.len) room_memo_ = {len, WireNs(len)};
+    return room_memo_.ns;
+  }
+  struct WireMemo {
+    uint32_t len;
+    uint64_t ns;
+  };
 
   // The queues first: a line-aligned LinkModel has both queues' positions
   // (queued(), what a quiet port's every visit reads) in its first line.
@@ -158,8 +168,8 @@ class LinkModel {
   uint64_t backlog_ns_ = 0;         // wire time of queued data frames
   std::atomic<uint32_t> epoch_{0};  // bumped by the owner on link down
   bool up_ = true;
-  uint32_t memo_len_ = 0;  // WireOf's last length and its wire time
-  uint64_t memo_ns_ = 0;
+  mutable WireMemo memo_[2] = {};  // WireOf's lengths and their wire times
+  mutable WireMemo room_memo_ = {};
   LinkCounters c_;
 };
 

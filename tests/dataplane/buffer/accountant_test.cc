@@ -472,6 +472,9 @@ TEST(BufferAccountant, BatchDecidesExactlyAsThePerPacketRule) {
     buffer::BufferAccountant a;
     std::string err;
     ASSERT_TRUE(a.Configure(c, &err)) << err;
+    // Both ways of updating against the rule: one writer's plain stores,
+    // and the read-modify-write instructions several writers need.
+    a.set_single_writer(trial % 2 == 1);
     RefPool ref;
     ref.c = c;
     ref.size = a.shared_size();
