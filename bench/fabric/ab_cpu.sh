@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Is a change to the emulator faster? Runs one fabric file with two builds
+# (the commit before a change and after it) in turns, A B A B ..., so load
+# from others on a shared machine falls on both alike, and compares each
+# run's user CPU seconds (getrusage of pfcfabric, single-threaded) and its
+# outputs (every file but timing.json, byte for byte: a speed-up must not
+# change a result).
+#   bench/fabric/ab_cpu.sh BUILD_A BUILD_B FABRIC_FILE [RUNS] [OUT_DIR]
+# RUNS: pairs (default 3). Prints each run and the medians, draws
+# OUT_DIR/ab_cpu.png, and ends with
+#   RESULT cpu_s_a=<median> cpu_s_b=<median> ratio=<b/a> runs=<n> identical=<0|1>
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source bench/lib.sh
+[ $# -ge 3 ] || { sed -n '3,12p' "$0" >&2; exit 2; }
+A=$(realpath "$1") B=$(realpath "$2")
+FABRIC=$(realpath "$3")
+RUNS=${4:-3}
+OUT=$(realpath -m "${5:-fabric-ab-cpu}")
+for b in "$A" "$B"; do
+  [ -x "$(pfc_bin "$b" pfcfabric)" ] || { echo "ab_cpu: build $b first" >&2; exit 1; }
+done
+[ -f "$FABRIC" ] || { echo "ab_cpu: $FABRIC: no such fabric file" >&2; exit 1; }
+rm -rf "$OUT" && mkdir -p "$OUT"
+: > "$OUT/times.csv"
+identical=1
+for i in $(seq 1 "$RUNS"); do
+  for side in A B; do
+    build=$A
+    [ $side = B ] && build=$B
+    dir="$OUT/$side"
+    rm -rf "$dir"
+    rc=0
+    /usr/bin/time -f "%U %e" -o "$OUT/time.txt" "$(pfc_bin "$build" pfcfabric)" \
+      --fabric "$FABRIC" --out "$dir" > "$OUT/$side.log" 2>&1 || rc=$?
+    # 3: the run's verdict (--expect) is not ours to judge; anything else failed.
+    [ $rc -eq 0 ] || [ $rc -eq 3 ] ||
+      { echo "ab_cpu: run $i of $side failed (exit $rc): $OUT/$side.log" >&2; exit 1; }
+    read -r user wall < "$OUT/time.txt"
+    echo "$side,$i,$user,$wall" >> "$OUT/times.csv"
+    echo "run $i $side: $user s CPU, $wall s wall"
+  done
+  # The last pair's outputs, every file but the wall-clock one.
+  while IFS= read -r f; do
+    cmp -s "$OUT/A/$f" "$OUT/B/$f" || { echo "ab_cpu: $f differs" >&2; identical=0; }
+  done < <(cd "$OUT/A" && find . -type f ! -name timing.json | sort)
+done
+/usr/bin/python3 - "$OUT" "$identical" "$A" "$B" <<'EOF'
+import csv, statistics, sys
+out, identical, a, b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+rows = list(csv.reader(open(f"{out}/times.csv")))
+cpu = {s: [float(r[2]) for r in rows if r[0] == s] for s in "AB"}
+ma, mb = statistics.median(cpu["A"]), statistics.median(cpu["B"])
+print(f"A {a}: median {ma:.2f} s CPU over {len(cpu['A'])} runs")
+print(f"B {b}: median {mb:.2f} s CPU ({mb / ma:.3f} of A)")
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    n = len(cpu["A"])
+    xs = range(1, n + 1)
+    ax.bar([x - 0.2 for x in xs], cpu["A"], 0.4, label=f"A (median {ma:.1f} s)")
+    ax.bar([x + 0.2 for x in xs], cpu["B"], 0.4, label=f"B (median {mb:.1f} s)")
+    ax.set_xlabel("run (A then B)")
+    ax.set_ylabel("pfcfabric user CPU (s)")
+    ax.set_xticks(list(xs))
+    ax.set_title(f"B / A = {mb / ma:.3f}, outputs {'identical' if identical else 'DIFFER'}")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(f"{out}/ab_cpu.png", dpi=100)
+    print(f"figure {out}/ab_cpu.png")
+except ImportError:
+    print("ab_cpu: no python3-matplotlib: no figure", file=sys.stderr)
+print(f"RESULT cpu_s_a={ma:.2f} cpu_s_b={mb:.2f} ratio={mb / ma:.3f} runs={len(cpu['A'])} "
+      f"identical={identical}")
+EOF
