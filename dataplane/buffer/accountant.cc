@@ -127,9 +127,9 @@ uint64_t BufferAccountant::XoffThreshold(PortId p, int prio) const {
 }
 
 uint64_t BufferAccountant::XonThreshold(PortId p, int prio) const {
-  const uint64_t xoff = XoffThreshold(p, prio);
-  const uint32_t h = pg(p, prio).rule.xon_hysteresis;
-  return xoff > h ? xoff - h : 0;
+  uint64_t xoff, xon;
+  Thresholds(p, prio, &xoff, &xon);
+  return xon;
 }
 
 uint64_t BufferAccountant::AdmitLimit(PortId p, int prio) const {

@@ -96,6 +96,13 @@ class BufferAccountant {
   // AdmitLimit: the largest occupancy admitted.
   uint64_t XoffThreshold(PortId p, int prio) const;
   uint64_t XonThreshold(PortId p, int prio) const;
+  // Both at once (the PFC generator's every look at a non-empty group):
+  // XON is XOFF less the hysteresis, worked out once.
+  void Thresholds(PortId p, int prio, uint64_t* xoff, uint64_t* xon) const {
+    *xoff = XoffThreshold(p, prio);
+    const uint32_t h = pg(p, prio).rule.xon_hysteresis;
+    *xon = *xoff > h ? *xoff - h : 0;
+  }
   uint64_t AdmitLimit(PortId p, int prio) const;
   // Bytes currently held in the PG's headroom (charged while the PG was at
   // or above XOFF, released first).

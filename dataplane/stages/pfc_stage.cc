@@ -73,7 +73,9 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
     const int q = __builtin_ctz(m);
     const uint64_t occ = (held >> q & 1) ? 0 : sw.buffer.occupancy(port, q);
     if (occ == 0 && !((off >> q) & 1)) continue;
-    os.pfc_gen.Observe(q, occ, sw.buffer.XoffThreshold(port, q), sw.buffer.XonThreshold(port, q));
+    uint64_t xoff, xon;
+    sw.buffer.Thresholds(port, q, &xoff, &xon);
+    os.pfc_gen.Observe(q, occ, xoff, xon);
   }
   if (os.pfc_gen.quiet()) return;
   pause::PauseRequest req;
