@@ -108,8 +108,12 @@ nlohmann::json PortStatsJson(const sw::Switch& sw, PortId p) {
     pj["buffer_watermark"] = sw.buffer.watermark(p, q);
     // Every priority has the same fields (0 where a lossy group has no
     // XOFF/XON or headroom), so each live view can be an array by priority.
-    pj["xoff_threshold"] = lossless ? sw.buffer.XoffThreshold(p, q) : 0;
-    pj["xon_threshold"] = lossless ? sw.buffer.XonThreshold(p, q) : 0;
+    // One reading of the pool for both, so XON is XOFF less the hysteresis
+    // even while the workers move the pool.
+    uint64_t xoff = 0, xon = 0;
+    if (lossless) sw.buffer.Thresholds(p, q, &xoff, &xon);
+    pj["xoff_threshold"] = xoff;
+    pj["xon_threshold"] = xon;
     pj["headroom_used"] = lossless ? sw.buffer.headroom_used(p, q) : 0;
     pj["headroom_watermark"] = lossless ? sw.buffer.headroom_watermark(p, q) : 0;
     prios.push_back(pj);

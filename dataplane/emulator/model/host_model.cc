@@ -297,10 +297,8 @@ bool ReadFlowHeader(const uint8_t* frame, uint32_t len, FlowHeader* out) {
 }
 
 const FlowRx* HostModel::rx_flow(uint32_t id) const {
-  for (const FlowRx& r : rx_) {
-    if (r.id == id) return &r;
-  }
-  return nullptr;
+  const int64_t i = FindId(rx_by_id_, id);
+  return i >= 0 ? &rx_[static_cast<size_t>(i)] : nullptr;
 }
 
 void HostModel::Receive(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
@@ -450,7 +448,8 @@ void HostModel::AckToCc(FlowTx& f, const uint8_t* frame, uint32_t len, const Roc
 void HostModel::ReceiveWrite(const uint8_t* frame, uint32_t len, const RoceHeader& rh,
                              uint64_t now_ns) {
   FlowRx* r = nullptr;
-  if (const int64_t i = FindId(rx_by_id_, rh.dest_qp - kQpBase); i >= 0 && rx_[i].rc)
+  if (const int64_t i = FindId(rx_by_id_, rh.dest_qp - kQpBase);
+      i >= 0 && rx_[static_cast<size_t>(i)].rc)
     r = &rx_[static_cast<size_t>(i)];
   if (r == nullptr) {
     ++c_.qp_unknown;
