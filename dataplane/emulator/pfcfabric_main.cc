@@ -36,6 +36,7 @@
 #include "dataplane/emulator/runtime/clock.h"
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/emulator/runtime/fabric_builder.h"
+#include "dataplane/emulator/runtime/huge_pages.h"
 #include "dataplane/emulator/runtime/rank_results.h"
 #include "dataplane/emulator/runtime/ranks.h"
 #include "dataplane/emulator/runtime/results.h"
@@ -339,10 +340,7 @@ std::optional<Emulation> CreateFabric(const Run& run) {
   return e;
 }
 
-struct Timing {
-  double wall;     // the run
-  double startup;  // process start to the run's first step
-};
+using Timing = pfc::emulator::RunTiming;
 
 // To the duration, or on the real clock to SIGINT/SIGTERM if sooner.
 Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run,
@@ -408,13 +406,12 @@ int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timi
   const pfc::emulator::SwitchEntries sws =
       ranks.distributed() ? pfc::emulator::GatheredSwitchEntries(fab, facts, ranks)
                           : pfc::emulator::LocalSwitchEntries(fab);
-  if (!pfc::emulator::WriteResults(run.spec, all, facts, sws, timing.wall, timing.startup, verdict,
-                                   &err)) {
+  if (!pfc::emulator::WriteResults(run.spec, all, facts, sws, timing, verdict, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     rc = 1;
   }
   std::printf("pfcfabric: ran %.3f ms of %s time in %.2f s; lossless drops %llu; results in %s\n",
-              clock.now_ns() / 1e6, run.virt ? "virtual" : "real", timing.wall,
+              clock.now_ns() / 1e6, run.virt ? "virtual" : "real", timing.wall_seconds,
               static_cast<unsigned long long>(pfc::emulator::LosslessDrops(facts)),
               run.spec.out_dir.c_str());
   for (const std::string& line : pfc::emulator::VerdictLines(verdict, !run.virt))
@@ -447,6 +444,7 @@ int PlotResults(const Options& opt, const Run& run, int rc) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool huge_pages = pfc::emulator::RestartWithHugePages(argv);
   const auto started = std::chrono::steady_clock::now();
   {
     std::string err;
@@ -469,7 +467,8 @@ int main(int argc, char** argv) {
     if (pfc::emulator::Ranks::Get().distributed()) pfc::emulator::Ranks::Get().Abort(1);
     return 1;
   }
-  const Timing timing = RunFabric(*emu->clock, opt, run, started);
+  Timing timing = RunFabric(*emu->clock, opt, run, started);
+  timing.malloc_huge_pages = huge_pages;
   const int rc = Report(*emu, opt, run, timing);
   // The fabric's switches and pool live in EAL memory: they go first, the
   // clock that borrows them before them.

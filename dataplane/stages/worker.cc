@@ -213,6 +213,29 @@ unsigned WorkerRound(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns) {
   return Round(w, now_ns, ready_ns, false);
 }
 
+void PrefetchRoundStart(const WorkerCtx* w, const ActivePorts* active) {
+  // Written every round (clock, burst flag): fetched for writing.
+  __builtin_prefetch(w, 1);
+  __builtin_prefetch(reinterpret_cast<const char*>(w) + 64);
+  if (active != nullptr) __builtin_prefetch(active, 1);
+}
+
+void PrefetchRoundPorts(const WorkerCtx& w, uint64_t now_ns) {
+  const ActivePorts* const a = w.active;
+  if (a == nullptr) return;  // every port visited: too many lines to fetch
+  const sw::Switch& sw = *w.sw;
+  for (PortMask m = a->rx; m != 0; m &= m - 1) {
+    const auto p = static_cast<PortId>(__builtin_ctzll(m));
+    if (a->next_rx[p] > now_ns) continue;
+    const sw::PortRuntime& pr = sw.ports[p];
+    __builtin_prefetch(&pr);
+    __builtin_prefetch(pr.owner_state.get());
+    __builtin_prefetch(pr.io.provider);
+  }
+  for (PortMask m = a->tx; m != 0; m &= m - 1)
+    __builtin_prefetch(sw.ports[__builtin_ctzll(m)].owner_state.get());
+}
+
 unsigned WorkerRound(WorkerCtx& w, Deadline* ready_ns) {
   return Round(w, w.sw->dp.NowNs(), ready_ns, true);
 }

@@ -45,4 +45,17 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns);
 // results in 47% fewer rounds on the leaf-spine cost bench.
 bool RoundLeftWork(const WorkerCtx& w);
 
+// Hints for a driver that knows which switch runs next (the fabric's
+// virtual clock): the lines that switch's round reads first, fetched while
+// something else runs, so that its round does not wait on them one after
+// another (each switch's state is cold by its next round in a large
+// fabric). Neither changes anything. The first reads no line of w itself:
+// the context's first lines and its active set, by address. The second,
+// called later (when those lines have come), reads the active set for the
+// ports a round at now_ns visits and fetches their state: the port's
+// runtime, owner state and provider for a frame landing, the owner state
+// for one with something to send.
+void PrefetchRoundStart(const WorkerCtx* w, const ActivePorts* active);
+void PrefetchRoundPorts(const WorkerCtx& w, uint64_t now_ns);
+
 }  // namespace pfc::stages

@@ -4,12 +4,14 @@
 no DPDK notice (telemetry's "No legacy callbacks" line; also with the
 caller's own EAL options), shows its progress only when stderr is a
 terminal, leaves no runtime
-directory of its own file prefix in /var/run/dpdk, and prints a warning
-with file:line for a flow faster than its host's link and for one that
-starts after the run's end, while still running.
+directory of its own file prefix in /var/run/dpdk, puts its heap on
+transparent huge pages unless told not to (same results either way), and
+prints a warning with file:line for a flow faster than its host's link and
+for one that starts after the run's end, while still running.
 
   tidy_test.py BUILD_DIR SOURCE_DIR
 """
+import json
 import os
 import re
 import subprocess
@@ -43,6 +45,25 @@ with tempfile.TemporaryDirectory(prefix="fabric-tidy-") as tmp:
           f"pfcfabric: warning: {path}:4: flows[0].rate: 40 Gb/s is more than H1's link (10 Gb/s)" in out)
     check("a warning with file:line for the flow that never starts",
           f"pfcfabric: warning: {path}:5: flows[1].start: 2000000 ns is not before the run's end" in out)
+    # The heap on transparent huge pages (runtime/huge_pages.h: pfcfabric
+    # starts itself again under glibc's tunable) unless THP is off or the
+    # caller says no; the same results either way.
+    with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+        thp = "[never]" not in f.read()
+    with open(os.path.join(tmp, "out", "timing.json")) as f:
+        check(f"timing.json: malloc_huge_pages is {thp} (THP {'on' if thp else 'never'})",
+              json.load(f).get("malloc_huge_pages") is thp)
+    p = subprocess.run([fabric, "--fabric", path, "--out", os.path.join(tmp, "out-4k")],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PFCFABRIC_HUGE_PAGES="0"))
+    check("PFCFABRIC_HUGE_PAGES=0: the run succeeds", p.returncode == 0, p.stderr[-300:])
+    with open(os.path.join(tmp, "out-4k", "timing.json")) as f:
+        check("PFCFABRIC_HUGE_PAGES=0: malloc_huge_pages is false",
+              json.load(f).get("malloc_huge_pages") is False)
+    same = all(open(os.path.join(tmp, "out", n), "rb").read() ==
+               open(os.path.join(tmp, "out-4k", n), "rb").read()
+               for n in ("results.json", "flows.csv", "ports.csv", "drops.csv"))
+    check("huge pages or not: results byte-identical", same)
     # With the caller's own EAL options too (the rocev2 VM's real-clock
     # fabric gives them): still no DPDK notice.
     p = subprocess.run([fabric, "--no-huge", "--no-pci", "--no-shconf", "-m", "256", "--file-prefix",

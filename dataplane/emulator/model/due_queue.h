@@ -59,6 +59,17 @@ class DueQueue {
       tree_[i] = m;
     }
   }
+  // The entity due first (the lowest id of those due then), or ~0u when
+  // none is: down from the root along the child that holds its minimum.
+  uint32_t PeekFirst() const {
+    if (tree_[1] == kNever) return ~0u;
+    uint32_t i = 1;
+    while (i < leaves_) {
+      i *= 2;
+      if (tree_[i] != tree_[i / 2]) i++;
+    }
+    return i - leaves_;
+  }
   // The earliest due time, or kNever.
   uint64_t Next() const { return tree_[1]; }
   // Every entity due at or before now, in id order, each once; their due

@@ -178,8 +178,8 @@ SwitchEntries LocalSwitchEntries(const Fabric& fab) {
 }
 
 bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNames>& all,
-                  const RunFacts& facts, const SwitchEntries& sws, double wall_seconds,
-                  double startup_seconds, const json& verdict, std::string* err) {
+                  const RunFacts& facts, const SwitchEntries& sws, const RunTiming& timing,
+                  const json& verdict, std::string* err) {
   std::error_code ec;
   fs::create_directories(spec.out_dir, ec);
   json r;
@@ -247,12 +247,14 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
   // with each process's peak memory (one a rank over MPI).
   json peak_mb = json::array();
   for (const uint64_t kb : facts.peak_rss_kb) peak_mb.push_back((kb + 512) / 1024);
+  const double wall = timing.wall_seconds;
   std::ofstream(dir / "timing.json")
-      << json{{"wall_seconds", wall_seconds},
-              {"startup_seconds", startup_seconds},
-              {"virtual_over_real", wall_seconds > 0 ? facts.end_ns / 1e9 / wall_seconds : 0},
+      << json{{"wall_seconds", wall},
+              {"startup_seconds", timing.startup_seconds},
+              {"virtual_over_real", wall > 0 ? facts.end_ns / 1e9 / wall : 0},
               {"pool_mbufs_populated", facts.pool_mbufs},
-              {"peak_rss_mb", peak_mb}}
+              {"peak_rss_mb", peak_mb},
+              {"malloc_huge_pages", timing.malloc_huge_pages}}
              .dump()
       << "\n";
   if (!fcsv) {

@@ -32,10 +32,18 @@ struct SwitchEntries {
 };
 SwitchEntries LocalSwitchEntries(const Fabric& fab);
 
+// What the run took of the real clock and the machine, for timing.json
+// (never results.json, which stays byte-identical across runs).
+struct RunTiming {
+  double wall_seconds = 0;         // the run
+  double startup_seconds = 0;      // process start to the run's first step
+  bool malloc_huge_pages = false;  // the heap on transparent huge pages (huge_pages.h)
+};
+
 // The files, from the settled facts (run_facts.h) and the switches' entries;
 // `all` names the fabric's switches by the facts' index (AllSwitches).
 bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNames>& all,
-                  const RunFacts& facts, const SwitchEntries& switches, double wall_seconds,
-                  double startup_seconds, const nlohmann::json& verdict, std::string* err);
+                  const RunFacts& facts, const SwitchEntries& switches, const RunTiming& timing,
+                  const nlohmann::json& verdict, std::string* err);
 
 }  // namespace pfc::emulator

@@ -78,6 +78,18 @@ class WindowSync {
 
 }  // namespace
 
+void VirtualClock::PrefetchStart(uint32_t id) const {
+  if (id < n_sws_)
+    stages::PrefetchRoundStart(&sws_[id].ctx, &sws_[id].active);
+  else if (id - n_sws_ < n_hosts_)
+    __builtin_prefetch(&hosts_[id - n_sws_]);
+}
+
+void VirtualClock::PrefetchPorts(uint32_t id, uint64_t at) const {
+  // A switch of another rank has no context (nor ever runs here).
+  if (id < n_sws_ && sws_[id].ctx.sw != nullptr) stages::PrefetchRoundPorts(sws_[id].ctx, at);
+}
+
 void VirtualClock::RunWindow(Part& part) {
   std::vector<uint32_t>& run = part.run;
   for (;;) {
@@ -91,8 +103,13 @@ void VirtualClock::RunWindow(Part& part) {
     // pass's set up front runs the same rounds in the same order as scanning
     // every entity in turn.
     for (part.due.TakeDue(now, &run); !run.empty(); part.due.TakeDue(now, &run)) {
-      for (const uint32_t id : run) {
+      for (size_t k = 0; k < run.size(); k++) {
+        const uint32_t id = run[k];
         part.due.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
+        // What runs next, as far as the calendar says now: its first
+        // lines fetched while this one runs, its ports when they are in.
+        const uint32_t next = k + 1 < run.size() ? run[k + 1] : part.due.PeekFirst();
+        PrefetchStart(next);
         if (id < n_sws_) {
           if (qlen_.on()) qlen_.BeforeRound(id, sws_[id].ctx, now);
           Deadline ready = kNever;
@@ -109,6 +126,7 @@ void VirtualClock::RunWindow(Part& part) {
         } else {
           part.due.Lower(id, hosts_[id - n_sws_].Round(dp_, now));
         }
+        PrefetchPorts(next, k + 1 < run.size() ? now : Step(part.due.Next()));
       }
     }
   }

@@ -74,6 +74,11 @@ class VirtualClock final : public Clock {
 
   // Runs part's entities due in [now_, win_end_), in time order.
   void RunWindow(Part& part);
+  // Hints (stages/worker.h PrefetchRound*): the state of calendar id `id`,
+  // to run next, fetched while the current entity runs; its ports as of
+  // time `at` once that is in. Any id (none due: ~0) is fine.
+  void PrefetchStart(uint32_t id) const;
+  void PrefetchPorts(uint32_t id, uint64_t at) const;
   // Receivers of frames that crossed from another partition made due at
   // the first's arrival.
   void InboundDue();
@@ -92,6 +97,7 @@ class VirtualClock final : public Clock {
   // The fabric's parts the windows run, fixed once it is built.
   SwitchRun* const sws_;
   const uint32_t n_sws_;
+  const uint32_t n_hosts_;
   Host* const hosts_;
   sw::Dataplane& dp_;
   const FabricPlan& plan_;

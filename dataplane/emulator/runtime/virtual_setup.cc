@@ -15,6 +15,7 @@ VirtualClock::VirtualClock(Fabric& fab)
     : Clock(fab, /*exact=*/true),
       sws_(fab.switches().data()),
       n_sws_(static_cast<uint32_t>(fab.switches().size())),
+      n_hosts_(static_cast<uint32_t>(fab.hosts().size())),
       hosts_(fab.hosts().data()),
       dp_(fab.dp()),
       plan_(fab.plan()),

@@ -72,6 +72,9 @@ TEST(DueQueue, MatchesALinearScan) {
         uint64_t next = kNever;
         for (uint64_t d : ref) next = std::min(next, d);
         ASSERT_EQ(q.Next(), next);
+        // The first due: the lowest id of those due at the earliest time.
+        const auto first = std::find(ref.begin(), ref.end(), next);
+        ASSERT_EQ(q.PeekFirst(), next == kNever ? ~0u : static_cast<uint32_t>(first - ref.begin()));
         if (next == kNever) break;
         now = next;
         std::vector<uint32_t> want, got;
