@@ -96,7 +96,7 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
     if (active) {
       // What is on its way in is reported here (a full round has each
       // port's Poll report it), and a port with nothing leaves the set.
-      const Deadline next = active->next_rx[p];
+      const Deadline next = active->next_rx[p].at;
       if (next == kNever) active->rx &= ~(PortMask{1} << p);
       if (next > w.now_ns) {
         LowerTo(ready_ns, next);
@@ -108,9 +108,9 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
     work += RxPort(w, p, refresh_clock);
     if (active) {
       active->tx |= PortMask{1} << p;  // its buffer, a pause received
-      const Deadline next = sw.ports[p].io.provider->NextArrivalNs();
+      const sw::Landing next = sw.ports[p].io.provider->NextLanding();
       active->next_rx[p] = next;
-      LowerTo(ready_ns, next);
+      LowerTo(ready_ns, next.at);
     }
   });
   w.hooks.Round(w);
@@ -125,7 +125,7 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
     // returns just the next frame on its way to us, which an active set
     // knows); a quiet port with its transmit side idle leaves the set.
     if (active && prov->TxQuiet()) {
-      LowerTo(ready_ns, active->next_rx[p]);
+      LowerTo(ready_ns, active->next_rx[p].at);
       active->tx &= ~(PortMask{1} << p);
       return;
     }
@@ -226,11 +226,18 @@ void PrefetchRoundPorts(const WorkerCtx& w, uint64_t now_ns) {
   const sw::Switch& sw = *w.sw;
   for (PortMask m = a->rx; m != 0; m &= m - 1) {
     const auto p = static_cast<PortId>(__builtin_ctzll(m));
-    if (a->next_rx[p] > now_ns) continue;
+    const sw::Landing& l = a->next_rx[p];
+    if (l.at > now_ns) continue;
     const sw::PortRuntime& pr = sw.ports[p];
     __builtin_prefetch(&pr);
     __builtin_prefetch(pr.owner_state.get());
     __builtin_prefetch(pr.io.provider);
+    // The frame: its mbuf's first line (lengths) and its headers, where a
+    // pool without a private area puts them (ingress parses them first).
+    if (const auto* f = reinterpret_cast<const char*>(l.frame); f != nullptr) {
+      __builtin_prefetch(f);
+      __builtin_prefetch(f + sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM);
+    }
   }
   for (PortMask m = a->tx; m != 0; m &= m - 1)
     __builtin_prefetch(sw.ports[__builtin_ctzll(m)].owner_state.get());

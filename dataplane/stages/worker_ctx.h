@@ -29,20 +29,14 @@ namespace pfc::stages {
 // driver, written by the worker and the ports' providers in its rounds.
 struct ActivePorts {
   PortMask rx = 0, tx = 0;
-  // When the next frame on its way to port p lands, kNever for none: set by
-  // the port's provider as it sends a frame towards the port (the earlier
-  // of the two), and by a round to what is left after it took the frames
-  // landed by then. A round compares it with its clock instead of asking
-  // the provider, whose receive state is several cache lines a port; a
-  // port with nothing on its way (kNever) leaves `rx`.
-  std::array<Deadline, kMaxPorts> next_rx = Nevers();
-
- private:
-  static constexpr std::array<Deadline, kMaxPorts> Nevers() {
-    std::array<Deadline, kMaxPorts> a{};
-    for (Deadline& d : a) d = kNever;
-    return a;
-  }
+  // When the next frame on its way to port p lands (.at, kNever for none)
+  // and which frame it is (a prefetch hint): set by the port's provider as
+  // it sends a frame towards the port (the earlier of the two), and by a
+  // round to what is left after it took the frames landed by then. A round
+  // compares it with its clock instead of asking the provider, whose
+  // receive state is several cache lines a port; a port with nothing on its
+  // way (kNever) leaves `rx`.
+  std::array<sw::Landing, kMaxPorts> next_rx{};
 };
 
 // kWorkerAlign-aligned: a worker writes its context every round (clock,

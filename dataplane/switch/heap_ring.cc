@@ -6,10 +6,36 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 #include <rte_ring_elem.h>
+#include <sys/mman.h>
 
-#include <cstdlib>
+#include <cstdint>
 
 namespace pfc::sw {
+namespace {
+
+// Own memory: a mapping of the ring's own, its length in a header line
+// before the ring, on small pages. A ring is large and mostly unused (a
+// short queue touches its first slots), so a 2 MB page for those slots
+// would cost up to 2 MB a ring where 4 KB pages cost 4 KB: the emulator
+// asks malloc for transparent huge pages (emulator/runtime/huge_pages.h),
+// and rings made with malloc got them.
+constexpr size_t kHeader = RTE_CACHE_LINE_SIZE;
+
+void* MapRing(size_t len) {
+  void* p = mmap(nullptr, kHeader + len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  madvise(p, kHeader + len, MADV_NOHUGEPAGE);
+  *static_cast<size_t*>(p) = kHeader + len;
+  return static_cast<char*>(p) + kHeader;
+}
+
+void UnmapRing(void* r) {
+  char* p = static_cast<char*>(r) - kHeader;
+  munmap(p, *reinterpret_cast<size_t*>(p));
+}
+
+}  // namespace
 
 rte_ring* CreateHeapRing(const std::string& name, unsigned esize, unsigned count, unsigned flags,
                          bool own_memory, std::string* err) {
@@ -21,10 +47,7 @@ rte_ring* CreateHeapRing(const std::string& name, unsigned esize, unsigned count
   }
   rte_ring* r = nullptr;
   if (own_memory) {
-    // malloc maps a large ring on its own and unmaps it when freed.
-    const size_t len =
-        (static_cast<size_t>(bytes) + RTE_CACHE_LINE_SIZE - 1) & ~size_t{RTE_CACHE_LINE_SIZE - 1};
-    r = static_cast<rte_ring*>(std::aligned_alloc(RTE_CACHE_LINE_SIZE, len));
+    r = static_cast<rte_ring*>(MapRing(static_cast<size_t>(bytes)));
   } else {
     // Not zeroed: rte_ring_init writes the header and a slot is read only
     // after it was written.
@@ -51,7 +74,7 @@ void FreeHeapRing(rte_ring* r) {
     rte_free(r);
     return;
   }
-  std::free(r);
+  UnmapRing(r);
 }
 
 }  // namespace pfc::sw

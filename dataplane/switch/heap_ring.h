@@ -10,8 +10,9 @@
 // only after it was written), so a ring's pages are touched as it is used.
 // DPDK's heap zeroes what is freed, though: a fabric's thousands of large,
 // mostly short rings would all be touched at teardown. The fabric emulator
-// keeps its rings in its own memory (Dataplane::own_memory), which freeing
-// does not touch; pfcswitch keeps them in EAL memory (hugepages when it has them).
+// keeps its rings in its own memory (Dataplane::own_memory): a mapping each,
+// on small pages, which freeing does not touch; pfcswitch keeps them in EAL
+// memory (hugepages when it has them).
 //
 // Threads: create and free on the control thread, before workers use the ring
 // and after they stopped.

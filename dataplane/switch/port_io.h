@@ -20,6 +20,15 @@
 
 namespace pfc::sw {
 
+// The next frame on its way to a port: when it lands (kNever: none) and,
+// where its provider knows, the frame itself, as a hint only (a driver
+// that runs rounds in virtual time prefetches it, stages/worker.h; it may
+// be stale, and nothing reads through it).
+struct Landing {
+  Deadline at = kNever;
+  const rte_mbuf* frame = nullptr;
+};
+
 // A port's frames, other than an ethdev's. Unlike a device, a provider
 // knows when its next frame arrives and when its transmit side next needs
 // a look, so a round may skip it until then (worker.cc): every call below
@@ -49,6 +58,8 @@ class PortProvider {
   virtual bool NothingToReceive(uint64_t now_ns) = 0;
   // When the next frame on its way in arrives, or kNever for none.
   virtual Deadline NextArrivalNs() = 0;
+  // The same with the frame, where the provider knows it.
+  virtual Landing NextLanding() { return {NextArrivalNs(), nullptr}; }
   // Moves the transmit side on to now_ns and returns the earliest time
   // something changes for the port (a frame to send or to receive, a full
   // queue taking frames again), or kNever.

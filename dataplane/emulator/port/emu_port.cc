@@ -61,7 +61,7 @@ void EmuPort::Pump(uint64_t now_ns) {
     if (peer_->wake != nullptr) peer_->wake->Lower(peer_->wake_id, f.arrive_ns);
     if (peer_->active != nullptr) {
       *peer_->active |= peer_->active_bit;
-      LowerTo(peer_->landing, f.arrive_ns);
+      if (f.arrive_ns < peer_->landing->at) *peer_->landing = {f.arrive_ns, m};
     }
   });
 }

@@ -94,6 +94,11 @@ class alignas(64) EmuPort final : public sw::PortProvider {
     const emulator::WireFrame* f = rx_->Front();
     return f == nullptr ? kNever : f->arrive_ns;
   }
+  sw::Landing NextLanding() override {
+    const emulator::WireFrame* f = rx_->Front();
+    if (f == nullptr) return {};
+    return {f->arrive_ns, reinterpret_cast<const rte_mbuf*>(f->handle)};
+  }
   // Transmit side: nothing queued on the link, no refused send, no up/down
   // request. Poll would then start nothing, change nothing and return just
   // NextArrivalNs(): the owner can skip it (the switch's worker.cc PortQuiet).
@@ -149,9 +154,9 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   // where a frame pushed towards this end sets `active_bit`.
   PortMask* active = nullptr;
   PortMask active_bit = 0;
-  // And that set's record of when this end's next frame lands
-  // (ActivePorts::next_rx), lowered to each frame's arrival as it is pushed.
-  Deadline* landing = nullptr;
+  // And that set's record of when this end's next frame lands and which
+  // it is (ActivePorts::next_rx), set by each frame pushed that lands first.
+  sw::Landing* landing = nullptr;
 
  private:
   // Our transmit direction, on a line of its own start: its queues' positions

@@ -135,12 +135,12 @@ void VirtualClock::RunWindow(Part& part) {
 void VirtualClock::InboundDue() {
   for (const auto& part : parts_) {
     for (const Part::Inbound& in : part->inbound) {
-      const Deadline a = in.port->NextArrivalNs();
-      if (a == kNever) continue;
-      part->due.Lower(in.id, a);
+      const sw::Landing a = in.port->NextLanding();
+      if (a.at == kNever) continue;
+      part->due.Lower(in.id, a.at);
       if (in.active != nullptr) {
         *in.active |= in.bit;
-        LowerTo(in.landing, a);
+        if (a.at < in.landing->at) *in.landing = a;
       }
     }
   }

@@ -60,7 +60,7 @@ class VirtualClock final : public Clock {
       uint32_t id;       // its owner's calendar id
       PortMask* active;  // its owner's ActivePorts::rx, or null
       PortMask bit = 0;
-      Deadline* landing = nullptr;  // its owner's ActivePorts::next_rx[port], or null
+      sw::Landing* landing = nullptr;  // its owner's ActivePorts::next_rx[port], or null
     };
     std::vector<Inbound> inbound;
     uint64_t rounds = 0;
