@@ -59,10 +59,9 @@ void EmuPort::Pump(uint64_t now_ns) {
       return;
     }
     if (peer_->wake != nullptr) peer_->wake->Lower(peer_->wake_id, f.arrive_ns);
-    if (peer_->active != nullptr) {
-      *peer_->active |= peer_->active_bit;
-      if (f.arrive_ns < peer_->landing->at) *peer_->landing = {f.arrive_ns, m};
-    }
+    if (peer_->active != nullptr) *peer_->active |= peer_->active_bit;
+    if (peer_->landing != nullptr && f.arrive_ns < peer_->landing->at)
+      *peer_->landing = {f.arrive_ns, m};
   });
 }
 

@@ -154,8 +154,9 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   // where a frame pushed towards this end sets `active_bit`.
   PortMask* active = nullptr;
   PortMask active_bit = 0;
-  // And that set's record of when this end's next frame lands and which
-  // it is (ActivePorts::next_rx), set by each frame pushed that lands first.
+  // And the owner's record of when this end's next frame lands and which
+  // it is (a switch's ActivePorts::next_rx, a host's Host::landing), set by
+  // each frame pushed that lands first.
   sw::Landing* landing = nullptr;
 
  private:

@@ -24,6 +24,7 @@ Deadline Host::Round(sw::Dataplane& dp, uint64_t now_ns) {
       rte_pktmbuf_free_bulk(pkts, n);
     if (n < kMaxBurst) break;
   }
+  if (track_landing) landing = nic->NextLanding();
   for (int k = 0; k < kHostTxPerRound; k++) {
     const bool data_ok = nic->link().up() && nic->link().CanSend(1514, now_ns);
     if (spare == nullptr) spare = dp.Alloc();

@@ -35,6 +35,13 @@ struct Host {
   // instructions a switch-hop, bench/fabric/cost.sh). Back to the pool when
   // a run ends (Fabric::ReleaseSpares), so pool_in_use counts frames only.
   rte_mbuf* spare = nullptr;
+  // The virtual clock's record of the next frame landing on the NIC and
+  // which it is (a prefetch hint, virtual_clock.h), when it keeps one
+  // (track_landing): set by the sender as for a switch's port
+  // (EmuPort::landing), and by the round to what is left after it took the
+  // frames landed by then.
+  sw::Landing landing;
+  bool track_landing = false;
   // Receives what landed by now, sends what it may; returns the next time
   // something is due for it, or kNever.
   Deadline Round(sw::Dataplane& dp, uint64_t now_ns);

@@ -82,12 +82,25 @@ void VirtualClock::PrefetchStart(uint32_t id) const {
   if (id < n_sws_)
     stages::PrefetchRoundStart(&sws_[id].ctx, &sws_[id].active);
   else if (id - n_sws_ < n_hosts_)
-    __builtin_prefetch(&hosts_[id - n_sws_]);
+    __builtin_prefetch(&hosts_[id - n_sws_].landing);
 }
 
 void VirtualClock::PrefetchPorts(uint32_t id, uint64_t at) const {
   // A switch of another rank has no context (nor ever runs here).
-  if (id < n_sws_ && sws_[id].ctx.sw != nullptr) stages::PrefetchRoundPorts(sws_[id].ctx, at);
+  if (id < n_sws_) {
+    if (sws_[id].ctx.sw != nullptr) stages::PrefetchRoundPorts(sws_[id].ctx, at);
+    return;
+  }
+  if (id - n_sws_ >= n_hosts_) return;
+  // A host: its NIC, its model and the frame landing, as for a switch's port.
+  const Host& h = hosts_[id - n_sws_];
+  __builtin_prefetch(h.nic);
+  __builtin_prefetch(h.model.get());
+  if (h.landing.at <= at && h.landing.frame != nullptr) {
+    const auto* f = reinterpret_cast<const char*>(h.landing.frame);
+    __builtin_prefetch(f);
+    __builtin_prefetch(f + sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM);
+  }
 }
 
 void VirtualClock::RunWindow(Part& part) {
@@ -138,10 +151,8 @@ void VirtualClock::InboundDue() {
       const sw::Landing a = in.port->NextLanding();
       if (a.at == kNever) continue;
       part->due.Lower(in.id, a.at);
-      if (in.active != nullptr) {
-        *in.active |= in.bit;
-        if (a.at < in.landing->at) *in.landing = a;
-      }
+      if (in.active != nullptr) *in.active |= in.bit;
+      if (in.landing != nullptr && a.at < in.landing->at) *in.landing = a;
     }
   }
 }

@@ -62,6 +62,8 @@ void VirtualClock::InstallCalendar() {
   for (size_t j = 0; j < fab_.hosts().size(); j++) {
     hosts_[j].nic->wake = wake;
     hosts_[j].nic->wake_id = fab_.HostId(j);
+    hosts_[j].nic->landing = &hosts_[j].landing;
+    hosts_[j].track_landing = true;
   }
 }
 
