@@ -232,6 +232,7 @@ void PrefetchRoundPorts(const WorkerCtx& w, uint64_t now_ns) {
     __builtin_prefetch(&pr);
     __builtin_prefetch(pr.owner_state.get());
     __builtin_prefetch(pr.io.provider);
+    __builtin_prefetch(&w.st->port[p], 1);  // its rx counters
     // The frame: its mbuf's first line (lengths) and its headers, where a
     // pool without a private area puts them (ingress parses them first).
     if (const auto* f = reinterpret_cast<const char*>(l.frame); f != nullptr) {
@@ -239,8 +240,11 @@ void PrefetchRoundPorts(const WorkerCtx& w, uint64_t now_ns) {
       __builtin_prefetch(f + sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM);
     }
   }
-  for (PortMask m = a->tx; m != 0; m &= m - 1)
-    __builtin_prefetch(sw.ports[__builtin_ctzll(m)].owner_state.get());
+  for (PortMask m = a->tx; m != 0; m &= m - 1) {
+    const auto p = static_cast<PortId>(__builtin_ctzll(m));
+    __builtin_prefetch(sw.ports[p].owner_state.get());
+    __builtin_prefetch(&w.st->port[p], 1);  // its tx counters
+  }
 }
 
 unsigned WorkerRound(WorkerCtx& w, Deadline* ready_ns) {

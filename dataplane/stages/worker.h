@@ -53,9 +53,9 @@ bool RoundLeftWork(const WorkerCtx& w);
 // the context's first lines and its active set, by address. The second,
 // called later (when those lines have come), reads the active set for the
 // ports a round at now_ns visits and fetches their state: the port's
-// runtime, owner state, provider and the landing frame (ActivePorts::
-// next_rx) for a frame landing, the owner state for one with something to
-// send.
+// runtime, owner state, provider, counters and the landing frame
+// (ActivePorts::next_rx) for a frame landing, the owner state and counters
+// for one with something to send.
 void PrefetchRoundStart(const WorkerCtx* w, const ActivePorts* active);
 void PrefetchRoundPorts(const WorkerCtx& w, uint64_t now_ns);
 

@@ -42,11 +42,11 @@ class Counter {
 #define PFC_PORT_COUNTERS(X)                                                        \
   X(rx_packets) X(rx_bytes) X(tx_packets) X(tx_bytes)                               \
   X(rx_bursts)            /* non-empty rx bursts (packets per burst = ratio) */     \
+  X(ecmp_tx)              /* routed here by the flow hash among equal-cost hops */  \
   X(arp_rx) X(arp_reply_tx) X(arp_request_tx) X(icmp_echo_reply)                    \
   X(ipv4_options) X(ipv4_fragments) X(non_ip)                                       \
   X(pfc_frames_rx) X(pause_8023x_rx) X(pfc_frames_tx)                               \
   X(pcp_rewrites)         /* forwarded 802.1Q frames whose PCP was remarked */      \
-  X(ecmp_tx)              /* routed here by the flow hash among equal-cost hops */  \
   X(pfc_reserved_bits_rx) /* PFC frames with reserved vector bits set (honoured) */ \
   /* DCFIT checking messages (stages/dcfit_stage.h), in PFC frames or alone: */     \
   X(dcfit_msg_tx)         /* sent (each XOFF/refresh carrying one counts) */        \
@@ -66,6 +66,13 @@ class Counter {
 // by DropReason beside these (named by DropReasonName).
 #define PFC_PRIO_COUNTERS(X)                                                         \
   X(rx_packets) X(rx_bytes) X(tx_packets) X(tx_bytes)                                \
+  /* ECN marking at our egress queue (stages/ecn_stage.h): */                        \
+  X(ecn_marked)     /* ECT packets this switch set to CE */                          \
+  X(ecn_not_ect)    /* over the min threshold but Not-ECT: left unmarked */          \
+  /* Bytes this worker queued here, counted only where the switch marks ECN */     \
+  /* or records INT: the queue's depth is their sum less tx_bytes and */             \
+  /* tx_discard_bytes. */                                                            \
+  X(ecn_queued_bytes)                                                               \
   X(lossy_fallback) /* tag had no mapping -> lossy queue */                          \
   X(rewrites)       /* tag changed by the rewrite table */                           \
   X(to_lossy_tag)   /* rewritten to the lossy tag (no rule matched) */               \
@@ -87,13 +94,6 @@ class Counter {
   /* Packets our full lossless egress ring refused, held back in order until */    \
   /* it took them (switch/held_queue.h), by the producing worker: */                \
   X(egress_queue_held)                                                              \
-  /* ECN marking at our egress queue (stages/ecn_stage.h): */                        \
-  X(ecn_marked)     /* ECT packets this switch set to CE */                          \
-  X(ecn_not_ect)    /* over the min threshold but Not-ECT: left unmarked */          \
-  /* Bytes this worker queued here, counted only where the switch marks ECN */     \
-  /* or records INT: the queue's depth is their sum less tx_bytes and */             \
-  /* tx_discard_bytes. */                                                            \
-  X(ecn_queued_bytes)                                                               \
   /* INT at our egress queue (stages/int_stage.h): */                                \
   X(int_hops)     /* hop records written into packets' INT trailers */              \
   X(int_inserted) /* trailers this switch added (packets that had none) */          \
@@ -132,15 +132,18 @@ class Counter {
 #define PFC_DECLARE_COUNTER(name) Counter name;
 #define PFC_DECLARE_NAMED_COUNTER(name, exported) Counter name;
 
-struct PrioCounters {
+// What a packet adds to on its way comes first in each block (the lists'
+// order), on the block's first line: rx and tx, ECN's bytes queued and
+// marks, a port's ECMP count; a block starts on a line of its own.
+struct alignas(64) PrioCounters {
   // First: egress reads it in the same round it adds tx_packets, a few
-  // fields on, usually on the same cache line.
+  // fields on, on the same cache line.
   PFC_PRIO_MAXIMA(PFC_DECLARE_COUNTER)
   PFC_PRIO_COUNTERS(PFC_DECLARE_COUNTER)
   Counter drops[kNumDropReasons];
 };
 
-struct PortCounters {
+struct alignas(64) PortCounters {
   PFC_PORT_COUNTERS(PFC_DECLARE_COUNTER)
 };
 
