@@ -233,12 +233,7 @@ void PrefetchRoundPorts(const WorkerCtx& w, uint64_t now_ns) {
     __builtin_prefetch(pr.owner_state.get());
     __builtin_prefetch(pr.io.provider);
     __builtin_prefetch(&w.st->port[p], 1);  // its rx counters
-    // The frame: its mbuf's first line (lengths) and its headers, where a
-    // pool without a private area puts them (ingress parses them first).
-    if (const auto* f = reinterpret_cast<const char*>(l.frame); f != nullptr) {
-      __builtin_prefetch(f);
-      __builtin_prefetch(f + sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM);
-    }
+    sw::PrefetchLanding(l);
   }
   for (PortMask m = a->tx; m != 0; m &= m - 1) {
     const auto p = static_cast<PortId>(__builtin_ctzll(m));

@@ -90,10 +90,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
     return f == nullptr || f->arrive_ns > now_ns;
   }
   // When the next frame on its way to this end lands, or kNever for none.
-  Deadline NextArrivalNs() override {
-    const emulator::WireFrame* f = rx_->Front();
-    return f == nullptr ? kNever : f->arrive_ns;
-  }
+  Deadline NextArrivalNs() override { return NextLanding().at; }
   sw::Landing NextLanding() override {
     const emulator::WireFrame* f = rx_->Front();
     if (f == nullptr) return {};

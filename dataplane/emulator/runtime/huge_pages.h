@@ -7,8 +7,11 @@
 // tunable glibc.malloc.hugetlb is 1, but the loader reads tunables only
 // when a program starts (GLIBC_TUNABLES): so pfcfabric starts itself
 // again, once, first thing in main (before MPI or EAL), with the tunable
-// added. The cost: about 15% more resident memory (a huge page is
-// populated whole). docs/how-to/emulator-scale.md has the measurement.
+// added. What is large and mostly untouched stays on 4 KB pages (the
+// switches' egress rings, switch/heap_ring.cc; route tables, ZeroPages),
+// or a huge page populated whole would cost up to 2 MB each: resident
+// memory stays where it was. docs/explanation/emulator-scale.md has the
+// measurements.
 #pragma once
 
 namespace pfc::emulator {

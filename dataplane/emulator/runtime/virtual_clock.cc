@@ -96,11 +96,7 @@ void VirtualClock::PrefetchPorts(uint32_t id, uint64_t at) const {
   const Host& h = hosts_[id - n_sws_];
   __builtin_prefetch(h.nic);
   __builtin_prefetch(h.model.get());
-  if (h.landing.at <= at && h.landing.frame != nullptr) {
-    const auto* f = reinterpret_cast<const char*>(h.landing.frame);
-    __builtin_prefetch(f);
-    __builtin_prefetch(f + sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM);
-  }
+  if (h.landing.at <= at) sw::PrefetchLanding(h.landing);
 }
 
 void VirtualClock::RunWindow(Part& part) {

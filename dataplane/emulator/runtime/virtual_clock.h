@@ -60,7 +60,9 @@ class VirtualClock final : public Clock {
       uint32_t id;       // its owner's calendar id
       PortMask* active;  // its owner's ActivePorts::rx, or null
       PortMask bit = 0;
-      sw::Landing* landing = nullptr;  // its owner's ActivePorts::next_rx[port], or null
+      // Its owner's record of the next landing (a switch's
+      // ActivePorts::next_rx[port], a host's Host::landing), or null.
+      sw::Landing* landing = nullptr;
     };
     std::vector<Inbound> inbound;
     uint64_t rounds = 0;
