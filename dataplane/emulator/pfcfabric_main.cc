@@ -444,6 +444,10 @@ int PlotResults(const Options& opt, const Run& run, int rc) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (std::string err; !pfc::emulator::HugePagesSettingOk(&err)) {
+    std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
+    return 2;
+  }
   const bool huge_pages = pfc::emulator::RestartWithHugePages(argv);
   const auto started = std::chrono::steady_clock::now();
   {

@@ -64,6 +64,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-tidy-") as tmp:
                open(os.path.join(tmp, "out-4k", n), "rb").read()
                for n in ("results.json", "flows.csv", "ports.csv", "drops.csv"))
     check("huge pages or not: results byte-identical", same)
+    p = subprocess.run([fabric, "--fabric", path, "--out", os.path.join(tmp, "out-bad")],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PFCFABRIC_HUGE_PAGES="yes"))
+    check("PFCFABRIC_HUGE_PAGES=yes: refused (exit 2), naming it and what it takes",
+          p.returncode == 2 and "PFCFABRIC_HUGE_PAGES: expected 0" in p.stderr
+          and "(got 'yes')" in p.stderr, p.stderr[-300:])
     # With the caller's own EAL options too (the rocev2 VM's real-clock
     # fabric gives them): still no DPDK notice.
     p = subprocess.run([fabric, "--no-huge", "--no-pci", "--no-shconf", "-m", "256", "--file-prefix",

@@ -26,6 +26,16 @@ bool ThpNever() {
 
 }  // namespace
 
+bool HugePagesSettingOk(std::string* err) {
+  const char* v = std::getenv("PFCFABRIC_HUGE_PAGES");
+  if (v == nullptr || std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0) return true;
+  *err = std::string(
+             "PFCFABRIC_HUGE_PAGES: expected 0 (the heap on 4 KB pages) or 1 (on "
+             "transparent huge pages, the default) (got '") +
+         v + "')";
+  return false;
+}
+
 bool RestartWithHugePages(char** argv) {
   if (const char* was = std::getenv(kRestarted)) {
     if (std::strcmp(was, "-") == 0)

@@ -13,8 +13,13 @@
 // memory stays where it was. docs/explanation/emulator-scale.md has the
 // measurements.
 #pragma once
+#include <string>
 
 namespace pfc::emulator {
+
+// PFCFABRIC_HUGE_PAGES unset, 0 or 1; else false with *err naming it and
+// what it takes (main refuses to start).
+bool HugePagesSettingOk(std::string* err);
 
 // Replaces the process with itself under glibc.malloc.hugetlb=1, or returns
 // (nothing changed) when that would not help or not work: the kernel's THP
