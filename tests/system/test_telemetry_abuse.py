@@ -116,7 +116,9 @@ with Topo(2, "ta") as t, Switch(t, swlib.write_config(swlib.two_port_config())) 
 
     def slow_reader():
         try:
-            s = connect(sock)
+            # Patient at the door (the 100 clients may fill the listen queue
+            # or DPDK's client slots): what is tested is the reply it waits for.
+            s = connect(sock, 1000)
             s.send(b"/pfcswitch/info")
             time.sleep(2)
             with lock:
