@@ -112,6 +112,7 @@ pause::PfcGenConfig PfcGenFor(const SwitchConfig& c, const PortConfig& p) {
   gc.port_bps = p.speed_bps;
   gc.xoff_quanta = c.pfc.pause_quanta;
   gc.refresh_fraction = c.pfc.refresh_fraction;
+  gc.on_change = c.pfc.decide_on_change;
   return gc;
 }
 

@@ -62,6 +62,8 @@ struct PfcSettings {
   double refresh_fraction = 0.5;   // refresh after this fraction of the pause time
   bool honor_pause_8023x = true;   // classic PAUSE pauses all priorities
   uint32_t response_ns = 1000;     // the switch's own reaction time, for headroom
+  // pfc.decide: poll (false) or on_change (true); pause/pfc_generator.h.
+  bool decide_on_change = false;
 };
 
 // DCFIT deadlock detection (dataplane/dcfit/, stages/dcfit_stage.h).

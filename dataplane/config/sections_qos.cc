@@ -42,7 +42,8 @@ void ParseQos(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
 
 void ParsePfc(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (!n) return;
-  rd.CheckKeys(n, "pfc", {"pause_quanta", "refresh_fraction", "honor_8023x", "response_ns"});
+  rd.CheckKeys(n, "pfc",
+               {"pause_quanta", "refresh_fraction", "honor_8023x", "response_ns", "decide"});
   if (n["pause_quanta"])
     c->pfc.pause_quanta = rd.Int(n["pause_quanta"], "pfc.pause_quanta", 1, 0xffff);
   if (n["refresh_fraction"])
@@ -50,6 +51,14 @@ void ParsePfc(const config::Reader& rd, const YAML::Node& n, SwitchConfig* c) {
   if (n["honor_8023x"]) c->pfc.honor_pause_8023x = rd.Bool(n["honor_8023x"], "pfc.honor_8023x");
   if (n["response_ns"])
     c->pfc.response_ns = rd.Int(n["response_ns"], "pfc.response_ns", 0, 100'000'000);
+  if (n["decide"]) {
+    const std::string d = rd.Str(n["decide"], "pfc.decide");
+    if (d != "poll" && d != "on_change")
+      rd.Fail(n["decide"], "pfc.decide",
+              "poll (every look against the current thresholds) or on_change (only when the "
+              "group's own bytes move: a rise may pause, a fall may resume)");
+    c->pfc.decide_on_change = d == "on_change";
+  }
 }
 
 namespace {

@@ -36,6 +36,16 @@ bool PfcGenerator::Configure(const PfcGenConfig& cfg, std::string* err) {
 void PfcGenerator::Observe(int prio, uint64_t occupancy, uint64_t xoff, uint64_t xon) {
   const uint8_t bit = static_cast<uint8_t>(1u << prio);
   if (!(cfg_.lossless_mask & bit)) return;
+  if (cfg_.on_change) {
+    const uint64_t last = last_occ_[prio];
+    last_occ_[prio] = static_cast<uint32_t>(std::min<uint64_t>(occupancy, UINT32_MAX));
+    if (occupancy > last) {
+      if (!(off_ & bit) && occupancy > xoff) off_ |= bit;
+    } else if (occupancy < last) {
+      if ((off_ & bit) && occupancy <= xon) off_ &= static_cast<uint8_t>(~bit);
+    }
+    return;
+  }
   if (!(off_ & bit)) {
     if (occupancy > xoff) off_ |= bit;
   } else if (occupancy <= xon) {

@@ -37,6 +37,12 @@ struct PfcGenConfig {
   uint64_t port_bps = 0;          // port speed (the shaper rate when shaped)
   uint16_t xoff_quanta = 0xffff;  // pause time requested by XOFF / refresh
   double refresh_fraction = 0.5;  // refresh after this fraction of the pause time, (0, 1)
+  // false: every look compares the group with its current thresholds (a
+  // dynamic XOFF point that moves with the free pool can pause or resume a
+  // group whose own bytes did not move). true: only a change of the group's
+  // own bytes decides, a rise may pause and a fall may resume, as a switch
+  // that checks at each enqueue and dequeue (the HPCC simulator's MMU).
+  bool on_change = false;
 };
 
 // One priority group's level and thresholds, as read from the accountant.
@@ -58,6 +64,9 @@ class PfcGenerator {
   // Feeds one priority's current level and thresholds (ignored for priorities
   // not in lossless_mask). State changes only; timing is Collect's business.
   void Observe(int prio, uint64_t occupancy, uint64_t xoff, uint64_t xon);
+  // The group is empty and ON (the caller skipped its thresholds): with
+  // on_change, its next bytes are a rise from zero.
+  void ObserveEmpty(int prio) { last_occ_[prio] = 0; }
   // True when a frame should leave now; *out holds the class-enable vector
   // and quanta. Does not change state (see MarkSent).
   bool Collect(uint64_t now_ns, PauseRequest* out) const;
@@ -95,6 +104,7 @@ class PfcGenerator {
   uint64_t refresh_ns_ = 0;
   PfcGenConfig cfg_{};
   std::array<uint64_t, 8> last_xoff_ns_{};  // when the last XOFF/refresh left
+  std::array<uint32_t, 8> last_occ_{};      // on_change: the group's bytes at the last look
   std::array<uint64_t, 8> xoff_sent_{};
   std::array<uint64_t, 8> xon_sent_{};
   std::array<uint64_t, 8> refresh_sent_{};

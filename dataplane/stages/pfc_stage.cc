@@ -72,7 +72,10 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   for (uint32_t m = ll; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const uint64_t occ = (held >> q & 1) ? 0 : sw.buffer.occupancy(port, q);
-    if (occ == 0 && !((off >> q) & 1)) continue;
+    if (occ == 0 && !((off >> q) & 1)) {
+      os.pfc_gen.ObserveEmpty(q);
+      continue;
+    }
     uint64_t xoff, xon;
     sw.buffer.Thresholds(port, q, &xoff, &xon);
     os.pfc_gen.Observe(q, occ, xoff, xon);

@@ -208,7 +208,8 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     # has three equal-cost next hops towards hosts 2 and 3. The converter
     # gives each flow the simulator's addresses and a source port that makes
     # the switches' hash (switch.ecmp_hash_algorithm: hpcc, seeded with the
-    # simulator's node IDs) pick the simulator's spine; pfcfabric's per-port
+    # simulator's node IDs) pick the spine the simulator picks from its
+    # next hops in its own order (sim_neighbour_order); pfcfabric's per-port
     # ecmp_tx at ToR 4 must count exactly the packets of the flows the
     # simulator's rule sends each way.
     check("MurmurHash3 x86-32 of one word: the published vectors ('test', 'aaaa')",
@@ -228,6 +229,8 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
           and "ecmp_seeds: { S4: 4, S5: 5, S6: 6, S7: 7, S8: 8 }" in fab, fab)
     sw = open(os.path.join(d, "conv", "switch.yaml")).read()
     check("the simulator's hash in the switches", "ecmp_hash_algorithm: hpcc" in sw, sw)
+    check("XOFF/XON decided as the simulator's MMU does, when the group's bytes move",
+          "pfc: { decide: on_change }" in sw, sw)
     check("ports 4x the hosts' rate take alpha 1/2 (the simulator's shift 3 - 2)",
           "lossless_by_speed: { 100G: { alpha: 0.5 } }" in sw, sw)
     check("an ECN profile per link rate, on the ports of that speed (KMIN/KMAX/PMAX_MAP)",
@@ -236,8 +239,11 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
           and "- { speed: 25G, priorities: [3], profile: SIM_25G }" in sw
           and "- { speed: 100G, priorities: [3], profile: SIM_100G }" in sw, sw)
     topo = H.read_topology(os.path.join(d, "topology.txt"))
-    nbrs = {n: sorted({b for a, b, _, _ in topo["links"] if a == n} | {a for a, b, _, _ in topo["links"] if b == n})
-            for n in range(9)}
+    nbrs = H.sim_neighbour_order(
+        {n: {b for a, b, _, _ in topo["links"] if a == n} | {a for a, b, _, _ in topo["links"] if b == n}
+         for n in range(9)}, topo["switches"])
+    check("the simulator's search order: hosts by id, then switches by descending id (their addresses)",
+          nbrs[4] == [0, 1, 8, 7, 6], nbrs[4])
     want = {6: 0, 7: 0, 8: 0}
     seen = {}
     for i, (s_, d_) in enumerate(pairs):

@@ -79,12 +79,15 @@ class HpccError(Exception):
 # (third.cc, switch-node.cc) gives node i the address 11.(i/256).(i%256).1,
 # the k-th flow of a host pair source port 10000 + k and the flow file's
 # dport, lists a switch's next hops towards a host in the order a
-# breadth-first search from the host finds them (neighbours by node id,
-# only switches queued), and picks one by MurmurHash3 (x86, 32-bit) of the
-# words sip, dip, sport | dport << 16, seeded with the switch's node id.
-# The emulated switches (switch.ecmp_hash_algorithm: hpcc) list and hash
-# alike, but RoCEv2 frames go to UDP port 4791: a flow's source port is
-# chosen so that every switch on its way picks the simulator's next hop.
+# breadth-first search from the host finds them (only switches queued), and
+# picks one by MurmurHash3 (x86, 32-bit) of the words sip, dip,
+# sport | dport << 16, seeded with the switch's node id. The search visits
+# a node's neighbours in the order of their objects' addresses (third.cc's
+# nbr2if is a map keyed by Ptr<Node>): see sim_neighbour_order. The
+# emulated switches (switch.ecmp_hash_algorithm: hpcc) hash alike over
+# their next hops by node id, and RoCEv2 frames go to UDP port 4791: a
+# flow's source port is chosen so that every switch on its way picks the
+# node the simulator picks.
 ROCE_PORT = 4791
 
 
@@ -115,6 +118,20 @@ def murmur3_words(words, seed):
     return h ^ (h >> 16)
 
 
+def sim_neighbour_order(nbrs, switches):
+    """Each node's neighbours in the order the simulator's route search
+    visits them: by the address of the node object. A host is a small Node,
+    allocated on the heap in creation (id) order; a switch is a SwitchNode
+    of over 2 MB (its m_bytes[257][257][8] counters), which glibc serves
+    with an mmap of its own, each below the one before. So hosts come first
+    by id, then switches by descending id. Seen in the simulator's own
+    pauses (bench/hpcc/cases/fat320-incast8-none: every link's count
+    matches with this order, half of them land on another link by id)."""
+    def key(n):
+        return (1, -n) if n in switches else (0, n)
+    return {n: sorted(v, key=key) for n, v in nbrs.items()}
+
+
 def next_hops_to(nbrs, switches, host):
     """{switch: [neighbours one hop closer to host, in BFS order]}."""
     dist = {host: 0}
@@ -137,8 +154,8 @@ def steer_ports(topo, flows):
     for a, b, _, _ in topo["links"]:
         nbrs[a].add(b)
         nbrs[b].add(a)
-    nbrs = {n: sorted(v) for n, v in nbrs.items()}
     sw = topo["switches"]
+    nbrs = sim_neighbour_order(nbrs, sw)
     towards, pair_count, ports = {}, {}, []
     for src, dst, _pg, dport, _size, _start in flows:
         if dst not in towards:
@@ -151,10 +168,10 @@ def steer_ports(topo, flows):
         choices, cur = [], nbrs[src][0]
         while cur != dst and cur in toward:
             nh = toward[cur]
-            idx = murmur3_words((sip, dip, key), cur) % len(nh)
-            if len(nh) > 1:
-                choices.append((cur, len(nh), idx))
-            cur = nh[idx]
+            nxt = nh[murmur3_words((sip, dip, key), cur) % len(nh)]
+            if len(nh) > 1:  # the emulated switch's index of that node
+                choices.append((cur, len(nh), sorted(nh).index(nxt)))
+            cur = nxt
         if not choices:
             ports.append(None)
             continue
@@ -512,6 +529,8 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             f"  lossless: [{', '.join(str(p) for p in pgs)}]",
             "  lossy_priority: 0",
             "  lossy_tag: 0",
+            "# The simulator's MMU decides XOFF at an enqueue and XON at a dequeue of the group.",
+            "pfc: { decide: on_change }",
             "buffer:",
             f"  total_bytes: {val('BUFFER_SIZE', 'int', 32)}M",
             "  # The simulator's MMU (switch-mmu.cc): 4 KB reserved per ingress queue, XOFF when",

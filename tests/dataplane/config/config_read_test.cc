@@ -61,6 +61,22 @@ TEST(ConfigLoad, PfcRefreshTooFastForThePortSpeedIsAConfigError) {
       << err;
 }
 
+// pfc.decide: poll (the default) or on_change, into every port's generator;
+// anything else names the field and both choices.
+TEST(ConfigLoad, PfcDecide) {
+  const std::string port = "ports: [{ name: p, device: d0, ipv4: 10.0.1.1/24, speed: 10G }]\n";
+  config::SwitchConfig c;
+  std::string err;
+  ASSERT_TRUE(LoadText(port, &c, &err)) << err;
+  EXPECT_FALSE(config::PfcGenFor(c, c.ports[0]).on_change);
+  ASSERT_TRUE(LoadText(port + "pfc: { decide: on_change }\n", &c, &err)) << err;
+  EXPECT_TRUE(config::PfcGenFor(c, c.ports[0]).on_change);
+  EXPECT_FALSE(LoadText(port + "pfc: { decide: edge }\n", &c, &err));
+  EXPECT_NE(err.find("/t/switch.yaml:2: pfc.decide: expected poll (every look"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("or on_change"), std::string::npos) << err;
+}
+
 // Reading /dev/zero (a mistyped /pfcswitch/reload path) never ended; a FIFO
 // would block the telemetry thread. Only regular files are read.
 TEST(ConfigLoad, OnlyRegularFilesAreRead) {

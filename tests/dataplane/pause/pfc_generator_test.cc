@@ -23,6 +23,41 @@ pause::PfcGenerator Make(uint8_t lossless, double fraction = 0.5) {
   return g;
 }
 
+// pfc.decide: on_change. A dynamic XOFF point moving under a group whose
+// own bytes stand still decides nothing; a rise may pause, a fall resume.
+TEST(PfcGenerator, OnChangeDecidesOnlyWhenTheGroupMoves) {
+  pause::PfcGenerator g;
+  std::string err;
+  pause::PfcGenConfig c;
+  c.lossless_mask = 1 << 3;
+  c.port_bps = k10G;
+  c.on_change = true;
+  ASSERT_TRUE(g.Configure(c, &err)) << err;
+  g.Observe(3, 5000, 8000, 5000);  // a rise from empty, below XOFF
+  EXPECT_EQ(g.off_mask(), 0);
+  g.Observe(3, 5000, 4000, 1000);  // the pool filled: XOFF fell under it, no move
+  EXPECT_EQ(g.off_mask(), 0);
+  g.Observe(3, 4900, 4000, 1000);  // a fall does not pause either
+  EXPECT_EQ(g.off_mask(), 0);
+  g.Observe(3, 5100, 4000, 1000);  // a rise above XOFF pauses
+  EXPECT_EQ(g.off_mask(), 1 << 3);
+  g.Observe(3, 5100, 9000, 6000);  // the pool drained: XON rose above it, no move
+  EXPECT_EQ(g.off_mask(), 1 << 3);
+  g.Observe(3, 5200, 9000, 6000);  // a rise does not resume
+  EXPECT_EQ(g.off_mask(), 1 << 3);
+  g.Observe(3, 5150, 9000, 6000);  // a fall at or below XON resumes
+  EXPECT_EQ(g.off_mask(), 0);
+  // Emptied unseen (the caller skips an empty ON group): the next bytes rise from zero.
+  g.ObserveEmpty(3);
+  g.Observe(3, 4500, 4000, 1000);
+  EXPECT_EQ(g.off_mask(), 1 << 3);
+  // The default decides at every look, whatever moved.
+  pause::PfcGenerator poll = Make(1 << 3);
+  poll.Observe(3, 5000, 8000, 5000);
+  poll.Observe(3, 5000, 4000, 1000);
+  EXPECT_EQ(poll.off_mask(), 1 << 3);
+}
+
 TEST(PfcGenerator, ConfigureRejectsBadValues) {
   pause::PfcGenerator g;
   std::string err;
