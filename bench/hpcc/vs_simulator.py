@@ -26,7 +26,11 @@ alone on its idle path), not fct.csv's own ideal. Pause frames: the
 simulator's out_pfc.txt lines (time node type ifindex 1=pause/0=resume, one
 per PFC frame a device received); the emulator's PFC frames sent by switch
 ports (pfc_xoff_tx + pfc_refresh_tx, pfc_xon_tx, per priority in
-results.json) and hosts (pfc_tx), and the time egresses spent paused.
+results.json) and hosts (pfc_tx), and the time switch egresses spent
+paused (the emulated hosts do not count theirs yet). Drops: the
+simulator's "Headroom full" lines in its log (its MMU drops a packet of a
+lossless group whose headroom is full) against the emulator's lossless
+drops.
 
   vs_simulator.py FABRIC_BIN SIM_DIR REF_DIR OUT_DIR CASE...
 CASE is a folder name under REF_DIR/runs (small, fat320-websearch30-5ms) or
@@ -36,7 +40,7 @@ holding config.txt and the files it names. Prints a table per case,
 writes OUT_DIR/vs_hpcc_simulator.png and OUT_DIR/summary.json; last line
   RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5/p50/p95=<x>
          <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x> <case>_wall_s_sim=<x>
-         <case>_wall_s_emu=<x> ...
+         <case>_wall_s_emu=<x> ... <case>_drops_sim=<n> <case>_drops_emu=<n>
 """
 import csv
 import json
@@ -210,7 +214,15 @@ def sim_pauses(path):
             if dev in since:
                 paused_ns += t - since.pop(dev)
     paused_ns += sum(end - t for t in since.values())
-    return {"pause": pause, "resume": resume, "paused_ms": paused_ns / 1e6}
+    # Its MMU drops a packet that finds the group's headroom full
+    # (switch-mmu.cc, CheckIngressAdmission) and says so on stdout, one
+    # "Drop: queue:<port>,<q>: Headroom full" line each: lossless or not.
+    log = os.path.join(os.path.dirname(path), "sim.log")
+    drops = None
+    if os.path.exists(log):
+        with open(log, errors="replace") as f:
+            drops = sum(1 for line in f if "Headroom full" in line)
+    return {"pause": pause, "resume": resume, "paused_ms": paused_ns / 1e6, "drops": drops}
 
 
 def emu_flows(path):
@@ -353,9 +365,10 @@ def analyse(case, pairs, sim_p, emu_p, sim_t, emu_t, label, lines):
                  + " / ".join(fmt(summary["ratio"][f"p{q}"], 2) for q in (5, 50, 95))
                  + f"; {summary['within_10pct']} of {len(done)} flows within 10%")
     lines.append(f"  pause frames: simulator {sim_p['pause']} pause + {sim_p['resume']} resume "
-                 f"received, paused {sim_p['paused_ms']:.3f} ms; emulator {emu_p['pause']} "
+                 f"received, paused {sim_p['paused_ms']:.3f} ms, headroom-full drops "
+                 f"{'-' if sim_p.get('drops') is None else sim_p['drops']}; emulator {emu_p['pause']} "
                  f"XOFF/refresh + {emu_p['resume']} XON sent (hosts {emu_p['host_pfc_tx']}), "
-                 f"egresses paused {emu_p['paused_ms']:.3f} ms, lossless drops {emu_p['lossless_drops']}")
+                 f"switch egresses paused {emu_p['paused_ms']:.3f} ms, lossless drops {emu_p['lossless_drops']}")
     lines.append(f"  CPU / wall / peak RSS: simulator {sim_t['cpu_s']:.2f} s / {sim_t['wall_s']:.2f} s / "
                  f"{sim_t['rss_mb']:.0f} MB ({label}); emulator {emu_t['cpu_s']:.2f} s / "
                  f"{emu_t['wall_s']:.2f} s / {emu_t['rss_mb']:.0f} MB"
@@ -520,7 +533,9 @@ def main():
         result += [f"{tag}_within_10pct={s['within_10pct']}", f"{tag}_matched={len(pairs)}", f"{tag}_cpu_s_sim={sim_t['cpu_s']:.2f}",
                    f"{tag}_cpu_s_emu={emu_t['cpu_s']:.2f}",
                    f"{tag}_wall_s_sim={sim_t['wall_s']:.2f}", f"{tag}_wall_s_emu={emu_t['wall_s']:.2f}",
-                   f"{tag}_pause_sim={s['sim_pfc']['pause']}", f"{tag}_pause_emu={s['emu_pfc']['pause']}"]
+                   f"{tag}_pause_sim={s['sim_pfc']['pause']}", f"{tag}_pause_emu={s['emu_pfc']['pause']}",
+                   f"{tag}_drops_sim={'-' if s['sim_pfc'].get('drops') is None else s['sim_pfc']['drops']}",
+                   f"{tag}_drops_emu={s['emu_pfc']['lossless_drops']}"]
         for side, q in s.get("qlen", {}).items():
             if q:
                 result += [f"{tag}_qlen_p99_kb_{side}={q['p99_kb']}", f"{tag}_qlen_p95_kb_{side}={q['p95_kb']}"]
