@@ -24,9 +24,11 @@ against the emulator's fct.csv (hosts H<id>, as hpcc_import names them).
 Slowdown is FCT / the simulator's standalone FCT on BOTH sides (the flow
 alone on its idle path), not fct.csv's own ideal. Pause frames: the
 simulator's out_pfc.txt lines (time node type ifindex 1=pause/0=resume, one
-per PFC frame a device received); the emulator's PFC frames sent by switch
-ports (pfc_xoff_tx + pfc_refresh_tx, pfc_xon_tx, per priority in
-results.json) and hosts (pfc_tx), and the time switch egresses spent
+per PFC frame a device received; its pause lasts until the resume); the
+emulator's PFC frames sent by switch ports (pfc_xoff_tx, pfc_xon_tx, per
+priority in results.json; pfc_refresh_tx apart, the XOFFs that keep a
+pause from expiring, counted with the pauses before 2026-11-30) and hosts
+(pfc_tx), and the time switch egresses spent
 paused (the emulated hosts do not count theirs yet). Drops: the
 simulator's "Headroom full" lines in its log (its MMU drops a packet of a
 lossless group whose headroom is full) against the emulator's lossless
@@ -237,17 +239,19 @@ def emu_flows(path):
 
 def emu_pauses(path):
     res = json.load(open(path))
-    pause = resume = 0
+    pause = resume = refresh = 0
     paused_ns = 0
     for sw in res["switches"].values():
         for port in sw["ports"]:
             for q in port["prio"]:
-                pause += q["pfc_xoff_tx"] + q["pfc_refresh_tx"]
+                pause += q["pfc_xoff_tx"]
+                refresh += q["pfc_refresh_tx"]
                 resume += q["pfc_xon_tx"]
                 paused_ns += q["paused_ns"]
     host_pfc = sum(h.get("pfc_tx", 0) for h in res["hosts"].values())
-    return {"pause": pause + host_pfc, "resume": resume, "paused_ms": paused_ns / 1e6,
-            "host_pfc_tx": host_pfc, "lossless_drops": res.get("lossless_drops", 0)}
+    return {"pause": pause + host_pfc, "refresh": refresh, "resume": resume,
+            "paused_ms": paused_ns / 1e6, "host_pfc_tx": host_pfc,
+            "lossless_drops": res.get("lossless_drops", 0)}
 
 
 def match_keyed(sim, emu):
@@ -367,7 +371,9 @@ def analyse(case, pairs, sim_p, emu_p, sim_t, emu_t, label, lines):
     lines.append(f"  pause frames: simulator {sim_p['pause']} pause + {sim_p['resume']} resume "
                  f"received, paused {sim_p['paused_ms']:.3f} ms, headroom-full drops "
                  f"{'-' if sim_p.get('drops') is None else sim_p['drops']}; emulator {emu_p['pause']} "
-                 f"XOFF/refresh + {emu_p['resume']} XON sent (hosts {emu_p['host_pfc_tx']}), "
+                 f"XOFF + {emu_p['resume']} XON sent (hosts {emu_p['host_pfc_tx']}; and "
+                 f"{emu_p.get('refresh', 0)} refreshes, which the simulator's pause, never "
+                 f"expiring, has no need of), "
                  f"switch egresses paused {emu_p['paused_ms']:.3f} ms, lossless drops {emu_p['lossless_drops']}")
     lines.append(f"  CPU / wall / peak RSS: simulator {sim_t['cpu_s']:.2f} s / {sim_t['wall_s']:.2f} s / "
                  f"{sim_t['rss_mb']:.0f} MB ({label}); emulator {emu_t['cpu_s']:.2f} s / "
@@ -534,6 +540,7 @@ def main():
                    f"{tag}_cpu_s_emu={emu_t['cpu_s']:.2f}",
                    f"{tag}_wall_s_sim={sim_t['wall_s']:.2f}", f"{tag}_wall_s_emu={emu_t['wall_s']:.2f}",
                    f"{tag}_pause_sim={s['sim_pfc']['pause']}", f"{tag}_pause_emu={s['emu_pfc']['pause']}",
+                   f"{tag}_refresh_emu={s['emu_pfc'].get('refresh', 0)}",
                    f"{tag}_drops_sim={'-' if s['sim_pfc'].get('drops') is None else s['sim_pfc']['drops']}",
                    f"{tag}_drops_emu={s['emu_pfc']['lossless_drops']}"]
         for side, q in s.get("qlen", {}).items():

@@ -10,7 +10,8 @@
 //    or dynamic: alpha x free shared pool); else DropReason::kLossyBufferFull.
 //  * lossless PG: bytes fill reserved, then shared up to the XOFF point, then
 //    the PG's own headroom. The PFC generator (pause/) polls occupancy and sends
-//    XOFF above XoffThreshold and XON at or below XonThreshold; the headroom
+//    XOFF above XoffThreshold and XON at or below XonThreshold with the
+//    headroom empty (PfcLevels); the headroom
 //    absorbs what is in flight meanwhile. A packet that does not fit in the
 //    headroom is dropped as DropReason::kLosslessHeadroom (never expected).
 //  * No PG's limit exceeds what the pool can still give it (own shared use +
@@ -102,6 +103,19 @@ class BufferAccountant {
     *xoff = XoffThreshold(p, prio);
     const uint32_t h = pg(p, prio).rule.xon_hysteresis;
     *xon = *xoff > h ? *xoff - h : 0;
+  }
+  // What the PFC generator compares (pause/pfc_generator.h): occupancy,
+  // XOFF, and the level at or below which the group may resume: XON, or 0
+  // while the group holds headroom bytes. A dynamic XOFF point that rose
+  // (the pool drained elsewhere) can put XON above a group whose headroom
+  // is still in use; resuming then would leave the next XOFF's bytes in
+  // flight less headroom than they need (the HPCC simulator's MMU resumes
+  // only with its headroom empty too). One load of the group's word.
+  void PfcLevels(PortId p, int prio, uint64_t* occ, uint64_t* xoff, uint64_t* resume) const {
+    const uint64_t s = pg(p, prio).state.load(std::memory_order_relaxed);
+    *occ = Occ(s);
+    Thresholds(p, prio, xoff, resume);
+    if (Hr(s) != 0) *resume = 0;
   }
   uint64_t AdmitLimit(PortId p, int prio) const;
   // Bytes currently held in the PG's headroom (charged while the PG was at

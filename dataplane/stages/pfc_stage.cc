@@ -71,14 +71,15 @@ void PfcGenerate(WorkerCtx& w, PortId port) {
   const uint8_t held = w.hooks.HeldLossy(w, port);
   for (uint32_t m = ll; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const uint64_t occ = (held >> q & 1) ? 0 : sw.buffer.occupancy(port, q);
+    const bool is_held = (held >> q) & 1;
+    const uint64_t occ = is_held ? 0 : sw.buffer.occupancy(port, q);
     if (occ == 0 && !((off >> q) & 1)) {
       os.pfc_gen.ObserveEmpty(q);
       continue;
     }
-    uint64_t xoff, xon;
-    sw.buffer.Thresholds(port, q, &xoff, &xon);
-    os.pfc_gen.Observe(q, occ, xoff, xon);
+    uint64_t level, xoff, resume;
+    sw.buffer.PfcLevels(port, q, &level, &xoff, &resume);
+    os.pfc_gen.Observe(q, is_held ? 0 : level, xoff, is_held ? xoff : resume);
   }
   if (os.pfc_gen.quiet()) return;
   pause::PauseRequest req;

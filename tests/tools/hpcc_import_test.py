@@ -231,8 +231,16 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     check("the simulator's hash in the switches", "ecmp_hash_algorithm: hpcc" in sw, sw)
     check("XOFF/XON decided as the simulator's MMU does, when the group's bytes move",
           "pfc: { decide: on_change }" in sw, sw)
-    check("ports 4x the hosts' rate take alpha 1/2 (the simulator's shift 3 - 2)",
-          "lossless_by_speed: { 100G: { alpha: 0.5 } }" in sw, sw)
+    p = convert(d, topo=TOPO.replace("0 4 25Gbps 0.001ms", "0 4 25Gbps 0.002ms"))
+    sw2 = open(os.path.join(d, "conv", "switch.yaml")).read()
+    check("links of one speed with different delays: the switch's own headroom, said so",
+          p.returncode == 0 and "headroom: auto" in sw2 and "headroom: 9375" not in sw2
+          and "links of 25G with different delays" in p.stdout + p.stderr, p.stdout + p.stderr + sw2)
+    p = convert(d, topo=LS, flows=LSF)
+    sw = open(os.path.join(d, "conv", "switch.yaml")).read()
+    check("ports 4x the hosts' rate take alpha 1/2 (the simulator's shift 3 - 2), and every port "
+          "the simulator's headroom, 3 x rate x delay (1 us links: 9,375 bytes at 25G, 37,500 at 100G)",
+          "lossless_by_speed: { 25G: { headroom: 9375 }, 100G: { alpha: 0.5, headroom: 37500 } }" in sw, sw)
     check("an ECN profile per link rate, on the ports of that speed (KMIN/KMAX/PMAX_MAP)",
           "SIM_25G: { green_min_threshold: 100000, green_max_threshold: 400000" in sw
           and "SIM_100G: { green_min_threshold: 400000, green_max_threshold: 1600000" in sw

@@ -534,22 +534,34 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             "buffer:",
             f"  total_bytes: {val('BUFFER_SIZE', 'int', 32)}M",
             "  # The simulator's MMU (switch-mmu.cc): 4 KB reserved per ingress queue, XOFF when",
-            "  # the shared use reaches (free shared buffer) >> 3 at the hosts' rate, XON 3 KB below.",
+            "  # the shared use reaches (free shared buffer) >> 3 at the hosts' rate, XON 3 KB below;",
+            "  # headroom 3 x rate x delay of the link, and what finds it full is dropped.",
             "  lossless: { reserved: 4K, xoff: dynamic, alpha: 0.125, headroom: auto, xon_hysteresis: 3K }"]
     # Its switches use that dynamic threshold whatever USE_DYNAMIC_PFC_THRESHOLD
     # says (the key only sets an attribute nothing reads), and shift one less
     # per doubling of a port's rate over the hosts' (third.cc, pfc_a_shift).
     nic_rate = next(bps for a, b, bps, _ in topo["links"] if a not in topo["switches"]
                     or b not in topo["switches"])
-    faster = []
+    # Its headroom is 3 x rate x delay of the port's link (third.cc), per
+    # port: given per speed when the links of a speed share one delay.
+    delays = {}
+    for _a, _b, bps, delay in topo["links"]:
+        delays.setdefault(bps, set()).add(delay)
+    by_speed = []
     for r in rates:
         shift, x = 3, r
         while x > nic_rate and shift > 0:
             shift, x = shift - 1, x // 2
-        if shift != 3:
-            faster.append(f"{_rate_text(r)}: {{ alpha: {1 / (1 << shift):g} }}")
-    if faster:
-        tmpl.append("  lossless_by_speed: { " + ", ".join(faster) + " }")
+        keys = [f"alpha: {1 / (1 << shift):g}"] if shift != 3 else []
+        if len(delays[r]) == 1:
+            keys.append(f"headroom: {r * next(iter(delays[r])) // 8 // 10**9 * 3}")
+        else:
+            notes.append(f"links of {_rate_text(r)} with different delays: their headroom is "
+                         "the switch's own (headroom: auto), not 3 x rate x delay per port")
+        if keys:
+            by_speed.append(f"{_rate_text(r)}: {{ {', '.join(keys)} }}")
+    if by_speed:
+        tmpl.append("  lossless_by_speed: { " + ", ".join(by_speed) + " }")
     if ecn and all(k in conf for k in ("KMIN_MAP", "KMAX_MAP", "PMAX_MAP")):
         # One WRED profile per link rate of the topology, on the ports of
         # that speed, as the simulator sets KMIN/KMAX/PMAX per port by rate.

@@ -287,6 +287,36 @@ TEST(BufferAccountant, DynamicXoffFollowsFreePool) {
   EXPECT_EQ(a.XonThreshold(0, 4), 2000u);
 }
 
+// The generator's resume level is 0 while the group holds headroom bytes,
+// even when a dynamic XOFF point that rose puts XON above its occupancy.
+TEST(BufferAccountant, NoResumeWhileHeadroomHolds) {
+  buffer::BufferConfig c = OnePort(10000 + 5000);
+  c.pg[0][0].static_limit = 1'000'000;
+  c.pg[0][4] = Lossless(0, 0, 5000, 1000);
+  c.pg[0][4].alpha = 0.5;
+  buffer::BufferAccountant a;
+  std::string err;
+  ASSERT_TRUE(a.Configure(c, &err)) << err;
+  AdmitN(a, 0, 0, 60, 100);                 // lossy takes 6000: XOFF 0.5 x 4000
+  EXPECT_EQ(AdmitN(a, 0, 4, 30, 100), 30);  // past XOFF: the rest in headroom
+  const uint64_t hr = a.headroom_used(0, 4);
+  ASSERT_GT(hr, 0u);
+  uint64_t occ, xoff, resume;
+  a.PfcLevels(0, 4, &occ, &xoff, &resume);
+  EXPECT_EQ(occ, 3000u);
+  EXPECT_EQ(xoff, a.XoffThreshold(0, 4));
+  EXPECT_EQ(resume, 0u);
+  a.Apply(0, 0, -6000);  // the lossy bytes leave: XOFF rises with the free pool
+  a.PfcLevels(0, 4, &occ, &xoff, &resume);
+  EXPECT_GT(a.XonThreshold(0, 4), occ);      // XON above the occupancy ...
+  EXPECT_EQ(resume, 0u);                     // ... but the headroom is not empty
+  a.Apply(0, 4, -static_cast<int64_t>(hr));  // the headroom bytes leave first
+  EXPECT_EQ(a.headroom_used(0, 4), 0u);
+  a.PfcLevels(0, 4, &occ, &xoff, &resume);
+  EXPECT_EQ(occ, 3000u - hr);
+  EXPECT_EQ(resume, a.XonThreshold(0, 4));
+}
+
 // A priority held lossy (the pipeline's held_lossy hook) gets no headroom:
 // what would need it is refused with the holder's reason, which the
 // accountant takes from the caller (it knows no feature by name).
