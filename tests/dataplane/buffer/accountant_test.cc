@@ -272,14 +272,21 @@ TEST(BufferAccountant, FullPoolPausesLosslessAtItsReserved) {
   EXPECT_EQ(a.headroom_used(0, 3), 0u);
 }
 
-TEST(BufferAccountant, DynamicXoffFollowsFreePool) {
+// One port: lossy priority 0 with room to spare, lossless priority 4 with
+// a dynamic XOFF of half the free pool (10,000 shared), 5,000 of headroom
+// and 1,000 of hysteresis.
+buffer::BufferConfig DynamicLosslessPort() {
   buffer::BufferConfig c = OnePort(10000 + 5000);
   c.pg[0][0].static_limit = 1'000'000;
   c.pg[0][4] = Lossless(0, 0, 5000, 1000);
   c.pg[0][4].alpha = 0.5;
+  return c;
+}
+
+TEST(BufferAccountant, DynamicXoffFollowsFreePool) {
   buffer::BufferAccountant a;
   std::string err;
-  ASSERT_TRUE(a.Configure(c, &err)) << err;
+  ASSERT_TRUE(a.Configure(DynamicLosslessPort(), &err)) << err;
   EXPECT_EQ(a.XoffThreshold(0, 4), 5000u);  // 0.5 x 10000
   EXPECT_EQ(a.XonThreshold(0, 4), 4000u);
   AdmitN(a, 0, 0, 40, 100);                 // lossy takes 4000
@@ -290,13 +297,9 @@ TEST(BufferAccountant, DynamicXoffFollowsFreePool) {
 // The generator's resume level is 0 while the group holds headroom bytes,
 // even when a dynamic XOFF point that rose puts XON above its occupancy.
 TEST(BufferAccountant, NoResumeWhileHeadroomHolds) {
-  buffer::BufferConfig c = OnePort(10000 + 5000);
-  c.pg[0][0].static_limit = 1'000'000;
-  c.pg[0][4] = Lossless(0, 0, 5000, 1000);
-  c.pg[0][4].alpha = 0.5;
   buffer::BufferAccountant a;
   std::string err;
-  ASSERT_TRUE(a.Configure(c, &err)) << err;
+  ASSERT_TRUE(a.Configure(DynamicLosslessPort(), &err)) << err;
   AdmitN(a, 0, 0, 60, 100);                 // lossy takes 6000: XOFF 0.5 x 4000
   EXPECT_EQ(AdmitN(a, 0, 4, 30, 100), 30);  // past XOFF: the rest in headroom
   const uint64_t hr = a.headroom_used(0, 4);
