@@ -30,6 +30,7 @@
 #          <case>_ratio_p95=<x> <case>_within_10pct=<n> <case>_matched=<n> <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x>
 #          <case>_wall_s_sim=<x> <case>_wall_s_emu=<x> <case>_pause_sim=<n> <case>_pause_emu=<n>
 #          <case>_refresh_emu=<n> <case>_drops_sim=<n|-> <case>_drops_emu=<n>
+#          <case>_paused_links_sim=<n> <case>_paused_links_emu=<n> <case>_paused_links_both=<n>
 #          [<case>_qlen_p99_kb_sim=<n> <case>_qlen_p99_kb_emu=<n> ...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -32,7 +32,8 @@ pause from expiring, counted with the pauses before 2026-11-30) and hosts
 paused (the emulated hosts do not count theirs yet). Drops: the
 simulator's "Headroom full" lines in its log (its MMU drops a packet of a
 lossless group whose headroom is full) against the emulator's lossless
-drops.
+drops. Paused links: the (sender, receiver) pairs each side paused and
+how many both did (the same paths pause the same links).
 
   vs_simulator.py FABRIC_BIN SIM_DIR REF_DIR OUT_DIR CASE...
 CASE is a folder name under REF_DIR/runs (small, fat320-websearch30-5ms) or
@@ -43,6 +44,7 @@ writes OUT_DIR/vs_hpcc_simulator.png and OUT_DIR/summary.json; last line
   RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5/p50/p95=<x>
          <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x> <case>_wall_s_sim=<x>
          <case>_wall_s_emu=<x> ... <case>_drops_sim=<n> <case>_drops_emu=<n>
+         <case>_paused_links_sim=<n> <case>_paused_links_emu=<n> <case>_paused_links_both=<n>
 """
 import csv
 import json
@@ -54,6 +56,8 @@ import sys
 import qlen
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from pfclib.hpcc_files import read_topology  # noqa: E402  (the converter's own reader)
 # EMU_THREADS=N: the emulator's side on N threads (pfcfabric --threads N):
 # the same results, its wall time and CPU seconds on N cores.
 EMU_THREADS = int(os.environ.get("EMU_THREADS", "1"))
@@ -225,6 +229,30 @@ def sim_pauses(path):
         with open(log, errors="replace") as f:
             drops = sum(1 for line in f if "Headroom full" in line)
     return {"pause": pause, "resume": resume, "paused_ms": paused_ns / 1e6, "drops": drops}
+
+
+def paused_links(cdir, sim_out, emu_results):
+    """The links each side paused, as (sender of the pause, paused node)
+    names: the simulator's out_pfc.txt names the receiving device by node
+    and interface index (a node's interfaces are its links in the topology
+    file's order, from 1), the emulator's switch ports by their peer."""
+    cfg = read_config(os.path.join(cdir, "config.txt"))
+    topo = read_topology(os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]))
+    name = {n: ("S" if n in topo["switches"] else "H") + str(n) for n in range(topo["nodes"])}
+    ends = {}
+    for a, b, _, _ in topo["links"]:
+        ends.setdefault(a, []).append(b)
+        ends.setdefault(b, []).append(a)
+    sim = set()
+    for line in open(os.path.join(sim_out, "out_pfc.txt")):
+        w = line.split()
+        if len(w) >= 5 and w[4] == "1":
+            node, ifindex = int(w[1]), int(w[3])
+            sim.add((name[ends[node][ifindex - 1]], name[node]))
+    res = json.load(open(emu_results))
+    emu = {(sw, port["name"]) for sw, v in res["switches"].items() for port in v["ports"]
+           if any(q["pfc_xoff_tx"] for q in port["prio"])}
+    return {"sim": len(sim), "emu": len(emu), "both": len(sim & emu)}
 
 
 def emu_flows(path):
@@ -490,6 +518,10 @@ def main():
         s = analyse(name, pairs, sim_pauses(os.path.join(sim_out, "out_pfc.txt")),
                     emu_pauses(os.path.join(cout, "emu", "results.json")), sim_t, emu_t, label, lines)
         s["unmatched"] = unmatched
+        s["paused_links"] = paused_links(cdir, sim_out, os.path.join(cout, "emu", "results.json"))
+        pl = s["paused_links"]
+        lines.insert(-1, f"  paused links: simulator {pl['sim']}, emulator {pl['emu']}, "
+                         f"both {pl['both']}")
         if QLEN_MON:
             # Over the traffic's part of the 100 ms: to when the last flow
             # of either side was done, rounded up to 100 us.
@@ -541,6 +573,9 @@ def main():
                    f"{tag}_wall_s_sim={sim_t['wall_s']:.2f}", f"{tag}_wall_s_emu={emu_t['wall_s']:.2f}",
                    f"{tag}_pause_sim={s['sim_pfc']['pause']}", f"{tag}_pause_emu={s['emu_pfc']['pause']}",
                    f"{tag}_refresh_emu={s['emu_pfc'].get('refresh', 0)}",
+                   f"{tag}_paused_links_sim={s['paused_links']['sim']}",
+                   f"{tag}_paused_links_emu={s['paused_links']['emu']}",
+                   f"{tag}_paused_links_both={s['paused_links']['both']}",
                    f"{tag}_drops_sim={'-' if s['sim_pfc'].get('drops') is None else s['sim_pfc']['drops']}",
                    f"{tag}_drops_emu={s['emu_pfc']['lossless_drops']}"]
         for side, q in s.get("qlen", {}).items():

@@ -125,8 +125,8 @@ def sim_neighbour_order(nbrs, switches):
     of over 2 MB (its m_bytes[257][257][8] counters), which glibc serves
     with an mmap of its own, each below the one before. So hosts come first
     by id, then switches by descending id. Seen in the simulator's own
-    pauses (bench/hpcc/cases/fat320-incast8-none: every link's count
-    matches with this order, half of them land on another link by id)."""
+    pauses (bench/hpcc/cases/fat320-incast8-none: in this order both
+    sides pause the same 14 links; by id, 4 of them)."""
     def key(n):
         return (1, -n) if n in switches else (0, n)
     return {n: sorted(v, key=key) for n, v in nbrs.items()}
