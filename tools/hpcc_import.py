@@ -8,7 +8,7 @@ carried over), then `pfcfabric --fabric OUT_DIR/fabric.yaml` runs it.
 
   tools/hpcc_import.py --topology mix/topology.txt --flows mix/flow.txt
                        [--config mix/config.txt] [--duration-ms N]
-                       [--cc none|dcqcn] --out DIR
+                       [--cc none|dcqcn|hpcc|hpcc_pint|timely|dctcp] --out DIR
 Exit 0 and the command to run; exit 2 with file:line: what was expected.
 """
 import argparse
@@ -24,7 +24,7 @@ def main():
     ap.add_argument("--flows", required=True)
     ap.add_argument("--config")
     ap.add_argument("--duration-ms", type=float)
-    ap.add_argument("--cc", choices=["none", "dcqcn", "hpcc", "timely", "dctcp"])
+    ap.add_argument("--cc", choices=["none", "dcqcn", "hpcc", "hpcc_pint", "timely", "dctcp"])
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     try:

@@ -120,7 +120,13 @@ struct IntSettings {
   uint8_t prios = 0;   // bit per egress priority; 0: INT off
   bool insert = true;  // add a trailer where a packet has none (the first hop)
   uint32_t multi = 1;  // the unit multiplier of a trailer this switch adds
+  // HPCC-PINT (net/pint.h): the encoding's log base and the base RTT of
+  // the ports' utilisation estimate; log base 0 = PINT trailers left alone.
+  double pint_log_base = 0;
+  uint64_t pint_rtt_ns = 0;
+  uint64_t seed = 0;  // PINT's random rounding: the generator's seed
   bool any() const { return prios != 0; }
+  bool pint() const { return pint_log_base != 0; }
 };
 
 struct SwitchConfig {

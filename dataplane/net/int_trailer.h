@@ -15,7 +15,8 @@
 //   0       2    magic 0x494E ("IN")
 //   2       1    kind: kIntHops (switches push onto it), kIntHopsEcho (an
 //                ACK's copy: switches leave it alone), kIntTs / kIntTsEcho
-//                (a sender timestamp, for TIMELY: no hops)
+//                (a sender timestamp, for TIMELY: no hops), kIntPint /
+//                kIntPintEcho (HPCC-PINT's one value: no hops)
 //   3       1    hops pushed so far (the record written is hops % 5, as the
 //                simulator's nhop)
 //   4       1    unit multiplier (the simulator's INT_MULTI, 1..255):
@@ -26,6 +27,8 @@
 //                  bytes sent / (128 multi) mod 2^20 (20) |
 //                  queue bytes / (80 multi), at most 2^17-1 (17)
 //   (kIntTs*: 4 bytes 0 then the 8-byte timestamp at offset 4; 12 bytes)
+//   (kIntPint*: byte 3 is 0, then the 16-bit power at offset 4 (net/pint.h),
+//    big-endian, which switches only raise; 6 bytes)
 // The record is the simulator's 64-bit word and units, so the NIC's HPCC
 // sees the same quantisation; the header bytes are ours (the simulator's
 // INT header is 42 bytes inside its own packet format, ours 46 outside).
@@ -44,10 +47,12 @@
 namespace pfc::net {
 
 inline constexpr uint16_t kIntMagic = 0x494E;
-inline constexpr uint8_t kIntHops = 1, kIntHopsEcho = 2, kIntTs = 3, kIntTsEcho = 4;
+inline constexpr uint8_t kIntHops = 1, kIntHopsEcho = 2, kIntTs = 3, kIntTsEcho = 4, kIntPint = 5,
+                         kIntPintEcho = 6;
 inline constexpr int kIntMaxHops = 5;
 inline constexpr uint32_t kIntHopsBytes = 6 + 8 * kIntMaxHops;  // 46
 inline constexpr uint32_t kIntTsBytes = 12;
+inline constexpr uint32_t kIntPintBytes = 6;
 inline constexpr uint32_t kIntByteUnit = 128, kIntQlenUnit = 80;
 inline constexpr int kIntTimeBits = 24, kIntBytesBits = 20, kIntQlenBits = 17;
 
@@ -117,24 +122,43 @@ struct IntHop {
   uint64_t TimeDelta(const IntHop& b) const { return (time - b.time) & ((1u << kIntTimeBits) - 1); }
 };
 
+// The size of a trailer of `kind`; 0 for a kind there is none of.
+inline constexpr uint32_t IntTrailerBytes(uint8_t kind) {
+  return kind == kIntHops || kind == kIntHopsEcho   ? kIntHopsBytes
+         : kind == kIntTs || kind == kIntTsEcho     ? kIntTsBytes
+         : kind == kIntPint || kind == kIntPintEcho ? kIntPintBytes
+                                                    : 0;
+}
+// The kind of an ACK's echo of a data frame's trailer of `kind`: 0 for
+// one that is not a data frame's.
+inline constexpr uint8_t IntEchoKind(uint8_t kind) {
+  return kind == kIntHops   ? kIntHopsEcho
+         : kind == kIntTs   ? kIntTsEcho
+         : kind == kIntPint ? kIntPintEcho
+                            : 0;
+}
+
 // The trailer of a frame whose IPv4 datagram ends at `ip_end` (l3 offset +
 // total length) in `len` bytes: its first byte, or nullptr when the frame
 // has none (or too short a one for its kind).
 inline uint8_t* FindIntTrailer(uint8_t* frame, uint32_t len, uint32_t ip_end) {
   if (ip_end + 4 > len || be::Get16(frame + ip_end) != kIntMagic) return nullptr;
   const uint8_t kind = frame[ip_end + 2];
-  const uint32_t need = kind == kIntHops || kind == kIntHopsEcho ? kIntHopsBytes
-                        : kind == kIntTs || kind == kIntTsEcho   ? kIntTsBytes
-                                                                 : 0;
+  const uint32_t need = IntTrailerBytes(kind);
   if (need == 0 || ip_end + need > len) return nullptr;
   return frame + ip_end;
 }
 
 // Writes an empty trailer of `kind` (kIntHops: no hops yet, unit `multi`;
-// kIntTs: timestamp `ts`) at t; returns its size.
+// kIntTs: timestamp `ts`; kIntPint: power 0) at t; returns its size.
 inline uint32_t WriteIntTrailer(uint8_t* t, uint8_t kind, uint32_t multi, uint64_t ts = 0) {
   be::Put16(t, kIntMagic);
   t[2] = kind;
+  if (kind == kIntPint || kind == kIntPintEcho) {
+    t[3] = 0;
+    be::Put16(t + 4, 0);
+    return kIntPintBytes;
+  }
   if (kind == kIntTs || kind == kIntTsEcho) {
     t[3] = 0;
     be::Put64(t + 4, ts);
@@ -152,6 +176,12 @@ inline uint8_t IntHopCount(const uint8_t* t) { return t[3]; }
 // A trailer's unit multiplier; 0 on the wire reads as 1.
 inline uint32_t IntMulti(const uint8_t* t) { return t[4] == 0 ? 1u : t[4]; }
 inline uint64_t IntTimestamp(const uint8_t* t) { return be::Get64(t + 4); }
+// A PINT trailer's power (net/pint.h), and raising it: a switch writes its
+// own only when it is the larger (the path's largest utilisation wins).
+inline uint16_t IntPintPower(const uint8_t* t) { return be::Get16(t + 4); }
+inline void RaiseIntPintPower(uint8_t* t, uint16_t p) {
+  if (p > IntPintPower(t)) be::Put16(t + 4, p);
+}
 inline IntHop IntHopAt(const uint8_t* t, int i) {
   return IntHop::FromWord(be::Get64(t + 6 + 8 * i));
 }

@@ -9,6 +9,7 @@
 
 #include "dataplane/net/int_trailer.h"
 #include "dataplane/net/ipv4_locate.h"
+#include "dataplane/net/pint.h"
 #include "dataplane/stages/ecn_stage.h"
 
 namespace pfc::stages {
@@ -20,13 +21,20 @@ struct IntState final : sw::MechanismState {
   bool insert = true;
   uint32_t multi = 1;
   std::array<uint8_t, kMaxPorts> rate{};
+  // HPCC-PINT: the encoding (log base 0: none) and the estimate's RTT.
+  net::PintCodec pint{2.0};
+  bool has_pint = false;
+  uint64_t pint_rtt_ns = 0;
 };
 
 // The port's sent bytes and depth as its burst's first run found them,
-// carried to the burst's later runs (owner-only, one worker).
+// carried to the burst's later runs; HPCC-PINT's estimate of each port's
+// utilisation and its generator (owner-only, one worker).
 struct IntWorker final : sw::MechanismState {
   uint64_t sent = 0;
   int64_t depth = 0;
+  Rng rng;
+  std::array<net::PintPort, kMaxPorts> pint{};
 };
 
 const IntState& StateOf(const WorkerCtx& w) {
@@ -99,13 +107,36 @@ inline uint64_t Fields(uint64_t sent, int64_t depth, uint32_t multi) {
   return uint64_t{net::IntBytesField(sent, byte_unit)} << 17 | net::IntQlenField(depth, qlen_unit);
 }
 
+// HPCC-PINT at a packet's PINT trailer t: the port's utilisation as the
+// packet leaves with `depth` bytes queued behind it, written when larger
+// than the trailer's. `prev_size`: the bytes of the packet that left the
+// port before it in this burst (0: the port's own record of its last).
+void PintHop(WorkerCtx& w, PortId out, int q, uint8_t* t, const IntState& s, int64_t depth,
+             uint32_t prev_size) {
+  sw::PrioCounters& pc = w.st->prio[out][q];
+  if (!s.has_pint) {
+    pc.int_pint_unset.Add(1);
+    return;
+  }
+  IntWorker& iw = MechanismStateOf<IntWorker>(w, kIntMechanism);
+  net::PintPort& pp = iw.pint[out];
+  // The burst leaves at one instant (w.now_ns): a packet after the first
+  // sees no time since the one before it.
+  if (prev_size != 0) pp = {pp.u, w.now_ns, prev_size};
+  pp.u = net::PintNextU(pp, w.now_ns, depth < 0 ? 0 : static_cast<uint64_t>(depth),
+                        net::kIntRates[s.rate[out]], s.pint_rtt_ns, iw.rng);
+  net::RaiseIntPintPower(t, s.pint.Encode(pp.u, iw.rng.Next32() & 0xffff));
+  pc.int_pint.Add(1);
+}
+
 // The slow path of a packet FastTrailer passed over: a tagged frame's
-// trailer, one of another multiplier, or (int.insert) a new one where the
-// datagram ends; writes the record. Returns the bytes the packet grew by;
-// *recorded is false when it got no record (not IPv4, an echo or a
-// timestamp, no room).
+// trailer, one of another multiplier, a PINT trailer, or (int.insert) a
+// new one where the datagram ends; writes the record. Returns the bytes
+// the packet grew by; *recorded is false when it got no hop record (not
+// IPv4, an echo, a timestamp or PINT, no room).
 [[gnu::noinline]] uint32_t SlowHop(WorkerCtx& w, PortId out, int q, rte_mbuf* m, const IntState& s,
-                                   uint64_t fixed, uint64_t sent, int64_t depth, bool* recorded) {
+                                   uint64_t fixed, uint64_t sent, int64_t depth, uint32_t prev_size,
+                                   bool* recorded) {
   *recorded = false;
   uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m), plen = rte_pktmbuf_pkt_len(m);
@@ -114,11 +145,22 @@ inline uint64_t Fields(uint64_t sent, int64_t depth, uint32_t multi) {
   const uint32_t end = net::Ipv4End(d, off);
   if (end > len) return 0;  // truncated: not ours to mend
   uint8_t* t = net::FindIntTrailer(d, len, end);
+  if (t != nullptr && net::IntKind(t) == net::kIntPint) {
+    PintHop(w, out, q, t, s, depth, prev_size);
+    return 0;
+  }
   if (t == nullptr && s.insert) t = Insert(w, out, q, m, end, s.multi);
   if (t == nullptr || net::IntKind(t) != net::kIntHops) return 0;
   net::PushIntWord(t, fixed | Fields<false>(sent, depth, net::IntMulti(t)));
   *recorded = true;
   return rte_pktmbuf_pkt_len(m) - plen;
+}
+
+// PINT's record of the port's last packet: the time it left and its bytes
+// (the simulator keeps them for every packet the port sends).
+inline void NoteLast(IntWorker& iw, PortId out, uint64_t now_ns, const rte_mbuf* last) {
+  iw.pint[out].last_ns = now_ns;
+  iw.pint[out].last_size = rte_pktmbuf_pkt_len(last);
 }
 
 // The hop records of packets leaving (out, q), in the order they go: each
@@ -149,13 +191,15 @@ uint32_t RecordHops(WorkerCtx& w, const IntState& s, PortId out, int q, rte_mbuf
       net::PushIntWord(t, fixed | Fields<u1>(sent, depth, s.multi));
     } else {
       bool recorded;
-      const uint32_t grew = SlowHop(w, out, q, m, s, fixed, sent, depth, &recorded);
+      const uint32_t prev = i == 0 ? 0 : rte_pktmbuf_pkt_len(pkts[i - 1]);
+      const uint32_t grew = SlowHop(w, out, q, m, s, fixed, sent, depth, prev, &recorded);
       missed += !recorded;
       added += grew;
       sent += grew;
     }
     sent += plen;
   }
+  if (s.has_pint) NoteLast(iw, out, w.now_ns, pkts[n - 1]);
   sw::PrioCounters& pc = w.st->prio[out][q];
   pc.int_hops.Add(n - missed);
   // The port's depth counts what was queued: the bytes added count as
@@ -167,7 +211,11 @@ uint32_t RecordHops(WorkerCtx& w, const IntState& s, PortId out, int q, rte_mbuf
 uint32_t IntOnLeave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint16_t n,
                     uint32_t taken_before) {
   const IntState& s = StateOf(w);
-  if (!(s.prios >> q & 1)) return 0;
+  if (!(s.prios >> q & 1)) {
+    if (s.has_pint && n != 0)
+      NoteLast(MechanismStateOf<IntWorker>(w, kIntMechanism), out, w.now_ns, pkts[n - 1]);
+    return 0;
+  }
   return s.multi == 1 ? RecordHops<true>(w, s, out, q, pkts, n, taken_before)
                       : RecordHops<false>(w, s, out, q, pkts, n, taken_before);
 }
@@ -184,13 +232,20 @@ std::unique_ptr<sw::MechanismState> IntMakeState(const sw::Switch& sw) {
   s->prios = c.prios;
   s->insert = c.insert;
   s->multi = c.multi;
+  if (c.pint()) {
+    s->pint = net::PintCodec(c.pint_log_base);
+    s->has_pint = true;
+    s->pint_rtt_ns = c.pint_rtt_ns;
+  }
   // The config checked that every port's speed has a code.
   for (size_t p = 0; p < sw.cfg.ports.size() && p < kMaxPorts; p++)
     s->rate[p] = static_cast<uint8_t>(net::IntRateIndex(sw.cfg.ports[p].speed_bps));
   return s;
 }
-std::unique_ptr<sw::MechanismState> IntMakeWorkerState(const sw::Switch&, const WorkerCtx&) {
-  return std::make_unique<IntWorker>();
+std::unique_ptr<sw::MechanismState> IntMakeWorkerState(const sw::Switch& sw, const WorkerCtx& w) {
+  auto s = std::make_unique<IntWorker>();
+  s->rng = Rng(Mix64(sw.cfg.telemetry.seed) ^ w.id);
+  return s;
 }
 
 }  // namespace

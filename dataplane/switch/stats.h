@@ -98,6 +98,8 @@ class Counter {
   X(int_hops)     /* hop records written into packets' INT trailers */              \
   X(int_inserted) /* trailers this switch added (packets that had none) */          \
   X(int_no_room)  /* packets left without a trailer: no tailroom, or chained */    \
+  X(int_pint)     /* HPCC-PINT packets given the port's utilisation, if larger */ \
+  X(int_pint_unset) /* PINT packets passed untouched: no int.pint section */       \
   /* PFC requests for this priority ignored: lossless, but not enabled on */       \
   /* this port (ports[].pfc_enable; stages/pfc_stage.cc) */                         \
   X(pfc_ignored_rx)

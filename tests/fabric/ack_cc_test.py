@@ -12,12 +12,18 @@ for the flows' priority. Three RC flows of 512 KB under each mode:
           RTT, with no ACK lacking its echo; B's queue to H4 kept short
           (HPCC's point): far fewer pauses than the same incast without
           congestion control;
+  hpcc_pint  every data frame carries a PINT trailer (kind 5) that leaves
+          its sender at power 0 and reaches H4 raised by the switches
+          (int.pint, the base and RTT filled in by pfcfabric), each ACK
+          echoing its frame's power (kind 6); B computed it for every data
+          frame it sent to H4; far fewer pauses than without control;
   timely  a timestamp trailer on every data frame, echoed in every ACK;
   dctcp   the ACK of every CE-marked packet carries BECN, one for one, and
           the senders cut their rates.
 
 Every flow of every mode completes with nothing resent and no lossless
-drop; a rerun, and a run on two threads, give results.json byte for byte.
+drop; a rerun, and a run on two threads, give results.json byte for byte
+(HPCC and HPCC-PINT, whose switches round at random).
 
   ack_cc_test.py BUILD_DIR SOURCE_DIR
 """
@@ -45,9 +51,10 @@ def int_rows(pcap, fields):
 
 
 def spec_of(tmp, cc, name="f.yaml"):
-    switch = os.path.join(tmp, "switch.yaml")
+    switch = os.path.join(tmp, f"switch-{cc}.yaml")
     with open(os.path.join(cfg, "switch-lossless-ecn.yaml")) as f, open(switch, "w") as o:
-        o.write(f.read() + "int: { priorities: [1] }\n")
+        o.write(f.read() + "int: { priorities: [1]" + (", pint: {}" if cc == "hpcc_pint" else "")
+                + " }\n")
     flows = [flow(f"f{i}", f"H{i}", "H4", dscp=1, prio=1, transport="rc", bytes=524288,
                   ecn="ect0", cc=cc) for i in (1, 2, 3)]
     return write(os.path.join(tmp, name), incast_3to1(
@@ -58,7 +65,7 @@ def spec_of(tmp, cc, name="f.yaml"):
 
 with tempfile.TemporaryDirectory(prefix="fabric-ackcc-") as tmp:
     outs = {}
-    for cc in ("hpcc", "timely", "dctcp", "none"):
+    for cc in ("hpcc", "hpcc_pint", "timely", "dctcp", "none"):
         out = os.path.join(tmp, cc)
         run([fabric, "--fabric", spec_of(tmp, cc, f"{cc}.yaml"), "--out", out])
         r = outs[cc] = results(out)
@@ -91,10 +98,37 @@ with tempfile.TemporaryDirectory(prefix="fabric-ackcc-") as tmp:
           str([f["cc"] for f in hp["flows"]]))
     b_hops = sum(p["prio"][1]["int_hops"] for p in hp["switches"]["B"]["ports"])
     check("hpcc: switch B wrote one record per data frame it sent to H4", b_hops == 3 * 525, str(b_hops))
-    pauses = {cc: prio_sum(outs[cc], "pfc_xoff_tx") for cc in ("hpcc", "none")}
+    pauses = {cc: prio_sum(outs[cc], "pfc_xoff_tx") for cc in ("hpcc", "hpcc_pint", "none")}
     print("XOFF sent:", pauses)
     check("hpcc keeps the bottleneck's queue short: far fewer XOFFs than without control",
           pauses["hpcc"] * 4 <= pauses["none"] and pauses["none"] > 0, str(pauses))
+
+    # HPCC-PINT: one value, raised on the way, echoed back.
+    b = int_rows(os.path.join(tmp, "hpcc_pint", "b-h4.pcapng"),
+                 ["infiniband.bth.opcode", "int.kind", "int.pint.power"])
+    data = [x for x in b if x[0] != "17"]
+    acks = [x for x in b if x[0] == "17"]
+    powers = sorted(int(x[2]) for x in data if x[1] == "5")
+    print(f"hpcc_pint B-H4: {len(data)} data frames, {len(acks)} ACKs; power min/median/max "
+          f"{powers[0] if powers else '-'}/{powers[len(powers) // 2] if powers else '-'}/"
+          f"{powers[-1] if powers else '-'}")
+    check("hpcc_pint: every data frame on B-H4 carries a PINT trailer the switches raised",
+          len(powers) == 3 * 525 and powers[len(powers) // 2] > 0, str(data[:3]))
+    check("hpcc_pint: every ACK echoes its frame's power (kind 6)",
+          len(acks) == len(data) and all(x[1] == "6" for x in acks)
+          and sorted(int(x[2]) for x in acks) == powers, str(acks[:3]))
+    h1 = int_rows(os.path.join(tmp, "hpcc_pint", "h1-a.pcapng"),
+                  ["infiniband.bth.opcode", "int.kind", "int.pint.power"])
+    check("hpcc_pint: the sender's frames leave with power 0",
+          all(x[1] == "5" and x[2] == "0" for x in h1 if x[0] != "17") and len(h1) == 2 * 525, str(h1[:2]))
+    pp = outs["hpcc_pint"]
+    b_pint = sum(p["prio"][1]["int_pint"] for p in pp["switches"]["B"]["ports"])
+    check("hpcc_pint: switch B computed the utilisation of every data frame it sent to H4, and the "
+          "senders updated once an RTT with every ACK echoed",
+          b_pint == 3 * 525 and all(f["cc"]["updates"] > 0 and f["cc"]["acks_without_echo"] == 0
+                                    for f in pp["flows"]), f"{b_pint} {[f['cc'] for f in pp['flows']]}")
+    check("hpcc_pint keeps the bottleneck's queue short: far fewer XOFFs than without control",
+          pauses["hpcc_pint"] * 4 <= pauses["none"], str(pauses))
 
     # TIMELY: the send time out and back.
     t = int_rows(os.path.join(tmp, "timely", "b-h4.pcapng"), ["infiniband.bth.opcode", "int.kind"])
@@ -114,12 +148,13 @@ with tempfile.TemporaryDirectory(prefix="fabric-ackcc-") as tmp:
           str([f["cc"] for f in outs["dctcp"]["flows"]]))
 
     # Repeatable: again, and on two threads.
-    again = os.path.join(tmp, "hpcc-again")
-    run([fabric, "--fabric", os.path.join(tmp, "hpcc.yaml"), "--out", again])
-    check("hpcc: a rerun gives results.json byte for byte",
-          filecmp.cmp(os.path.join(tmp, "hpcc", "results.json"), os.path.join(again, "results.json"), False))
-    two = os.path.join(tmp, "hpcc-threads")
-    run([fabric, "--fabric", os.path.join(tmp, "hpcc.yaml"), "--out", two, "--threads", "2"])
-    check("hpcc: two threads give results.json byte for byte",
-          filecmp.cmp(os.path.join(tmp, "hpcc", "results.json"), os.path.join(two, "results.json"), False))
+    for cc in ("hpcc", "hpcc_pint"):
+        again = os.path.join(tmp, f"{cc}-again")
+        run([fabric, "--fabric", os.path.join(tmp, f"{cc}.yaml"), "--out", again])
+        check(f"{cc}: a rerun gives results.json byte for byte",
+              filecmp.cmp(os.path.join(tmp, cc, "results.json"), os.path.join(again, "results.json"), False))
+        two = os.path.join(tmp, f"{cc}-threads")
+        run([fabric, "--fabric", os.path.join(tmp, f"{cc}.yaml"), "--out", two, "--threads", "2"])
+        check(f"{cc}: two threads give results.json byte for byte",
+              filecmp.cmp(os.path.join(tmp, cc, "results.json"), os.path.join(two, "results.json"), False))
 finish()

@@ -62,6 +62,19 @@ ACK_HIGH_PRIO 1
 """
 
 
+def runs_acked(d, mode, what):
+    """pfcfabric runs the last conversion: its three flows complete under
+    `mode`, each sender updating on ACKs that all carried their echo."""
+    out = os.path.join(d, f"out-{mode}")
+    r = subprocess.run([fabric, "--fabric", os.path.join(d, "conv", "fabric.yaml"), "--out", out],
+                       capture_output=True, text=True)
+    res = json.load(open(os.path.join(out, "results.json"))) if r.returncode == 0 else {"flows": []}
+    check(what, r.returncode == 0 and len(res["flows"]) == 3
+          and all(f["rc"]["completed"] and f["cc"]["mode"] == mode and f["cc"]["updates"] > 0
+                  and f["cc"]["acks_without_echo"] == 0 for f in res["flows"]),
+          r.stderr + json.dumps([f.get("cc") for f in res["flows"]]))
+
+
 def write(d, name, text):
     p = os.path.join(d, name)
     with open(p, "w") as f:
@@ -137,8 +150,8 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
         (dict(flows=FLOWS.replace("3\n1 4", "4\n1 4")), "flow.txt:5: expected 4 flows (found 3)"),
         (dict(flows=FLOWS.replace("0.0015", "soon")), "flow.txt:4: start: expected seconds (got soon)"),
         (dict(flows=FLOWS.replace("0.0015", "0.5")), "flow.txt: flow 2: starts at 0.5 s, after the run's end"),
-        (dict(config=CONFIG.replace("CC_MODE 1", "CC_MODE 10")),
-         "config.txt:5: CC_MODE 10 (HPCC-PINT): expected 1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP)"),
+        (dict(config=CONFIG.replace("CC_MODE 1", "CC_MODE 2")),
+         "config.txt:5: CC_MODE 2 (unknown): expected 1 (DCQCN), 3 (HPCC), 7 (TIMELY), 8 (DCTCP) or 10 (HPCC-PINT)"),
         (dict(config=CONFIG + "HAS_WIN 1\n"),
          "config.txt:22: HAS_WIN 1 with DCQCN (run.py's dcqcn_vwin): expected 0"),
         (dict(config=CONFIG + "FANCY_KEY 1\n"), "config.txt:22: FANCY_KEY: expected a key of the simulator's config"),
@@ -190,14 +203,24 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
           and "int_multi: 1" in fab and fab.count("cc: hpcc") == 3, p.stderr + fab)
     check("... and an int section in the switches for the flows' priority, in INT_MULTI's units",
           "int: { priorities: [3], insert: false, multi: 1 }" in sw, sw)
-    r = subprocess.run([fabric, "--fabric", os.path.join(d, "conv", "fabric.yaml"), "--out",
-                        os.path.join(d, "out-hp")], capture_output=True, text=True)
-    res = json.load(open(os.path.join(d, "out-hp", "results.json"))) if r.returncode == 0 else {"flows": []}
-    check("pfcfabric runs it: every flow completes under HPCC, each ACK echoing its INT records",
-          r.returncode == 0 and len(res["flows"]) == 3
-          and all(f["rc"]["completed"] and f["cc"]["mode"] == "hpcc" and f["cc"]["updates"] > 0
-                  and f["cc"]["acks_without_echo"] == 0 for f in res["flows"]),
-          r.stderr + json.dumps([f.get("cc") for f in res["flows"]]))
+    runs_acked(d, "hpcc", "pfcfabric runs it: every flow completes under HPCC, each ACK echoing its INT "
+               "records")
+    # run.py --cc hpccPint (CC_MODE 10): HPCC's section with PINT's two
+    # keys; the switches raise the PINT value with the same log base.
+    p = convert(d, config=HP.replace("CC_MODE 3", "CC_MODE 10"))  # PINT_LOG_BASE 1.01, PINT_PROB 1.0
+    fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
+    sw = open(os.path.join(d, "conv", "switch.yaml")).read()
+    check("CC_MODE 10: the hpcc section with PINT_LOG_BASE and PINT_PROB, every flow cc: hpcc_pint",
+          p.returncode == 0 and "pint_log_base: 1.01, pint_prob: 1.0 }" in fab
+          and fab.count("cc: hpcc_pint") == 3, p.stderr + fab)
+    check("... and the switches' int section with pint's log base",
+          "int: { priorities: [3], insert: false, multi: 1, pint: { log_base: 1.01 } }" in sw, sw)
+    runs_acked(d, "hpcc_pint", "pfcfabric runs it: every flow completes under HPCC-PINT on echoed PINT "
+               "values")
+    p = convert(d, config=HP.replace("CC_MODE 3", "CC_MODE 10").replace("PINT_LOG_BASE 1.01\n", ""))
+    check("CC_MODE 10 without PINT_LOG_BASE: the simulator's own default 1.05, on both sides",
+          p.returncode == 0 and "pint_log_base: 1.05 }" in open(os.path.join(d, "conv", "fabric.yaml")).read()
+          and "pint: { log_base: 1.05 }" in open(os.path.join(d, "conv", "switch.yaml")).read(), p.stderr)
     for mode, name, key in ((7, "timely", "timely: { rate_ai: 50M"), (8, "dctcp", "dctcp: { rate_ai: 1G")):
         p = convert(d, config=CONFIG.replace("CC_MODE 1", f"CC_MODE {mode}") + "DCTCP_RATE_AI 1000Mb/s\n")
         fab = open(os.path.join(d, "conv", "fabric.yaml")).read()

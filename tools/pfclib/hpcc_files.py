@@ -19,7 +19,9 @@ pfcfabric fabric file and switch template:
                 KMIN_MAP / KMAX_MAP / PMAX_MAP for ECN marking; BUFFER_SIZE;
                 PACKET_PAYLOAD_SIZE, L2_ACK_INTERVAL for the RC transport,
                 ACK_HIGH_PRIO read (the simulator's switches ignore it:
-                ACKs in their flow's group); SIMULATOR_STOP_TIME), the file and
+                ACKs in their flow's group); SIMULATOR_STOP_TIME; HPCC (3),
+                HPCC-PINT (10, with PINT_LOG_BASE and PINT_PROB), TIMELY (7)
+                and DCTCP (8) with their keys), the file and
                 tracing keys are noted and left, anything else is an error
 
 Every error names the file, the line and what was expected (HpccError).
@@ -33,9 +35,7 @@ import re
 IGNORED_KEYS = {
     "TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE", "TRACE_OUTPUT_FILE", "FCT_OUTPUT_FILE",
     "PFC_OUTPUT_FILE", "ENABLE_TRACE", "QLEN_MON_FILE",
- "L2_CHUNK_SIZE",
-    # HPCC-PINT's (CC_MODE 10): run.py writes them for every mode.
-    "PINT_LOG_BASE", "PINT_PROB"}
+ "L2_CHUNK_SIZE"}
 # The ACK-driven modes' keys: simulator key -> (fabric key, kind), by the
 # fabric section that takes them. run.py writes every one of them for every
 # mode: a mode reads its own (and GLOBAL_T, HAS_WIN, VAR_WIN: the window).
@@ -46,6 +46,9 @@ HPCC_KEYS = {
     "MIN_RATE": ("min_rate", "rate"), "HAS_WIN": ("has_win", "bool"),
     "VAR_WIN": ("var_win", "bool"), "RATE_BOUND": ("rate_bound", "bool"),
     "GLOBAL_T": ("global_t", "bool"), "INT_MULTI": ("int_multi", "int")}
+# HPCC-PINT's own (CC_MODE 10): run.py writes them for every mode; read
+# with the HPCC keys for a PINT run (the switches' int.pint gets the base).
+PINT_KEYS = {"PINT_LOG_BASE": ("pint_log_base", "real"), "PINT_PROB": ("pint_prob", "real")}
 TIMELY_KEYS = {
     "RATE_AI": ("rate_ai", "rate"), "RATE_HAI": ("rate_hai", "rate"),
     "MIN_RATE": ("min_rate", "rate"), "HAS_WIN": ("has_win", "bool"), "VAR_WIN": ("var_win", "bool")}
@@ -64,9 +67,9 @@ DCQCN_KEYS = {  # simulator key -> (fabric dcqcn key, kind)
 OTHER_KEYS = {"ENABLE_QCN", "CC_MODE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFFER_SIZE",
               "PACKET_PAYLOAD_SIZE", "SIMULATOR_STOP_TIME", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO",
               "ACK_HIGH_PRIO", "USE_DYNAMIC_PFC_THRESHOLD", "ERROR_RATE_PER_LINK",
-              "LINK_DOWN", "QLEN_MON_START", "QLEN_MON_END"} | WINDOW_KEYS
+              "LINK_DOWN", "QLEN_MON_START", "QLEN_MON_END"} | WINDOW_KEYS | set(PINT_KEYS)
 CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP", 10: "HPCC-PINT"}
-CC_NAMES = {1: "dcqcn", 3: "hpcc", 7: "timely", 8: "dctcp"}
+CC_NAMES = {1: "dcqcn", 3: "hpcc", 7: "timely", 8: "dctcp", 10: "hpcc_pint"}
 ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC (and a RETH of 16 on a first packet)
 
 
@@ -380,7 +383,8 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
         if mode not in (0,) + tuple(CC_NAMES):
             ln = conf["CC_MODE"][0]
             raise HpccError(f"{config_path}:{ln}: CC_MODE {mode} ({CC_MODES.get(mode, 'unknown')}): "
-                            f"expected 1 (DCQCN), 3 (HPCC), 7 (TIMELY) or 8 (DCTCP), the ones the "
+                            f"expected 1 (DCQCN), 3 (HPCC), 7 (TIMELY), 8 (DCTCP) or 10 "
+                            f"(HPCC-PINT), the ones the "
                             f"emulator has; convert with --cc none to run the flows without "
                             f"congestion control")
         cc = CC_NAMES.get(mode, "none")
@@ -489,10 +493,15 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
         out.append("dcqcn: { " + ", ".join(d) + " }")
     # The ACK-driven modes: their keys in their section; GLOBAL_T (every
     # flow's base RTT and window the fabric's largest) is read from hpcc's.
+    # HPCC-PINT reads HPCC's section and its own two keys.
     for section, keys in (("hpcc", HPCC_KEYS), ("timely", TIMELY_KEYS), ("dctcp", DCTCP_KEYS)):
-        if cc != section:
+        if cc == "hpcc_pint" and section == "hpcc":
+            keys = {**HPCC_KEYS, **PINT_KEYS}
+        elif cc != section:
             continue
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in keys.items() if k in conf]
+        if cc == "hpcc_pint" and "PINT_LOG_BASE" not in conf:
+            d.append("pint_log_base: 1.05")  # the simulator's own default (third.cc)
         out.append(f"{section}: {{ " + ", ".join(d) + " }")
         if section != "hpcc" and "GLOBAL_T" in conf:
             out.append(f"hpcc: {{ global_t: {val('GLOBAL_T', 'bool')} }}")
@@ -517,8 +526,14 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     # monitor, the other modes too: no record is written (their NICs send
     # no trailer), but the switches then keep every queue's depth, which the
     # monitor reads (the simulator counts every queue of a port).
+    # HPCC-PINT: each switch raises the one utilisation value of the data
+    # frames' PINT trailer, with the NICs' log base (pfcfabric gives its
+    # estimate the flows' base RTT, as the simulator gives maxRtt).
+    pint = (f", pint: {{ log_base: {val('PINT_LOG_BASE', 'real', 1.05)} }}"
+            if cc == "hpcc_pint" else "")
     telemetry = ([f"int: {{ priorities: [{', '.join(str(p) for p in pgs)}], insert: false, "
-                  f"multi: {val('INT_MULTI', 'int', 1)} }}"] if cc == "hpcc" or monitor else [])
+                  f"multi: {val('INT_MULTI', 'int', 1)}{pint} }}"]
+                 if cc in ("hpcc", "hpcc_pint") or monitor else [])
     tmpl = ["# Converted by tools/hpcc_import.py: the flows' priority groups lossless,",
             "# tag = priority group; CNPs in the flows' group when they share one, else",
             "# DSCP 48 on priority 6.",

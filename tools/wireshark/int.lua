@@ -4,7 +4,9 @@
 -- format): a trailer right after an IPv4 datagram, where Ethernet padding
 -- would be (Wireshark shows those bytes as eth.trailer), behind the magic
 -- 0x494E ("IN"). Kinds: hop records switches write (1), their copy a
--- receiver echoes in its ACK (2), a sender timestamp (3) and its echo (4).
+-- receiver echoes in its ACK (2), a sender timestamp (3) and its echo (4),
+-- HPCC-PINT's one value (5: the path's largest utilisation as a power of
+-- the log base, u = base^power / 512, 16 bits at offset 4) and its echo (6).
 -- Each hop record is the HPCC work's simulator's 64-bit word: line rate
 -- code (3 bits), time ns mod 2^24 (24), bytes the port sent in 128 x multi
 -- units mod 2^20 (20), queue bytes in 80 x multi units (17). Adds an "INT"
@@ -19,7 +21,8 @@
 local int = Proto("int", "In-band network telemetry (INT trailer)")
 
 local kinds = { [1] = "hop records", [2] = "hop records, echoed",
-                [3] = "sender timestamp", [4] = "sender timestamp, echoed" }
+                [3] = "sender timestamp", [4] = "sender timestamp, echoed",
+                [5] = "PINT utilisation", [6] = "PINT utilisation, echoed" }
 local rates = { [0] = 25e9, [1] = 50e9, [2] = 100e9, [3] = 200e9, [4] = 400e9,
                 [5] = 10e9, [6] = 40e9, [7] = 800e9 }
 local f = int.fields
@@ -28,6 +31,7 @@ f.kind = ProtoField.uint8("int.kind", "Kind", base.DEC, kinds)
 f.nhop = ProtoField.uint8("int.nhop", "Hops pushed")
 f.multi = ProtoField.uint8("int.multi", "Unit multiplier")
 f.ts = ProtoField.uint64("int.ts", "Sender timestamp (ns)")
+f.pint = ProtoField.uint16("int.pint.power", "PINT power (u = base^power / 512)")
 f.hop = ProtoField.uint64("int.hop", "Hop record", base.HEX)
 f.hop_index = ProtoField.uint8("int.hop.index", "Record")
 f.hop_rate = ProtoField.uint64("int.hop.rate_bps", "Line rate (b/s)")
@@ -45,7 +49,8 @@ function int.dissector(tvb, pinfo, tree)
     local len = tvb:len() - off
     if len >= 4 and tvb(off, 2):uint() == 0x494E then
       local kind = tvb(off + 2, 1):uint()
-      local size = (kind == 1 or kind == 2) and 46 or ((kind == 3 or kind == 4) and 12 or 0)
+      local size = (kind == 1 or kind == 2) and 46 or ((kind == 3 or kind == 4) and 12 or
+                   ((kind == 5 or kind == 6) and 6 or 0))
       if size > 0 and len >= size then
         local t = tree:add(int, tvb(off, size))
         t:add(f.magic, tvb(off, 2))
@@ -53,6 +58,10 @@ function int.dissector(tvb, pinfo, tree)
         if size == 12 then
           t:add(f.ts, tvb(off + 4, 8))
           pinfo.cols.info:append(" [INT " .. kinds[kind] .. "]")
+        elseif size == 6 then
+          t:add(f.pint, tvb(off + 4, 2))
+          pinfo.cols.info:append(string.format(" [INT %s, power %d]", kinds[kind],
+                                               tvb(off + 4, 2):uint()))
         else
           local nhop = tvb(off + 3, 1):uint()
           local multi = tvb(off + 4, 1):uint()

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "dataplane/common/rng.h"
 #include "dataplane/common/types.h"
 #include "dataplane/emulator/model/link_model.h"
 #include "dataplane/emulator/model/roce_frame.h"
@@ -52,7 +53,8 @@ void HostModel::AddFlow(const FlowSpec& f) {
   }
   if (f.rc) t.rc.emplace(p_.rc, f.bytes, f.message_bytes);
   if (f.rc && f.ack_cc != AckCcMode::kNone)
-    t.cc.emplace(f.ack_cc, p_.ack_cc, p_.link_bps, f.base_rtt_ns, f.win_bytes, p_.rc.mtu);
+    t.cc.emplace(f.ack_cc, p_.ack_cc, p_.link_bps, f.base_rtt_ns, f.win_bytes, p_.rc.mtu,
+                 Mix64(f.id));
   AddId(&tx_by_id_, f.id, static_cast<uint32_t>(tx_.size()));
   live_.push_back(static_cast<uint32_t>(tx_.size()));
   tx_.push_back(t);
@@ -472,12 +474,11 @@ void HostModel::ReceiveWrite(const uint8_t* frame, uint32_t len, const RoceHeade
   // goes back in it as an echo, which no switch writes into.
   c.becn = rh.ecn == net::kEcnCe;
   if (const uint8_t* t = net::FindIntTrailer(const_cast<uint8_t*>(frame), len, rh.datagram_end)) {
-    const uint8_t kind = net::IntKind(t);
-    if (kind == net::kIntHops || kind == net::kIntTs) {
-      c.echo_len =
-          static_cast<uint8_t>(kind == net::kIntHops ? net::kIntHopsBytes : net::kIntTsBytes);
+    const uint8_t echo = net::IntEchoKind(net::IntKind(t));
+    if (echo != 0) {
+      c.echo_len = static_cast<uint8_t>(net::IntTrailerBytes(echo));
       std::memcpy(c.echo.data(), t, c.echo_len);
-      c.echo[2] = kind == net::kIntHops ? net::kIntHopsEcho : net::kIntTsEcho;
+      c.echo[2] = echo;
     }
   }
   ctl_q_.push_back(c);

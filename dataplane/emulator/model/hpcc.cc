@@ -34,6 +34,13 @@ const Param<H> kHpccParams[] = {
     {"int_multi", K::kInt, 1, 255,
      "INT_MULTI: the unit multiplier of the INT byte and queue counts (run.py: bw / 25)",
      &H::int_multi},
+    {"pint_log_base", K::kReal, 1.0002, 16,
+     "PINT_LOG_BASE: HPCC-PINT's log base, (1 + epsilon)^2 for an error epsilon; the switches' "
+     "int.pint.log_base",
+     &H::pint_log_base},
+    {"pint_prob", K::kReal, 0, 1,
+     "PINT_PROB: HPCC-PINT: the share of ACKs whose utilisation the sender reacts to",
+     &H::pint_prob},
 };
 }  // namespace
 

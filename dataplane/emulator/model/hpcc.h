@@ -90,6 +90,11 @@ struct HpccParams {
   // 4 at 100G; the model takes each ACK's).
   bool global_t = true;    // GLOBAL_T 1
   uint32_t int_multi = 4;  // INT_MULTI 4
+  // HPCC-PINT's (hpcc_pint.h; run.py's --pint_log_base, --pint_prob
+  // defaults): the encoding's base, which the switches' int.pint must
+  // share, and the share of ACKs the sender reacts to.
+  double pint_log_base = 1.01;  // PINT_LOG_BASE 1.01
+  double pint_prob = 1.0;       // PINT_PROB 1.0
 };
 
 // The fabric file's hpcc section (model/params.h): the keys, in order.

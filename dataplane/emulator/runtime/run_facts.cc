@@ -39,6 +39,10 @@ void SenderKeys(const FlowTx& tx, const FabricSpec& spec, json* out) {
     if (const HpccRp* h = tx.cc->hpcc()) {
       c["updates"] = h->counters().updates;
       c["fast_reacts"] = h->counters().fast_reacts;
+    } else if (const HpccPintRp* h = tx.cc->hpcc_pint()) {
+      c["updates"] = h->counters().updates;
+      c["fast_reacts"] = h->counters().fast_reacts;
+      c["sampled_out"] = h->counters().sampled_out;
     } else if (const TimelyRp* t = tx.cc->timely()) {
       c["decreases"] = t->counters().decreases;
     } else if (const DctcpRp* d = tx.cc->dctcp()) {

@@ -461,10 +461,12 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
       fl.ack_cc = AckCcMode::kTimely;
     else if (cc == "dctcp")
       fl.ack_cc = AckCcMode::kDctcp;
+    else if (cc == "hpcc_pint")
+      fl.ack_cc = AckCcMode::kHpccPint;
     else if (cc != "none" && cc != "dcqcn")
       rd.Fail(n["cc"], f + ".cc",
-              "none, dcqcn (on CNPs), or on an RC flow's ACKs hpcc (INT), timely (RTT) or dctcp "
-              "(ECN echoes)");
+              "none, dcqcn (on CNPs), or on an RC flow's ACKs hpcc (INT), hpcc_pint (one INT "
+              "value), timely (RTT) or dctcp (ECN echoes)");
   }
   if (n["rate"]) fl.rate_bps = rd.Rate(n["rate"], f + ".rate");
   if (n["frame"]) {

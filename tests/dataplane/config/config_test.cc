@@ -339,6 +339,15 @@ TEST_F(ConfigTest, IntSection) {
   EXPECT_EQ(c.telemetry.prios, 0x28);
   EXPECT_FALSE(c.telemetry.insert);
   EXPECT_EQ(c.telemetry.multi, 4u);
+  EXPECT_FALSE(c.telemetry.pint()) << "HPCC-PINT off without int.pint";
+  ASSERT_EQ(
+      Load(kPorts + "int: { priorities: [3], pint: { log_base: 1.05, rtt: 12240 }, seed: 9 }\n",
+           &c),
+      "");
+  EXPECT_TRUE(c.telemetry.pint());
+  EXPECT_EQ(c.telemetry.pint_log_base, 1.05);
+  EXPECT_EQ(c.telemetry.pint_rtt_ns, 12'240u) << "a plain number is nanoseconds";
+  EXPECT_EQ(c.telemetry.seed, 9u);
   ASSERT_EQ(Load(kPorts, &c), "");
   EXPECT_FALSE(c.telemetry.any()) << "off without the section";
   const std::pair<std::string, const char*> bad[] = {
@@ -350,6 +359,13 @@ TEST_F(ConfigTest, IntSection) {
       {"int: { priorities: [3], insert: maybe }\n", "int.insert: expected"},
       {"int: { priorities: [3], hops: 5 }\n", "hops"},
       {"int: [3]\n", "int: expected"},
+      {"int: { priorities: [3], pint: { rtt: 9us } }\n", "int.pint.log_base: expected a number"},
+      {"int: { priorities: [3], pint: { log_base: 1.0001, rtt: 9us } }\n",
+       "int.pint.log_base: expected"},
+      {"int: { priorities: [3], pint: { log_base: 1.01 } }\n", "int.pint.rtt: expected a duration"},
+      {"int: { priorities: [3], pint: { log_base: 1.01, rtt: 1ns } }\n", "int.pint.rtt: expected"},
+      {"int: { priorities: [3], pint: { log_base: 1.01, rtt: 9us, eps: 1 } }\n", "eps"},
+      {"int: { priorities: [3], seed: -1 }\n", "int.seed: expected"},
   };
   for (const auto& [section, want] : bad) {
     const std::string err = Load(kPorts + section);

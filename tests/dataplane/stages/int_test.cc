@@ -149,5 +149,59 @@ TEST_F(StageTest, IntAndEcnCountEachQueueOnce) {
   EXPECT_EQ(net::IntHopAt(TrailerOf(out[0]), 0).qlen, 7 * 60 / 80);
 }
 
+// HPCC-PINT: frames of priority 3 whose senders added a PINT trailer; the
+// power already in it is `power`.
+Frames PintFrames(int n, uint16_t power) {
+  Frames f = ToP3(24, n);
+  for (auto& x : f) {
+    x.resize(kIpEnd + net::kIntPintBytes);
+    net::WriteIntTrailer(x.data() + kIpEnd, net::kIntPint, 1);
+    net::RaiseIntPintPower(x.data() + kIpEnd, power);
+  }
+  return f;
+}
+
+TEST_F(StageTest, IntPintRaisesThePathsUtilisation) {
+  Start(BaseYaml("",
+                 "int: { priorities: [3], insert: false, pint: { log_base: 1.01, rtt: 10us } }\n"));
+  Ingress(0, PintFrames(4, 0), kT0);
+  EXPECT_EQ(Egress(3, kT0 + 100), 4);
+  const Frames out = TakeTx(3);
+  ASSERT_EQ(out.size(), 4u);
+  // The port (10G: 1.25 bytes a ns, T 10 us) starts at u 0, its first
+  // packet with 198 bytes behind it (under the 256 the queue term counts):
+  // u stays 0, power 0. The burst leaves at one instant, so each later
+  // packet adds the byte term of the 66-byte one before it, 66 / (1.25 x
+  // 10,000) = 0.00528: u x 512 rounds up to 3, 6 and 9, whose logs to
+  // 1.01 are 110.4, 180.1 and 220.8, each rounded either way at random.
+  const std::pair<int, int> want[] = {{0, 0}, {110, 111}, {180, 181}, {220, 221}};
+  for (int i = 0; i < 4; i++) {
+    ASSERT_EQ(out[i].size(), kIpEnd + net::kIntPintBytes) << i;
+    const uint8_t* tr = TrailerOf(out[i]);
+    ASSERT_NE(tr, nullptr) << i;
+    EXPECT_EQ(net::IntKind(tr), net::kIntPint);
+    const uint16_t p = net::IntPintPower(tr);
+    EXPECT_TRUE(p == want[i].first || p == want[i].second) << i << ": power " << p;
+  }
+  // A path's larger value stays: the switch only raises it.
+  Ingress(0, PintFrames(1, 2000), kT0 + 1000);
+  EXPECT_EQ(Egress(3, kT0 + 1100), 1);
+  EXPECT_EQ(net::IntPintPower(TrailerOf(TakeTx(3)[0])), 2000);
+  const Counters c = Snapshot(*sw_);
+  EXPECT_EQ(c.at("p3.q3.int_pint"), 5u);
+  EXPECT_EQ(c.at("p3.q3.int_hops"), 0u) << "no hop records: PINT has none";
+  EXPECT_EQ(c.at("p3.q3.int_pint_unset"), 0u);
+}
+
+TEST_F(StageTest, IntWithoutPintCountsAndLeavesPintTrailers) {
+  Start(BaseYaml("", "int: { priorities: [3], insert: false }\n"));
+  Ingress(0, PintFrames(2, 7), kT0);
+  EXPECT_EQ(Egress(3, kT0 + 100), 2);
+  for (const auto& f : TakeTx(3)) EXPECT_EQ(net::IntPintPower(TrailerOf(f)), 7);
+  const Counters c = Snapshot(*sw_);
+  EXPECT_EQ(c.at("p3.q3.int_pint_unset"), 2u);
+  EXPECT_EQ(c.at("p3.q3.int_pint"), 0u);
+}
+
 }  // namespace
 }  // namespace pfc::stagetest

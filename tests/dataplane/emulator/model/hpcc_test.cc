@@ -384,7 +384,9 @@ TEST(HpccParams, TableNamesTheSimulatorsDefaults) {
   EXPECT_NE(t.find("| `fast_react` | bool | true |"), std::string::npos) << t;
   EXPECT_NE(t.find("| `multi_rate` | bool | false |"), std::string::npos) << t;
   EXPECT_NE(t.find("| `int_multi` | 1..255 | 4 |"), std::string::npos) << t;
-  EXPECT_EQ(HpccParamTable().size(), 12u);
+  EXPECT_NE(t.find("| `pint_log_base` | 1.0002..16 | 1.01 |"), std::string::npos) << t;
+  EXPECT_NE(t.find("| `pint_prob` | 0..1 | 1 |"), std::string::npos) << t;
+  EXPECT_EQ(HpccParamTable().size(), 14u);
 }
 
 }  // namespace

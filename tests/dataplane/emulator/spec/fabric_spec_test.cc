@@ -141,7 +141,7 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
        "pair's ACKs) (got 'hpcc')"},
       {"flows:\n  - { name: a, from: H1, to: H2, cc: swift }\n",
        "fab.yaml:5: flows[0].cc: expected none, dcqcn (on CNPs), or on an RC flow's ACKs hpcc "
-       "(INT), timely (RTT) or dctcp (ECN echoes) (got 'swift')"},
+       "(INT), hpcc_pint (one INT value), timely (RTT) or dctcp (ECN echoes) (got 'swift')"},
       {"hpcc: { u_target: 2 }\n", "fab.yaml:4: hpcc.u_target: expected"},
       {"timely: { t_low: fast }\n", "fab.yaml:4: timely.t_low: expected"},
       {"dctcp: { alpha: 1 }\n", "dctcp"},
@@ -717,6 +717,42 @@ TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
   std::vector<config::SwitchConfig> cfgs;
   ASSERT_FALSE(WriteSwitchConfigs(s, &plan, &cfgs, &err));
   EXPECT_NE(err.find("base.yaml:1: ports: expected no such section"), std::string::npos) << err;
+}
+
+// HPCC-PINT's flows need switches that write the value, with the base
+// their NICs decode it by: a template without int.pint is refused, one
+// without a log base or RTT gets the hpcc section's and the flows' largest
+// base RTT, a different base is refused, and each switch its own seed.
+TEST_F(FabricFile, PintFlowsNeedTheSwitchesPint) {
+  const std::string flows =
+      "hpcc: { pint_log_base: 1.05 }\n"
+      "flows:\n  - { name: a, from: H1, to: H2, transport: rc, bytes: 1M, cc: hpcc_pint }\n";
+  auto write = [&](const std::string& tmpl, std::vector<config::SwitchConfig>* cfgs,
+                   std::string* err) {
+    const std::string base = Write("base.yaml", tmpl);
+    FabricSpec s;
+    EXPECT_TRUE(LoadFabric(Fig2("switch: { config: " + base + " }\n" + flows), &s, err)) << *err;
+    FabricPlan plan = MakePlan(s);
+    const bool ok = WriteSwitchConfigs(s, &plan, cfgs, err);
+    return std::make_pair(ok, plan.max_base_rtt_ns);
+  };
+  std::vector<config::SwitchConfig> cfgs;
+  std::string err;
+  EXPECT_FALSE(write("qos: { lossless: [3] }\n", &cfgs, &err).first);
+  EXPECT_NE(err.find("base.yaml: int.pint: expected the switch template's int section with pint"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(write("int: { priorities: [0], pint: { log_base: 1.01 } }\n", &cfgs, &err).first);
+  EXPECT_NE(err.find("base.yaml:1: int.pint.log_base: expected the fabric's hpcc.pint_log_base"),
+            std::string::npos)
+      << err;
+  const auto [ok, rtt] = write("int: { priorities: [0], pint: {} }\n", &cfgs, &err);
+  ASSERT_TRUE(ok) << err;
+  ASSERT_GT(rtt, 0u);
+  ASSERT_GE(cfgs.size(), 2u);
+  EXPECT_EQ(cfgs[0].telemetry.pint_log_base, 1.05);
+  EXPECT_EQ(cfgs[0].telemetry.pint_rtt_ns, rtt);
+  EXPECT_NE(cfgs[0].telemetry.seed, cfgs[1].telemetry.seed);
 }
 
 }  // namespace
