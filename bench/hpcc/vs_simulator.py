@@ -28,8 +28,8 @@ per PFC frame a device received; its pause lasts until the resume); the
 emulator's PFC frames sent by switch ports (pfc_xoff_tx, pfc_xon_tx, per
 priority in results.json; pfc_refresh_tx apart, the XOFFs that keep a
 pause from expiring, counted with the pauses before 2026-11-30) and hosts
-(pfc_tx), and the time switch egresses spent
-paused (the emulated hosts do not count theirs yet). Drops: the
+(pfc_tx), and the time switch egresses and hosts spent paused (hosts'
+paused_ns from 2026-11-30; before, switches alone). Drops: the
 simulator's "Headroom full" lines in its log (its MMU drops a packet of a
 lossless group whose headroom is full) against the emulator's lossless
 drops. Paused links: the (sender, receiver) pairs each side paused and
@@ -277,8 +277,12 @@ def emu_pauses(path):
                 resume += q["pfc_xon_tx"]
                 paused_ns += q["paused_ns"]
     host_pfc = sum(h.get("pfc_tx", 0) for h in res["hosts"].values())
+    # The hosts' paused time (results.json from 2026-11-30 on): the
+    # simulator's count includes its NICs.
+    host_paused = sum(h.get("paused_ns", 0) for h in res["hosts"].values())
     return {"pause": pause + host_pfc, "refresh": refresh, "resume": resume,
-            "paused_ms": paused_ns / 1e6, "host_pfc_tx": host_pfc,
+            "paused_ms": (paused_ns + host_paused) / 1e6, "host_paused_ms": host_paused / 1e6,
+            "host_pfc_tx": host_pfc,
             "lossless_drops": res.get("lossless_drops", 0)}
 
 
@@ -402,7 +406,8 @@ def analyse(case, pairs, sim_p, emu_p, sim_t, emu_t, label, lines):
                  f"XOFF + {emu_p['resume']} XON sent (hosts {emu_p['host_pfc_tx']}; and "
                  f"{emu_p.get('refresh', 0)} refreshes, which the simulator's pause, never "
                  f"expiring, has no need of), "
-                 f"switch egresses paused {emu_p['paused_ms']:.3f} ms, lossless drops {emu_p['lossless_drops']}")
+                 f"switch egresses and hosts paused {emu_p['paused_ms']:.3f} ms "
+                 f"(hosts {emu_p['host_paused_ms']:.3f}), lossless drops {emu_p['lossless_drops']}")
     lines.append(f"  CPU / wall / peak RSS: simulator {sim_t['cpu_s']:.2f} s / {sim_t['wall_s']:.2f} s / "
                  f"{sim_t['rss_mb']:.0f} MB ({label}); emulator {emu_t['cpu_s']:.2f} s / "
                  f"{emu_t['wall_s']:.2f} s / {emu_t['rss_mb']:.0f} MB"

@@ -19,7 +19,8 @@ for the flows' priority. Three RC flows of 512 KB under each mode:
           frame it sent to H4; far fewer pauses than without control;
   timely  a timestamp trailer on every data frame, echoed in every ACK;
   dctcp   the ACK of every CE-marked packet carries BECN, one for one, and
-          the senders cut their rates.
+          the senders cut their rates;
+  none    the hosts report the time received PFC frames paused them.
 
 Every flow of every mode completes with nothing resent and no lossless
 drop; a rerun, and a run on two threads, give results.json byte for byte
@@ -98,6 +99,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-ackcc-") as tmp:
           str([f["cc"] for f in hp["flows"]]))
     b_hops = sum(p["prio"][1]["int_hops"] for p in hp["switches"]["B"]["ports"])
     check("hpcc: switch B wrote one record per data frame it sent to H4", b_hops == 3 * 525, str(b_hops))
+    hosts = outs["none"]["hosts"]
+    check("none: the hosts report the time the PFC frames they received paused them (paused_ns), "
+          "and only those that received one",
+          all((hosts[h]["paused_ns"] > 0) == (hosts[h]["pfc_rx"] > 0) for h in hosts)
+          and any(hosts[h]["paused_ns"] > 0 for h in hosts) and hosts["H4"]["paused_ns"] == 0,
+          str({h: (v["pfc_rx"], v["paused_ns"]) for h, v in hosts.items()}))
     pauses = {cc: prio_sum(outs[cc], "pfc_xoff_tx") for cc in ("hpcc", "hpcc_pint", "none")}
     print("XOFF sent:", pauses)
     check("hpcc keeps the bottleneck's queue short: far fewer XOFFs than without control",

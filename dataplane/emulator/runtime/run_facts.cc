@@ -85,11 +85,18 @@ void ReceiverKeys(const FlowRx& rx, json* out) {
   }
 }
 
-json HostJson(const HostCounters& c) {
-  json h = {
-      {"tx_frames", c.tx_frames}, {"rx_frames", c.rx_frames},     {"pfc_rx", c.pfc_rx},
-      {"pfc_tx", c.pfc_tx},       {"pfc_ignored", c.pfc_ignored}, {"cnp_tx", c.cnp_tx},
-      {"cnp_rx", c.cnp_rx},       {"cnp_unknown", c.cnp_unknown}, {"rx_malformed", c.rx_malformed}};
+// A host's counters, and the time its NIC's priorities spent paused by the
+// PFC frames it received, to end_ns (summed over priorities, as the
+// switches' paused_ns; the HPCC simulator counts its NICs' pauses too).
+json HostJson(const HostModel& m, uint64_t end_ns) {
+  const HostCounters& c = m.counters();
+  uint64_t paused_ns = 0;
+  for (int p = 0; p < kNumPrio; p++) paused_ns += m.pause().PausedNs(p, end_ns);
+  json h = {{"paused_ns", paused_ns},       {"tx_frames", c.tx_frames},
+            {"rx_frames", c.rx_frames},     {"pfc_rx", c.pfc_rx},
+            {"pfc_tx", c.pfc_tx},           {"pfc_ignored", c.pfc_ignored},
+            {"cnp_tx", c.cnp_tx},           {"cnp_rx", c.cnp_rx},
+            {"cnp_unknown", c.cnp_unknown}, {"rx_malformed", c.rx_malformed}};
   if (c.ack_tx + c.nak_tx + c.ack_rx + c.nak_rx + c.qp_unknown != 0) {
     h.update({{"ack_tx", c.ack_tx},
               {"nak_tx", c.nak_tx},
@@ -145,7 +152,7 @@ RunFacts CollectFacts(const Fabric& fab, const Clock& run) {
       f.fct_here[i] = spec.Local(fl.rc ? fl.from : fl.to);
     }
   }
-  for (const Host& h : fab.hosts()) f.hosts[h.name] = HostJson(h.model->counters());
+  for (const Host& h : fab.hosts()) f.hosts[h.name] = HostJson(*h.model, f.end_ns);
   auto global = [&](size_t i) {
     return plan.global_index.empty() ? static_cast<uint32_t>(i) : plan.global_index[i];
   };
