@@ -115,7 +115,8 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     res = json.load(open(os.path.join(d, "out", "results.json")))
     sizes = [3000000, 3000000, 500000]
     check("the flows are RC queue pairs with the simulator's payload and ACK interval",
-          "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us }" in fab and fab.count("transport: rc") == 3, fab)
+          "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us, ack_pausable: false }" in fab
+          and fab.count("transport: rc") == 3, fab)
     for f, size in zip(res["flows"], sizes):
         packets = math.ceil(size / 1000)  # PACKET_PAYLOAD_SIZE 1000
         check(f"{f['name']} wrote all its {size} bytes ({packets} packets, each taken once, all ACKed)",
@@ -132,6 +133,13 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
           str(acks))
     check("CNPs in the flows' class, where the simulator's flagged ACKs go",
           "cnp_dscp: 3, cnp_prio: 3" in fab, fab)
+    # ... and its NIC's ACK queue is then its queue 0, which a pause of the
+    # data's class does not stop (ack_pausable: false above); with
+    # ACK_HIGH_PRIO 0 (queue 3) the NIC holds them as its data.
+    p0 = convert(d, config=CONFIG.replace("ACK_HIGH_PRIO 1", "ACK_HIGH_PRIO 0"))
+    check("ACK_HIGH_PRIO 0: the NIC's ACKs wait out a pause of their class (no ack_pausable)",
+          p0.returncode == 0 and "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us }"
+          in open(os.path.join(d, "conv", "fabric.yaml")).read(), p0.stderr)
     rows = list(csv.DictReader(open(os.path.join(d, "out", "fct.csv"))))
     print("fct.csv:", rows)
     check("fct.csv: every flow completed, no faster than its ideal",
@@ -174,7 +182,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
                 + "L2_ACK_INTERVAL 16000\nL2_BACK_TO_ZERO 1\n")
     fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
     check("a 4,000-byte payload: jumbo switch ports; L2_ACK_INTERVAL in bytes becomes packets",
-          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4, nak_interval: 500us }" in fab, fab[:600])
+          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4, nak_interval: 500us, ack_pausable: false }" in fab, fab[:600])
     check("L2_BACK_TO_ZERO 1 is named as not modelled", "L2_BACK_TO_ZERO 1" in p.stdout + p.stderr,
           p.stdout + p.stderr)
     p = convert(d, config=CONFIG + "ERROR_RATE_PER_LINK 0.0000\nLINK_DOWN 0 0 0\n")
@@ -254,6 +262,8 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     check("the simulator's hash in the switches", "ecmp_hash_algorithm: hpcc" in sw, sw)
     check("XOFF/XON decided as the simulator's MMU does, when the group's bytes move",
           "pfc: { decide: on_change }" in sw, sw)
+    check("the buffer counts a packet's own bytes, as the simulator's MMU (no 128-byte cells)",
+          "  cell_bytes: 1\n" in sw, sw)
     p = convert(d, topo=TOPO.replace("0 4 25Gbps 0.001ms", "0 4 25Gbps 0.002ms"))
     sw2 = open(os.path.join(d, "conv", "switch.yaml")).read()
     check("links of one speed with different delays: the switch's own headroom, said so",
@@ -275,14 +285,21 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
          for n in range(9)}, topo["switches"])
     check("the simulator's search order: hosts by id, then switches by descending id (their addresses)",
           nbrs[4] == [0, 1, 8, 7, 6], nbrs[4])
-    want = {6: 0, 7: 0, 8: 0}
-    seen = {}
-    for i, (s_, d_) in enumerate(pairs):
-        k = seen.get((s_, d_), 0)
-        seen[(s_, d_)] = k + 1
-        nh = H.next_hops_to(nbrs, topo["switches"], d_)[4]
-        spine = nh[H.murmur3_words((H.sim_ip(s_), H.sim_ip(d_), (10000 + k) | 100 << 16), 4) % len(nh)]
-        want[spine] += 10 * (i + 1)  # packets: 10,000 bytes each in 1,000-byte payloads
+    def spine_packets(tor, acks):
+        """Packets (10 a 10,000 bytes) each spine gets from `tor` by the
+        simulator's rule: the data from S4, or the ACKs from S5, hashed
+        with the data's ports swapped (the ACK's sport is the data's dport)."""
+        want, seen = {6: 0, 7: 0, 8: 0}, {}
+        for i, (s_, d_) in enumerate(pairs):
+            k = seen.get((s_, d_), 0)
+            seen[(s_, d_)] = k + 1
+            a, b = (d_, s_) if acks else (s_, d_)
+            key = (100 | (10000 + k) << 16) if acks else ((10000 + k) | 100 << 16)
+            nh = H.next_hops_to(nbrs, topo["switches"], b)[tor]
+            want[nh[H.murmur3_words((H.sim_ip(a), H.sim_ip(b), key), tor) % len(nh)]] += 10 * (i + 1)
+        return want
+
+    want = spine_packets(4, False)
     r = subprocess.run([fabric, "--fabric", os.path.join(d, "conv", "fabric.yaml"), "--out",
                         os.path.join(d, "ls")], capture_output=True, text=True)
     check("pfcfabric runs it", r.returncode == 0, r.stdout + r.stderr)
@@ -291,4 +308,13 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
            if pt["name"].startswith("S")}
     check("every flow over the spine the simulator picks (ToR S4's ecmp_tx per spine)",
           got == want and sum(1 for v in want.values() if v) >= 2, f"got {got}, want {want}")
+    # The ACKs back from the receivers' ToR S5: the converter gives each
+    # flow an ack_src_port that makes the emulated switches agree with the
+    # simulator's, one ACK a packet (L2_ACK_INTERVAL 1).
+    want = spine_packets(5, True)
+    got = {int(pt["name"][1:]): pt["ecmp_tx"] for pt in res["switches"]["S5"]["ports"]
+           if pt["name"].startswith("S")}
+    check("every flow's ACKs over the spine the simulator's ACKs take (ToR S5's ecmp_tx per spine)",
+          got == want and sum(1 for v in want.values() if v) >= 2 and "ack_src_port: " in fab,
+          f"got {got}, want {want}")
 finish()

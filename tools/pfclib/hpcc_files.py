@@ -151,8 +151,39 @@ def next_hops_to(nbrs, switches, host):
     return toward
 
 
+def _steer(nbrs, toward, first, last, sip, dip, key):
+    """The simulator's path from host `first` to host `last` for a packet
+    hashed on (sip, dip, key), as the choices an emulated switch must make
+    on it: [(switch, number of next hops, index of the one taken)]."""
+    choices, cur = [], nbrs[first][0]
+    while cur != last and cur in toward:
+        nh = toward[cur]
+        nxt = nh[murmur3_words((sip, dip, key), cur) % len(nh)]
+        if len(nh) > 1:  # the emulated switch's index of that node
+            choices.append((cur, len(nh), sorted(nh).index(nxt)))
+        cur = nxt
+    return choices
+
+
+def _port_for(choices, sip, dip, what):
+    """A UDP source port that makes the emulated switches' hash of (sip,
+    dip, port | ROCE_PORT << 16) make every choice (None: no choice)."""
+    if not choices:
+        return None
+    for p in itertools.chain(range(49152, 65536), range(1024, 49152)):  # ephemeral first
+        w = p | ROCE_PORT << 16
+        if all(murmur3_words((sip, dip, w), s) % n == i for s, n, i in choices):
+            return p
+    raise HpccError(f"no UDP source port sends {what} along the simulator's path")
+
+
 def steer_ports(topo, flows):
-    """Each flow's UDP source port for the emulator (None: no choice on its way)."""
+    """Each flow's UDP source ports for the emulator, (data, ACK): the
+    first sends its data along the simulator's path, the second its
+    responder's ACKs (and CNPs) along the simulator's path back, which
+    hashes the ACK's ports swapped (rdma-hw.cc ReceiveUdp: the ACK's sport
+    is the data's dport and the other way round). None: no choice on the
+    way."""
     nbrs = {n: set() for n in range(topo["nodes"])}
     for a, b, _, _ in topo["links"]:
         nbrs[a].add(b)
@@ -161,30 +192,16 @@ def steer_ports(topo, flows):
     nbrs = sim_neighbour_order(nbrs, sw)
     towards, pair_count, ports = {}, {}, []
     for src, dst, _pg, dport, _size, _start in flows:
-        if dst not in towards:
-            towards[dst] = next_hops_to(nbrs, sw, dst)
-        toward = towards[dst]
+        for h in (src, dst):
+            if h not in towards:
+                towards[h] = next_hops_to(nbrs, sw, h)
         k = pair_count.get((src, dst), 0)
         pair_count[(src, dst)] = k + 1
-        sip, dip = sim_ip(src), sim_ip(dst)
-        key = (10000 + k) | dport << 16
-        choices, cur = [], nbrs[src][0]
-        while cur != dst and cur in toward:
-            nh = toward[cur]
-            nxt = nh[murmur3_words((sip, dip, key), cur) % len(nh)]
-            if len(nh) > 1:  # the emulated switch's index of that node
-                choices.append((cur, len(nh), sorted(nh).index(nxt)))
-            cur = nxt
-        if not choices:
-            ports.append(None)
-            continue
-        for p in itertools.chain(range(49152, 65536), range(1024, 49152)):  # ephemeral first
-            w = p | ROCE_PORT << 16
-            if all(murmur3_words((sip, dip, w), s) % n == i for s, n, i in choices):
-                ports.append(p)
-                break
-        else:
-            raise HpccError(f"no UDP source port sends flow {len(ports)} along the simulator's path")
+        sip, dip, sport = sim_ip(src), sim_ip(dst), 10000 + k
+        data = _steer(nbrs, towards[dst], src, dst, sip, dip, sport | dport << 16)
+        ack = _steer(nbrs, towards[src], dst, src, dip, sip, dport | sport << 16)
+        ports.append((_port_for(data, sip, dip, f"flow {len(ports)}"),
+                      _port_for(ack, dip, sip, f"flow {len(ports)}'s ACKs")))
     return ports
 
 
@@ -474,12 +491,14 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     # Generation Interval", fixed: no config key).
     # ACK_HIGH_PRIO only picks the pause class that holds the simulator's
     # NIC's ACK queue (RdmaEgressQueue::ack_q_idx: 0 or 3), a queue its NIC
-    # sends ahead of data either way, as the emulated NIC does. Its switches
-    # never read it (third.cc leaves SwitchNode's AckHighPrio at 0): ACKs and
-    # NAKs carry their flow's priority group (rdma-hw.cc ReceiveUdp) and
-    # queue behind its data at every hop. Here too: rc.ack_high_prio off.
-    val("ACK_HIGH_PRIO", "int", 0)
-    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us }}")
+    # sends ahead of data either way, as the emulated NIC does. With 1 it is
+    # queue 0, which no PFC frame of the data's class stops: the ACKs go on
+    # through a pause (rc.ack_pausable off). Its switches never read it
+    # (third.cc leaves SwitchNode's AckHighPrio at 0): ACKs and NAKs carry
+    # their flow's priority group (rdma-hw.cc ReceiveUdp) and queue behind
+    # its data at every hop. Here too: rc.ack_high_prio off.
+    pausable = "" if val("ACK_HIGH_PRIO", "int", 0) == 0 else ", ack_pausable: false"
+    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us{pausable} }}")
     pgs = sorted({f[2] for f in flows}) or [3]
     if cc == "dcqcn":
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]
@@ -514,7 +533,8 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
         out.append(f"  - {{ name: f{i}, from: {name[src]}, to: {name[dst]}, dscp: {pg}, prio: {pg}, "
                    f"transport: rc, bytes: {size}, start: {start}ns"
                    + (", ecn: ect0" if ecn else "") + f", cc: {cc}"
-                   + (f", src_port: {ports[i]}" if ports[i] else "") + " }")
+                   + (f", src_port: {ports[i][0]}" if ports[i][0] else "")
+                   + (f", ack_src_port: {ports[i][1]}" if ports[i][1] else "") + " }")
     # The simulator's queue monitor (QLEN_MON_START to QLEN_MON_END, every
     # 100 ns, each switch port's egress bytes) when it spans some time.
     mon_start, mon_end = val("QLEN_MON_START", "int", 0), val("QLEN_MON_END", "int", 0)
@@ -548,6 +568,8 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             "pfc: { decide: on_change }",
             "buffer:",
             f"  total_bytes: {val('BUFFER_SIZE', 'int', 32)}M",
+            "  # Its MMU counts a packet's own bytes, not cells (a 64-byte ACK is 64).",
+            "  cell_bytes: 1",
             "  # The simulator's MMU (switch-mmu.cc): 4 KB reserved per ingress queue, XOFF when",
             "  # the shared use reaches (free shared buffer) >> 3 at the hosts' rate, XON 3 KB below;",
             "  # headroom 3 x rate x delay of the link, and what finds it full is dropped.",

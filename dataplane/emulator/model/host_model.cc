@@ -60,12 +60,16 @@ void HostModel::AddFlow(const FlowSpec& f) {
   tx_.push_back(t);
 }
 
-void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio, AckCcMode sender_cc) {
+void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio, AckCcMode sender_cc,
+                             uint16_t ack_src_port) {
   FlowRx* r = RxOf(id);
+  r->ack_port = ack_src_port;
   r->cnp = sender_cc == AckCcMode::kNone;
   r->rc.emplace(p_.rc.ack_interval, p_.rc.nak_interval_ns);
   r->ack_dscp = p_.rc.ack_high_prio ? p_.dcqcn.cnp_dscp : dscp;
   r->ack_prio = p_.rc.ack_high_prio ? p_.dcqcn.cnp_prio : prio;
+  // No pause holds them: a class past the eight a PFC frame can name.
+  if (!p_.rc.ack_pausable) r->ack_prio = kNoPauseClass;
 }
 
 FlowRx* HostModel::RxOf(uint32_t id) {
@@ -357,6 +361,7 @@ void HostModel::OnCe(FlowRx& r, uint32_t src_ip, uint64_t now_ns) {
   if (!r.np) r.np.emplace(p_.dcqcn.cnp_interval_ns);
   if (!r.np->OnCe(now_ns)) return;
   ctl_q_.push_back({src_ip, r.id, p_.dcqcn.cnp_dscp, p_.dcqcn.cnp_prio, true, 0, 0, 0});
+  ctl_q_.back().src_port = r.ack_port;
   ++r.cnp_tx;
 }
 
@@ -366,6 +371,7 @@ uint32_t HostModel::NextControl(uint8_t paused, uint8_t* buf, uint32_t cap) {
     if (paused >> it->prio & 1) continue;
     const PendingCtl c = *it;
     RoceAddr a = AddrTo(c.ip, c.flow, c.dscp);
+    if (c.src_port != 0) a.src_port = c.src_port;
     uint32_t len;
     if (c.cnp) {
       if (cap < kCnpFrameLen) return 0;
@@ -470,6 +476,7 @@ void HostModel::ReceiveWrite(const uint8_t* frame, uint32_t len, const RoceHeade
   PendingCtl c{rh.src_ip,   r->id,  r->ack_dscp,
                r->ack_prio, false,  rep.kind == RcReply::kAck ? kAethAck : kAethNakPsnSeq,
                rep.psn24,   rep.msn};
+  c.src_port = r->ack_port;
   // The ACK of a CE-marked packet says so (BECN); the packet's INT trailer
   // goes back in it as an echo, which no switch writes into.
   c.becn = rh.ecn == net::kEcnCe;

@@ -74,12 +74,13 @@ inline constexpr uint32_t QpOf(uint32_t flow) { return flow + kQpBase; }
 struct FlowSpec {
   uint32_t id = 0;  // unique in the fabric; carried in every frame
   uint32_t dst_ip = 0;
-  uint8_t dscp = 0;                     // the tag
-  uint8_t prio = 0;                     // the NIC queue (pause of this priority holds it)
-  uint8_t ttl = 64;                     // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
-  uint16_t src_port = 0;                // UDP source port (ECMP entropy); 0: 0xc000 | id
-  uint8_t ecn = 0;                      // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
-  bool dcqcn = false;                   // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
+  uint8_t dscp = 0;           // the tag
+  uint8_t prio = 0;           // the NIC queue (pause of this priority holds it)
+  uint8_t ttl = 64;           // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
+  uint16_t src_port = 0;      // UDP source port (ECMP entropy); 0: 0xc000 | id
+  uint16_t ack_src_port = 0;  // rc: its responder's ACKs, NAKs and CNPs, the same; 0: 0xc000 | id
+  uint8_t ecn = 0;            // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
+  bool dcqcn = false;         // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
   AckCcMode ack_cc = AckCcMode::kNone;  // rc: HPCC, TIMELY or DCTCP on its ACKs
   uint64_t base_rtt_ns = 0;             // ack_cc: the simulator's base RTT and window
   uint64_t win_bytes = 0;               // (the fabric's plan computes them)
@@ -137,6 +138,10 @@ struct FlowTx {
   }
 };
 
+// The NIC class of a control frame that no PFC pause holds (PFC names
+// eight, 0..7): rc.ack_pausable off.
+inline constexpr uint8_t kNoPauseClass = 8;
+
 struct FlowRx {
   uint32_t id = 0;
   uint64_t frames = 0, bytes = 0;
@@ -149,7 +154,8 @@ struct FlowRx {
   // An RC flow's responder (frames, bytes and bins count what it took):
   // its ACKs and NAKs go on the flow's class.
   std::optional<RcResponder> rc;
-  uint8_t ack_dscp = 0, ack_prio = 0;
+  uint8_t ack_dscp = 0, ack_prio = 0;  // ack_prio: its NIC class (kNoPauseClass: none)
+  uint16_t ack_port = 0;               // UDP source port of its ACKs, NAKs and CNPs (0: AddrTo's)
   bool cnp = true;  // CNPs for its CE marks (not when its sender runs an ACK-driven control)
   uint64_t last_ns = 0;
   uint64_t sum_delay_ns = 0;        // one-way delay total, for the mean
@@ -171,10 +177,11 @@ class HostModel {
   explicit HostModel(const HostParams& p);
 
   void AddFlow(const FlowSpec& f);
-  // This host answers RC flow `id` (its receiver), ACKing on dscp/prio;
-  // `sender_cc`: the control its sender runs (no CNPs for an ACK-driven one).
-  void AddResponder(uint32_t id, uint8_t dscp, uint8_t prio,
-                    AckCcMode sender_cc = AckCcMode::kNone);
+  // This host answers RC flow `id` (its receiver), ACKing on dscp/prio
+  // from UDP source port ack_src_port (0: AddrTo's); `sender_cc`: the
+  // control its sender runs (no CNPs for an ACK-driven one).
+  void AddResponder(uint32_t id, uint8_t dscp, uint8_t prio, AckCcMode sender_cc = AckCcMode::kNone,
+                    uint16_t ack_src_port = 0);
   // Run-time changes (fabric events).
   void StartFlow(uint32_t id, uint64_t now_ns);
   void StopFlow(uint32_t id, uint64_t now_ns);
@@ -251,6 +258,7 @@ class HostModel {
     bool becn = false;
     uint8_t echo_len = 0;  // an ACK's echo of the data frame's INT trailer
     std::array<uint8_t, 46> echo{};
+    uint16_t src_port = 0;  // its UDP source port; 0: AddrTo's
   };
   std::deque<PendingCtl> ctl_q_;
   HostCounters c_;

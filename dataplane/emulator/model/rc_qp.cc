@@ -26,6 +26,11 @@ const Param<R> kRcParams[] = {
      "in the flow's own (the HPCC simulator's ACK_HIGH_PRIO does not do this: its switches "
      "queue ACKs in the flow's group whatever it says, and hpcc_import leaves this off)",
      &R::ack_high_prio},
+    {"ack_pausable", K::kBool, 0, 1,
+     "the NIC holds ACKs and NAKs while a PFC pause of their class lasts; false: they go on, "
+     "in their class (the HPCC simulator's NIC with ACK_HIGH_PRIO 1, whose ACK queue is its "
+     "queue 0, which the data's pauses do not stop)",
+     &R::ack_pausable},
 };
 }  // namespace
 

@@ -50,6 +50,7 @@ struct RcParams {
   uint8_t retry_cnt = 7;         // timeouts without progress before failing, 0..7
   uint64_t nak_interval_ns = 0;  // a gap NAKed again after this; 0: once
   bool ack_high_prio = false;    // ACKs and NAKs in the CNPs' class, not the data's
+  bool ack_pausable = true;      // the NIC holds ACKs and NAKs while their class is paused
   uint64_t TimeoutNs() const { return 4096ull << timeout; }
 };
 

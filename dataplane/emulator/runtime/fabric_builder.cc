@@ -224,7 +224,8 @@ class FabricBuilder {
       for (size_t i = 0; i < spec_.flows.size(); i++) {
         const FlowSpecFile& fl = spec_.flows[i];
         if (fl.rc && fl.to == hp.node)  // this host answers the flow's QP
-          h.model->AddResponder(static_cast<uint32_t>(i + 1), fl.dscp, fl.prio, fl.ack_cc);
+          h.model->AddResponder(static_cast<uint32_t>(i + 1), fl.dscp, fl.prio, fl.ack_cc,
+                                fl.ack_src_port);
         if (fl.from == hp.node) h.model->AddFlow(FlowOf(spec_, plan_, i));
       }
       h.nic = f_->ports_[hp.node][0].get();

@@ -428,7 +428,7 @@ uint64_t HostLinkBps(const FabricSpec& s, uint32_t host) {
 void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
   rd.CheckKeys(n, f,
                {"name", "from", "to", "dscp", "prio", "ecn", "cc", "rate", "frame", "bytes", "ttl",
-                "transport", "message", "start", "stop", "src_port"});
+                "transport", "message", "start", "stop", "src_port", "ack_src_port"});
   FlowSpecFile fl;
   fl.name = rd.Str(rd.Need(n, "name", f + ".name", "a flow name"), f + ".name");
   for (const auto& o : s->flows)
@@ -484,6 +484,12 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
   if (n["ttl"]) fl.ttl = uint8_t(rd.Int(n["ttl"], f + ".ttl", 1, 255));
   if (n["src_port"]) fl.src_port = uint16_t(rd.Int(n["src_port"], f + ".src_port", 1, 65535));
   ParseFlowTransport(rd, n, f, *s, &fl);
+  if (n["ack_src_port"]) {
+    if (!fl.rc)
+      rd.Fail(n["ack_src_port"], f + ".ack_src_port",
+              "transport: rc (the UDP source port of its responder's ACKs)");
+    fl.ack_src_port = uint16_t(rd.Int(n["ack_src_port"], f + ".ack_src_port", 1, 65535));
+  }
   if (fl.rc && s->flows.size() + 32 >= kPsnMask)
     rd.Fail(n, f, "fewer than 2^24 - 32 flows (an rc flow's QP number is 16 + its id)");
   if (n["start"]) fl.start_ns = Duration(rd, n["start"], f + ".start");

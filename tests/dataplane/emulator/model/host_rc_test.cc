@@ -196,6 +196,21 @@ TEST(HostRc, LostAcksAreCoveredByLaterOnes) {
   EXPECT_EQ(tx.rc->counters().retransmits, 0u) << "ACKs are cumulative";
 }
 
+// The responder's ACKs take the UDP source port it was given (the fabric's
+// flows[].ack_src_port: the path of the simulator's ACKs), else its own.
+TEST(HostRc, AcksLeaveFromTheResponderSourcePort) {
+  for (const uint16_t port : {uint16_t{0x1234}, uint16_t{0}}) {
+    Pair p;
+    p.a.AddFlow(RcFlow(3000, 0));
+    p.b.AddResponder(5, 26, 3, AckCcMode::kNone, port);
+    p.Run(200'000);
+    ASSERT_FALSE(p.b_sent.empty());
+    const uint16_t want = port ? port : 0xc000 | 5;
+    for (const auto& f : p.b_sent) EXPECT_EQ(f[34] << 8 | f[35], want) << "UDP source port";
+    EXPECT_EQ(p.a_sent[0][34] << 8 | p.a_sent[0][35], 0xc000 | 5) << "the data keeps its own";
+  }
+}
+
 TEST(HostRc, CeMarkedWritesGetCnpsAndPausedClassHoldsAcks) {
   Pair p;
   FlowSpec f = RcFlow(4000, 0);
@@ -229,6 +244,19 @@ TEST(HostRc, CeMarkedWritesGetCnpsAndPausedClassHoldsAcks) {
       << "the ACK waits for priority 3";
   EXPECT_GT(p.b.NextEventNs(20), 3'000'000u);
   EXPECT_EQ(p.b.rx_flow(5)->ce, 1u);
+  // rc.ack_pausable off (the HPCC simulator's NIC with ACK_HIGH_PRIO 1):
+  // the same pause holds nothing, the ACK follows the CNP at once.
+  HostParams hp = Params(kIpB, 2);
+  hp.rc.ack_pausable = false;
+  HostModel b(hp);
+  b.AddResponder(5, 26, 3);
+  b.Receive(pfc.data(), static_cast<uint32_t>(pfc.size()), 0);
+  b.Receive(w.data(), static_cast<uint32_t>(w.size()), 10);
+  EXPECT_EQ(b.NextFrame(20, out.data(), static_cast<uint32_t>(out.size()), &control), kCnpFrameLen);
+  EXPECT_GT(b.NextFrame(20, out.data(), static_cast<uint32_t>(out.size()), &control), 0u)
+      << "the ACK goes through the pause of its class";
+  EXPECT_EQ(out[14 + 20 + 8], kBthOpAck) << "an ACK, in the flow's DSCP";
+  EXPECT_EQ(out[15] >> 2, 26);
 }
 
 TEST(HostRc, ABufferTooSmallSendsNothingAndLosesNoPsn) {

@@ -207,6 +207,11 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
       {"switch: { ecmp_seeds: { L1: -3 } }\n", "switch.ecmp_seeds.L1: expected"},
       {"flows:\n  - { name: a, from: H1, to: H2, src_port: 0 }\n",
        "flows[0].src_port: expected an integer from 1 to 65535"},
+      {"flows:\n  - { name: a, from: H1, to: H2, ack_src_port: 7 }\n",
+       "flows[0].ack_src_port: expected transport: rc (the UDP source port of its responder's "
+       "ACKs)"},
+      {"flows:\n  - { name: a, from: H1, to: H2, transport: rc, bytes: 1M, ack_src_port: 70000 }\n",
+       "flows[0].ack_src_port: expected an integer from 1 to 65535"},
       {"links: { rate: 1G }\n", "links: expected this section once"},
       {"captures:\n  - { link: [H1, H2], file: x.pcapng }\n",
        "captures[0].link: expected two nodes joined by a link"},
