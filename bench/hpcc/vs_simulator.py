@@ -33,7 +33,9 @@ paused_ns from 2026-11-30; before, switches alone). Drops: the
 simulator's "Headroom full" lines in its log (its MMU drops a packet of a
 lossless group whose headroom is full) against the emulator's lossless
 drops. Paused links: the (sender, receiver) pairs each side paused and
-how many both did (the same paths pause the same links).
+how many both did (the same paths pause the same links), and each side's
+pauses by kind of link (tor->host: a ToR pausing a host; agg, core: the
+tiers above), a line of the table from 2026-11-30.
 
   vs_simulator.py FABRIC_BIN SIM_DIR REF_DIR OUT_DIR CASE...
 CASE is a folder name under REF_DIR/runs (small, fat320-websearch30-5ms) or
@@ -231,28 +233,56 @@ def sim_pauses(path):
     return {"pause": pause, "resume": resume, "paused_ms": paused_ns / 1e6, "drops": drops}
 
 
+def _tiers(topo):
+    """Each node's tier in a Clos: host, tor (a switch with a host), agg (a
+    switch next to a tor), core (the other switches)."""
+    nb = {}
+    for a, b, _, _ in topo["links"]:
+        nb.setdefault(a, set()).add(b)
+        nb.setdefault(b, set()).add(a)
+    sw = topo["switches"]
+    tier = {n: "host" for n in nb if n not in sw}
+    tier.update({n: "tor" for n in nb if n in sw and any(x not in sw for x in nb[n])})
+    for n in nb:
+        if n not in tier:
+            tier[n] = "agg" if any(tier.get(x) == "tor" for x in nb[n]) else "core"
+    return tier
+
+
 def paused_links(cdir, sim_out, emu_results):
     """The links each side paused, as (sender of the pause, paused node)
     names: the simulator's out_pfc.txt names the receiving device by node
     and interface index (a node's interfaces are its links in the topology
-    file's order, from 1), the emulator's switch ports by their peer."""
+    file's order, from 1), the emulator's switch ports by their peer. And
+    each side's pauses by kind of link ("tor->host": a ToR pausing a host)."""
     cfg = read_config(os.path.join(cdir, "config.txt"))
     topo = read_topology(os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]))
     name = {n: ("S" if n in topo["switches"] else "H") + str(n) for n in range(topo["nodes"])}
+    tier = _tiers(topo)
+    kind_of = {name[n]: t for n, t in tier.items()}
     ends = {}
     for a, b, _, _ in topo["links"]:
         ends.setdefault(a, []).append(b)
         ends.setdefault(b, []).append(a)
-    sim = set()
+    sim, kinds = set(), {}
     for line in open(os.path.join(sim_out, "out_pfc.txt")):
         w = line.split()
         if len(w) >= 5 and w[4] == "1":
             node, ifindex = int(w[1]), int(w[3])
-            sim.add((name[ends[node][ifindex - 1]], name[node]))
+            link = (name[ends[node][ifindex - 1]], name[node])
+            sim.add(link)
+            k = f"{kind_of[link[0]]}->{kind_of[link[1]]}"
+            kinds[k] = [kinds.get(k, [0, 0])[0] + 1, kinds.get(k, [0, 0])[1]]
     res = json.load(open(emu_results))
-    emu = {(sw, port["name"]) for sw, v in res["switches"].items() for port in v["ports"]
-           if any(q["pfc_xoff_tx"] for q in port["prio"])}
-    return {"sim": len(sim), "emu": len(emu), "both": len(sim & emu)}
+    emu = set()
+    for sw, v in res["switches"].items():
+        for port in v["ports"]:
+            x = sum(q["pfc_xoff_tx"] for q in port["prio"])
+            if x and sw in kind_of and port["name"] in kind_of:
+                emu.add((sw, port["name"]))
+                k = f"{kind_of[sw]}->{kind_of[port['name']]}"
+                kinds[k] = [kinds.get(k, [0, 0])[0], kinds.get(k, [0, 0])[1] + x]
+    return {"sim": len(sim), "emu": len(emu), "both": len(sim & emu), "by_kind": kinds}
 
 
 def emu_flows(path):
@@ -527,6 +557,9 @@ def main():
         pl = s["paused_links"]
         lines.insert(-1, f"  paused links: simulator {pl['sim']}, emulator {pl['emu']}, "
                          f"both {pl['both']}")
+        if pl["by_kind"]:
+            lines.insert(-1, "  pauses by link (pauser->paused), simulator/emulator: " + ", ".join(
+                f"{k} {v[0]}/{v[1]}" for k, v in sorted(pl["by_kind"].items())))
         if QLEN_MON:
             # Over the traffic's part of the 100 ms: to when the last flow
             # of either side was done, rounded up to 100 us.
