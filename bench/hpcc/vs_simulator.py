@@ -271,8 +271,7 @@ def paused_links(cdir, sim_out, emu_results):
             node, ifindex = int(w[1]), int(w[3])
             link = (name[ends[node][ifindex - 1]], name[node])
             sim.add(link)
-            k = f"{kind_of[link[0]]}->{kind_of[link[1]]}"
-            kinds[k] = [kinds.get(k, [0, 0])[0] + 1, kinds.get(k, [0, 0])[1]]
+            kinds.setdefault(f"{kind_of[link[0]]}->{kind_of[link[1]]}", [0, 0])[0] += 1
     res = json.load(open(emu_results))
     emu = set()
     for sw, v in res["switches"].items():
@@ -280,8 +279,7 @@ def paused_links(cdir, sim_out, emu_results):
             x = sum(q["pfc_xoff_tx"] for q in port["prio"])
             if x and sw in kind_of and port["name"] in kind_of:
                 emu.add((sw, port["name"]))
-                k = f"{kind_of[sw]}->{kind_of[port['name']]}"
-                kinds[k] = [kinds.get(k, [0, 0])[0], kinds.get(k, [0, 0])[1] + x]
+                kinds.setdefault(f"{kind_of[sw]}->{kind_of[port['name']]}", [0, 0])[1] += x
     return {"sim": len(sim), "emu": len(emu), "both": len(sim & emu), "by_kind": kinds}
 
 

@@ -51,14 +51,17 @@ HpccRp::HpccRp(const HpccParams& p, uint64_t base_rtt_ns, uint64_t win_bytes)
   for (Hop& h : hop_) h.ref = p.line_bps;  // the simulator's AddQueuePair
 }
 
-uint64_t HpccRp::window_bytes() const {
-  if (!p_.has_win) return 0;
-  if (!p_.var_win || p_.line_bps == 0) return win_;
+uint64_t HpccWindow(const HpccParams& p, uint64_t win_bytes, uint64_t rate_bps) {
+  if (!p.has_win) return 0;
+  if (!p.var_win || p.line_bps == 0) return win_bytes;
   // 128 bits: win * rate overflows 64 at 10 MB and 2T (the simulator's
   // 64-bit product agrees wherever it does not overflow).
-  const auto w = static_cast<uint64_t>(static_cast<unsigned __int128>(win_) * rate_ / p_.line_bps);
+  const auto w =
+      static_cast<uint64_t>(static_cast<unsigned __int128>(win_bytes) * rate_bps / p.line_bps);
   return w == 0 ? 1 : w;  // never shut: the simulator's "must > 0"
 }
+
+uint64_t HpccRp::window_bytes() const { return HpccWindow(p_, win_, rate_); }
 
 void HpccRp::OnAck(uint64_t now_ns, uint64_t acked_seq, uint64_t snd_nxt, const net::IntHop* hops,
                    int nhop, uint32_t multi) {
@@ -74,23 +77,23 @@ void HpccRp::OnAck(uint64_t now_ns, uint64_t acked_seq, uint64_t snd_nxt, const 
   }
 }
 
-HpccRp::Step HpccRp::NextRate(uint64_t ref, double u, uint32_t stage) const {
-  const double c = u / p_.u_target;
-  Step s;
-  if (c >= 1 || stage >= p_.mi_thresh) {
+HpccStep HpccNextRate(const HpccParams& p, uint64_t ref, double u, uint32_t stage) {
+  const double c = u / p.u_target;
+  HpccStep s;
+  if (c >= 1 || stage >= p.mi_thresh) {
     // ns-3's DataRate / double truncates to whole bits/s before RATE_AI is
     // added. A quotient at or past the line ends at the line after the
     // clamps below (the simulator's conversion is undefined past 2^64).
     const double q = static_cast<double>(ref) / c;
-    s = {q < static_cast<double>(p_.line_bps) ? static_cast<uint64_t>(q) + p_.rate_ai_bps
-                                              : p_.line_bps,
-         0, true};
+    s = {
+        q < static_cast<double>(p.line_bps) ? static_cast<uint64_t>(q) + p.rate_ai_bps : p.line_bps,
+        0, true};
   } else {
-    s = {ref + p_.rate_ai_bps, stage + 1, false};
+    s = {ref + p.rate_ai_bps, stage + 1, false};
   }
   // The floor first, then the ceiling, as the simulator.
-  if (s.rate < p_.min_rate_bps) s.rate = p_.min_rate_bps;
-  if (s.rate > p_.line_bps) s.rate = p_.line_bps;
+  if (s.rate < p.min_rate_bps) s.rate = p.min_rate_bps;
+  if (s.rate > p.line_bps) s.rate = p.line_bps;
   return s;
 }
 

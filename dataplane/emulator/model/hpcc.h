@@ -100,6 +100,21 @@ struct HpccParams {
 // The fabric file's hpcc section (model/params.h): the keys, in order.
 std::span<const Param<HpccParams>> HpccParamTable();
 
+// One rate step from reference rate `ref` at utilisation u and stage
+// `stage` (the header's comment: multiplicative by u / U_TARGET, or
+// additive under MI_THRESH; then MIN_RATE and the line); HPCC-PINT's
+// sender takes the same step (hpcc_pint.h).
+struct HpccStep {
+  uint64_t rate;
+  uint32_t stage;
+  bool mi;
+};
+HpccStep HpccNextRate(const HpccParams& p, uint64_t ref, double u, uint32_t stage);
+
+// The window at `rate` (HAS_WIN, VAR_WIN): win x rate / line, at least 1
+// byte; win with VAR_WIN off; 0 (none) with HAS_WIN off.
+uint64_t HpccWindow(const HpccParams& p, uint64_t win_bytes, uint64_t rate_bps);
+
 struct HpccCounters {
   uint64_t acks = 0;         // OnAck calls
   uint64_t first = 0;        // ACKs that only recorded the hops (the first)
@@ -151,13 +166,10 @@ class HpccRp {
   const HpccCounters& counters() const { return c_; }
 
  private:
-  // A rate step from reference `ref` at utilisation u (see above).
-  struct Step {
-    uint64_t rate;
-    uint32_t stage;
-    bool mi;
-  };
-  Step NextRate(uint64_t ref, double u, uint32_t stage) const;
+  using Step = HpccStep;
+  Step NextRate(uint64_t ref, double u, uint32_t stage) const {
+    return HpccNextRate(p_, ref, u, stage);
+  }
   void Update(const net::IntHop* hops, int nhop, uint32_t multi, uint64_t snd_nxt, bool fast);
 
   HpccParams p_;

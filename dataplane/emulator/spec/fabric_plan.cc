@@ -497,14 +497,16 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
   }
   // HPCC-PINT's flows need switches that write the utilisation, with the
   // log base their NICs decode it by (the template's, else the hpcc
-  // section's).
+  // section's). The switches' estimate runs over the base RTT the NICs use
+  // (the fabric's largest, as the simulator gives its switches maxRtt)
+  // unless the template names one.
+  YAML::Node pint =
+      tmpl.IsMap() && tmpl["int"] && tmpl["int"].IsMap() ? tmpl["int"]["pint"] : YAML::Node();
   const bool pint_flows = std::any_of(spec.flows.begin(), spec.flows.end(), [](const auto& f) {
     return f.ack_cc == AckCcMode::kHpccPint;
   });
   if (pint_flows) {
     const std::string where = spec.switch_config.empty() ? spec.path : spec.switch_config;
-    YAML::Node pint =
-        tmpl.IsMap() && tmpl["int"] && tmpl["int"].IsMap() ? tmpl["int"]["pint"] : YAML::Node();
     if (!pint || !pint.IsMap()) {
       *err = where +
              ": int.pint: expected the switch template's int section with pint (int: { "
@@ -514,7 +516,7 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
     }
     const double base = spec.ack_cc.hpcc.pint_log_base;
     if (!pint["log_base"]) {
-      tmpl["int"]["pint"]["log_base"] = base;
+      pint["log_base"] = base;
     } else if (double t = 0; !YAML::convert<double>::decode(pint["log_base"], t) || t != base) {
       *err = where + ":" + std::to_string(pint["log_base"].Mark().line + 1) +
              ": int.pint.log_base: expected the fabric's hpcc.pint_log_base (" +
@@ -523,6 +525,8 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
       return false;
     }
   }
+  if (pint && pint.IsMap() && !pint["rtt"] && plan->max_base_rtt_ns != 0)
+    pint["rtt"] = plan->max_base_rtt_ns;
   // On the real clock a switch reacts when its worker gets to it (many
   // switches a worker, sharing cores with the hosts): unless the template
   // says otherwise, its headroom covers that, not a hardware switch's 1 us.
@@ -572,15 +576,10 @@ bool WriteSwitchConfigs(const FabricSpec& spec, FabricPlan* plan,
                                     : uint32_t(Mix64(spec.seed ^ (uint64_t{sp.node} << 24)));
           y << w;
         } else if (kv.first.Scalar() == "int" && kv.second.IsMap() && kv.second["pint"] &&
-                   kv.second["pint"].IsMap()) {
-          // HPCC-PINT's switches estimate utilisation over the base RTT the
-          // NICs use (the fabric's largest, as the simulator gives its
-          // switches maxRtt) unless the template names one, and round at
-          // random from a generator per switch.
+                   !kv.second["seed"]) {
+          // HPCC-PINT's switches round at random: a generator per switch.
           YAML::Node e = YAML::Clone(kv.second);
-          if (!e["pint"]["rtt"] && plan->max_base_rtt_ns != 0)
-            e["pint"]["rtt"] = plan->max_base_rtt_ns;
-          if (!e["seed"]) e["seed"] = Mix64(spec.seed ^ (uint64_t{sp.node} << 28)) >> 1;
+          e["seed"] = Mix64(spec.seed ^ (uint64_t{sp.node} << 28)) >> 1;
           y << e;
         } else if (kv.first.Scalar() == "ecn" && kv.second.IsMap() && !kv.second["seed"]) {
           // ECN marking draws from a generator per switch: seeded from the
