@@ -65,6 +65,12 @@ TEST(IntTrailer, PaddingShortOrUnknownIsNoTrailer) {
   f.resize(200);
   EXPECT_EQ(FindIntTrailer(f.data(), 200, 42), nullptr);
   EXPECT_EQ(FindIntTrailer(f.data(), 200, 199), nullptr) << "past the end";
+  // A PINT trailer needs its 6 bytes: one short is none.
+  std::vector<uint8_t> p(42 + kIntPintBytes, 0);
+  WriteIntTrailer(p.data() + 42, kIntPint, 1);
+  RaiseIntPintPower(p.data() + 42, 300);
+  EXPECT_EQ(IntPintPower(FindIntTrailer(p.data(), static_cast<uint32_t>(p.size()), 42)), 300);
+  EXPECT_EQ(FindIntTrailer(p.data(), static_cast<uint32_t>(p.size() - 1), 42), nullptr);
 }
 
 }  // namespace

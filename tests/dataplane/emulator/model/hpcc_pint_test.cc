@@ -92,6 +92,19 @@ TEST(HpccPint, AdditiveUnderMiThreshAndTheFloor) {
   EXPECT_EQ(rp.rate_bps(), 1'000'000'000u);
 }
 
+TEST(HpccPint, AnyPowerOnTheWireIsARate) {
+  // The largest power decodes to an infinite utilisation: the rate falls
+  // to MIN_RATE, never below, never NaN.
+  HpccPintRp rp(Hand(), kWin, 1);
+  rp.OnAck(0, 1'000, 10'000, 0);
+  rp.OnAck(0, 11'000, 20'000, 0xffff);
+  EXPECT_EQ(rp.rate_bps(), 1'000'000'000u);
+  EXPECT_EQ(rp.window_bytes(),
+            uint64_t(static_cast<unsigned __int128>(kWin) * 1'000'000'000 / kLine));
+  rp.OnAck(0, 21'000, 30'000, 0);  // and recovers from there
+  EXPECT_EQ(rp.rate_bps(), kLine);
+}
+
 TEST(HpccPint, WindowScalesWithTheRate) {
   HpccPintRp rp(Hand(), kWin, 1);
   EXPECT_EQ(rp.window_bytes(), kWin);
