@@ -35,7 +35,9 @@ lossless group whose headroom is full) against the emulator's lossless
 drops. Paused links: the (sender, receiver) pairs each side paused and
 how many both did (the same paths pause the same links), and each side's
 pauses by kind of link (tor->host: a ToR pausing a host; agg, core: the
-tiers above), a line of the table from 2026-11-30.
+tiers above), a line of the table from 2026-11-30, and the time links of
+each kind spent paused (the simulator's pause to resume, the emulator's
+paused_ns of the paused end), a line from the same day.
 
   vs_simulator.py FABRIC_BIN SIM_DIR REF_DIR OUT_DIR CASE...
 CASE is a folder name under REF_DIR/runs (small, fat320-websearch30-5ms) or
@@ -264,22 +266,44 @@ def paused_links(cdir, sim_out, emu_results):
     for a, b, _, _ in topo["links"]:
         ends.setdefault(a, []).append(b)
         ends.setdefault(b, []).append(a)
-    sim, kinds = set(), {}
+    # by kind: [pauses simulator, pauses emulator, paused ms simulator, paused ms emulator]
+    sim, kinds, since = set(), {}, {}
+
+    def kind(pauser, paused):
+        return kinds.setdefault(f"{kind_of[pauser]}->{kind_of[paused]}", [0, 0, 0.0, 0.0])
+    last_t = 0
     for line in open(os.path.join(sim_out, "out_pfc.txt")):
         w = line.split()
-        if len(w) >= 5 and w[4] == "1":
-            node, ifindex = int(w[1]), int(w[3])
-            link = (name[ends[node][ifindex - 1]], name[node])
+        if len(w) < 5:
+            continue
+        t, node, ifindex = int(w[0]), int(w[1]), int(w[3])
+        last_t = max(last_t, t)
+        link = (name[ends[node][ifindex - 1]], name[node])
+        if w[4] == "1":
             sim.add(link)
-            kinds.setdefault(f"{kind_of[link[0]]}->{kind_of[link[1]]}", [0, 0])[0] += 1
+            kind(*link)[0] += 1
+            since.setdefault(link, t)
+        elif link in since:
+            kind(*link)[2] += (t - since.pop(link)) / 1e6
+    for link, t in since.items():  # still paused at the end of the file
+        kind(*link)[2] += (last_t - t) / 1e6
     res = json.load(open(emu_results))
     emu = set()
     for sw, v in res["switches"].items():
         for port in v["ports"]:
+            peer = port["name"]
+            if sw not in kind_of or peer not in kind_of:
+                continue
             x = sum(q["pfc_xoff_tx"] for q in port["prio"])
-            if x and sw in kind_of and port["name"] in kind_of:
-                emu.add((sw, port["name"]))
-                kinds.setdefault(f"{kind_of[sw]}->{kind_of[port['name']]}", [0, 0])[1] += x
+            if x:
+                emu.add((sw, peer))
+                kind(sw, peer)[1] += x
+            # The port's egress, paused by its peer.
+            kind(peer, sw)[3] += sum(q["paused_ns"] for q in port["prio"]) / 1e6
+    for h, v in res.get("hosts", {}).items():
+        tor = next((p for p in ends.get(int(h[1:]), [])), None) if h[1:].isdigit() else None
+        if tor is not None and h in kind_of and v.get("paused_ns"):
+            kind(name[tor], h)[3] += v["paused_ns"] / 1e6
     return {"sim": len(sim), "emu": len(emu), "both": len(sim & emu), "by_kind": kinds}
 
 
@@ -557,7 +581,9 @@ def main():
                          f"both {pl['both']}")
         if pl["by_kind"]:
             lines.insert(-1, "  pauses by link (pauser->paused), simulator/emulator: " + ", ".join(
-                f"{k} {v[0]}/{v[1]}" for k, v in sorted(pl["by_kind"].items())))
+                f"{k} {v[0]}/{v[1]}" for k, v in sorted(pl["by_kind"].items()) if v[0] or v[1]))
+            lines.insert(-1, "  paused time by link (pauser->paused), simulator/emulator ms: " + ", ".join(
+                f"{k} {v[2]:.1f}/{v[3]:.1f}" for k, v in sorted(pl["by_kind"].items()) if v[2] or v[3]))
         if QLEN_MON:
             # Over the traffic's part of the 100 ms: to when the last flow
             # of either side was done, rounded up to 100 us.
