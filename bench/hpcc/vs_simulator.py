@@ -49,6 +49,7 @@ writes OUT_DIR/vs_hpcc_simulator.png and OUT_DIR/summary.json; last line
          <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x> <case>_wall_s_sim=<x>
          <case>_wall_s_emu=<x> ... <case>_drops_sim=<n> <case>_drops_emu=<n>
          <case>_paused_links_sim=<n> <case>_paused_links_emu=<n> <case>_paused_links_both=<n>
+         <case>_paused_ms_<pauser>_<paused>_sim=<ms> ..._emu=<ms> (tor_host, agg_tor, ...)
 """
 import csv
 import json
@@ -640,6 +641,10 @@ def main():
                    f"{tag}_paused_links_both={s['paused_links']['both']}",
                    f"{tag}_drops_sim={'-' if s['sim_pfc'].get('drops') is None else s['sim_pfc']['drops']}",
                    f"{tag}_drops_emu={s['emu_pfc']['lossless_drops']}"]
+        for k, v in sorted(s["paused_links"]["by_kind"].items()):
+            if v[2] or v[3]:
+                kk = k.replace("->", "_")
+                result += [f"{tag}_paused_ms_{kk}_sim={v[2]:.1f}", f"{tag}_paused_ms_{kk}_emu={v[3]:.1f}"]
         for side, q in s.get("qlen", {}).items():
             if q:
                 result += [f"{tag}_qlen_p99_kb_{side}={q['p99_kb']}", f"{tag}_qlen_p95_kb_{side}={q['p95_kb']}"]
