@@ -5,7 +5,10 @@ at 30% and 50% load on a fat tree, HPCC against DCQCN) on both sides: the
 HPCC work's own simulator and pfcfabric, from the summaries that
 bench/hpcc/vs_hpcc_simulator.sh left for the four cases
 fat320-websearch{30,50}-5ms (DCQCN, run.py --cc dcqcn) and
-fat320-websearch{30,50}-5ms-hpcc (run.py --cc hp). Per load, control and
+fat320-websearch{30,50}-5ms-hpcc (run.py --cc hp), and, when given,
+fat320-websearch{30,50}-5ms-pint (HPCC-PINT, run.py --cc hpccPint: HPCC
+fed one sampled utilisation a packet instead of every hop's record). Per
+load, control and
 side: the slowdown p95 and p99 of short flows (< 10 KB and 10-100 KB, the
 paper's point: HPCC keeps queues near empty, so short flows see the base
 RTT), the long flows' p50 (what HPCC gives up for it, if anything), and
@@ -14,9 +17,10 @@ p99 over the traffic (both monitors every 100 ns, bench/hpcc/qlen.py: the
 summaries of runs with QLEN_MON=1, which bench/hpcc/hpcc_vs_dcqcn.sh sets;
 a summary without them leaves the panel out).
 
-  hpcc_vs_dcqcn.py OUT_PNG DCQCN30 HPCC30 DCQCN50 HPCC50
+  hpcc_vs_dcqcn.py OUT_PNG DCQCN30 HPCC30 DCQCN50 HPCC50 [PINT30 PINT50]
 each argument after the figure a summary.json (or the OUT_DIR holding it).
 Prints a table and, last, RESULT <side>_<cc>_<load>_<metric>=<x> ...
+(cc dcqcn, hpcc, pint).
 """
 import json
 import os
@@ -34,8 +38,11 @@ def load(path):
 
 def main():
     out = sys.argv[1]
+    if len(sys.argv) not in (6, 8):
+        sys.exit("usage: hpcc_vs_dcqcn.py OUT_PNG DCQCN30 HPCC30 DCQCN50 HPCC50 [PINT30 PINT50]")
+    order = [("dcqcn", 30), ("hpcc", 30), ("dcqcn", 50), ("hpcc", 50), ("pint", 30), ("pint", 50)]
     runs = {}
-    for (cc, ld), p in zip([("dcqcn", 30), ("hpcc", 30), ("dcqcn", 50), ("hpcc", 50)], sys.argv[2:6]):
+    for (cc, ld), p in zip(order, sys.argv[2:]):
         runs[(cc, ld)] = load(p)
     rows, result = [], []
     for (cc, ld), s in runs.items():
@@ -68,17 +75,23 @@ def plot(rows, path):
     import matplotlib.pyplot as plt
     queues = all("qlen_p99_kb" in m for *_, m in rows)
     fig, axes = plt.subplots(1, 4 if queues else 3, figsize=(20 if queues else 15, 4.2))
-    colors = {("sim", "dcqcn"): "#9ecae1", ("sim", "hpcc"): "#08519c",
-              ("emu", "dcqcn"): "#fcae91", ("emu", "hpcc"): "#a50f15"}
+    ccs = ["dcqcn", "hpcc"] + (["pint"] if any(c == "pint" for _, c, _, _ in rows) else [])
+    shades = {"sim": {"dcqcn": "#9ecae1", "hpcc": "#08519c", "pint": "#4292c6"},
+              "emu": {"dcqcn": "#fcae91", "hpcc": "#a50f15", "pint": "#ef3b2c"}}
+    colors = {(side, cc): shades[side][cc] for side in ("sim", "emu") for cc in ccs}
     label = {"sim": "simulator", "emu": "pfcfabric"}
+    name = {"dcqcn": "DCQCN", "hpcc": "HPCC", "pint": "HPCC-PINT"}
+    width = 0.8 / len(colors)
+
+    def offset(k):
+        return (k - (len(colors) - 1) / 2) * width
     for ax, (key, title) in zip(axes, [("lt10k", "flows < 10 KB"), ("10k_100k", "flows 10-100 KB")]):
         groups = [(ld, pct) for ld in (30, 50) for pct in ("p95", "p99")]
-        width = 0.2
         for k, (side, cc) in enumerate(colors):
             vals = [next(m[f"{pct}_{key}"] for s, c, l, m in rows if (s, c, l) == (side, cc, ld))
                     for ld, pct in groups]
-            ax.bar([i + (k - 1.5) * width for i in range(len(groups))], vals, width,
-                   color=colors[(side, cc)], label=f"{label[side]} {cc.upper()}")
+            ax.bar([i + offset(k) for i in range(len(groups))], vals, width,
+                   color=colors[(side, cc)], label=f"{label[side]} {name[cc]}")
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels([f"{ld}% load\n{pct}" for ld, pct in groups])
         ax.set_ylabel("slowdown (FCT / standalone FCT)")
@@ -88,12 +101,12 @@ def plot(rows, path):
     ax = axes[2]
     for k, (side, cc) in enumerate(colors):
         vals = [next(m["p50_gt1m"] for s, c, l, m in rows if (s, c, l) == (side, cc, ld)) for ld in (30, 50)]
-        ax.bar([i + (k - 1.5) * 0.2 for i in range(2)], vals, 0.2, color=colors[(side, cc)],
-               label=f"{label[side]} {cc.upper()}")
+        ax.bar([i + offset(k) for i in range(2)], vals, width, color=colors[(side, cc)],
+               label=f"{label[side]} {name[cc]}")
     ax.set_xticks(range(2))
     ax.set_xticklabels(["30% load", "50% load"])
     ax.set_ylabel("slowdown p50")
-    paused = ", ".join(f"{label[s]} {c.upper()} {l}%: {m['paused_ms']:.2f} ms" for s, c, l, m in rows
+    paused = ", ".join(f"{label[s]} {name[c]} {l}%: {m['paused_ms']:.2f} ms" for s, c, l, m in rows
                        if m["paused_ms"] > 0) or "no egress paused in any run"
     ax.set_title("flows > 1 MB: slowdown p50", fontsize=10)
     ax.set_xlabel("pause time: " + paused, fontsize=8)
@@ -106,8 +119,8 @@ def plot(rows, path):
         for k, (side, cc) in enumerate(colors):
             vals = [next(m[f"qlen_{pct}_kb"] for s, c, l, m in rows if (s, c, l) == (side, cc, ld))
                     for ld, pct in groups]
-            ax.bar([i + (k - 1.5) * 0.2 for i in range(len(groups))], vals, 0.2,
-                   color=colors[(side, cc)], label=f"{label[side]} {cc.upper()}")
+            ax.bar([i + offset(k) for i in range(len(groups))], vals, width,
+                   color=colors[(side, cc)], label=f"{label[side]} {name[cc]}")
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels([f"{ld}% load\n{pct}" for ld, pct in groups])
         ax.set_ylabel("KB")
