@@ -77,3 +77,28 @@ def window_stats(hist, ports, start_ns, window_end_ns):
                 break
     out["mean_kb"] = sum(kb * n for kb, n in h.items()) / total if total else 0
     return out
+
+
+def sim_port_integrals(path):
+    """{(node, ifindex): KB x ms} of each switch port's egress queue over the
+    monitor's span, from the simulator's last dump."""
+    blocks, cur = [], None
+    for line in open(path):
+        if line.startswith("time:"):
+            cur = []
+            blocks.append(cur)
+        elif cur is not None and line.strip():
+            cur.append([int(x) for x in line.split()])
+    out = {}
+    for row in blocks[-1] if blocks else []:
+        out[(row[0], row[1])] = sum(kb * n for kb, n in enumerate(row[2:])) * INTERVAL_NS / 1e6
+    return out
+
+
+def emu_port_integrals(path):
+    """The same from pfcfabric's qlen.csv, by (switch, port name)."""
+    out = {}
+    for r in csv.DictReader(open(path)):
+        k = (r["switch"], r["port"])
+        out[k] = out.get(k, 0.0) + int(r["kb"]) * int(r["samples"]) * INTERVAL_NS / 1e6
+    return out

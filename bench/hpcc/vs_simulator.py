@@ -37,7 +37,8 @@ how many both did (the same paths pause the same links), and each side's
 pauses by kind of link (tor->host: a ToR pausing a host; agg, core: the
 tiers above), a line of the table from 2026-11-30, and the time links of
 each kind spent paused (the simulator's pause to resume, the emulator's
-paused_ns of the paused end), a line from the same day.
+paused_ns of the paused end), a line from the same day; with QLEN_MON=1,
+each side's egress queue integral by kind of port (switch->peer).
 
   vs_simulator.py FABRIC_BIN SIM_DIR REF_DIR OUT_DIR CASE...
 CASE is a folder name under REF_DIR/runs (small, fat320-websearch30-5ms) or
@@ -252,21 +253,43 @@ def _tiers(topo):
     return tier
 
 
+def topology_names(cdir):
+    """The case's nodes by the emulator's names (S<n>, H<n>), each node's
+    neighbours in the topology file's order (a node's interface i is its
+    i-th link, from 1), and each name's tier (host, tor, agg, core)."""
+    cfg = read_config(os.path.join(cdir, "config.txt"))
+    topo = read_topology(os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]))
+    name = {n: ("S" if n in topo["switches"] else "H") + str(n) for n in range(topo["nodes"])}
+    kind_of = {name[n]: t for n, t in _tiers(topo).items()}
+    ends = {}
+    for a, b, _, _ in topo["links"]:
+        ends.setdefault(a, []).append(b)
+        ends.setdefault(b, []).append(a)
+    return name, ends, kind_of
+
+
+def queues_by_kind(cdir, sim_qlen, emu_qlen):
+    """Each side's egress queue integral (KB x ms over the monitor's span)
+    by kind of port (switch->peer: agg->tor is an aggregation switch's
+    port towards a ToR): where the bytes waited."""
+    name, ends, kind_of = topology_names(cdir)
+    kinds = {}
+    for (node, ifindex), v in qlen.sim_port_integrals(sim_qlen).items():
+        sw, peer = name[node], name[ends[node][ifindex - 1]]
+        kinds.setdefault(f"{kind_of[sw]}->{kind_of[peer]}", [0.0, 0.0])[0] += v
+    for (sw, peer), v in qlen.emu_port_integrals(emu_qlen).items():
+        if sw in kind_of and peer in kind_of:
+            kinds.setdefault(f"{kind_of[sw]}->{kind_of[peer]}", [0.0, 0.0])[1] += v
+    return kinds
+
+
 def paused_links(cdir, sim_out, emu_results):
     """The links each side paused, as (sender of the pause, paused node)
     names: the simulator's out_pfc.txt names the receiving device by node
     and interface index (a node's interfaces are its links in the topology
     file's order, from 1), the emulator's switch ports by their peer. And
     each side's pauses by kind of link ("tor->host": a ToR pausing a host)."""
-    cfg = read_config(os.path.join(cdir, "config.txt"))
-    topo = read_topology(os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]))
-    name = {n: ("S" if n in topo["switches"] else "H") + str(n) for n in range(topo["nodes"])}
-    tier = _tiers(topo)
-    kind_of = {name[n]: t for n, t in tier.items()}
-    ends = {}
-    for a, b, _, _ in topo["links"]:
-        ends.setdefault(a, []).append(b)
-        ends.setdefault(b, []).append(a)
+    name, ends, kind_of = topology_names(cdir)
     # by kind: [pauses simulator, pauses emulator, paused ms simulator, paused ms emulator]
     sim, kinds, since = set(), {}, {}
 
@@ -601,6 +624,10 @@ def main():
                              f"p99 {q['p99_kb']} KB, p99.9 {q['p999_kb']} KB, mean {q['mean_kb']:.2f} KB"
                              if q else f"  queue length ({side}): none (no dump at the monitor's end, or a "
                              f"queue not empty after the flows)")
+            s["queues_by_kind"] = queues_by_kind(cdir, os.path.join(sim_out, "out_qlen.txt"),
+                                                 os.path.join(cout, "emu", "qlen.csv"))
+            lines.append("  egress queues by port (switch->peer), simulator/emulator KB x ms: " + ", ".join(
+                f"{k} {v[0]:.0f}/{v[1]:.0f}" for k, v in sorted(s["queues_by_kind"].items())))
         nseeds = int(os.environ.get("SEEDS", "1"))
         if nseeds > 1 and not from_ref:
             # One run of each is one draw of their marking: the FCTs of a
