@@ -27,8 +27,9 @@ def config_lines(lines, start_ns):
     return out
 
 
-def sim_hist(path):
-    """{kb: samples} over every switch port, from the last dump; and the ports."""
+def last_dump(path):
+    """The simulator monitor's last dump: rows [node, ifindex, samples at
+    0 KB, at 1 KB, ...], one per switch port."""
     blocks, cur = [], None
     for line in open(path):
         if line.startswith("time:"):
@@ -36,8 +37,13 @@ def sim_hist(path):
             blocks.append(cur)
         elif cur is not None and line.strip():
             cur.append([int(x) for x in line.split()])
+    return blocks[-1] if blocks else []
+
+
+def sim_hist(path):
+    """{kb: samples} over every switch port, from the last dump; and the ports."""
     hist, ports = {}, 0
-    for row in blocks[-1] if blocks else []:
+    for row in last_dump(path):
         ports += 1
         for kb, n in enumerate(row[2:]):
             if n:
@@ -82,15 +88,8 @@ def window_stats(hist, ports, start_ns, window_end_ns):
 def sim_port_integrals(path):
     """{(node, ifindex): KB x ms} of each switch port's egress queue over the
     monitor's span, from the simulator's last dump."""
-    blocks, cur = [], None
-    for line in open(path):
-        if line.startswith("time:"):
-            cur = []
-            blocks.append(cur)
-        elif cur is not None and line.strip():
-            cur.append([int(x) for x in line.split()])
     out = {}
-    for row in blocks[-1] if blocks else []:
+    for row in last_dump(path):
         out[(row[0], row[1])] = sum(kb * n for kb, n in enumerate(row[2:])) * INTERVAL_NS / 1e6
     return out
 
