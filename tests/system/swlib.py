@@ -480,7 +480,10 @@ def pause_frame(src, quanta):
     return Ether(dst="01:80:c2:00:00:01", src=src, type=0x8808) / Raw(body + bytes(60 - 14 - len(body)))
 
 
-def tshark_fields(pcap, fields, display_filter="macc"):
-    r = sh(["tshark", "-r", pcap, "-Y", display_filter, "-T", "fields", "-E", "separator=;"] +
-           sum([["-e", f] for f in fields], []))
+def tshark_fields(pcap, fields, display_filter="macc", lua=None):
+    """One dict of `fields` per frame tshark shows with `display_filter`;
+    lua: a dissector script of tools/wireshark to load first (int.lua)."""
+    script = ["-X", f"lua_script:{os.path.join(ROOT, 'tools', 'wireshark', lua)}"] if lua else []
+    r = sh(["tshark"] + script + ["-r", pcap, "-Y", display_filter, "-T", "fields", "-E", "separator=;"] +
+           sum([["-e", f] for f in fields], []), timeout=60)
     return [dict(zip(fields, line.split(";"))) for line in r.stdout.splitlines() if line.strip()]

@@ -9,7 +9,6 @@ capture on the far host: kind, hop count, units, the port's line rate and
 queue. The far host's own UDP socket gets every datagram with its payload
 intact (the kernel trims the frame to the datagram: a RoCEv2 receiver never
 sees the trailer), and packets of another class carry none."""
-import os
 import subprocess
 import sys
 
@@ -20,7 +19,6 @@ from swlib import Capture, Results, Switch, Topo, ns, prio
 
 r = Results()
 SW0 = "02:00:00:00:01:01"
-LUA = os.path.join(swlib.ROOT, "tools", "wireshark", "int.lua")
 N, M = 20, 10
 # Counts the datagrams that arrive on UDP 4791 with exactly the payload sent.
 RECEIVER = """
@@ -55,11 +53,8 @@ with Topo(2, "ti") as t, Switch(t, swlib.write_config(cfg)) as sw:
         swlib.send(t.host(0), udp(0x60, N))   # DSCP 24 -> rewritten 26: priority 4, INT
         swlib.send(t.host(0), udp(0x28, M))   # DSCP 10 -> lossy tag 0: priority 0, no INT
         got = cap.stop(expect=N + M)
-        rows = subprocess.run(
-            ["tshark", "-X", f"lua_script:{LUA}", "-r", cap.file, "-Y", "int", "-T", "fields",
-             "-E", "separator=;", "-e", "int.kind", "-e", "int.nhop", "-e", "int.multi",
-             "-e", "int.hop.rate_bps", "-e", "int.hop.qlen_bytes", "-e", "udp.length"],
-            capture_output=True, text=True, timeout=60).stdout.splitlines()
+        fields = swlib.tshark_fields(cap.file, ["int.kind", "int.nhop", "int.multi", "int.hop.rate_bps",
+                                                "int.hop.qlen_bytes", "udp.length"], "int", lua="int.lua")
     rx_out, _ = rx.communicate(timeout=20)
     live = sw.stats()
     final = sw.stop()
@@ -68,14 +63,14 @@ r.eq(len(got), N + M, "every packet reached the far host")
 with_int = [p for p in got if len(p) == 14 + 20 + 8 + 64 + 46]
 r.eq(len(with_int), N, "the INT class's frames carry a 46-byte trailer after the datagram")
 r.check(all(p[IP].tos >> 2 == 26 for p in with_int), "... and they are the INT class (DSCP 26)")
-r.eq(len(rows), N, "tshark with int.lua finds a trailer in each of them, none in the other class")
-fields = [row.split(";") for row in rows]
-r.check(all(f[0] == "1" and f[1] == "1" and f[2] == "2" for f in fields),
+r.eq(len(fields), N, "tshark with int.lua finds a trailer in each of them, none in the other class")
+r.check(all(f["int.kind"] == "1" and f["int.nhop"] == "1" and f["int.multi"] == "2" for f in fields),
         "kind hop records, one hop pushed, unit multiplier 2 (int.multi)")
-r.check(all(f[3] == "10000000000" for f in fields), "the record names p1's line rate, 10G")
-r.check(all(f[4].isdigit() and int(f[4]) % 160 == 0 for f in fields),
+r.check(all(f["int.hop.rate_bps"] == "10000000000" for f in fields), "the record names p1's line rate, 10G")
+r.check(all(f["int.hop.qlen_bytes"].isdigit() and int(f["int.hop.qlen_bytes"]) % 160 == 0 for f in fields),
         "queue length in units of 80 x multi bytes")
-r.check(all(f[5] == "72" for f in fields), "UDP length untouched (8 + 64): the trailer is outside it")
+r.check(all(f["udp.length"] == "72" for f in fields),
+        "UDP length untouched (8 + 64): the trailer is outside it")
 r.eq(int(rx_out.split()[-1]), N + M, "the far host's socket got every datagram with its 64-byte payload")
 r.eq(prio(final, "p1", 4)["int_hops"], N, "int_hops counted on p1 priority 4")
 r.eq(prio(final, "p1", 4)["int_inserted"], N, "int_inserted: the switch added each trailer")

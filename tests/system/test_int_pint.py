@@ -14,9 +14,7 @@ port sends in T: 112 B / (10 Gb/s x 1 us) = 0.0896, encoded as
 log_1.05(0.0896 x 512) = 78.4, so 78 or 79 after the random rounding (the
 fixed-point logarithms move it by less than one). The first packet finds
 no last packet: 0. Packets of a class without INT keep their power 0."""
-import os
 import struct
-import subprocess
 
 from scapy.all import IP, UDP, Ether, Raw
 
@@ -25,7 +23,6 @@ from swlib import Capture, Results, Switch, Topo, ns, prio
 
 r = Results()
 SW0 = "02:00:00:00:01:01"
-LUA = os.path.join(swlib.ROOT, "tools", "wireshark", "int.lua")
 N, M = 20, 10
 PINT_TRAILER = struct.pack("!HBBH", 0x494E, 5, 0, 0)  # magic, kind 5 (PINT), 0, power 0
 
@@ -53,21 +50,17 @@ with Topo(2, "tp") as t, Switch(t, swlib.write_config(cfg)) as sw:
         swlib.send(t.host(0), datagram_lengths(udp(0x60, N)))  # DSCP 24 -> 26: priority 4, INT
         swlib.send(t.host(0), datagram_lengths(udp(0x28, M)))  # DSCP 10: priority 0, no INT
         got = cap.stop(expect=N + M)
-        rows = subprocess.run(
-            ["tshark", "-X", f"lua_script:{LUA}", "-r", cap.file, "-Y", "int", "-T", "fields",
-             "-E", "separator=;", "-e", "ip.dsfield.dscp", "-e", "int.kind", "-e", "int.pint.power",
-             "-e", "udp.length"],
-            capture_output=True, text=True, timeout=60).stdout.splitlines()
+        fields = swlib.tshark_fields(cap.file, ["ip.dsfield.dscp", "int.kind", "int.pint.power", "udp.length"],
+                                     "int", lua="int.lua")
     final = sw.stop()
 
 r.eq(len(got), N + M, "every packet reached the far host")
 r.check(all(len(p) == 14 + 20 + 8 + 64 + 6 for p in got), "each still carries its 6-byte trailer")
-fields = [row.split(";") for row in rows]
 r.eq(len(fields), N + M, "tshark with int.lua finds a PINT trailer in every packet")
-r.check(all(f[1] == "5" and f[3] == "72" for f in fields),
+r.check(all(f["int.kind"] == "5" and f["udp.length"] == "72" for f in fields),
         "kind 5 (PINT), UDP length untouched (the trailer is outside the datagram)")
-pint = [int(f[2]) for f in fields if f[0] == "26"]
-other = [int(f[2]) for f in fields if f[0] != "26"]
+pint = [int(f["int.pint.power"]) for f in fields if f["ip.dsfield.dscp"] == "26"]
+other = [int(f["int.pint.power"]) for f in fields if f["ip.dsfield.dscp"] != "26"]
 r.eq(len(pint), N, "the INT class's packets (DSCP 26)")
 r.eq(pint[0], 0, "the first packet: the port had sent nothing before it, power 0")
 r.check(all(p in (78, 79) for p in pint[1:]),
