@@ -208,24 +208,36 @@ def sim_flows(path):
     return flows
 
 
-def sim_pauses(path):
-    pause = resume = 0
-    paused_ns, since = 0, {}
-    end = 0
+def sim_pfc_lines(path):
+    """out_pfc.txt as (time, node, ifindex, 1 pause / 0 resume) tuples."""
+    out = []
     for line in open(path):
         w = line.split()
-        if len(w) < 5:
-            continue
-        t, dev = int(w[0]), (w[1], w[3])
+        if len(w) >= 5:
+            out.append((int(w[0]), int(w[1]), int(w[3]), int(w[4] == "1")))
+    return out
+
+
+def sim_pause_spans(lines):
+    """Each device's paused spans, (node, ifindex, start, end): from its first
+    pause to the resume after it; one still open at the file's last line
+    ends there."""
+    spans, since, end = [], {}, 0
+    for t, node, ifindex, pause in lines:
         end = max(end, t)
-        if w[4] == "1":
-            pause += 1
+        dev = (node, ifindex)
+        if pause:
             since.setdefault(dev, t)
-        else:
-            resume += 1
-            if dev in since:
-                paused_ns += t - since.pop(dev)
-    paused_ns += sum(end - t for t in since.values())
+        elif dev in since:
+            spans.append(dev + (since.pop(dev), t))
+    return spans + [dev + (t, end) for dev, t in since.items()]
+
+
+def sim_pauses(path):
+    lines = sim_pfc_lines(path)
+    pause = sum(p for *_, p in lines)
+    resume = len(lines) - pause
+    paused_ns = sum(e - s for _, _, s, e in sim_pause_spans(lines))
     # Its MMU drops a packet that finds the group's headroom full
     # (switch-mmu.cc, CheckIngressAdmission) and says so on stdout, one
     # "Drop: queue:<port>,<q>: Headroom full" line each: lossless or not.
@@ -291,26 +303,20 @@ def paused_links(cdir, sim_out, emu_results):
     each side's pauses by kind of link ("tor->host": a ToR pausing a host)."""
     name, ends, kind_of = topology_names(cdir)
     # by kind: [pauses simulator, pauses emulator, paused ms simulator, paused ms emulator]
-    sim, kinds, since = set(), {}, {}
+    sim, kinds = set(), {}
 
     def kind(pauser, paused):
         return kinds.setdefault(f"{kind_of[pauser]}->{kind_of[paused]}", [0, 0, 0.0, 0.0])
-    last_t = 0
-    for line in open(os.path.join(sim_out, "out_pfc.txt")):
-        w = line.split()
-        if len(w) < 5:
-            continue
-        t, node, ifindex = int(w[0]), int(w[1]), int(w[3])
-        last_t = max(last_t, t)
-        link = (name[ends[node][ifindex - 1]], name[node])
-        if w[4] == "1":
-            sim.add(link)
-            kind(*link)[0] += 1
-            since.setdefault(link, t)
-        elif link in since:
-            kind(*link)[2] += (t - since.pop(link)) / 1e6
-    for link, t in since.items():  # still paused at the end of the file
-        kind(*link)[2] += (last_t - t) / 1e6
+
+    def link(node, ifindex):  # (the pause's sender, the paused node)
+        return name[ends[node][ifindex - 1]], name[node]
+    lines = sim_pfc_lines(os.path.join(sim_out, "out_pfc.txt"))
+    for _, node, ifindex, pause in lines:
+        if pause:
+            sim.add(link(node, ifindex))
+            kind(*link(node, ifindex))[0] += 1
+    for node, ifindex, start, end in sim_pause_spans(lines):
+        kind(*link(node, ifindex))[2] += (end - start) / 1e6
     res = json.load(open(emu_results))
     emu = set()
     for sw, v in res["switches"].items():
@@ -325,9 +331,9 @@ def paused_links(cdir, sim_out, emu_results):
             # The port's egress, paused by its peer.
             kind(peer, sw)[3] += sum(q["paused_ns"] for q in port["prio"]) / 1e6
     for h, v in res.get("hosts", {}).items():
-        tor = next((p for p in ends.get(int(h[1:]), [])), None) if h[1:].isdigit() else None
-        if tor is not None and h in kind_of and v.get("paused_ns"):
-            kind(name[tor], h)[3] += v["paused_ns"] / 1e6
+        # A host's one link is to its ToR, which pauses it.
+        if h in kind_of and v.get("paused_ns"):
+            kind(name[ends[int(h[1:])][0]], h)[3] += v["paused_ns"] / 1e6
     return {"sim": len(sim), "emu": len(emu), "both": len(sim & emu), "by_kind": kinds}
 
 
@@ -603,11 +609,12 @@ def main():
         pl = s["paused_links"]
         lines.insert(-1, f"  paused links: simulator {pl['sim']}, emulator {pl['emu']}, "
                          f"both {pl['both']}")
-        if pl["by_kind"]:
-            lines.insert(-1, "  pauses by link (pauser->paused), simulator/emulator: " + ", ".join(
-                f"{k} {v[0]}/{v[1]}" for k, v in sorted(pl["by_kind"].items()) if v[0] or v[1]))
-            lines.insert(-1, "  paused time by link (pauser->paused), simulator/emulator ms: " + ", ".join(
-                f"{k} {v[2]:.1f}/{v[3]:.1f}" for k, v in sorted(pl["by_kind"].items()) if v[2] or v[3]))
+        counts = [f"{k} {v[0]}/{v[1]}" for k, v in sorted(pl["by_kind"].items()) if v[0] or v[1]]
+        times = [f"{k} {v[2]:.1f}/{v[3]:.1f}" for k, v in sorted(pl["by_kind"].items()) if v[2] or v[3]]
+        if counts:
+            lines.insert(-1, "  pauses by link (pauser->paused), simulator/emulator: " + ", ".join(counts))
+        if times:
+            lines.insert(-1, "  paused time by link (pauser->paused), simulator/emulator ms: " + ", ".join(times))
         if QLEN_MON:
             # Over the traffic's part of the 100 ms: to when the last flow
             # of either side was done, rounded up to 100 us.
