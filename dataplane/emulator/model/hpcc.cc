@@ -150,19 +150,19 @@ void HpccRp::Update(const net::IntHop* hops, int nhop, uint32_t multi, uint64_t 
       s.rec = h;
     }
 
-    Step next{p_.line_bps, stage_, false};
-    Step per_hop[net::kIntMaxHops] = {};
+    HpccStep next{p_.line_bps, stage_, false};
+    HpccStep per_hop[net::kIntMaxHops] = {};
     if (!p_.multi_rate) {
       if (any) {
         // u = 0 on every hop leaves dt 0: u stays as it was.
         dt = std::min(dt, base_rtt_);
         u_ = (u_ * static_cast<double>(base_rtt_ - dt) + U * static_cast<double>(dt)) / T;
-        next = NextRate(ref_, u_, stage_);
+        next = HpccNextRate(p_, ref_, u_, stage_);
       }
     } else {
       for (int i = 0; i < nhop; i++) {
         if (updated[i]) {
-          per_hop[i] = NextRate(hop_[i].ref, hop_[i].u, hop_[i].stage);
+          per_hop[i] = HpccNextRate(p_, hop_[i].ref, hop_[i].u, hop_[i].stage);
           next.rate = std::min(next.rate, per_hop[i].rate);
         } else {
           next.rate = std::min(next.rate, hop_[i].ref);

@@ -166,10 +166,6 @@ class HpccRp {
   const HpccCounters& counters() const { return c_; }
 
  private:
-  using Step = HpccStep;
-  Step NextRate(uint64_t ref, double u, uint32_t stage) const {
-    return HpccNextRate(p_, ref, u, stage);
-  }
   void Update(const net::IntHop* hops, int nhop, uint32_t multi, uint64_t snd_nxt, bool fast);
 
   HpccParams p_;
