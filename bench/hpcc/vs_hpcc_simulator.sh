@@ -35,19 +35,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/lib.sh
+source bench/hpcc/sim_lib.sh
 CASES=${1:-small}
 B=${2:-$PFC_BUILD_DEFAULT}
 OUT=$(realpath -m "${3:-vs-hpcc-simulator}")
-REF=$(realpath -m "${HPCC_REF:-$PFC_ROOT/../shared/reference/hpcc-simulator}")
-SIM=$(realpath -m "${HPCC_SIM_DIR:-$PFC_ROOT/build/hpcc-simulator}")
-[[ -f $REF/build.sh ]] || { echo "vs_hpcc_simulator: no simulator archive in $REF (set HPCC_REF)" >&2; exit 1; }
-mkdir -p "$OUT"
-[[ ${NO_BUILD:-0} == 1 ]] || pfc_build_target "$B" dataplane/emulator/pfcfabric
-if [[ ${SIM_FROM_REFERENCE:-0} != 1 && ! -x $SIM/hpcc/simulation/build/scratch/third ]]; then
-  echo "vs_hpcc_simulator: building the simulator into $SIM (4-6 min, log $OUT/sim-build.log)"
-  "$REF/build.sh" "$SIM" > "$OUT/sim-build.log" 2>&1 ||
-    { echo "vs_hpcc_simulator: the simulator's build failed (see $OUT/sim-build.log)" >&2; exit 1; }
-fi
+hpcc_sim_ready vs_hpcc_simulator "$B" "$OUT"
 IFS=, read -r -a CASE_LIST <<< "$CASES"
 /usr/bin/python3 bench/hpcc/vs_simulator.py "$(pfc_bin "$B" pfcfabric)" "$SIM" "$REF" "$OUT" \
   "${CASE_LIST[@]}"

@@ -686,11 +686,17 @@ def main():
         result.append("sim_from_reference=1")
     png = os.path.join(out, "vs_hpcc_simulator.png")
     plot(results, png)
-    with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump(summaries, f, indent=1)
+    write_outputs(out, png, "summary.json", summaries, lines_all, result)
+
+
+def write_outputs(out, png, json_name, data, lines, result):
+    """A bench's last steps (its figure already drawn): OUT_DIR/json_name,
+    OUT_DIR/table.txt, where they are, and the RESULT line."""
+    with open(os.path.join(out, json_name), "w") as f:
+        json.dump(data, f, indent=1)
     with open(os.path.join(out, "table.txt"), "w") as f:
-        f.write("\n".join(lines_all) + "\n")
-    print(f"figure {png}; tables {out}/table.txt, summary {out}/summary.json")
+        f.write("\n".join(lines) + "\n")
+    print(f"figure {png}; tables {out}/table.txt, summary {out}/{json_name}")
     print("RESULT " + " ".join(result))
 
 
