@@ -95,7 +95,10 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     check("converts the simulator's files", p.returncode == 0, p.stdout + p.stderr)
     fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
     sw = open(os.path.join(d, "conv", "switch.yaml")).read()
-    check("links carry a frame's bytes alone, as the simulator's", "wire_overhead: 0" in fab, fab)
+    # The simulator's DCQCN packet is 48 bytes around its payload, the RoCEv2
+    # frame 58: a 1,000-byte payload takes the wire time of 1,048 bytes.
+    check("links carry a packet's bytes alone, as the simulator's, less the frame's 10 more",
+          "wire_overhead: -10," in fab, fab)
     check("wire times as the simulator's Time makes them", "wire_time: ns3" in fab, fab)
     check("DCQCN's keys carried over", "dcqcn: { rate_ai: 50M" in fab and "rp_timer: 55us" in fab, fab)
     # What run.py writes, unchanged: PINT's keys (for every mode), integers
@@ -197,6 +200,10 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     p = convert(d, config=CONFIG.replace("CC_MODE 1", "CC_MODE 3"), extra=["--cc", "none"])
     check("--cc none runs an HPCC experiment's flows without congestion control", p.returncode == 0,
           p.stderr)
+    # ... on the wire time of the simulator's HPCC packet (its 42-byte INT
+    # header: 90 bytes around the payload) for a frame without a trailer.
+    check("... and its frames take the wire time of the simulator's packets with INT (+32)",
+          "wire_overhead: 32," in open(os.path.join(d, "conv", "fabric.yaml")).read())
 
     # run.py --cc hp's keys (CC_MODE 3): the hpcc section, INT in the
     # switches with the senders' units; the flows run HPCC on their ACKs.
@@ -211,6 +218,8 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
           and "int_multi: 1" in fab and fab.count("cc: hpcc") == 3, p.stderr + fab)
     check("... and an int section in the switches for the flows' priority, in INT_MULTI's units",
           "int: { priorities: [3], insert: false, multi: 1 }" in sw, sw)
+    check("... its frames, trailer and all, on the wire time of the simulator's packets (90 "
+          "bytes around the payload against 104)", "wire_overhead: -14," in fab, fab)
     runs_acked(d, "hpcc", "pfcfabric runs it: every flow completes under HPCC, each ACK echoing its INT "
                "records")
     # run.py --cc hpccPint (CC_MODE 10): HPCC's section with PINT's two

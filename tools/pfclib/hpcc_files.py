@@ -28,6 +28,7 @@ Every error names the file, the line and what was expected (HpccError).
 Python 3 standard library only.
 """
 import itertools
+import math
 import re
 
 # Keys of the simulator's config that name its own files or traces: read,
@@ -71,6 +72,34 @@ OTHER_KEYS = {"ENABLE_QCN", "CC_MODE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "BUFF
 CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP", 10: "HPCC-PINT"}
 CC_NAMES = {1: "dcqcn", 3: "hpcc", 7: "timely", 8: "dctcp", 10: "hpcc_pint"}
 ROCE_HEADERS = 14 + 20 + 8 + 12 + 4  # Ethernet, IPv4, UDP, BTH, ICRC (and a RETH of 16 on a first packet)
+# The simulator's data packet around its payload: Ethernet 14, IPv4 20,
+# UDP 8, its SeqTs header's pg 2 and seq 4 (custom-header.cc
+# GetStaticWholeHeaderSize), then its INT header, whose size its CC_MODE
+# sets (int-header.cc GetStaticSize): HPCC's 5 hops of 8 bytes and a
+# count of 2, TIMELY's 8-byte timestamp, HPCC-PINT's bytes for its log
+# base (below), none for the others.
+SIM_HEADERS = 14 + 20 + 8 + 2 + 4
+SIM_INT_BYTES = {3: 5 * 8 + 2, 7: 8}
+# The emulated NICs' trailer on data frames by congestion control
+# (dataplane/net/int_trailer.h): hop records 46, a timestamp 12, PINT 6.
+EMU_TRAILER_BYTES = {"hpcc": 46, "timely": 12, "hpcc_pint": 6}
+
+
+def pint_bytes(log_base):
+    """The simulator's PINT header bytes (pint.cc get_n_bytes): enough bits
+    for log(512^2) / log(base), rounded up to whole bytes."""
+    bits = math.ceil(math.log2(math.log(512 * 512) / math.log(log_base)))
+    return 0 if bits <= 0 else (bits - 1) // 8 + 1
+
+
+def wire_offset(mode, cc, pint_log_base=1.05):
+    """links.wire_overhead that gives a data frame the wire time of the
+    simulator's packet of the same payload: its packet (under CC_MODE mode)
+    less the RoCEv2 frame (under the emulator's cc); -10 without INT, -14
+    with it. At 400G a whole nanosecond: ns-3's truncation gives the
+    simulator's 1,048-byte packet 20 ns, the 1,058-byte frame 21."""
+    sim = SIM_HEADERS + (pint_bytes(pint_log_base) if mode == 10 else SIM_INT_BYTES.get(mode, 0))
+    return sim - (ROCE_HEADERS + EMU_TRAILER_BYTES.get(cc, 0))
 
 
 class HpccError(Exception):
@@ -469,9 +498,12 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
            f"  hosts: [{', '.join(name[n] for n in range(topo['nodes']) if n not in topo['switches'] and n in used)}]",
            "  links: [" + ", ".join(f"[{name[a]}, {name[b]}]" for a, b, _, _ in topo["links"]) + "]",
            # The simulator's links carry a packet's bytes alone (no preamble,
-           # FCS or inter-frame gap): wire_overhead 0; and take the time its
-           # Time makes of a double (truncated): wire_time ns3.
-           f"links: {{ rate: {_rate_text(base_rate)}, delay: {delays[0]}ns, wire_overhead: 0, wire_time: ns3"]
+           # FCS or inter-frame gap), and its packet is shorter than the
+           # RoCEv2 frame of the same payload: wire_overhead takes the
+           # difference off (wire_offset); and they take the time its Time
+           # makes of a double (truncated): wire_time ns3.
+           f"links: {{ rate: {_rate_text(base_rate)}, delay: {delays[0]}ns, "
+           f"wire_overhead: {wire_offset(mode, cc, val('PINT_LOG_BASE', 'real', 1.05))}, wire_time: ns3"]
     overrides = [f"{{ between: [{name[a]}, {name[b]}], rate: {_rate_text(bps)}, delay: {d}ns }}"
                  for a, b, bps, d in topo["links"] if bps != base_rate or d != delays[0]]
     out[-1] += (", overrides: [ " + ", ".join(overrides) + " ] }") if overrides else " }"

@@ -37,9 +37,9 @@ struct Fct {
 // propagation delay (spec/fabric_plan.h IdlePathOf).
 struct IdlePath {
   uint64_t delay_ns = 0;
-  std::vector<uint64_t> bps;                    // one per link, sender first; empty: unknown
-  uint32_t wire_overhead = kWireOverheadBytes;  // the links' (LinkParams)
-  bool wire_ns3 = false;                        // the links' wire time (LinkParams)
+  std::vector<uint64_t> bps;                   // one per link, sender first; empty: unknown
+  int32_t wire_overhead = kWireOverheadBytes;  // the links' (LinkParams)
+  bool wire_ns3 = false;                       // the links' wire time (LinkParams)
   uint64_t min_bps() const {
     uint64_t m = bps.empty() ? 0 : bps[0];
     for (uint64_t b : bps) m = std::min(m, b);
@@ -74,7 +74,7 @@ inline Fct FctOf(uint64_t bytes, uint32_t frame_len, uint64_t start_ns, uint64_t
 
 // The wire time of one message of `len` bytes in packets of `mtu`.
 inline uint64_t MessageWireNs(uint64_t len, uint32_t mtu, uint64_t bps,
-                              uint32_t overhead = kWireOverheadBytes) {
+                              int32_t overhead = kWireOverheadBytes) {
   const uint64_t pkts = (len + mtu - 1) / mtu;
   if (pkts <= 1) return WireTimeNs(RoceWriteLen(kBthOpWriteOnly, uint32_t(len)), bps, overhead);
   const uint32_t last = uint32_t(len - (pkts - 1) * mtu);

@@ -106,10 +106,10 @@ struct HostFaults {
 struct HostParams : HostFaults {
   Mac mac{};
   uint32_t ip = 0;
-  Mac gw_mac{};                                 // the switch port's MAC (first hop)
-  uint64_t link_bps = 0;                        // pause quanta are timed at this rate
-  uint32_t wire_overhead = kWireOverheadBytes;  // the link's, for pacing at a rate
-  bool wire_ns3 = false;                        // the link's wire time (LinkParams)
+  Mac gw_mac{};                                // the switch port's MAC (first hop)
+  uint64_t link_bps = 0;                       // pause quanta are timed at this rate
+  int32_t wire_overhead = kWireOverheadBytes;  // the link's, for pacing at a rate
+  bool wire_ns3 = false;                       // the link's wire time (LinkParams)
   uint64_t storm_start_ns = 0;
   uint64_t storm_stop_ns = kNever;
   uint64_t bin_ns = 1'000'000;  // throughput time-series bin

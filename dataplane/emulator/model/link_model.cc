@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "dataplane/emulator/model/link_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pfc::emulator {
@@ -9,12 +10,15 @@ LinkModel::LinkModel(const LinkParams& p) : p_(p) {
   memo_[0] = memo_[1] = room_memo_ = {0, WireNs(0)};
 }
 
-uint64_t WireTimeNs(uint32_t len, uint64_t bps, uint32_t overhead, bool ns3) {
-  const unsigned __int128 bits = (static_cast<unsigned __int128>(len) + overhead) * 8u;
+uint64_t WireTimeNs(uint32_t len, uint64_t bps, int32_t overhead, bool ns3) {
+  // A negative overhead (the HPCC simulator's packets are shorter than the
+  // RoCEv2 frames for the same payload) never takes a frame below a byte.
+  const int64_t on_wire = std::max<int64_t>(int64_t{len} + overhead, 1);
+  const unsigned __int128 bits = static_cast<unsigned __int128>(on_wire) * 8u;
   if (ns3) {
     // ns-3: double seconds, int64x64_t(double) keeps floor(s * 2^64), the
     // multiply by 10^9 is exact, Time keeps the integer part.
-    const double s = static_cast<double>(len + overhead) * 8 / static_cast<double>(bps);
+    const double s = static_cast<double>(on_wire) * 8 / static_cast<double>(bps);
     if (s < 1.0) {
       const auto frac = static_cast<uint64_t>(std::ldexp(s, 64));
       return static_cast<uint64_t>(static_cast<unsigned __int128>(frac) * 1'000'000'000u >> 64);

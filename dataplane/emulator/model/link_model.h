@@ -46,8 +46,9 @@ namespace pfc::emulator {
 // What a frame takes on the wire beyond its bytes without FCS: preamble
 // and start delimiter (8), FCS (4), inter-frame gap (12). A fabric may set
 // another (links.wire_overhead: the HPCC simulator's links carry a packet's
-// bytes alone, 0).
-inline constexpr uint32_t kWireOverheadBytes = 24;
+// bytes alone, and its packet is 10 bytes shorter than the RoCEv2 frame of
+// the same payload, -10).
+inline constexpr int32_t kWireOverheadBytes = 24;
 
 // Wire time of a frame of len bytes (without FCS) at bps, rounded up: an
 // emulated link, or a rate limiter, is never faster than its rate. With
@@ -56,15 +57,15 @@ inline constexpr uint32_t kWireOverheadBytes = 24;
 // the seconds as a double, made 64.64 fixed point and scaled to ns, each
 // step truncating: 21 ns for a 1,090-byte packet at 400G (21.8), and 79 for
 // 1,000 bytes at 100G, whose 80 ns the double holds a hair under.
-uint64_t WireTimeNs(uint32_t len, uint64_t bps, uint32_t overhead = kWireOverheadBytes,
+uint64_t WireTimeNs(uint32_t len, uint64_t bps, int32_t overhead = kWireOverheadBytes,
                     bool ns3 = false);
 
 struct LinkParams {
-  uint64_t rate_bps = 0;                        // > 0
-  uint64_t delay_ns = 0;                        // propagation delay
-  uint64_t fifo_ns = 0;                         // transmit FIFO depth in wire time; 0 = one frame
-  uint32_t wire_overhead = kWireOverheadBytes;  // bytes a frame adds on the wire
-  bool wire_ns3 = false;                        // WireTimeNs as ns-3 has it
+  uint64_t rate_bps = 0;                       // > 0
+  uint64_t delay_ns = 0;                       // propagation delay
+  uint64_t fifo_ns = 0;                        // transmit FIFO depth in wire time; 0 = one frame
+  int32_t wire_overhead = kWireOverheadBytes;  // bytes a frame adds on the wire (< 0: takes off)
+  bool wire_ns3 = false;                       // WireTimeNs as ns-3 has it
 };
 
 // A frame on the wire, as the receiver sees it.

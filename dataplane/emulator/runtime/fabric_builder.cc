@@ -159,7 +159,10 @@ class FabricBuilder {
     // its hosts; results.json's pool_size adds them up (rank_results.h).
     uint64_t share = mbufs - (spec_.rank == 0 ? 0 : 4096);
     f_->ForEachLinkEnd([&](uint32_t node, uint16_t, const EmuPort& p) {
-      const uint64_t n = 2 * kMaxBurst + p.link().params().fifo_ns / p.link().WireNs(60) + 1;
+      // A minimum frame's wire time, at least 1 ns: ns-3's truncation (and a
+      // negative wire_overhead) can make it 0 on a fast link.
+      const uint64_t n = 2 * kMaxBurst +
+                         p.link().params().fifo_ns / std::max<uint64_t>(p.link().WireNs(60), 1) + 1;
       mbufs += n;
       share += spec_.Local(node) ? n : 0;
     });

@@ -127,8 +127,8 @@ json Verdict(const FabricSpec& spec, const FabricPlan& plan,
     const uint64_t frames = j.value("rx_frames", uint64_t{0}),
                    bytes = j.value("rx_bytes", uint64_t{0});
     // Wire bits, as the rate counts them (WireTimeNs).
-    const double got =
-        (bytes + spec.wire_overhead * frames) * 8e9 / static_cast<double>(end - fl.start_ns);
+    const double got = (static_cast<double>(bytes) + double(spec.wire_overhead) * double(frames)) *
+                       8e9 / static_cast<double>(end - fl.start_ns);
     if (got < kSlowShare * static_cast<double>(asked))
       slow.push_back({{"flow", fl.name}, {"asked_bps", asked}, {"got_bps", std::llround(got)}});
   }

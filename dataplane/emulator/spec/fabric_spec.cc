@@ -274,7 +274,7 @@ void ParseLinks(const Section& sec, FabricSpec* s) {
   const YAML::Node& n = sec.node;
   rd.CheckKeys(n, "links", {"rate", "delay", "fifo", "wire_overhead", "wire_time", "overrides"});
   if (n["wire_overhead"])
-    s->wire_overhead = uint32_t(rd.Int(n["wire_overhead"], "links.wire_overhead", 0, 64));
+    s->wire_overhead = int32_t(rd.Int(n["wire_overhead"], "links.wire_overhead", -32, 64));
   if (n["wire_time"]) {
     const std::string wt = rd.Str(n["wire_time"], "links.wire_time");
     if (wt != "ceil" && wt != "ns3") rd.Fail(n["wire_time"], "links.wire_time", "ceil or ns3");

@@ -152,9 +152,9 @@ struct FabricSpec {
   tagger::Topology topo;
   uint64_t link_rate_bps = 40'000'000'000ull;
   uint64_t link_delay_ns = 1000;
-  uint64_t link_fifo_ns = 0;                    // 0 = two MTU frames at the link's rate
-  uint32_t wire_overhead = kWireOverheadBytes;  // links.wire_overhead
-  bool wire_ns3 = false;                        // links.wire_time: ns3
+  uint64_t link_fifo_ns = 0;                   // 0 = two MTU frames at the link's rate
+  int32_t wire_overhead = kWireOverheadBytes;  // links.wire_overhead
+  bool wire_ns3 = false;                       // links.wire_time: ns3
   std::vector<LinkOverride> overrides;
 
   std::string switch_config;  // absolute; empty = built-in defaults

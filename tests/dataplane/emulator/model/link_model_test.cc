@@ -44,6 +44,15 @@ TEST(LinkModel, WireTimeCountsPreambleGapAndFcs) {
   EXPECT_EQ(WireTimeNs(1000, k10G, 0, true), 799u);
   EXPECT_EQ(WireTimeNs(1048, 100'000'000'000ull, 0, true), 83u);
   EXPECT_EQ(WireTimeNs(88, 400'000'000'000ull, 0, true), 1u);
+  // A negative overhead: the HPCC simulator's packet of a 1,000-byte
+  // payload is 1,048 bytes, the RoCEv2 frame 1,058 (wire_overhead -10).
+  // At 400G that is a whole nanosecond, 20.96 -> 20 against 21.16 -> 21;
+  // the frame never goes below a byte.
+  LinkModel shorter({400'000'000'000ull, 0, 0, -10, true});
+  EXPECT_EQ(shorter.WireNs(1058), 20u);
+  EXPECT_EQ(trunc.WireNs(1058), 21u);
+  EXPECT_EQ(WireTimeNs(1058, 100'000'000'000ull, -10, true), 83u);
+  EXPECT_EQ(WireTimeNs(5, k10G, -10), 1u);  // 1 byte: 0.8 ns, rounded up
 }
 
 TEST(LinkModel, SerialisesBackToBackAndAddsPropagation) {

@@ -234,15 +234,15 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
     const std::string err = LoadErr(Fig2(c.extra));
     EXPECT_NE(err.find(c.expect), std::string::npos) << "case:\n" << c.extra << "got: " << err;
   }
-  // links.wire_overhead: 0..64 bytes (Fig2 writes its own links section).
-  for (const char* v : {"65", "-1", "lots"}) {
+  // links.wire_overhead: -32..64 bytes (Fig2 writes its own links section).
+  for (const char* v : {"65", "-33", "lots"}) {
     const std::string p = Fig2("");
     std::string text;
     ASSERT_TRUE(config::ReadRegularFile(p, &text));
     text.replace(text.find("delay: 1us }"), 12,
                  std::string("delay: 1us, wire_overhead: ") + v + " }");
     std::ofstream(p) << text;
-    EXPECT_NE(LoadErr(p).find("links.wire_overhead: expected an integer from 0 to 64"),
+    EXPECT_NE(LoadErr(p).find("links.wire_overhead: expected an integer from -32 to 64"),
               std::string::npos)
         << v << ": " << LoadErr(p);
   }
