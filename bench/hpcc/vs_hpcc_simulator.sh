@@ -24,7 +24,8 @@
 # on N threads: the same results; CPU and wall seconds are both reported),
 # QLEN_MON=1 (both sides' queue monitors, every 100 ns over 100 ms from the
 # case's QLEN_MON_START; queue-length percentiles over the traffic compared,
-# bench/hpcc/qlen.py).
+# bench/hpcc/qlen.py), SIM_TRACE=<node,...> (the simulator traces every packet
+# event at those nodes into CASE/sim/out_mix.tr; bench/hpcc/sim_trace.sh prints it).
 # Figure OUT_DIR/vs_hpcc_simulator.png, OUT_DIR/table.txt, summary.json; last line
 #   RESULT <case>_p50_ratio_<bucket>=<x> ... <case>_ratio_p5=<x> <case>_ratio_p50=<x>
 #          <case>_ratio_p95=<x> <case>_within_10pct=<n> <case>_matched=<n> <case>_cpu_s_sim=<x> <case>_cpu_s_emu=<x>

@@ -70,6 +70,10 @@ EMU_THREADS = int(os.environ.get("EMU_THREADS", "1"))
 # QLEN_MON=1: both sides' queue monitors over 100 ms from the case's
 # QLEN_MON_START (bench/hpcc/qlen.py), queue-length percentiles compared.
 QLEN_MON = os.environ.get("QLEN_MON", "0") == "1"
+# SIM_TRACE=363,344: the simulator traces every packet event at these
+# nodes (ENABLE_TRACE 1) into CASE/sim/out_mix.tr; bench/hpcc/sim_trace.sh
+# prints it. For following a flow's packets through its queues.
+SIM_TRACE = [int(n) for n in os.environ.get("SIM_TRACE", "").split(",") if n.strip()]
 BUCKETS = [(0, 10_000, "<10KB", "lt10k"), (10_000, 100_000, "10-100KB", "10k_100k"),
            (100_000, 1_000_000, "100KB-1MB", "100k_1m"), (1_000_000, 1 << 62, ">1MB", "gt1m")]
 OUTPUT_KEYS = {"TRACE_OUTPUT_FILE": "out_mix.tr", "FCT_OUTPUT_FILE": "out_fct.txt",
@@ -143,6 +147,8 @@ def start_sim(sim_dir, cdir, out, rng_run=None):
     lines = []
     for line in open(os.path.join(cdir, "config.txt")):
         w = line.split()
+        if SIM_TRACE and w and w[0] in ("TRACE_FILE", "ENABLE_TRACE"):
+            continue   # written below
         if w and w[0] in ("TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE"):
             p = os.path.join(cdir, w[1])
             line = f"{w[0]} {p}\n" if os.path.exists(p) or w[0] != "TRACE_FILE" else line
@@ -151,6 +157,10 @@ def start_sim(sim_dir, cdir, out, rng_run=None):
         lines.append(line)
     if QLEN_MON:
         lines = qlen.config_lines(lines, mon_start(cdir))
+    if SIM_TRACE:   # every packet event at these nodes, into out/out_mix.tr
+        lines += ["ENABLE_TRACE 1\n", "TRACE_FILE trace.txt\n"]
+        with open(os.path.join(out, "trace.txt"), "w") as f:
+            f.write(f"{len(SIM_TRACE)}\n{' '.join(str(n) for n in SIM_TRACE)}\n")
     with open(os.path.join(out, "config.txt"), "w") as f:
         f.writelines(lines)
     if not os.path.exists(os.path.join(out, "trace.txt")):
