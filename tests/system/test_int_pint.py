@@ -47,7 +47,11 @@ with Topo(2, "tp") as t, Switch(t, swlib.write_config(cfg)) as sw:
         return pkts
 
     with Capture(t.host(1), "eth0", "udp and dst port 4791") as cap:
-        swlib.send(t.host(0), datagram_lengths(udp(0x60, N)))  # DSCP 24 -> 26: priority 4, INT
+        # 2 ms apart: the formula's dt is the switch's own time between two
+        # packets, and a switch that takes two in one burst (it was off the
+        # CPU while both arrived) sees them closer than T and adds the first
+        # to the second's utilisation (92 and 101 on a loaded machine).
+        swlib.send(t.host(0), datagram_lengths(udp(0x60, N)), inter=0.002)  # DSCP 24 -> 26: priority 4, INT
         swlib.send(t.host(0), datagram_lengths(udp(0x28, M)))  # DSCP 10: priority 0, no INT
         got = cap.stop(expect=N + M)
         fields = swlib.tshark_fields(cap.file, ["ip.dsfield.dscp", "int.kind", "int.pint.power", "udp.length"],
