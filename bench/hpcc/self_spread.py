@@ -38,8 +38,15 @@ import time
 
 import vs_simulator as vs
 
-JITTER_NS = int(os.environ.get("JITTER_NS", "10"))
-PERTURB = [p for p in os.environ.get("PERTURB", "seed,jitter,shift").split(",") if p]
+KINDS = ("seed", "jitter", "shift")
+try:
+    JITTER_NS = int(os.environ.get("JITTER_NS", "10"))
+except ValueError:
+    sys.exit(f"self_spread: JITTER_NS={os.environ['JITTER_NS']!r}: expected a whole number of ns")
+PERTURB = [p for p in os.environ.get("PERTURB", ",".join(KINDS)).split(",") if p]
+if JITTER_NS < 0 or not PERTURB or any(p not in KINDS for p in PERTURB):
+    sys.exit(f"self_spread: PERTURB={','.join(PERTURB)!r} JITTER_NS={JITTER_NS}: expected a "
+             f"comma-separated list of {', '.join(KINDS)} and JITTER_NS >= 0")
 ANALYSE_ONLY = os.environ.get("ANALYSE_ONLY", "0") == "1"
 NAMES = {"emu_sim": "pfcfabric / simulator",
          "sim_seed": "simulator RngRun 2 / 1", "emu_seed": "pfcfabric seed 2 / 1",

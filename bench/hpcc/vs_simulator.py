@@ -73,7 +73,10 @@ QLEN_MON = os.environ.get("QLEN_MON", "0") == "1"
 # SIM_TRACE=363,344: the simulator traces every packet event at these
 # nodes (ENABLE_TRACE 1) into CASE/sim/out_mix.tr; bench/hpcc/sim_trace.sh
 # prints it. For following a flow's packets through its queues.
-SIM_TRACE = [int(n) for n in os.environ.get("SIM_TRACE", "").split(",") if n.strip()]
+SIM_TRACE = [n.strip() for n in os.environ.get("SIM_TRACE", "").split(",") if n.strip()]
+if not all(n.isdigit() for n in SIM_TRACE):
+    sys.exit(f"vs_hpcc_simulator: SIM_TRACE={os.environ['SIM_TRACE']!r}: expected the simulator's "
+             f"node ids, comma-separated (e.g. 363,344)")
 BUCKETS = [(0, 10_000, "<10KB", "lt10k"), (10_000, 100_000, "10-100KB", "10k_100k"),
            (100_000, 1_000_000, "100KB-1MB", "100k_1m"), (1_000_000, 1 << 62, ">1MB", "gt1m")]
 OUTPUT_KEYS = {"TRACE_OUTPUT_FILE": "out_mix.tr", "FCT_OUTPUT_FILE": "out_fct.txt",
