@@ -520,7 +520,13 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
             a = sim_ip(n)
             out.append(f"  - {{ name: {name[n]}, address: {_ip_text(a)}/24, gateway: {_ip_text(a + 1)} }}")
     # The simulator NACKs a lasting gap again every 500 us (its "NACK
-    # Generation Interval", fixed: no config key).
+    # Generation Interval", fixed: no config key), and its NIC has no
+    # retransmission timer (rdma-hw.cc: only a NACK makes it go back):
+    # rc.timeout 0, none, as verbs reads 0. With the verbs default of
+    # 1.05 ms, a packet queued longer than that behind PFC pauses (the
+    # WebSearch 50% case without congestion control) had its window sent
+    # again while it still waited: 1.3 million packets more on a fabric
+    # already paused.
     # ACK_HIGH_PRIO only picks the pause class that holds the simulator's
     # NIC's ACK queue (RdmaEgressQueue::ack_q_idx: 0 or 3), a queue its NIC
     # sends ahead of data either way, as the emulated NIC does. With 1 it is
@@ -530,7 +536,7 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     # their flow's priority group (rdma-hw.cc ReceiveUdp) and queue behind
     # its data at every hop. Here too: rc.ack_high_prio off.
     pausable = "" if val("ACK_HIGH_PRIO", "int", 0) == 0 else ", ack_pausable: false"
-    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us{pausable} }}")
+    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us, timeout: 0{pausable} }}")
     pgs = sorted({f[2] for f in flows}) or [3]
     if cc == "dcqcn":
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]

@@ -14,8 +14,9 @@ const Param<R> kRcParams[] = {
     {"mtu", K::kInt, 256, 4096, "payload bytes a packet (PACKET_PAYLOAD_SIZE)", &R::mtu},
     {"ack_interval", K::kInt, 1, 65536,
      "packets per ACK (L2_ACK_INTERVAL, in bytes in the simulator)", &R::ack_interval},
-    {"timeout", K::kInt, 1, 31,
-     "local ACK timeout exponent: 4.096 us x 2^timeout (8: 1.05 ms; none in the simulator)",
+    {"timeout", K::kInt, 0, 31,
+     "local ACK timeout exponent: 4.096 us x 2^timeout (8: 1.05 ms); 0: none, as in verbs (the "
+     "simulator has none: hpcc_import writes 0)",
      &R::timeout},
     {"retry_cnt", K::kInt, 0, 7, "timeouts without progress before the QP fails", &R::retry_cnt},
     {"nak_interval", K::kTimeOrOff, 0, 0,
@@ -136,7 +137,7 @@ void RcRequester::OnNak(uint32_t psn24, uint64_t now_ns) {
 }
 
 void RcRequester::Advance(uint64_t now_ns) {
-  if (failed_ || una_ == high_ || now_ns < progress_ns_ + p_.TimeoutNs()) return;
+  if (failed_ || una_ == high_ || p_.timeout == 0 || now_ns < progress_ns_ + p_.TimeoutNs()) return;
   ++c_.timeouts;
   if (++retries_ > p_.retry_cnt) {
     failed_ = true;  // the QP's error state: no more sends
@@ -147,7 +148,7 @@ void RcRequester::Advance(uint64_t now_ns) {
 }
 
 Deadline RcRequester::NextEventNs() const {
-  if (failed_ || una_ == high_) return kNever;
+  if (failed_ || una_ == high_ || p_.timeout == 0) return kNever;
   return progress_ns_ + p_.TimeoutNs();
 }
 

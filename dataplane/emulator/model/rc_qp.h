@@ -19,7 +19,8 @@
 //  * on a NAK the requester goes back to the NAKed PSN and resends from
 //    there (go-back-N); a message completes when its last packet is ACKed;
 //  * with packets outstanding and no ACK progress for `timeout` (the
-//    verbs attribute: 4.096 us x 2^timeout), the requester goes back to
+//    verbs attribute: 4.096 us x 2^timeout; 0, as in verbs, none: the
+//    HPCC simulator's NIC has no such timer), the requester goes back to
 //    the oldest unacknowledged PSN; after `retry_cnt` timeouts in a row
 //    without progress the QP fails (IBV_WC_RETRY_EXC_ERR), and sends no
 //    more.
@@ -46,7 +47,7 @@ inline constexpr uint32_t kPsnMask = 0xffffff;
 struct RcParams {
   uint32_t mtu = 1000;           // payload bytes per packet, 256..4096
   uint32_t ack_interval = 1;     // accepted packets per ACK, >= 1
-  uint8_t timeout = 8;           // local ACK timeout: 4.096 us << timeout (1..31)
+  uint8_t timeout = 8;           // local ACK timeout: 4.096 us << timeout (1..31; 0: none)
   uint8_t retry_cnt = 7;         // timeouts without progress before failing, 0..7
   uint64_t nak_interval_ns = 0;  // a gap NAKed again after this; 0: once
   bool ack_high_prio = false;    // ACKs and NAKs in the CNPs' class, not the data's

@@ -200,6 +200,30 @@ TEST(RcRequester, TimeoutResendsThenFailsAfterRetryCnt) {
   EXPECT_FALSE(r.completed());
 }
 
+// timeout 0, as verbs reads it (and the HPCC simulator's NIC, which has no
+// such timer): however long the ACKs take, nothing is sent again but on a
+// NAK, and the QP never fails.
+TEST(RcRequester, TimeoutZeroIsNone) {
+  RcParams p = Params();
+  p.timeout = 0;
+  p.retry_cnt = 0;
+  RcRequester r(p, 2000, 0);
+  r.Next(0);
+  r.Next(0);
+  EXPECT_FALSE(r.HasData());
+  EXPECT_EQ(r.NextEventNs(), kNever);
+  for (uint64_t t : {uint64_t{4096}, uint64_t{1} << 40, uint64_t{1} << 62}) r.Advance(t);
+  EXPECT_EQ(r.counters().timeouts, 0u);
+  EXPECT_FALSE(r.failed());
+  EXPECT_FALSE(r.HasData());
+  r.OnNak(1, 5000);  // a NAK still goes back
+  ASSERT_TRUE(r.HasData());
+  EXPECT_EQ(r.Next(5000).psn, 1u);
+  EXPECT_EQ(r.counters().naks, 1u);
+  r.OnAck(1, 6000);
+  EXPECT_TRUE(r.completed());
+}
+
 // The two ends through a lossy, reordering channel: every message completes,
 // and what the responder takes is every PSN once, in order.
 struct Channel {

@@ -153,7 +153,7 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
       {"dcqcn: { cnp_prio: 8 }\n", "fab.yaml:4: dcqcn.cnp_prio: expected an integer from 0 to 7"},
       {"dcqcn: { byte_counter: lots }\n", "fab.yaml:4: dcqcn.byte_counter: expected"},
       {"rc: { mtu: 128 }\n", "fab.yaml:4: rc.mtu: expected an integer from 256 to 4096"},
-      {"rc: { timeout: 0 }\n", "fab.yaml:4: rc.timeout: expected an integer from 1 to 31"},
+      {"rc: { timeout: 32 }\n", "fab.yaml:4: rc.timeout: expected an integer from 0 to 31"},
       {"rc: { retry_cnt: 8 }\n", "fab.yaml:4: rc.retry_cnt: expected an integer from 0 to 7"},
       {"rc: { ack_interval: 0 }\n", "fab.yaml:4: rc.ack_interval: expected an integer from 1"},
       {"rc: { nak_interval: soon }\n", "fab.yaml:4: rc.nak_interval: expected a time >= 0"},
