@@ -82,6 +82,24 @@ inline uint32_t IntQlenField(int64_t queued, uint64_t unit) {
     return static_cast<uint32_t>(static_cast<uint64_t>(queued) / unit);
   return queued < 0 ? 0 : kMax;
 }
+// IntQlenField at multiplier 1 (unit kIntQlenUnit), the packet path's
+// usual case: the quotient as a multiply and a shift, where dividing by a
+// constant 80 takes a 64-bit multiply into two registers and a shift. Below
+// the saturation point queued * ceil(2^30 / 80) >> 30 is queued / 80
+// exactly: it exceeds queued / 80 by queued * 16 / (80 * 2^30), which stays
+// under the 1/80 that separates a quotient from the next (int_trailer_test
+// checks every value).
+inline constexpr uint64_t kIntQlenMagic = ((uint64_t{1} << 30) + kIntQlenUnit - 1) / kIntQlenUnit;
+static_assert(((1u << kIntQlenBits) - 1) * uint64_t{kIntQlenUnit} *
+                      (kIntQlenMagic * kIntQlenUnit - (uint64_t{1} << 30)) <
+                  (uint64_t{1} << 30),
+              "the multiply is the quotient for every queue below the saturation point");
+inline uint32_t IntQlenField1(int64_t queued) {
+  constexpr uint64_t kMax = (1u << kIntQlenBits) - 1;
+  if (static_cast<uint64_t>(queued) < kMax * kIntQlenUnit) [[likely]]
+    return static_cast<uint32_t>(static_cast<uint64_t>(queued) * kIntQlenMagic >> 30);
+  return queued < 0 ? 0 : kMax;
+}
 
 // One hop's record, decoded; Word/FromWord are the wire form.
 struct IntHop {
@@ -208,10 +226,12 @@ inline constexpr std::array<IntPushStep, 256> kIntPushSteps = [] {
 
 // Pushes a record word onto a kIntHops trailer: record hops % 5, as the
 // simulator. The count stops at 255 (the records keep rotating).
+// (The step's two bytes read one by one: as one 16-bit load they take two
+// more instructions to split.)
 inline void PushIntWord(uint8_t* t, uint64_t word) {
-  const IntPushStep step = kIntPushSteps[t[3]];
-  StoreBe64(t + step.at, word);
-  t[3] = step.next;
+  const IntPushStep* step = &kIntPushSteps[t[3]];
+  StoreBe64(t + step->at, word);
+  t[3] = step->next;
 }
 inline void PushIntHop(uint8_t* t, const IntHop& h) { PushIntWord(t, h.Word()); }
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <bit>
 
+#include "dataplane/net/be_bytes.h"
 #include "dataplane/net/int_trailer.h"
 #include "dataplane/net/ipv4_locate.h"
 #include "dataplane/net/pint.h"
@@ -84,27 +85,33 @@ constexpr uint64_t FastHead(uint32_t multi) {
 // A packet's trailer on the fast path, or nullptr: an untagged IPv4
 // datagram followed by a trailer of the switch's multiplier, in three
 // compares; everything else (tags, no trailer, another multiplier) goes
-// out of line.
+// out of line. The datagram's end is pointer arithmetic, not a 32-bit
+// offset, so that its 14 folds into the addressing.
 inline uint8_t* FastTrailer(uint8_t* d, uint32_t len, uint64_t head) {
   uint16_t et;
   std::memcpy(&et, d + 12, 2);
   if (et != RTE_BE16(net::kEtherTypeIpv4)) return nullptr;
   // (A runt's total length is read from the mbuf's data room, past its
   // data; the bound below then refuses it.)
-  const uint32_t end = net::Ipv4End(d, 14);
-  if (end + net::kIntHopsBytes > len) return nullptr;
+  const size_t total = net::be::Get16(d + 14 + 2);
+  if (total + 14 + net::kIntHopsBytes > len) return nullptr;
+  uint8_t* t = d + 14 + total;
   uint64_t h;
-  std::memcpy(&h, d + end, 8);
-  return (h & kFastMask) == head ? d + end : nullptr;
+  std::memcpy(&h, t, 8);
+  return (h & kFastMask) == head ? t : nullptr;
 }
 
 // The record's byte and queue fields in units of `multi` (u1: multi is 1,
-// the units constants the compiler divides by without a divide).
+// whose byte unit 128 is a shift and queue unit 80 a multiply).
 template <bool u1>
 inline uint64_t Fields(uint64_t sent, int64_t depth, uint32_t multi) {
-  const uint64_t qlen_unit = u1 ? net::kIntQlenUnit : uint64_t{net::kIntQlenUnit} * multi;
-  const uint64_t byte_unit = u1 ? net::kIntByteUnit : uint64_t{net::kIntByteUnit} * multi;
-  return uint64_t{net::IntBytesField(sent, byte_unit)} << 17 | net::IntQlenField(depth, qlen_unit);
+  if constexpr (u1) {
+    static_assert(net::kIntByteUnit == 1u << 7);
+    constexpr uint64_t kBytesMask = uint64_t{(1u << net::kIntBytesBits) - 1} << 17;
+    return (sent << (17 - 7) & kBytesMask) | net::IntQlenField1(depth);
+  }
+  return uint64_t{net::IntBytesField(sent, uint64_t{net::kIntByteUnit} * multi)} << 17 |
+         net::IntQlenField(depth, uint64_t{net::kIntQlenUnit} * multi);
 }
 
 // HPCC-PINT at a packet's PINT trailer t: the port's utilisation as the
@@ -129,31 +136,88 @@ void PintHop(WorkerCtx& w, PortId out, int q, uint8_t* t, const IntState& s, int
   pc.int_pint.Add(1);
 }
 
-// The slow path of a packet FastTrailer passed over: a tagged frame's
-// trailer, one of another multiplier, a PINT trailer, or (int.insert) a
-// new one where the datagram ends; writes the record. Returns the bytes
-// the packet grew by; *recorded is false when it got no hop record (not
-// IPv4, an echo, a timestamp or PINT, no room).
-[[gnu::noinline]] uint32_t SlowHop(WorkerCtx& w, PortId out, int q, rte_mbuf* m, const IntState& s,
-                                   uint64_t fixed, uint64_t sent, int64_t depth, uint32_t prev_size,
-                                   bool* recorded) {
-  *recorded = false;
+// The fast path over packets [p, end) of a run leaving (out, q): the hop
+// record of each whose trailer FastTrailer finds, with *sent and *depth
+// moved past it. Returns the first packet it passes over (end when none).
+// Out of line and calling nothing, so that its loop has the registers to
+// itself: inside RecordHops, with what it needs after the loop held across
+// it, the loop spilled and reloaded three values a packet.
+template <bool u1>
+[[gnu::noinline]] rte_mbuf* const* FastHops(rte_mbuf* const* p, rte_mbuf* const* end,
+                                            uint64_t fixed, uint32_t multi, uint64_t* sent,
+                                            int64_t* depth) {
+  const uint64_t head = FastHead(multi);
+  uint64_t sent_before = *sent;
+  int64_t behind = *depth;
+  for (; p != end; p++) {
+    rte_mbuf* m = *p;
+    uint8_t* t = FastTrailer(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), head);
+    if (t == nullptr) [[unlikely]]
+      break;
+    const uint32_t plen = rte_pktmbuf_pkt_len(m);
+    behind -= plen;
+    net::PushIntWord(t, fixed | Fields<u1>(sent_before, behind, multi));
+    sent_before += plen;
+  }
+  *sent = sent_before;
+  *depth = behind;
+  return p;
+}
+
+// A run of packets leaving (out, q), for the packets the fast path passes
+// over.
+struct HopRun {
+  WorkerCtx& w;
+  const IntState& s;
+  PortId out;
+  int q;
+  rte_mbuf* const* pkts;  // its first packet
+  uint64_t fixed;         // the record's rate and time fields
+  uint32_t added = 0;     // bytes trailers added to its packets
+  uint32_t missed = 0;    // packets that got no hop record
+};
+
+// The slow path of the packet at *p, which FastTrailer passed over: a
+// tagged frame's trailer, one of another multiplier, a PINT trailer, or
+// (int.insert) a new one where the datagram ends; writes the record with
+// `sent` and `depth` as the fast path would, and counts in r what it added
+// and whether the packet got no hop record (not IPv4, an echo, a timestamp
+// or PINT, no room). Returns the port's bytes sent once the packet left:
+// `sent` and the packet as it leaves.
+uint64_t SlowHop(HopRun& r, rte_mbuf* const* p, uint64_t sent, int64_t depth) {
+  rte_mbuf* m = *p;
   uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m), plen = rte_pktmbuf_pkt_len(m);
+  uint8_t* t = nullptr;
   const uint32_t off = net::Ipv4Offset(d, len);
-  if (off == 0) return 0;
-  const uint32_t end = net::Ipv4End(d, off);
-  if (end > len) return 0;  // truncated: not ours to mend
-  uint8_t* t = net::FindIntTrailer(d, len, end);
-  if (t != nullptr && net::IntKind(t) == net::kIntPint) {
-    PintHop(w, out, q, t, s, depth, prev_size);
-    return 0;
+  const uint32_t end = off == 0 ? 0 : net::Ipv4End(d, off);
+  if (off != 0 && end <= len) {  // a truncated datagram is not ours to mend
+    t = net::FindIntTrailer(d, len, end);
+    if (t != nullptr && net::IntKind(t) == net::kIntPint) {
+      PintHop(r.w, r.out, r.q, t, r.s, depth, p == r.pkts ? 0 : rte_pktmbuf_pkt_len(p[-1]));
+      t = nullptr;
+    } else if (t == nullptr && r.s.insert) {
+      t = Insert(r.w, r.out, r.q, m, end, r.s.multi);
+    }
   }
-  if (t == nullptr && s.insert) t = Insert(w, out, q, m, end, s.multi);
-  if (t == nullptr || net::IntKind(t) != net::kIntHops) return 0;
-  net::PushIntWord(t, fixed | Fields<false>(sent, depth, net::IntMulti(t)));
-  *recorded = true;
-  return rte_pktmbuf_pkt_len(m) - plen;
+  if (t != nullptr && net::IntKind(t) == net::kIntHops)
+    net::PushIntWord(t, r.fixed | Fields<false>(sent, depth, net::IntMulti(t)));
+  else
+    r.missed++;
+  r.added += rte_pktmbuf_pkt_len(m) - plen;
+  return sent + rte_pktmbuf_pkt_len(m);
+}
+
+// The rest of a run from *p, a packet the fast path passed over: the slow
+// path for each such packet, the fast path between them. Out of line.
+template <bool u1>
+[[gnu::noinline]] void SlowHops(HopRun& r, rte_mbuf* const* p, rte_mbuf* const* end, uint64_t sent,
+                                int64_t depth) {
+  while (p != end) {
+    depth -= rte_pktmbuf_pkt_len(*p);
+    sent = SlowHop(r, p, sent, depth);
+    p = FastHops<u1>(p + 1, end, r.fixed, r.s.multi, &sent, &depth);
+  }
 }
 
 // PINT's record of the port's last packet: the time it left and its bytes
@@ -180,24 +244,14 @@ uint32_t RecordHops(WorkerCtx& w, const IntState& s, PortId out, int q, rte_mbuf
   int64_t depth = iw.depth - taken_before;
   const uint64_t fixed = uint64_t{s.rate[out]} << 61 | (w.now_ns & ((1u << net::kIntTimeBits) - 1))
                                                            << 37;
-  const uint64_t head = FastHead(s.multi);
+  rte_mbuf* const* const end = pkts + n;
+  rte_mbuf* const* p = FastHops<u1>(pkts, end, fixed, s.multi, &sent, &depth);
   uint32_t added = 0, missed = 0;
-  for (uint16_t i = 0; i < n; i++) {
-    rte_mbuf* m = pkts[i];
-    const uint32_t plen = rte_pktmbuf_pkt_len(m);
-    depth -= plen;
-    uint8_t* t = FastTrailer(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_data_len(m), head);
-    if (t != nullptr) [[likely]] {
-      net::PushIntWord(t, fixed | Fields<u1>(sent, depth, s.multi));
-    } else {
-      bool recorded;
-      const uint32_t prev = i == 0 ? 0 : rte_pktmbuf_pkt_len(pkts[i - 1]);
-      const uint32_t grew = SlowHop(w, out, q, m, s, fixed, sent, depth, prev, &recorded);
-      missed += !recorded;
-      added += grew;
-      sent += grew;
-    }
-    sent += plen;
+  if (p != end) [[unlikely]] {
+    HopRun r{.w = w, .s = s, .out = out, .q = q, .pkts = pkts, .fixed = fixed};
+    SlowHops<u1>(r, p, end, sent, depth);
+    added = r.added;
+    missed = r.missed;
   }
   if (s.has_pint) NoteLast(iw, out, w.now_ns, pkts[n - 1]);
   sw::PrioCounters& pc = w.st->prio[out][q];
@@ -252,8 +306,12 @@ std::unique_ptr<sw::MechanismState> IntMakeWorkerState(const sw::Switch& sw, con
 
 int64_t IntPortDepth(const WorkerCtx& w, PortId p) {
   int64_t d = 0;
-  for (int q = 0; q < kNumPrio; q++)
-    d += w.solo ? EcnDepthSolo(w.st->prio[p][q]) : EcnDepth(*w.sw, p, q);
+  // The test of w.solo outside the loop: inside, the compiler kept it there.
+  if (w.solo) {
+    for (int q = 0; q < kNumPrio; q++) d += EcnDepthSolo(w.st->prio[p][q]);
+  } else {
+    for (int q = 0; q < kNumPrio; q++) d += EcnDepth(*w.sw, p, q);
+  }
   return d;
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace pfc::net {
@@ -36,6 +37,16 @@ TEST(IntTrailer, CountersWrapAndQueueSaturates) {
   EXPECT_EQ(b.BytesDelta(a, 1), 3u * 128) << "20-bit byte counter wrap";
   const IntHop q = IntHop::Make(0, 0, uint64_t{80} << 20, 2, 1);
   EXPECT_EQ(q.qlen, (1u << 17) - 1) << "a long queue must not read as a short one";
+}
+
+// The packet path's queue field at multiplier 1 is a multiply, not a
+// divide: the same field for every queue length up to past saturation.
+TEST(IntTrailer, QlenAtMultiplierOneIsTheQuotient) {
+  constexpr int64_t kSaturated = int64_t{(1 << kIntQlenBits) - 1} * kIntQlenUnit;
+  for (int64_t q = 0; q < kSaturated + 2 * kIntQlenUnit; q++)
+    if (IntQlenField1(q) != IntQlenField(q, kIntQlenUnit)) FAIL() << q;
+  for (int64_t q : {int64_t{-1}, int64_t{-80}, INT64_MIN, INT64_MAX, int64_t{1} << 40})
+    EXPECT_EQ(IntQlenField1(q), IntQlenField(q, kIntQlenUnit)) << q;
 }
 
 TEST(IntTrailer, PushRotatesAfterFiveHops) {
