@@ -86,7 +86,7 @@ inline uint32_t FirstN(uint32_t n) { return n >= 32 ? ~0u : (1u << n) - 1; }
 uint16_t DcfitPolice(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
                      buffer::ReleaseBatch& undo);
 inline uint16_t DcfitOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                               buffer::ReleaseBatch& undo, uint32_t* note) {
+                               uint64_t, buffer::ReleaseBatch& undo, uint32_t* note) {
   const SwitchDcfit& d = Dcfit(w);
   if (d.hh_any.load(std::memory_order_relaxed)) n = DcfitPolice(w, out, eprio, pkts, n, undo);
   if (!d.shared) return n;  // one worker: the after half reads the packets

@@ -75,7 +75,7 @@ void EcnMarkLeaving(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint
 namespace {
 bool EcnWanted(const sw::Switch& sw) { return sw.ecn; }
 void EcnWire(const sw::Switch& sw, Hooks* h) {
-  h->enqueue.Add({.before = EcnOnEnqueue});
+  h->enqueue.Add({.before = EcnOnEnqueue, .reads_bytes = true});
   h->refused.Add(EcnOnRefused);
   bool at_dequeue = false;
   for (const sched::RedProfile& p : sw.cfg.ecn.profiles) at_dequeue |= p.at_dequeue;

@@ -49,7 +49,8 @@ inline int64_t EcnDepthSolo(const sw::PrioCounters& c) {
   return static_cast<int64_t>(c.ecn_queued_bytes.Get() - out);
 }
 
-// The frames' lengths summed: most of what ECN costs a packet.
+// The frames' lengths summed (a group's come from ingress: EcnOnEnqueue's
+// `bytes`).
 inline uint64_t EcnBytes(rte_mbuf* const* pkts, unsigned n) {
   uint64_t b = 0;
   for (unsigned i = 0; i < n; i++) b += rte_pktmbuf_pkt_len(pkts[i]);
@@ -62,12 +63,12 @@ inline uint64_t EcnBytes(rte_mbuf* const* pkts, unsigned n) {
 [[gnu::noinline]] uint16_t EcnMarkGroup(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts,
                                         uint16_t n);
 
+// `bytes`: the group's, as ingress summed them (wired with reads_bytes).
 inline uint16_t EcnOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                             buffer::ReleaseBatch&, uint32_t*) {
+                             uint64_t bytes, buffer::ReleaseBatch&, uint32_t*) {
   const sched::RedQueue& red = w.t->ecn[out][eprio];
   if (!red.enabled()) return n;  // no profile: its depth is never asked
   sw::PrioCounters& c = w.st->prio[out][eprio];
-  const uint64_t bytes = EcnBytes(pkts, n);
   // Several workers serving the switch: the depth sums their counters.
   const int64_t depth = w.solo ? EcnDepthSolo(c) : EcnDepth(*w.sw, out, eprio);
   // The last packet finds depth + bytes - its length (at least 1) ahead.

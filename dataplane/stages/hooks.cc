@@ -3,11 +3,19 @@
 // adding its users to the hook points (hooks.h) in their sorted order.
 #include "dataplane/stages/hooks.h"
 
+#include <rte_mbuf.h>
+
 #include <utility>
 
 #include "dataplane/stages/mechanism.h"
 
 namespace pfc::stages {
+
+uint64_t GroupBytes(rte_mbuf* const* pkts, uint16_t n) {
+  uint64_t b = 0;
+  for (uint16_t i = 0; i < n; i++) b += rte_pktmbuf_pkt_len(pkts[i]);
+  return b;
+}
 
 Hooks BuildHooks(const sw::Switch& sw) {
   Hooks h;
@@ -16,6 +24,7 @@ Hooks BuildHooks(const sw::Switch& sw) {
   for (uint8_t i = 0; i < h.enqueue.n; i++) {
     h.enqueue_before |= h.enqueue.fn[i].before != nullptr;
     h.enqueue_after |= h.enqueue.fn[i].after != nullptr;
+    h.enqueue_bytes |= h.enqueue.fn[i].before != nullptr && h.enqueue.fn[i].reads_bytes;
   }
   const std::pair<uint8_t, Hooks::Point> points[] = {
       {h.held_lossy.n, Hooks::kHeldLossy},  {h.pfc_rx.n, Hooks::kPfcRx},

@@ -12,7 +12,10 @@
 //                dropped with the user's reason; no XOFF sent for them)
 //   pfc_rx       a PFC frame arrived (before the pause timers take it)
 //   enqueue      a group of one burst's packets is about to be queued at
-//                (out, egress priority): may drop some (charge released
+//                (out, egress priority), told their bytes when it asks
+//                (EnqueueUser::reads_bytes: ingress sums them as it groups
+//                the packets, so that ECN and INT do not each walk the
+//                group again): may drop some (charge released
 //                through `undo`) and keep a word for its own `after`
 //                half, which learns how many the egress ring took (either
 //                half may be absent; `after` may read the packets only
@@ -70,6 +73,10 @@ struct WorkerCtx;
 
 inline constexpr int kMaxHookUsers = 4;
 
+// The frames' bytes (pkt_len) summed; out of line (rare: the runner's
+// recount after a user dropped some).
+uint64_t GroupBytes(rte_mbuf* const* pkts, uint16_t n);
+
 template <typename Fn>
 struct HookList {
   Fn fn[kMaxHookUsers] = {};
@@ -82,7 +89,7 @@ struct Hooks {
   using PfcRxFn = void (*)(WorkerCtx&, PortId in, const uint8_t* frame, size_t len,
                            const pause::PauseRequest& req);
   using EnqueueFn = uint16_t (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
-                                 buffer::ReleaseBatch& undo, uint32_t* note);
+                                 uint64_t bytes, buffer::ReleaseBatch& undo, uint32_t* note);
   using EnqueuedFn = void (*)(WorkerCtx&, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,
                               uint32_t note, uint32_t done);
   using RefusedFn = void (*)(WorkerCtx&, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n);
@@ -114,8 +121,9 @@ struct Hooks {
   };
   uint16_t present = 0;
   bool Has(Point p) const { return (present & p) != 0; }
-  // Some enqueue user has a `before` / an `after` half (BuildHooks).
-  bool enqueue_before = false, enqueue_after = false;
+  // Some enqueue user has a `before` / an `after` half / a `before` that
+  // reads the group's bytes (BuildHooks).
+  bool enqueue_before = false, enqueue_after = false, enqueue_bytes = false;
   DropReason held_lossy_drop = DropReason::kLosslessHeadroom;  // the user's reason
 
   HookList<HeldLossyFn> held_lossy;
@@ -125,6 +133,9 @@ struct Hooks {
     EnqueueFn before = nullptr;  // may be null
     EnqueuedFn after = nullptr;  // may be null
     uint8_t after_prios = kAllPrios;
+    // `before` reads its `bytes`: the others are told 0, and a switch
+    // without such a user does not sum them.
+    bool reads_bytes = false;
   };
   HookList<EnqueueUser> enqueue;
   HookList<RefusedFn> refused;
@@ -149,13 +160,19 @@ struct Hooks {
     for (uint8_t i = 0; i < pfc_rx.n; i++) pfc_rx.fn[i](w, in, frame, len, req);
   }
   // Returns how many of pkts[0..n) remain, packed at the front; notes[i]
-  // is the i-th user's word for its `after` half (Enqueued).
-  uint16_t Enqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+  // is the i-th user's word for its `after` half (Enqueued). `bytes`: the
+  // frames' bytes (pkt_len) summed, when enqueue_bytes (else 0).
+  uint16_t Enqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n, uint64_t bytes,
                    buffer::ReleaseBatch& undo, uint32_t* notes) const {
     if (!enqueue_before) return n;
-    for (uint8_t i = 0; i < enqueue.n; i++)
-      if (enqueue.fn[i].before != nullptr)
-        n = enqueue.fn[i].before(w, out, eprio, pkts, n, undo, &notes[i]);
+    for (uint8_t i = 0; i < enqueue.n; i++) {
+      if (enqueue.fn[i].before == nullptr) continue;
+      const uint16_t had = n;
+      n = enqueue.fn[i].before(w, out, eprio, pkts, n, bytes, undo, &notes[i]);
+      // A user that dropped some (DCFIT's policing) leaves fewer bytes.
+      if (n != had && enqueue_bytes) [[unlikely]]
+        bytes = GroupBytes(pkts, n);
+    }
     return n;
   }
   void Enqueued(WorkerCtx& w, PortId in, PortId out, int eprio, rte_mbuf* const* pkts,

@@ -42,9 +42,10 @@ const IntState& StateOf(const WorkerCtx& w) {
   return MechanismStateOf<IntState>(*w.sw, kIntMechanism);
 }
 
-uint16_t IntOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf** pkts, uint16_t n,
+// `bytes`: the group's, as ingress summed them (wired with reads_bytes).
+uint16_t IntOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf**, uint16_t n, uint64_t bytes,
                       buffer::ReleaseBatch&, uint32_t*) {
-  if (!EcnCounts(w, out, eprio)) w.st->prio[out][eprio].ecn_queued_bytes.Add(EcnBytes(pkts, n));
+  if (!EcnCounts(w, out, eprio)) w.st->prio[out][eprio].ecn_queued_bytes.Add(bytes);
   return n;
 }
 
@@ -276,7 +277,7 @@ uint32_t IntOnLeave(WorkerCtx& w, PortId out, int q, rte_mbuf* const* pkts, uint
 
 bool IntWanted(const sw::Switch& sw) { return sw.cfg.telemetry.any(); }
 void IntWire(const sw::Switch&, Hooks* h) {
-  h->enqueue.Add({.before = IntOnEnqueue});
+  h->enqueue.Add({.before = IntOnEnqueue, .reads_bytes = true});
   h->refused.Add(IntOnRefused);
   h->leave.Add(IntOnLeave);
 }

@@ -188,7 +188,7 @@ TEST_F(StageTest, EcnRefusedPacketsLeaveTheDepth) {
   buffer::ReleaseBatch undo(sw_->buffer, &w_.pool_slack);
   uint32_t notes[stages::kMaxHookUsers];
   w_.t = sw_->CurrentTables();
-  ASSERT_EQ(w_.hooks.Enqueue(w_, 3, 3, pkts, 8, undo, notes), 8);
+  ASSERT_EQ(w_.hooks.Enqueue(w_, 3, 3, pkts, 8, 8 * kFrame, undo, notes), 8);
   EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 8 * kFrame);
   w_.hooks.Refused(w_, 3, 3, pkts + 5, 3);  // the ring took five
   EXPECT_EQ(stages::EcnDepth(*sw_, 3, 3), 5 * kFrame);

@@ -6,6 +6,7 @@
 // (dcfit_test.cc, pfcwd_test.cc, buffer_pfc_test.cc).
 #include <gtest/gtest.h>
 
+#include "dataplane/buffer/accountant.h"
 #include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/ecn_stage.h"
 #include "dataplane/stages/mechanism.h"
@@ -59,6 +60,40 @@ TEST_F(StageTest, DcfitPolicesBeforeEnqueueWithTriggerHandling) {
   Start(BaseYaml("", "dcfit: { enabled: true, recovery: break, trigger_handling: true }\n"));
   ASSERT_TRUE(stages::DcfitOf(*sw_)->trigger_handling);
   EXPECT_NE(w_.hooks.enqueue.fn[0].before, nullptr);
+  EXPECT_FALSE(w_.hooks.enqueue_bytes) << "no user reads a group's bytes: ingress sums none";
+}
+
+// Enqueue users that read a group's bytes are told what remains of it
+// after an earlier user dropped some.
+uint64_t g_bytes_seen = 0;
+uint16_t DropLast(stages::WorkerCtx&, PortId, int, rte_mbuf**, uint16_t n, uint64_t,
+                  buffer::ReleaseBatch&, uint32_t*) {
+  return static_cast<uint16_t>(n - 1);
+}
+uint16_t SeeBytes(stages::WorkerCtx&, PortId, int, rte_mbuf**, uint16_t n, uint64_t bytes,
+                  buffer::ReleaseBatch&, uint32_t*) {
+  g_bytes_seen = bytes;
+  return n;
+}
+TEST_F(StageTest, EnqueueBytesFollowDrops) {
+  Start(BaseYaml());
+  stages::Hooks h;
+  h.enqueue.Add({.before = DropLast});
+  h.enqueue.Add({.before = SeeBytes, .reads_bytes = true});
+  h.enqueue_before = h.enqueue_bytes = true;
+  rte_mbuf* pkts[3];
+  uint64_t all = 0;
+  for (uint16_t i = 0; i < 3; i++) {
+    std::vector<uint8_t> f = Frame({.in_port = 0, .dst_ip = Ip(10, 0, 3, 2), .seq = i});
+    f.resize(f.size() + 10 * i);
+    pkts[i] = Mbuf(f);
+    all += f.size();
+  }
+  buffer::ReleaseBatch undo(sw_->buffer, &w_.pool_slack);
+  uint32_t notes[stages::kMaxHookUsers];
+  EXPECT_EQ(h.Enqueue(w_, 3, 3, pkts, 3, all, undo, notes), 2);
+  EXPECT_EQ(g_bytes_seen, all - rte_pktmbuf_pkt_len(pkts[2]));
+  for (rte_mbuf* m : pkts) rte_pktmbuf_free(m);
 }
 
 TEST_F(StageTest, WatchdogHooksFirstAtEgress) {
@@ -90,6 +125,8 @@ TEST_F(StageTest, EcnHooksAfterDcfitAtEnqueue) {
   EXPECT_EQ(c.enqueue, 2);
   EXPECT_EQ(c.dequeue, 1) << "DCFIT's only: the egress counters tell ECN what left";
   EXPECT_EQ(w_.hooks.enqueue.fn[1].before, &stages::EcnOnEnqueue);
+  EXPECT_TRUE(w_.hooks.enqueue.fn[1].reads_bytes);
+  EXPECT_TRUE(w_.hooks.enqueue_bytes) << "ingress sums each group's bytes for it";
   EXPECT_EQ(w_.hooks.enqueue.fn[1].after, nullptr) << "nothing to learn after";
   EXPECT_EQ(w_.hooks.refused.n, 1);
   EXPECT_EQ(c.egress, 1) << "DCFIT's only";
