@@ -49,14 +49,6 @@ inline int64_t EcnDepthSolo(const sw::PrioCounters& c) {
   return static_cast<int64_t>(c.ecn_queued_bytes.Get() - out);
 }
 
-// The frames' lengths summed (a group's come from ingress: EcnOnEnqueue's
-// `bytes`).
-inline uint64_t EcnBytes(rte_mbuf* const* pkts, unsigned n) {
-  uint64_t b = 0;
-  for (unsigned i = 0; i < n; i++) b += rte_pktmbuf_pkt_len(pkts[i]);
-  return b;
-}
-
 // A group whose last packet finds more than the min threshold ahead:
 // marks what each packet deserves at the depth ahead of it, and counts the
 // group as queued. Out of line.
@@ -107,7 +99,7 @@ inline bool EcnCounts(const WorkerCtx& w, PortId out, int eprio) {
 inline void EcnOnRefused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) {
   if (!w.t->ecn[out][eprio].enabled()) return;  // not counted in
   // Modulo 2^64: the counter went up by at least as much just before.
-  w.st->prio[out][eprio].ecn_queued_bytes.Add(-EcnBytes(pkts, n));
+  w.st->prio[out][eprio].ecn_queued_bytes.Add(-GroupBytes(pkts, n));
 }
 
 }  // namespace pfc::stages

@@ -16,12 +16,6 @@ constexpr uint32_t kWireOverhead = 24;  // FCS 4 + preamble/SFD 8 + IFG 12
 // so several rings fold into one test.
 inline uint32_t RingCount(const rte_ring* r) { return r->prod.tail - r->cons.tail; }
 
-uint64_t BytesOf(rte_mbuf* const* pkts, uint16_t n) {
-  uint64_t bytes = 0;
-  for (uint16_t i = 0; i < n; i++) bytes += rte_pktmbuf_pkt_len(pkts[i]);
-  return bytes;
-}
-
 // What the accounting after a tx burst needs of its packets, read BEFORE the
 // burst: a packet the device took is no longer ours to read. Most virtual
 // devices (af_packet, pcap, vhost, memif) copy and free it inside the burst,
@@ -69,11 +63,11 @@ bool FlushStash(WorkerCtx& w, PortId port, sw::TxStash& s, int q, buffer::Releas
     for (int i = 0; i < k; i++) burst[i] = s.pkts[(s.head + i) % sw::TxStash::kCap];
     sw::PktMeta metas[kMaxBurst];
     const uint64_t all = q >= 0 ? TakeMetas(sw, burst, static_cast<uint16_t>(k), metas)
-                                : BytesOf(burst, static_cast<uint16_t>(k));
+                                : GroupBytes(burst, static_cast<uint16_t>(k));
     const uint16_t sent =
         sw::PortTx(sw.ports[port].io, burst, static_cast<uint16_t>(k), w.now_ns, q < 0);
     // What the device refused is still ours to read.
-    const uint64_t bytes = all - BytesOf(burst + sent, static_cast<uint16_t>(k - sent));
+    const uint64_t bytes = all - GroupBytes(burst + sent, static_cast<uint16_t>(k - sent));
     if (q >= 0) {
       DataSent(w, port, q, metas, sent, bytes, rel);
     } else {
@@ -314,8 +308,9 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
     const uint16_t ok = sent > run.from ? std::min<uint16_t>(sent - run.from, run.n) : 0;
     // The run's own sum, less what the device refused (rare; still ours).
     const uint64_t ok_bytes =
-        ok == run.n ? run.bytes
-                    : run.bytes - BytesOf(pkts + run.from + ok, static_cast<uint16_t>(run.n - ok));
+        ok == run.n
+            ? run.bytes
+            : run.bytes - GroupBytes(pkts + run.from + ok, static_cast<uint16_t>(run.n - ok));
     DataSent(w, port, run.q, metas + run.from, ok, ok_bytes, rel);
     if (ok < run.n) Stash(os, run.q, pkts + run.from + ok, run.n - ok);
   }

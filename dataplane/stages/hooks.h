@@ -73,8 +73,9 @@ struct WorkerCtx;
 
 inline constexpr int kMaxHookUsers = 4;
 
-// The frames' bytes (pkt_len) summed; out of line (rare: the runner's
-// recount after a user dropped some).
+// The frames' bytes (pkt_len) summed; out of line, for the rare paths:
+// the runner's recount after a user dropped some, what an egress ring or
+// a device refused (ECN, INT, egress), a stash of control frames.
 uint64_t GroupBytes(rte_mbuf* const* pkts, uint16_t n);
 
 template <typename Fn>

@@ -51,7 +51,7 @@ uint16_t IntOnEnqueue(WorkerCtx& w, PortId out, int eprio, rte_mbuf**, uint16_t 
 
 void IntOnRefused(WorkerCtx& w, PortId out, int eprio, rte_mbuf* const* pkts, uint16_t n) {
   if (!EcnCounts(w, out, eprio))
-    w.st->prio[out][eprio].ecn_queued_bytes.Add(-EcnBytes(pkts, n));  // modulo 2^64
+    w.st->prio[out][eprio].ecn_queued_bytes.Add(-GroupBytes(pkts, n));  // modulo 2^64
 }
 
 // An empty trailer at the end of m's datagram (int.insert), in place of
