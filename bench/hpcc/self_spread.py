@@ -22,7 +22,9 @@ PERTURB picks them (default seed,jitter,shift). Flows are matched on
   self_spread.py FABRIC_BIN SIM_DIR REF_DIR OUT_DIR CASE...
 CASE as vs_simulator.py's. The runs go into OUT_DIR/CASE/<base|seed|jitter|shift>/
 (sim/ and emu/), two at a time (two cores); ANALYSE_ONLY=1 reads them
-again. Prints a table per case, writes OUT_DIR/self_spread.png and
+again. BASE_FROM=DIR takes the base run from a vs_hpcc_simulator.sh run's
+OUT_DIR instead (DIR/CASE/sim, emu and fabric, copied; both sides' outputs
+are the same on rerun), so a perturbation costs one run of each side. Prints a table per case, writes OUT_DIR/self_spread.png and
 OUT_DIR/self_spread.json; last line
   RESULT <case>_<cmp>_ratio_p5=<x> <case>_<cmp>_ratio_p95=<x>
          <case>_<cmp>_within_10pct=<n> ... (cmp: emu_sim, sim_seed, emu_seed,
@@ -48,6 +50,7 @@ if JITTER_NS < 0 or not PERTURB or any(p not in KINDS for p in PERTURB):
     sys.exit(f"self_spread: PERTURB={','.join(PERTURB)!r} JITTER_NS={JITTER_NS}: expected a "
              f"comma-separated list of {', '.join(KINDS)} and JITTER_NS >= 0")
 ANALYSE_ONLY = os.environ.get("ANALYSE_ONLY", "0") == "1"
+BASE_FROM = os.environ.get("BASE_FROM", "")
 NAMES = {"emu_sim": "pfcfabric / simulator",
          "sim_seed": "simulator RngRun 2 / 1", "emu_seed": "pfcfabric seed 2 / 1",
          "sim_jitter": f"simulator 0-{JITTER_NS} ns jitter / none",
@@ -173,6 +176,18 @@ def runs_for(case, fabric_bin, sim_dir, ref, out):
     base = os.path.join(cout, "base")
     jobs = [("base simulator", lambda: vs.start_sim(sim_dir, cdir, os.path.join(base, "sim"))),
             ("base pfcfabric", lambda: vs.start_emu(fabric_bin, cdir, base))]
+    if BASE_FROM and not ANALYSE_ONLY:
+        src = os.path.join(BASE_FROM, os.path.basename(cdir.rstrip("/")))
+        need = [os.path.join(src, "sim", "out_fct.txt"), os.path.join(src, "emu", "fct.csv"),
+                os.path.join(src, "fabric", "fabric.yaml")]
+        missing = [n for n in need if not os.path.exists(n)]
+        if missing:
+            sys.exit(f"self_spread: BASE_FROM={BASE_FROM}: no {missing[0]} (expected a "
+                     "vs_hpcc_simulator.sh OUT_DIR holding this case's run)")
+        shutil.rmtree(base, ignore_errors=True)
+        for d in ("sim", "emu", "fabric"):
+            shutil.copytree(os.path.join(src, d), os.path.join(base, d))
+        jobs = []
     for k in kinds:
         d = os.path.join(cout, k)
         if k == "seed":

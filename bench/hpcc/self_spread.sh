@@ -9,7 +9,7 @@
 # CASES: comma-separated, as vs_hpcc_simulator.sh's (default
 # fat320-websearch30-5ms: seven runs of each side, ~12 min on two cores).
 # Environment: PERTURB (default seed,jitter,shift), JITTER_NS (default 10),
-# ANALYSE_ONLY=1, NO_BUILD=1, HPCC_REF and HPCC_SIM_DIR as vs_hpcc_simulator.sh's.
+# ANALYSE_ONLY=1, BASE_FROM=DIR (self_spread.py), NO_BUILD=1, HPCC_REF and HPCC_SIM_DIR as vs_hpcc_simulator.sh's.
 # Figure OUT_DIR/self_spread.png, OUT_DIR/table.txt; last line
 #   RESULT <case>_<cmp>_ratio_p5=<x> <case>_<cmp>_ratio_p95=<x> <case>_<cmp>_within_10pct=<n> ...
 set -euo pipefail
