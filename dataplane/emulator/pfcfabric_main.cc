@@ -406,14 +406,14 @@ int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timi
   const pfc::emulator::SwitchEntries sws =
       ranks.distributed() ? pfc::emulator::GatheredSwitchEntries(fab, facts, ranks)
                           : pfc::emulator::LocalSwitchEntries(fab);
-  if (!pfc::emulator::WriteResults(run.spec, all, facts, sws, timing, verdict, &err)) {
+  const uint64_t lossless_drops = pfc::emulator::LosslessDrops(facts);
+  if (!pfc::emulator::WriteResults(run.spec, all, std::move(facts), sws, timing, verdict, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     rc = 1;
   }
   std::printf("pfcfabric: ran %.3f ms of %s time in %.2f s; lossless drops %llu; results in %s\n",
               clock.now_ns() / 1e6, run.virt ? "virtual" : "real", timing.wall_seconds,
-              static_cast<unsigned long long>(pfc::emulator::LosslessDrops(facts)),
-              run.spec.out_dir.c_str());
+              static_cast<unsigned long long>(lossless_drops), run.spec.out_dir.c_str());
   for (const std::string& line : pfc::emulator::VerdictLines(verdict, !run.virt))
     std::printf("pfcfabric: verdict: %s\n", line.c_str());
   if (rc == 0) {

@@ -348,9 +348,16 @@ void HostModel::CountRx(FlowRx& r, uint32_t len, uint64_t now_ns) {
   ++r.frames;
   r.bytes += len;
   r.last_ns = now_ns;
-  const size_t bin = static_cast<size_t>(now_ns / p_.bin_ns);
-  if (bin >= r.bin_bytes.size()) r.bin_bytes.resize(bin + 1, 0);
-  r.bin_bytes[bin] += len;
+  const uint64_t bin = now_ns / p_.bin_ns;
+  if (r.bin_bytes.empty()) {
+    r.bin0 = bin;
+  } else if (bin < r.bin0) {  // not on either clock (a host's time never goes back)
+    r.bin_bytes.insert(r.bin_bytes.begin(), static_cast<size_t>(r.bin0 - bin), 0);
+    r.bin0 = bin;
+  }
+  const size_t k = static_cast<size_t>(bin - r.bin0);
+  if (k >= r.bin_bytes.size()) r.bin_bytes.resize(k + 1, 0);
+  r.bin_bytes[k] += len;
 }
 
 // A CE-marked frame of flow r from src_ip: a CNP back, at most one per

@@ -158,9 +158,12 @@ struct FlowRx {
   uint16_t ack_port = 0;               // UDP source port of its ACKs, NAKs and CNPs (0: AddrTo's)
   bool cnp = true;  // CNPs for its CE marks (not when its sender runs an ACK-driven control)
   uint64_t last_ns = 0;
-  uint64_t sum_delay_ns = 0;        // one-way delay total, for the mean
-  uint64_t min_delay_ns = kNever;   // the smallest one-way delay (fct.h)
-  std::vector<uint64_t> bin_bytes;  // bytes received per bin_ns
+  uint64_t sum_delay_ns = 0;       // one-way delay total, for the mean
+  uint64_t min_delay_ns = kNever;  // the smallest one-way delay (fct.h)
+  // Bytes received per bin_ns, from bin bin0 on (the bin of the first
+  // frame): a flow that starts late in a long run keeps no empty bins.
+  uint64_t bin0 = 0;
+  std::vector<uint64_t> bin_bytes;
 };
 
 struct HostCounters {

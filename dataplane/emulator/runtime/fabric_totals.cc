@@ -6,20 +6,23 @@
 
 namespace pfc::emulator {
 
-const FlowRx* RxFlow(const Fabric& fab, size_t i) {
-  for (const Host& h : fab.hosts())
-    if (const FlowRx* x = h.model->rx_flow(static_cast<uint32_t>(i + 1))) return x;
-  return nullptr;
-}
-
-const FlowTx* TxFlow(const Fabric& fab, size_t i) {
-  for (const Host& h : fab.hosts())
+FlowStates IndexFlows(const Fabric& fab) {
+  const size_t n = fab.spec().flows.size();
+  FlowStates st{std::vector<const FlowTx*>(n, nullptr), std::vector<const FlowRx*>(n, nullptr)};
+  for (const Host& h : fab.hosts()) {
+    // Ids are the file's index + 1; a host's own first entry of an id wins,
+    // as its frames find them (HostModel's id index).
     for (const FlowTx& tx : h.model->tx_flows())
-      if (tx.spec.id == i + 1) return &tx;
-  return nullptr;
+      if (tx.spec.id >= 1 && tx.spec.id <= n && st.tx[tx.spec.id - 1] == nullptr)
+        st.tx[tx.spec.id - 1] = &tx;
+    for (const FlowRx& rx : h.model->rx_flows())
+      if (rx.id >= 1 && rx.id <= n && st.rx[rx.id - 1] == nullptr)
+        st.rx[rx.id - 1] = h.model->rx_flow(rx.id);
+  }
+  return st;
 }
 
-Fct FlowFct(const Fabric& fab, size_t i) {
+Fct FlowFct(const Fabric& fab, const FlowStates& st, size_t i) {
   const FabricSpec& spec = fab.spec();
   const FlowSpecFile& fl = spec.flows[i];
   const HostPlan* hp = fab.plan().host(fl.from);
@@ -27,10 +30,10 @@ Fct FlowFct(const Fabric& fab, size_t i) {
   const uint64_t send = fl.rate_bps != 0 ? std::min(fl.rate_bps, link) : link;
   const IdlePath& path = fab.plan().flow_paths[i];
   if (fl.rc) {
-    const FlowTx* tx = TxFlow(fab, i);
+    const FlowTx* tx = st.tx[i];
     return tx != nullptr && tx->rc ? FctOfRc(*tx->rc, fl.start_ns, send, path) : Fct{};
   }
-  return FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, path, RxFlow(fab, i));
+  return FctOf(fl.bytes, fl.frame_len, fl.start_ns, send, path, st.rx[i]);
 }
 
 }  // namespace pfc::emulator

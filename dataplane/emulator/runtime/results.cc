@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "dataplane/emulator/model/series_csv.h"
 #include "dataplane/pfcswitch/stats_report.h"
 
 namespace pfc::emulator {
@@ -178,7 +179,7 @@ SwitchEntries LocalSwitchEntries(const Fabric& fab) {
 }
 
 bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNames>& all,
-                  const RunFacts& facts, const SwitchEntries& sws, const RunTiming& timing,
+                  RunFacts&& facts, const SwitchEntries& sws, const RunTiming& timing,
                   const json& verdict, std::string* err) {
   std::error_code ec;
   fs::create_directories(spec.out_dir, ec);
@@ -192,7 +193,7 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
   r["lossless_drops"] = LosslessDrops(facts);
   json flows = json::array();
   for (size_t i = 0; i < spec.flows.size(); i++) {
-    json j = facts.flows[i];
+    json j = std::move(facts.flows[i]);
     if (spec.flows[i].bytes != 0) {
       const Fct& f = facts.fct[i];
       j["fct"] = {{"completed", f.completed},
@@ -205,7 +206,7 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
   }
   r["flows"] = std::move(flows);
   r["ttl_expired_drops"] = DropsOf(facts, DropReason::kTtlExpired);
-  r["hosts"] = facts.hosts;
+  r["hosts"] = std::move(facts.hosts);
   r["events"] = facts.events;
   // Virtual clock: with each loop and its detection time (dcfit_report.h).
   r["dcfit_events"] = facts.dcfit_events;
@@ -226,17 +227,11 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
   }
   // Flow throughput per bin at the receiver.
   std::ofstream fcsv(dir / "flows.csv");
-  fcsv << "t_ms,flow,gbps\n";
-  const uint64_t bins = (spec.duration_ns + spec.bin_ns - 1) / spec.bin_ns;
-  for (size_t i = 0; i < spec.flows.size(); i++) {
-    const std::vector<uint64_t>& rx = facts.bins[i];
-    for (uint64_t b = 0; b < bins; b++) {
-      const uint64_t bytes = b < rx.size() ? rx[b] : 0;
-      char line[160];
-      std::snprintf(line, sizeof line, "%.6f,%s,%.6f\n", (b + 1) * spec.bin_ns / 1e6,
-                    spec.flows[i].name.c_str(), bytes * 8.0 / spec.bin_ns);
-      fcsv << line;
-    }
+  {
+    std::vector<std::string> names(spec.flows.size());
+    for (size_t i = 0; i < names.size(); i++) names[i] = spec.flows[i].name;
+    WriteSeriesCsv(spec.bin_ns, (spec.duration_ns + spec.bin_ns - 1) / spec.bin_ns, names,
+                   facts.bins, facts.bin_from, fcsv);
   }
   if (!WritePortsCsv(facts, all, (dir / "ports.csv").string(), err)) return false;
   if (!WriteDropsCsv(facts, (dir / "drops.csv").string(), err)) return false;

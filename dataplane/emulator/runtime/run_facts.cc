@@ -132,23 +132,26 @@ RunFacts CollectFacts(const Fabric& fab, const Clock& run) {
   const size_t nf = spec.flows.size();
   f.flows.resize(nf);
   f.bins.resize(nf);
+  f.bin_from.assign(nf, 0);
   f.fct.resize(nf);
   f.fct_here.assign(nf, 0);
+  const FlowStates states = IndexFlows(fab);
   for (size_t i = 0; i < nf; i++) {
     const FlowSpecFile& fl = spec.flows[i];
     json& j = f.flows[i];
     j["name"] = fl.name;
     j["from"] = spec.topo.node(fl.from).name;
     j["to"] = spec.topo.node(fl.to).name;
-    if (const FlowTx* tx = TxFlow(fab, i)) SenderKeys(*tx, spec, &j);
-    if (const FlowRx* rx = RxFlow(fab, i)) {
+    if (const FlowTx* tx = states.tx[i]) SenderKeys(*tx, spec, &j);
+    if (const FlowRx* rx = states.rx[i]) {
       ReceiverKeys(*rx, &j);
       f.bins[i] = rx->bin_bytes;
+      f.bin_from[i] = rx->bin0;
     }
     if (fl.bytes != 0) {
       // Known where the side that completes it runs: the sender for RC
       // (its last ACK), else the receiver (its last frame).
-      f.fct[i] = FlowFct(fab, i);
+      f.fct[i] = FlowFct(fab, states, i);
       f.fct_here[i] = spec.Local(fl.rc ? fl.from : fl.to);
     }
   }
@@ -210,6 +213,7 @@ std::string PackFacts(const RunFacts& f) {
   j["rank_nombuf"] = f.rank_nombuf;
   j["flows"] = f.flows;
   j["bins"] = f.bins;
+  j["bin_from"] = f.bin_from;
   json fct = json::array();
   for (const Fct& c : f.fct)
     fct.push_back({c.completed, c.frames, c.fct_ns, c.ideal_ns, c.slowdown});
@@ -252,6 +256,7 @@ RunFacts UnpackFacts(const std::string& bytes) {
   f.rank_nombuf = j["rank_nombuf"];
   f.flows = j["flows"].get<std::vector<json>>();
   f.bins = j["bins"];
+  f.bin_from = j["bin_from"].get<std::vector<uint64_t>>();
   for (const json& c : j["fct"])
     f.fct.push_back({c[0].get<bool>(), c[1].get<uint64_t>(), c[2].get<uint64_t>(),
                      c[3].get<uint64_t>(), c[4].get<double>()});
@@ -295,7 +300,10 @@ void MergeFacts(RunFacts* into, RunFacts&& from) {
   a.rank_nombuf += from.rank_nombuf;
   for (size_t i = 0; i < a.flows.size() && i < from.flows.size(); i++) {
     a.flows[i].update(from.flows[i]);
-    if (!from.bins[i].empty()) a.bins[i] = std::move(from.bins[i]);
+    if (!from.bins[i].empty()) {
+      a.bins[i] = std::move(from.bins[i]);
+      a.bin_from[i] = from.bin_from[i];
+    }
     if (from.fct_here[i] && !a.fct_here[i]) {
       a.fct[i] = from.fct[i];
       a.fct_here[i] = 1;

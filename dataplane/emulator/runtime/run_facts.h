@@ -32,10 +32,11 @@ struct RunFacts {
   uint64_t rank_nombuf = 0;  // lost between MPI ranks: no mbuf (Clock::rank_frames_dropped)
   // Per flow of the file: results.json's object as far as it is known
   // here (the sender's keys where it runs, the receiver's where it does);
-  // the receiver's bins (flows.csv; empty elsewhere); the completion time
-  // of a sized flow where it is known (fct_here).
+  // the receiver's bins from bin bin_from on (flows.csv; empty elsewhere);
+  // the completion time of a sized flow where it is known (fct_here).
   std::vector<nlohmann::json> flows;
   std::vector<std::vector<uint64_t>> bins;
+  std::vector<uint64_t> bin_from;
   std::vector<Fct> fct;
   std::vector<uint8_t> fct_here;
   nlohmann::json hosts = nlohmann::json::object();

@@ -289,15 +289,29 @@ TEST(HostModel, PauseStormSendsXoffAheadOfDataEveryInterval) {
   }
 }
 
-TEST(HostModel, ReceiverCountsPerFlowLossReorderAndTimeSeries) {
-  HostModel tx(Params());
-  tx.AddFlow(Flow(9, 3));
-  HostParams rp = Params();
-  rp.bin_ns = 1000;
-  HostModel rx(rp);
+// Four frames of flow 9 from a sender, and a receiver with 1 us bins.
+struct BinnedPair {
+  static HostParams RxParams() {
+    HostParams rp = Params();
+    rp.bin_ns = 1000;
+    return rp;
+  }
+  HostModel tx{Params()};
+  HostModel rx{RxParams()};
   uint8_t buf[4][2048];
-  bool control;
-  for (auto& b : buf) ASSERT_EQ(tx.NextFrame(0, b, sizeof b, &control), 1000u);
+  bool built = true;
+  BinnedPair() {
+    tx.AddFlow(Flow(9, 3));
+    bool control;
+    for (auto& b : buf) built &= tx.NextFrame(0, b, sizeof b, &control) == 1000u;
+  }
+};
+
+TEST(HostModel, ReceiverCountsPerFlowLossReorderAndTimeSeries) {
+  BinnedPair p;
+  ASSERT_TRUE(p.built);
+  HostModel& rx = p.rx;
+  auto& buf = p.buf;
   rx.Receive(buf[0], 1000, 500);
   rx.Receive(buf[2], 1000, 1500);  // seq 1 missing so far
   rx.Receive(buf[1], 1000, 1600);  // arrives late: reordered
@@ -307,11 +321,30 @@ TEST(HostModel, ReceiverCountsPerFlowLossReorderAndTimeSeries) {
   EXPECT_EQ(f->frames, 4u);
   EXPECT_EQ(f->lost, 1u);
   EXPECT_EQ(f->reordered, 1u);
+  EXPECT_EQ(f->bin0, 0u);
   EXPECT_EQ(f->bin_bytes, (std::vector<uint64_t>{1000, 2000, 1000}));
   EXPECT_EQ(rx.rx_flow(8), nullptr);
   const uint8_t junk[20] = {};
   rx.Receive(junk, sizeof junk, 3000);
   EXPECT_EQ(rx.counters().rx_other, 1u);
+}
+
+// A flow that starts late keeps its bins from its first frame's on.
+TEST(HostModel, ReceiverBinsStartAtTheFirstFrame) {
+  BinnedPair p;
+  ASSERT_TRUE(p.built);
+  HostModel& rx = p.rx;
+  auto& buf = p.buf;
+  rx.Receive(buf[0], 1000, 2'000'000'500);
+  rx.Receive(buf[1], 1000, 2'000'002'100);
+  const FlowRx* f = rx.rx_flow(9);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->bin0, 2'000'000u);
+  EXPECT_EQ(f->bin_bytes, (std::vector<uint64_t>{1000, 0, 1000}));
+  // An earlier bin (never on either clock) moves the start back.
+  rx.Receive(buf[2], 1000, 1'999'999'000);
+  EXPECT_EQ(f->bin0, 1'999'999u);
+  EXPECT_EQ(f->bin_bytes, (std::vector<uint64_t>{1000, 1000, 0, 1000}));
 }
 
 TEST(HostModel, BoundedFlowStopsAfterItsBytes) {
