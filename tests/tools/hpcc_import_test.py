@@ -118,7 +118,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     res = json.load(open(os.path.join(d, "out", "results.json")))
     sizes = [3000000, 3000000, 500000]
     check("the flows are RC queue pairs with the simulator's payload and ACK interval",
-          "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us, timeout: 0, ack_pausable: false }" in fab
+          "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us, timeout: 0, ack_pausable: false, pace_catch_up: false }" in fab
           and fab.count("transport: rc") == 3, fab)
     for f, size in zip(res["flows"], sizes):
         packets = math.ceil(size / 1000)  # PACKET_PAYLOAD_SIZE 1000
@@ -141,7 +141,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
     # ACK_HIGH_PRIO 0 (queue 3) the NIC holds them as its data.
     p0 = convert(d, config=CONFIG.replace("ACK_HIGH_PRIO 1", "ACK_HIGH_PRIO 0"))
     check("ACK_HIGH_PRIO 0: the NIC's ACKs wait out a pause of their class (no ack_pausable)",
-          p0.returncode == 0 and "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us, timeout: 0 }"
+          p0.returncode == 0 and "rc: { mtu: 1000, ack_interval: 1, nak_interval: 500us, timeout: 0, pace_catch_up: false }"
           in open(os.path.join(d, "conv", "fabric.yaml")).read(), p0.stderr)
     rows = list(csv.DictReader(open(os.path.join(d, "out", "fct.csv"))))
     print("fct.csv:", rows)
@@ -185,7 +185,7 @@ with tempfile.TemporaryDirectory(prefix="hpcc-import-") as d:
                 + "L2_ACK_INTERVAL 16000\nL2_BACK_TO_ZERO 1\n")
     fab = open(os.path.join(d, "conv", "fabric.yaml")).read()
     check("a 4,000-byte payload: jumbo switch ports; L2_ACK_INTERVAL in bytes becomes packets",
-          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4, nak_interval: 500us, timeout: 0, ack_pausable: false }" in fab, fab[:600])
+          p.returncode == 0 and "mtu: 9000" in fab and "rc: { mtu: 4000, ack_interval: 4, nak_interval: 500us, timeout: 0, ack_pausable: false, pace_catch_up: false }" in fab, fab[:600])
     check("L2_BACK_TO_ZERO 1 is named as not modelled", "L2_BACK_TO_ZERO 1" in p.stdout + p.stderr,
           p.stdout + p.stderr)
     p = convert(d, config=CONFIG + "ERROR_RATE_PER_LINK 0.0000\nLINK_DOWN 0 0 0\n")

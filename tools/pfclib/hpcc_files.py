@@ -535,8 +535,12 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     # (third.cc leaves SwitchNode's AckHighPrio at 0): ACKs and NAKs carry
     # their flow's priority group (rdma-hw.cc ReceiveUdp) and queue behind
     # its data at every hop. Here too: rc.ack_high_prio off.
+    # The simulator's rate limiter puts a QP's next packet a whole slot of
+    # its rate after this one left (rdma-hw.cc UpdateNextAvail), never
+    # sooner when the NIC was busy: rc.pace_catch_up off.
     pausable = "" if val("ACK_HIGH_PRIO", "int", 0) == 0 else ", ack_pausable: false"
-    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us, timeout: 0{pausable} }}")
+    out.append(f"rc: {{ mtu: {payload}, ack_interval: {ack_interval}, nak_interval: 500us, timeout: 0{pausable}, "
+               "pace_catch_up: false }")
     pgs = sorted({f[2] for f in flows}) or [3]
     if cc == "dcqcn":
         d = [f"{dk}: {val(k, kind)}" for k, (dk, kind) in DCQCN_KEYS.items() if k in conf]

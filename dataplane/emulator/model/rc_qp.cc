@@ -32,6 +32,11 @@ const Param<R> kRcParams[] = {
      "in their class (the HPCC simulator's NIC with ACK_HIGH_PRIO 1, whose ACK queue is its "
      "queue 0, which the data's pauses do not stop)",
      &R::ack_pausable},
+    {"pace_catch_up", K::kBool, 0, 1,
+     "a congestion-controlled QP asked late for its next packet (its link was busy) may take "
+     "back up to one slot of its rate; false: the next packet waits a whole slot after this "
+     "one left, as the HPCC simulator's RdmaHw::UpdateNextAvail (hpcc_import writes false)",
+     &R::pace_catch_up},
 };
 }  // namespace
 

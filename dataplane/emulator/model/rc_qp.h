@@ -52,6 +52,7 @@ struct RcParams {
   uint64_t nak_interval_ns = 0;  // a gap NAKed again after this; 0: once
   bool ack_high_prio = false;    // ACKs and NAKs in the CNPs' class, not the data's
   bool ack_pausable = true;      // the NIC holds ACKs and NAKs while their class is paused
+  bool pace_catch_up = true;     // a CC-paced QP asked late may take back one slot of its rate
   uint64_t TimeoutNs() const { return 4096ull << timeout; }
 };
 

@@ -294,5 +294,35 @@ TEST(HostRc, WritesForAnUnknownQpAreCounted) {
   EXPECT_EQ(b.counters().qp_unknown, 1u);
 }
 
+// A congestion-controlled QP asked late (its link was busy half a slot
+// longer) takes that half slot back by default; with rc.pace_catch_up off
+// its next packet waits a whole slot after this one, as the simulator's.
+TEST(HostRc, PaceCatchUpOffWaitsAWholeSlotAfterALateFrame) {
+  uint64_t slot[2] = {}, next[2] = {};  // [catch_up]
+  for (const bool catch_up : {true, false}) {
+    HostParams p = Params(kIpA, 1);
+    p.rc.pace_catch_up = catch_up;
+    HostModel h(p);
+    FlowSpec f = RcFlow(100'000, 100'000);
+    f.ack_cc = AckCcMode::kDctcp;  // paced at its rate, the line's to begin with
+    h.AddFlow(f);
+    uint8_t buf[kRoceMaxFrameLen];
+    bool control;
+    ASSERT_GT(h.NextFrame(0, buf, sizeof buf, &control), 0u);
+    slot[catch_up] = h.NextEventNs(0);  // the first frame's wire time at the line rate
+    ASSERT_GT(slot[catch_up], 0u);
+    const uint64_t late = slot[catch_up] + slot[catch_up] / 2;  // asked half a slot late
+    ASSERT_GT(h.NextFrame(late, buf, sizeof buf, &control), 0u);
+    next[catch_up] = h.NextEventNs(late);
+  }
+  ASSERT_EQ(slot[0], slot[1]);
+  const uint64_t s = slot[0], late = s + s / 2;
+  // The second frame's slot, g: catching up, it follows the first's end
+  // (s + g); without, it follows its own start (late + g).
+  const uint64_t g = next[1] - s;
+  EXPECT_GT(g, s / 2);
+  EXPECT_EQ(next[0], late + g);
+}
+
 }  // namespace
 }  // namespace pfc::emulator
