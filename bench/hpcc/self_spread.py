@@ -24,7 +24,8 @@ CASE as vs_simulator.py's. The runs go into OUT_DIR/CASE/<base|seed|jitter|shift
 (sim/ and emu/), two at a time (two cores); ANALYSE_ONLY=1 reads them
 again. BASE_FROM=DIR takes the base run from a vs_hpcc_simulator.sh run's
 OUT_DIR instead (DIR/CASE/sim, emu and fabric, copied; both sides' outputs
-are the same on rerun), so a perturbation costs one run of each side. Prints a table per case, writes OUT_DIR/self_spread.png and
+are the same on rerun), so a perturbation costs one run of each side.
+Prints a table per case, writes OUT_DIR/self_spread.png and
 OUT_DIR/self_spread.json; last line
   RESULT <case>_<cmp>_ratio_p5=<x> <case>_<cmp>_ratio_p95=<x>
          <case>_<cmp>_within_10pct=<n> ... (cmp: emu_sim, sim_seed, emu_seed,

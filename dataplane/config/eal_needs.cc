@@ -57,9 +57,8 @@ MemoryPlan PlanMemory(const SwitchConfig& c, const EalNeedsInput& in) {
   // frame (MTU + Ethernet header, FCS and a VLAN tag), in cache lines. DPDK
   // pads an even number of lines by one so objects spread over the memory
   // channels.
-  uint32_t max_frame = 0;
-  for (const auto& port : c.ports) max_frame = std::max(max_frame, port.mtu + 18 + 4);
-  p.data_room = std::max(kMbufDefaultRoom, max_frame) + kMbufHeadroom;
+  for (const auto& port : c.ports) p.max_frame = std::max(p.max_frame, port.mtu + 18 + 4);
+  p.data_room = std::max(kMbufDefaultRoom, p.max_frame) + kMbufHeadroom;
   uint32_t lines = (kPoolObjHeader + kMbufStructBytes + p.data_room + 63) / 64;
   if (lines % 2 == 0) lines++;
   p.obj_bytes = lines * 64;

@@ -58,6 +58,7 @@ struct EalNeedsInput {
 struct MemoryPlan {
   uint64_t buffer_pkts = 0;    // most packets the buffer can hold at once
   uint64_t mbufs = 0;          // pool size
+  uint32_t max_frame = 0;      // a port's largest frame: MTU, Ethernet header, FCS, a VLAN tag
   uint32_t data_room = 0;      // rte_pktmbuf_pool_create's data_room_size (incl. headroom)
   uint32_t obj_bytes = 0;      // one pool object
   uint32_t obj_footprint = 0;  // what one object costs in EAL memory (page packing)

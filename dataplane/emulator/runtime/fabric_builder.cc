@@ -150,11 +150,12 @@ class FabricBuilder {
   // One pool for every switch, plus what the links and hosts can hold.
   bool Pool(unsigned workers, std::string* err) {
     uint64_t mbufs = 4096;
-    uint32_t room = 0;
+    uint32_t room = 0, frame = 0;
     for (const config::SwitchConfig& c : configs_) {
       const config::MemoryPlan mp = sw::PlanSwitchMemory(c, Provided());
       mbufs += mp.mbufs;
       room = std::max(room, mp.data_room);
+      frame = std::max(frame, mp.max_frame);
     }
     // Over MPI ranks, this rank's share of what one process would size:
     // its switches, the link ends it runs (not the stand-ins for others'),
@@ -186,12 +187,8 @@ class FabricBuilder {
     // a switch may append (int.insert). A converted run of the RDMA
     // simulator holds hundreds of thousands of frames at once under PFC:
     // 1,984 bytes an mbuf instead of 2,368.
-    if (!devices) {
-      uint32_t frame = 0;
-      for (const config::SwitchConfig& c : configs_)
-        for (const auto& port : c.ports) frame = std::max(frame, port.mtu + 18 + 4);
-      if (frame != 0) room = std::min(room, frame + net::kIntHopsBytes + config::kMbufHeadroom);
-    }
+    if (!devices && frame != 0)
+      room = std::min(room, frame + net::kIntHopsBytes + config::kMbufHeadroom);
     const uint64_t populate = devices ? 0 : virt_ ? sw::NextPoolChunk(0) : mbufs;
     f_->dp_ = sw::CreateDataplane(virt_ ? 1 : std::max(1u, workers), mbufs,
                                   static_cast<uint16_t>(room), err, populate);

@@ -16,8 +16,7 @@ FlowStates IndexFlows(const Fabric& fab) {
       if (tx.spec.id >= 1 && tx.spec.id <= n && st.tx[tx.spec.id - 1] == nullptr)
         st.tx[tx.spec.id - 1] = &tx;
     for (const FlowRx& rx : h.model->rx_flows())
-      if (rx.id >= 1 && rx.id <= n && st.rx[rx.id - 1] == nullptr)
-        st.rx[rx.id - 1] = h.model->rx_flow(rx.id);
+      if (rx.id >= 1 && rx.id <= n && st.rx[rx.id - 1] == nullptr) st.rx[rx.id - 1] = &rx;
   }
   return st;
 }
