@@ -157,6 +157,7 @@ TEST_F(FabricFile, RejectsMistakesNamingFileLineAndField) {
       {"rc: { retry_cnt: 8 }\n", "fab.yaml:4: rc.retry_cnt: expected an integer from 0 to 7"},
       {"rc: { ack_interval: 0 }\n", "fab.yaml:4: rc.ack_interval: expected an integer from 1"},
       {"rc: { nak_interval: soon }\n", "fab.yaml:4: rc.nak_interval: expected a time >= 0"},
+      {"rc: { pace_catch_up: sometimes }\n", "fab.yaml:4: rc.pace_catch_up: expected"},
       {"flows:\n  - { name: a, from: H1, to: H2, transport: tcp }\n",
        "fab.yaml:5: flows[0].transport: expected raw (UDP frames, no acknowledgement) or rc"},
       {"flows:\n  - { name: a, from: H1, to: H2, transport: rc }\n",

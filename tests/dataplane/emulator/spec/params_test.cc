@@ -71,10 +71,12 @@ TEST(NicParams, ParserReadsEveryKey) {
   EXPECT_EQ(d.cnp_dscp, 46);
   EXPECT_EQ(d.cnp_prio, 5);
   EXPECT_EQ(s.rc.nak_interval_ns, 0u) << "a gap NAKed once unless asked";
+  EXPECT_TRUE(s.rc.pace_catch_up) << "late slots taken back unless asked";
   ParseRc(rd,
           YAML::Load("{ mtu: 4096, ack_interval: 4, timeout: 14, retry_cnt: 3, "
-                     "nak_interval: 500us }"),
+                     "nak_interval: 500us, pace_catch_up: false }"),
           &s);
+  EXPECT_FALSE(s.rc.pace_catch_up);
   EXPECT_EQ(s.rc.mtu, 4096u);
   EXPECT_EQ(s.rc.ack_interval, 4u);
   EXPECT_EQ(s.rc.timeout, 14);
