@@ -11,9 +11,11 @@
 // below their rate); --expect makes it the exit status (3 when not met).
 // The fabric file is validated completely, each switch's config generated
 // and loaded by the switch's own loader, before EAL starts. On the virtual
-// clock the run takes one lcore and ends at fabric.duration; on the real
-// clock switches run on the worker lcores and the run ends at the duration
-// or on SIGINT/SIGTERM. Results go to fabric.out (results.json, flows.csv,
+// clock the run takes one lcore, on the real clock switches run on the
+// worker lcores; the run ends at fabric.duration or on SIGINT/SIGTERM (a
+// second one kills). A run a signal ended before its duration writes its
+// results to then, says so (results.json "interrupted") and exits 128 +
+// the signal. Results go to fabric.out (results.json, flows.csv,
 // ports.csv, drops.csv, switches/*.yaml); tools/fabric_plot.py draws them,
 // and --plot runs it on the results at the end of the run.
 #include <rte_eal.h>
@@ -50,8 +52,14 @@
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
+std::atomic<int> g_stop{0};  // the signal that asked the run to end (0: none)
+// The first SIGINT/SIGTERM ends the run at the clock's next step, with its
+// results; the default action is back for the next one (a run that does not
+// end soon enough is killed by a second Ctrl-C).
+void OnSignal(int sig) {
+  g_stop.store(sig);
+  std::signal(sig, SIG_DFL);
+}
 
 // rte_eal_cleanup, then the runtime directory of the file prefix this
 // process chose itself (pfcfabric-<pid>; left alone when the user gave EAL
@@ -340,6 +348,13 @@ std::optional<Emulation> CreateFabric(const Run& run) {
   return e;
 }
 
+// The signal that ended the run before its duration (0: none did; a run
+// without a duration, on the real clock, ends by a signal as it should).
+int Interrupted(const pfc::emulator::Clock& clock, const Run& run) {
+  const int sig = clock.stopped_by();
+  return sig != 0 && run.spec.duration_ns > 0 && clock.now_ns() < run.spec.duration_ns ? sig : 0;
+}
+
 using Timing = pfc::emulator::RunTiming;
 
 // To the duration, or on the real clock to SIGINT/SIGTERM if sooner.
@@ -407,6 +422,8 @@ int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timi
       ranks.distributed() ? pfc::emulator::GatheredSwitchEntries(fab, facts, ranks)
                           : pfc::emulator::LocalSwitchEntries(fab);
   const uint64_t lossless_drops = pfc::emulator::LosslessDrops(facts);
+  const int sig = Interrupted(clock, run);
+  if (sig != 0) facts.interrupted = sig == SIGINT ? "SIGINT" : "SIGTERM";
   if (!pfc::emulator::WriteResults(run.spec, all, std::move(facts), sws, timing, verdict, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     rc = 1;
@@ -414,6 +431,9 @@ int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timi
   std::printf("pfcfabric: ran %.3f ms of %s time in %.2f s; lossless drops %llu; results in %s\n",
               clock.now_ns() / 1e6, run.virt ? "virtual" : "real", timing.wall_seconds,
               static_cast<unsigned long long>(lossless_drops), run.spec.out_dir.c_str());
+  if (sig != 0)
+    std::printf("pfcfabric: stopped by %s at %.3f of %.3f ms: the results are of the run to then\n",
+                facts.interrupted.c_str(), clock.now_ns() / 1e6, run.spec.duration_ns / 1e6);
   for (const std::string& line : pfc::emulator::VerdictLines(verdict, !run.virt))
     std::printf("pfcfabric: verdict: %s\n", line.c_str());
   if (rc == 0) {
@@ -473,7 +493,12 @@ int main(int argc, char** argv) {
   }
   Timing timing = RunFabric(*emu->clock, opt, run, started);
   timing.malloc_huge_pages = huge_pages;
-  const int rc = Report(*emu, opt, run, timing);
+  int rc = Report(*emu, opt, run, timing);
+  // Not the run the file asked for: a script must not take it for one.
+  // Rank 0 says it (mpirun would abort it, still writing, for another's).
+  if (const int sig = Interrupted(*emu->clock, run);
+      sig != 0 && (rc == 0 || rc == 3) && pfc::emulator::Ranks::Get().rank() == 0)
+    rc = 128 + sig;
   // The fabric's switches and pool live in EAL memory: they go first, the
   // clock that borrows them before them.
   emu->clock.reset();

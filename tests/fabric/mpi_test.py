@@ -22,14 +22,10 @@ import tempfile
 from pfclib.checks import check, finish
 from pfclib.dcfit_fabrics import fig10_with_dcfit
 from pfclib.fabric_results import results
-from pfclib.split_cases import fattree4_file, flap_file, real_clock_file, same_outputs
+from pfclib.split_cases import (fattree4_file, flap_file, real_clock_file, same_outputs,
+                                 split_setup)
 
-build, src = sys.argv[1], os.path.abspath(sys.argv[2])
-fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
-FAB = os.path.join(src, "configs/fabric")
-# Open MPI refuses root unless told; CI runs as root.
-ENV = {k: v for k, v in os.environ.items() if k != "MALLOC_PERTURB_"}
-ENV.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+fabric, FAB, ENV = split_setup(sys.argv)
 
 
 def run(path, out, ranks, threads=1, *extra):

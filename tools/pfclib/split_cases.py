@@ -1,10 +1,24 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Fabric files that split runs are checked on (tests/fabric/threads_test.py,
 mpi_test.py): partitions that meet over many links while every kind of
-event happens and traffic crosses them."""
+event happens and traffic crosses them; and what those scripts start
+from."""
 import json
 import os
 import subprocess
+
+
+def split_setup(argv):
+    """For a script run as SCRIPT BUILD_DIR SOURCE_DIR: (pfcfabric, the
+    configs/fabric directory, the environment for pfcfabric and mpirun).
+    Without meson's MALLOC_PERTURB_, which makes glibc fill every allocation
+    (the rings, allocated large and touched only as used, would all be);
+    Open MPI refuses root unless told, and CI runs as root."""
+    build, src = argv[1], os.path.abspath(argv[2])
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_PERTURB_"}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return (os.path.join(build, "dataplane/emulator/pfcfabric"),
+            os.path.join(src, "configs/fabric"), env)
 
 
 def flap_file(fab, out_dir):

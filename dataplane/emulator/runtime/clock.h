@@ -39,11 +39,12 @@ class Clock {
   Clock(const Clock&) = delete;
   Clock& operator=(const Clock&) = delete;
 
-  // Runs the fabric to the file's duration; the real clock also stops at
-  // `stop` (and runs until it with a duration of 0). Returns the switch
+  // Runs the fabric to the file's duration or until `stop` is not 0 (the
+  // signal that asked), if sooner; the real clock runs until `stop` with a
+  // duration of 0. Returns the switch
   // rounds run (the virtual clock; 0 on the real one, whose workers do not
   // count them).
-  virtual uint64_t Run(const std::atomic<bool>& stop) = 0;
+  virtual uint64_t Run(const std::atomic<int>& stop) = 0;
   // The virtual clock's window with --threads; kNever otherwise.
   virtual uint64_t lookahead_ns() const { return kNever; }
   // Over MPI ranks: frames from other ranks this one found no mbuf for
@@ -53,6 +54,9 @@ class Clock {
   // What the run recorded: where it ended, the switch rounds, the events
   // applied, the samples, DCFIT's events.
   uint64_t now_ns() const { return now_; }
+  // The signal Run's `stop` said ended the run (over MPI ranks, the one any
+  // rank got: all stop at the same window); 0: it was not stopped.
+  int stopped_by() const { return stopped_by_; }
   uint64_t rounds() const { return rounds_; }
   const Timeline& timeline() const { return timeline_; }
   const Recorder& recorder() const { return rec_; }
@@ -86,6 +90,7 @@ class Clock {
   std::vector<const sw::Switch*> dcfit_sws_;  // fab_.switches()[i].sw, for dcfit_
   uint64_t now_ = 0;
   uint64_t rounds_ = 0;
+  int stopped_by_ = 0;
 };
 
 // The clock fab's file asks for (fabric.clock), set up over it. After

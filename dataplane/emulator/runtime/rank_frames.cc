@@ -45,22 +45,27 @@ uint64_t RankFrames::Take() {
   return first;
 }
 
-uint64_t RankFrames::Agree(const Ranks& ranks, uint64_t t) {
+uint64_t RankFrames::Agree(const Ranks& ranks, uint64_t t, int* stop) {
   const unsigned n = ranks.size();
   buf_.resize(n);
-  // To each rank: what it gets from us, all we send, our earliest time.
+  // To each rank: what it gets from us, all we send, our earliest time,
+  // the signal that asks us to stop (0: none).
+  constexpr unsigned k = 4;
   uint64_t total = 0;
   for (const std::vector<uint8_t>& b : buf_) total += b.size();
-  std::vector<uint64_t> out(3 * n);
-  for (unsigned r = 0; r < n; r++)
-    out[3 * r] = buf_[r].size(), out[3 * r + 1] = total, out[3 * r + 2] = t;
-  const std::vector<uint64_t> in = ranks.AllToAll(out, 3);
+  std::vector<uint64_t> out(k * n);
+  for (unsigned r = 0; r < n; r++) {
+    out[k * r] = buf_[r].size(), out[k * r + 1] = total, out[k * r + 2] = t;
+    out[k * r + 3] = static_cast<uint64_t>(*stop);
+  }
+  const std::vector<uint64_t> in = ranks.AllToAll(out, k);
   from_.assign(n, 0);
   moving_ = false;
   for (unsigned r = 0; r < n; r++) {
-    from_[r] = in[3 * r];
-    moving_ |= in[3 * r + 1] != 0;
-    t = std::min(t, in[3 * r + 2]);
+    from_[r] = in[k * r];
+    moving_ |= in[k * r + 1] != 0;
+    t = std::min(t, in[k * r + 2]);
+    *stop = std::max(*stop, static_cast<int>(in[k * r + 3]));
   }
   return t;
 }

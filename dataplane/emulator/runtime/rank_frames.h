@@ -33,8 +33,10 @@ class RankFrames {
   // earliest arrival among them (kNever: none).
   uint64_t Take();
   // The least of every rank's `t` (one MPI_Alltoall, which also tells
-  // each rank what it gets).
-  uint64_t Agree(const Ranks& ranks, uint64_t t);
+  // each rank what it gets); *stop, a signal's number or 0, becomes the
+  // largest of every rank's (a signal reaches the ranks at different
+  // windows: all stop at the same one, knowing which signal it was).
+  uint64_t Agree(const Ranks& ranks, uint64_t t, int* stop);
   // The frames sent, and those got put on their way to this rank's ends
   // (true: some were); one that finds no mbuf, no end or no room is
   // counted (dropped_nombuf, the end's ring_full).

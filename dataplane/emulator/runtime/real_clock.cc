@@ -30,7 +30,7 @@ RealClock::RealClock(Fabric& fab) : Clock(fab, /*exact=*/false) {
   dp.epoch_ns = dp.NowNs();  // nothing has read the clock yet
 }
 
-uint64_t RealClock::Run(const std::atomic<bool>& stop) {
+uint64_t RealClock::Run(const std::atomic<int>& stop) {
   sw::Dataplane& dp = fab_.dp();
   const uint64_t duration_ns = fab_.spec().duration_ns;
   unsigned w = 0, lcore;
@@ -61,6 +61,7 @@ uint64_t RealClock::Run(const std::atomic<bool>& stop) {
     if (soonest == kNever || soonest > now_ + 20'000)
       std::this_thread::sleep_for(std::chrono::microseconds(10));
   }
+  stopped_by_ = stop.load(std::memory_order_relaxed);
   Finish();
   // DCFIT's events, without the loops: the workers own the switches' state.
   ListDcfitSwitches();

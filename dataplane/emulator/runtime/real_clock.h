@@ -23,7 +23,7 @@ class RealClock final : public Clock {
   explicit RealClock(Fabric& fab);
   // Launches the workers, runs until `stop` or the duration (0 = until
   // stop), then stops them.
-  uint64_t Run(const std::atomic<bool>& stop) override;
+  uint64_t Run(const std::atomic<int>& stop) override;
 
  private:
   std::vector<stages::Worker> workers_;  // one per EAL worker lcore

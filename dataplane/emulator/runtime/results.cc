@@ -189,6 +189,7 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
   r["seed"] = spec.seed;
   r["duration_ns"] = spec.duration_ns;
   r["end_ns"] = facts.end_ns;
+  if (!facts.interrupted.empty()) r["interrupted"] = facts.interrupted;
   r["switch_rounds"] = facts.rounds;
   r["lossless_drops"] = LosslessDrops(facts);
   json flows = json::array();

@@ -26,6 +26,9 @@ namespace pfc::emulator {
 
 struct RunFacts {
   uint64_t end_ns = 0, rounds = 0;
+  // The signal that ended the run before its duration ("SIGINT"; empty: it
+  // ran to its end). Set by rank 0, which writes the results.
+  std::string interrupted;
   // Frames the switches dropped, [on a lossless priority][reason].
   std::array<std::array<uint64_t, kNumDropReasons>, 2> drops{};
   uint64_t link_down = 0;    // lost with a link going down (ends' tx_down + rx_stale)

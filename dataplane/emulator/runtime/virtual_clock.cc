@@ -138,6 +138,14 @@ void VirtualClock::RunWindow(Part& part) {
         PrefetchPorts(next, k + 1 < run.size() ? now : Step(part.due.Next()));
       }
     }
+    // One partition's window runs to the next sample or event, which may be
+    // minutes away: a signal ends it after this instant (with partitions or
+    // ranks, windows are a lookahead long and Boundary looks).
+    if (parts_.size() == 1 && stop_->load(std::memory_order_relaxed) != 0 &&
+        fab_.spec().ranks <= 1) {
+      win_end_ = now + 1;
+      break;
+    }
   }
 }
 
@@ -162,7 +170,11 @@ void VirtualClock::Boundary() {
     // thread has after its step at that time.
     const uint64_t last = win_end_ - 1;
     if (last == Step(rec_.next_ns())) Sample(last);
-    if (last >= end) {
+    // A signal: the run ends here, with what it has, as at its end (over
+    // ranks, at the boundary after they agreed on it).
+    if (!ranked) stopping_ = stop_->load(std::memory_order_relaxed);
+    if (last >= end || stopping_ != 0) {
+      stopped_by_ = last >= end ? 0 : stopping_;
       now_ = last;
       done_ = true;
       return;
@@ -183,7 +195,9 @@ void VirtualClock::Boundary() {
   // receivers due. The rest of the boundary is the same on every rank.
   if (ranked) {
     const Ranks& ranks = Ranks::Get();
-    t = rank_frames_.Agree(ranks, std::min(t, sent_ns));
+    int stop = stop_->load(std::memory_order_relaxed);
+    t = rank_frames_.Agree(ranks, std::min(t, sent_ns), &stop);
+    stopping_ = stop;
     if (rank_frames_.Deliver(fab_, ranks)) InboundDue();
   }
   if (started_) t = std::max(t, win_end_);
@@ -198,9 +212,11 @@ void VirtualClock::Boundary() {
   win_end_ = std::max(e, t + 1);
 }
 
-uint64_t VirtualClock::Run(const std::atomic<bool>&) {
+uint64_t VirtualClock::Run(const std::atomic<int>& stop) {
   now_ = 0;
   started_ = done_ = false;
+  stopping_ = 0;
+  stop_ = &stop;
   for (uint32_t id = 0; id < fab_.HostId(fab_.hosts().size()); id++) DueOf(id).Set(id, 0);
   ListDcfitSwitches();
   const unsigned workers = static_cast<unsigned>(parts_.size() - 1);

@@ -41,7 +41,7 @@ class VirtualClock final : public Clock {
   // Runs from 0 to the file's duration (`stop` is the real clock's). Never
   // inlined: bench/fabric/cost.sh profiles exactly this function by its
   // name (VirtualClock::Run).
-  [[gnu::noinline]] uint64_t Run(const std::atomic<bool>& stop) override;
+  [[gnu::noinline]] uint64_t Run(const std::atomic<int>& stop) override;
   uint64_t lookahead_ns() const override { return lookahead_ns_; }
   uint64_t rank_frames_dropped() const override { return rank_frames_.dropped_nombuf(); }
 
@@ -86,7 +86,8 @@ class VirtualClock final : public Clock {
   void InboundDue();
   // Between windows, on the main thread with every partition stopped:
   // samples and the end, frames that crossed, the next window's start
-  // (events applied then) and end. Sets done_ at the end.
+  // (events applied then) and end. Sets done_ at the end, or at the
+  // first boundary after *stop_ was seen (over MPI ranks: agreed by all).
   void Boundary();
   // The clock's step for a time (FabricSpec::quantum_ns).
   uint64_t Step(uint64_t t) const {
@@ -114,6 +115,8 @@ class VirtualClock final : public Clock {
   uint64_t lookahead_ns_ = kNever;
   uint64_t win_end_ = 0;  // the current window is [now_, win_end_)
   bool started_ = false, done_ = false;
+  const std::atomic<int>* stop_ = nullptr;  // Run's: a signal asks the run to end early
+  int stopping_ = 0;  // the signal seen (agreed over ranks): the next boundary ends the run
 };
 
 }  // namespace pfc::emulator
