@@ -70,6 +70,34 @@ class DueQueue {
     }
     return i - leaves_;
   }
+  // The entity due after PeekFirst's, in the same order (time, then id), or
+  // ~0u: the first of the subtrees just off the path down to the first.
+  // Going down, a left sibling is left of every one found later and a
+  // right sibling right of them, so at equal times the one found first
+  // wins unless it is a right sibling. (What the driver runs after next,
+  // fetched ahead: a hint, so O(log n) is all it may cost.)
+  uint32_t PeekSecond() const {
+    if (tree_[1] == kNever) return ~0u;
+    uint32_t best = 0;
+    uint64_t best_t = kNever;
+    bool best_left = false;
+    for (uint32_t i = 1; i < leaves_;) {
+      i *= 2;
+      const bool right = tree_[i] != tree_[i / 2];  // the path goes right: its sibling is left
+      const uint32_t sib = right ? i : i + 1;
+      i += right;
+      const uint64_t t = tree_[sib];
+      if (t < best_t || (t == best_t && t != kNever && !best_left)) {
+        best = sib, best_t = t, best_left = right;
+      }
+    }
+    if (best_t == kNever) return ~0u;
+    while (best < leaves_) {
+      best *= 2;
+      if (tree_[best] != tree_[best / 2]) best++;
+    }
+    return best - leaves_;
+  }
   // The earliest due time, or kNever.
   uint64_t Next() const { return tree_[1]; }
   // Every entity due at or before now, in id order, each once; their due

@@ -115,10 +115,17 @@ void VirtualClock::RunWindow(Part& part) {
       for (size_t k = 0; k < run.size(); k++) {
         const uint32_t id = run[k];
         part.due.Set(id, kNever);  // a frame delivered to it meanwhile is in its round's answer
-        // What runs next, as far as the calendar says now: its first
-        // lines fetched while this one runs, its ports when they are in.
-        const uint32_t next = k + 1 < run.size() ? run[k + 1] : part.due.PeekFirst();
-        PrefetchStart(next);
+        // What runs next and after it, as far as the calendar says now,
+        // fetched a round ahead: the next one's ports (its first lines came
+        // during the round before this one), and the first lines of the one
+        // after it.
+        const bool next_here = k + 1 < run.size();
+        const uint32_t next = next_here ? run[k + 1] : part.due.PeekFirst();
+        const uint32_t after = k + 2 < run.size() ? run[k + 2]
+                               : next_here        ? part.due.PeekFirst()
+                                                  : part.due.PeekSecond();
+        PrefetchPorts(next, next_here ? now : Step(part.due.Next()));
+        PrefetchStart(after);
         if (id < n_sws_) {
           if (qlen_.on()) qlen_.BeforeRound(id, sws_[id].ctx, now);
           Deadline ready = kNever;
@@ -135,7 +142,6 @@ void VirtualClock::RunWindow(Part& part) {
         } else {
           part.due.Lower(id, hosts_[id - n_sws_].Round(dp_, now));
         }
-        PrefetchPorts(next, k + 1 < run.size() ? now : Step(part.due.Next()));
       }
     }
     // One partition's window runs to the next sample or event, which may be

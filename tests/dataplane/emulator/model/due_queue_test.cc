@@ -75,6 +75,13 @@ TEST(DueQueue, MatchesALinearScan) {
         // The first due: the lowest id of those due at the earliest time.
         const auto first = std::find(ref.begin(), ref.end(), next);
         ASSERT_EQ(q.PeekFirst(), next == kNever ? ~0u : static_cast<uint32_t>(first - ref.begin()));
+        // The second in (time, id) order.
+        uint32_t second = ~0u;
+        for (uint32_t i = 0; i < kN; i++) {
+          if (ref[i] == kNever || i == q.PeekFirst()) continue;
+          if (second == ~0u || ref[i] < ref[second]) second = i;
+        }
+        ASSERT_EQ(q.PeekSecond(), second);
         if (next == kNever) break;
         now = next;
         std::vector<uint32_t> want, got;
