@@ -41,9 +41,8 @@ class Clock {
 
   // Runs the fabric to the file's duration or until `stop` is not 0 (the
   // signal that asked), if sooner; the real clock runs until `stop` with a
-  // duration of 0. Returns the switch
-  // rounds run (the virtual clock; 0 on the real one, whose workers do not
-  // count them).
+  // duration of 0. Returns the switch rounds run (the virtual clock; 0 on
+  // the real one, whose workers do not count them).
   virtual uint64_t Run(const std::atomic<int>& stop) = 0;
   // The virtual clock's window with --threads; kNever otherwise.
   virtual uint64_t lookahead_ns() const { return kNever; }

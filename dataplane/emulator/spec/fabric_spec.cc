@@ -425,6 +425,10 @@ uint64_t HostLinkBps(const FabricSpec& s, uint32_t host) {
   return rate;
 }
 
+// The end of the warning for a flow that starts after the run's end
+// (FoldNeverStarts finds them by it).
+constexpr const char* kNeverStarts = ": the flow never starts";
+
 void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, FabricSpec* s) {
   rd.CheckKeys(n, f,
                {"name", "from", "to", "dscp", "prio", "ecn", "cc", "rate", "frame", "bytes", "ttl",
@@ -511,8 +515,30 @@ void ParseFlow(const Reader& rd, const YAML::Node& n, const std::string& f, Fabr
     s->warnings.push_back(rd.Where(n["start"]) + ": " + f +
                           ".start: " + std::to_string(fl.start_ns) +
                           " ns is not before the run's end (fabric.duration " +
-                          std::to_string(s->duration_ns) + " ns): the flow never starts");
+                          std::to_string(s->duration_ns) + " ns)" + kNeverStarts);
   s->flows.push_back(fl);
+}
+
+// Flows that start after the run's end: the first three warned of one by
+// one, the rest in one line (a converted experiment cut short, its flows
+// starting at 2 s, printed thousands of lines).
+void FoldNeverStarts(FabricSpec* s) {
+  constexpr size_t kShown = 3;
+  const std::string tail = kNeverStarts;
+  const auto never = [&tail](const std::string& w) {
+    return w.size() >= tail.size() && w.compare(w.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  std::vector<std::string> kept;
+  size_t seen = 0;
+  for (std::string& w : s->warnings) {
+    if (never(w) && seen++ >= kShown) continue;
+    kept.push_back(std::move(w));
+  }
+  if (seen > kShown)
+    kept.push_back(s->path + ": flows: " + std::to_string(seen - kShown) +
+                   " more flows start at or after the run's end (fabric.duration " +
+                   std::to_string(s->duration_ns) + " ns): they never start");
+  s->warnings = std::move(kept);
 }
 
 // cc: dcqcn on a flow that does not send ECT: nothing marks it, so DCQCN
@@ -748,6 +774,7 @@ bool LoadFabric(const std::string& path, FabricSpec* out, std::string* err) {
     if (const Section* d = one("dctcp")) ParseAckCc(Reader(d->file), d->node, "dctcp", &s);
     EachItem(secs, "hosts", &s, ParseHost);
     EachItem(secs, "flows", &s, ParseFlow);
+    FoldNeverStarts(&s);
     WarnDcqcnNotEct(&s);
     EachItem(secs, "events", &s, ParseEvent);
     EachItem(secs, "captures", &s, ParseCapture);

@@ -304,6 +304,30 @@ TEST_F(FabricFile, WarnsOfFlowsThatCannotRunAsWritten) {
       << s.warnings[1];
 }
 
+// A file cut short (a converted experiment's flows start at 2 s): three
+// flows that never start are named, the others counted in one line, and
+// the other warnings stay where they were.
+TEST_F(FabricFile, FoldsFlowsThatNeverStartIntoOneLine) {
+  std::string flows = "flows:\n  - { name: fast, from: H1, to: H2, rate: 100G }\n";
+  for (int i = 0; i < 6; i++)
+    flows += "  - { name: f" + std::to_string(i) +
+             ", from: H1, to: H3, start: " + std::to_string(100 + i) + "ms }\n";
+  FabricSpec s;
+  std::string err;
+  ASSERT_TRUE(LoadFabric(Fig2(flows), &s, &err)) << err;
+  ASSERT_EQ(s.warnings.size(), 5u);
+  EXPECT_NE(s.warnings[0].find("flows[0].rate"), std::string::npos) << s.warnings[0];
+  for (int i = 1; i <= 3; i++)
+    EXPECT_NE(s.warnings[i].find("fab.yaml:" + std::to_string(5 + i) + ": flows[" +
+                                 std::to_string(i) + "].start: "),
+              std::string::npos)
+        << s.warnings[i];
+  EXPECT_NE(s.warnings[4].find("fab.yaml: flows: 3 more flows start at or after the run's end "
+                               "(fabric.duration 100000000 ns): they never start"),
+            std::string::npos)
+      << s.warnings[4];
+}
+
 // cc: dcqcn without ecn: ect0 runs with DCQCN doing nothing: one warning
 // for all such flows, naming the first and how many more.
 TEST_F(FabricFile, WarnsOfDcqcnFlowsThatAreNotEcnCapable) {
