@@ -396,8 +396,11 @@ Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run
 }
 
 // The results written, the run and its verdict said; returns the exit
-// status: 1 when the results could not be written, else 3 when the
-// verdict is not what --expect asked.
+// status: 1 when the results could not be written, else 128 + the signal
+// when one ended the run before its duration (not the run the file asked
+// for: a script must not take it for one), else 3 when the verdict is not
+// what --expect asked. Other MPI ranks return 0: rank 0 says it (mpirun
+// would abort rank 0, still writing, for another's status).
 int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timing) {
   pfc::emulator::Fabric& fab = *emu.fabric;
   const pfc::emulator::Clock& clock = *emu.clock;
@@ -423,7 +426,8 @@ int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timi
                           : pfc::emulator::LocalSwitchEntries(fab);
   const uint64_t lossless_drops = pfc::emulator::LosslessDrops(facts);
   const int sig = Interrupted(clock, run);
-  if (sig != 0) facts.interrupted = sig == SIGINT ? "SIGINT" : "SIGTERM";
+  const std::string sig_name = sig == 0 ? "" : sig == SIGINT ? "SIGINT" : "SIGTERM";
+  facts.interrupted = sig_name;
   if (!pfc::emulator::WriteResults(run.spec, all, std::move(facts), sws, timing, verdict, &err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     rc = 1;
@@ -433,7 +437,7 @@ int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timi
               static_cast<unsigned long long>(lossless_drops), run.spec.out_dir.c_str());
   if (sig != 0)
     std::printf("pfcfabric: stopped by %s at %.3f of %.3f ms: the results are of the run to then\n",
-                facts.interrupted.c_str(), clock.now_ns() / 1e6, run.spec.duration_ns / 1e6);
+                sig_name.c_str(), clock.now_ns() / 1e6, run.spec.duration_ns / 1e6);
   for (const std::string& line : pfc::emulator::VerdictLines(verdict, !run.virt))
     std::printf("pfcfabric: verdict: %s\n", line.c_str());
   if (rc == 0) {
@@ -443,6 +447,7 @@ int Report(const Emulation& emu, const Options& opt, const Run& run, Timing timi
       rc = 3;
     }
   }
+  if (sig != 0 && (rc == 0 || rc == 3)) rc = 128 + sig;
   return rc;
 }
 
@@ -493,12 +498,7 @@ int main(int argc, char** argv) {
   }
   Timing timing = RunFabric(*emu->clock, opt, run, started);
   timing.malloc_huge_pages = huge_pages;
-  int rc = Report(*emu, opt, run, timing);
-  // Not the run the file asked for: a script must not take it for one.
-  // Rank 0 says it (mpirun would abort it, still writing, for another's).
-  if (const int sig = Interrupted(*emu->clock, run);
-      sig != 0 && (rc == 0 || rc == 3) && pfc::emulator::Ranks::Get().rank() == 0)
-    rc = 128 + sig;
+  const int rc = Report(*emu, opt, run, timing);
   // The fabric's switches and pool live in EAL memory: they go first, the
   // clock that borrows them before them.
   emu->clock.reset();
