@@ -3,7 +3,8 @@
 # Is a change to the emulator faster? Runs one fabric file with two builds
 # (the commit before a change and after it) in turns, A B A B ..., so load
 # from others on a shared machine falls on both alike, and compares each
-# run's user CPU seconds (getrusage of pfcfabric, single-threaded) and its
+# run's CPU seconds, user and system (getrusage of pfcfabric, single-
+# threaded; system time counts: page faults are the process's cost) and its
 # outputs (every file but timing.json, byte for byte: a speed-up must not
 # change a result).
 #   bench/fabric/ab_cpu.sh BUILD_A BUILD_B FABRIC_FILE [RUNS] [OUT_DIR]
@@ -13,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/lib.sh
-[ $# -ge 3 ] || { sed -n '3,12p' "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n '3,13p' "$0" >&2; exit 2; }
 A=$(realpath "$1") B=$(realpath "$2")
 FABRIC=$(realpath "$3")
 RUNS=${4:-3}
@@ -32,14 +33,15 @@ for i in $(seq 1 "$RUNS"); do
     dir="$OUT/$side"
     rm -rf "$dir"
     rc=0
-    /usr/bin/time -f "%U %e" -o "$OUT/time.txt" "$(pfc_bin "$build" pfcfabric)" \
+    /usr/bin/time -f "%U %S %e" -o "$OUT/time.txt" "$(pfc_bin "$build" pfcfabric)" \
       --fabric "$FABRIC" --out "$dir" > "$OUT/$side.log" 2>&1 || rc=$?
     # 3: the run's verdict (--expect) is not ours to judge; anything else failed.
     [ $rc -eq 0 ] || [ $rc -eq 3 ] ||
       { echo "ab_cpu: run $i of $side failed (exit $rc): $OUT/$side.log" >&2; exit 1; }
-    read -r user wall < "$OUT/time.txt"
-    echo "$side,$i,$user,$wall" >> "$OUT/times.csv"
-    echo "run $i $side: $user s CPU, $wall s wall"
+    read -r user sys wall < "$OUT/time.txt"
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    echo "$side,$i,$cpu,$wall" >> "$OUT/times.csv"
+    echo "run $i $side: $cpu s CPU ($user user + $sys system), $wall s wall"
   done
   # The last pair's outputs, every file but the wall-clock one.
   while IFS= read -r f; do
@@ -64,7 +66,7 @@ try:
     ax.bar([x - 0.2 for x in xs], cpu["A"], 0.4, label=f"A (median {ma:.1f} s)")
     ax.bar([x + 0.2 for x in xs], cpu["B"], 0.4, label=f"B (median {mb:.1f} s)")
     ax.set_xlabel("run (A then B)")
-    ax.set_ylabel("pfcfabric user CPU (s)")
+    ax.set_ylabel("pfcfabric CPU, user + system (s)")
     ax.set_xticks(list(xs))
     ax.set_title(f"B / A = {mb / ma:.3f}, outputs {'identical' if identical else 'DIFFER'}")
     ax.legend(loc="lower right")
