@@ -500,10 +500,10 @@ int main(int argc, char** argv) {
   timing.malloc_huge_pages = huge_pages;
   const int rc = Report(*emu, opt, run, timing);
   // The fabric's switches and pool live in EAL memory: they go first, the
-  // clock that borrows them before them; the pool itself goes with EAL's
-  // memory (Dataplane::keep_pool_at_exit).
+  // clock that borrows them before them; the pool, the frames and the
+  // rings go with the process (Dataplane::process_ending).
   emu->clock.reset();
-  emu->fabric->dp().keep_pool_at_exit = true;
+  emu->fabric->dp().process_ending = true;
   emu->fabric.reset();
   EalCleanup(run.own_prefix);
   return PlotResults(opt, run, rc);

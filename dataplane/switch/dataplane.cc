@@ -13,7 +13,7 @@ namespace pfc::sw {
 
 Dataplane::~Dataplane() {
   if (qsbr) rte_free(qsbr);
-  if (pool && !keep_pool_at_exit) rte_mempool_free(pool);
+  if (pool && !process_ending) rte_mempool_free(pool);
 }
 
 std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, uint16_t room,

@@ -59,12 +59,15 @@ class Dataplane {
   // it from the memory the machine has, so that growth stops with a
   // warning rather than the OOM killer); the pool's size when unset.
   uint64_t grow_limit = UINT64_MAX;
-  // The process ends next (rte_eal_cleanup unmaps EAL memory whole): the
-  // destructor leaves the pool alone. Freeing it has DPDK's allocator clear
-  // the pool's ring, which is sized for every buffer full at once and is
-  // mostly never touched: a page fault per 4 KB page (a 512 MB ring on the
-  // HPCC simulator's fat-tree, a fifth of a 1 ms run's CPU). Set by pfcfabric.
-  bool keep_pool_at_exit = false;
+  // The process ends next (rte_eal_cleanup unmaps EAL memory whole): what
+  // only the OS needs back is left to it. The destructor leaves the pool
+  // alone: freeing it has DPDK's allocator clear the pool's ring, which is
+  // sized for every buffer full at once and is mostly never touched, a page
+  // fault per 4 KB page (a 512 MB ring on the HPCC simulator's fat-tree, a
+  // fifth of a 1 ms run's CPU). The switches leave their frames and their
+  // rings' mappings (Switch::~Switch: 46,080 rings at fattree:16). Set by
+  // pfcfabric after its results are written.
+  bool process_ending = false;
 
   // Every mbuf the switches and emulated hosts make comes from here.
   rte_mbuf* Alloc() {

@@ -132,12 +132,17 @@ bool Switch::ApplyConfig(const config::SwitchConfig& next, std::string* err) {
 }
 
 Switch::~Switch() {
-  for (auto& h : held) h->FreeAll();
+  // At the process's end the frames go with the pool and the rings with
+  // the process (Dataplane::process_ending): devices are still stopped.
+  const bool ending = dp.process_ending;
+  if (!ending)
+    for (auto& h : held) h->FreeAll();
   for (auto& p : ports) {
     // Stopped, not closed: the owner of the process closes devices (after
     // every switch, before the pool goes: a driver such as pcap frees the
     // mbufs it caches on close).
     if (p.io.ethdev()) rte_eth_dev_stop(p.io.dpdk_port);
+    if (ending) continue;
     for (auto* r : p.egress) {
       if (!r) continue;
       rte_mbuf* m;
