@@ -26,9 +26,26 @@ YAML::Node ParseDocument(const std::string& path, const std::string& text,
   return root;
 }
 
+std::string Printable(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b != 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+    }
+  }
+  return out;
+}
+
 std::string Scalar(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
-  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsScalar()) return "'" + Printable(n.Scalar()) + "'";
   // The length matters when a list of a fixed size was expected.
   if (n.IsSequence()) return "a list of " + std::to_string(n.size());
   return "a map";
@@ -96,7 +113,7 @@ void Reader::CheckKeys(const YAML::Node& n, const std::string& field,
       for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
       std::string where = file_;
       if (kv.first.Mark().line >= 0) where += ":" + std::to_string(kv.first.Mark().line + 1);
-      throw ConfigError(where + ": " + (field.empty() ? "" : field + ".") + key +
+      throw ConfigError(where + ": " + (field.empty() ? "" : field + ".") + Printable(key) +
                         ": unknown field (expected one of: " + list + ")");
     }
   }
@@ -111,6 +128,10 @@ void Reader::RequireSeq(const YAML::Node& n, const std::string& field) const {
 
 std::string Reader::Str(const YAML::Node& n, const std::string& field) const {
   if (!n.IsScalar() || n.Scalar().empty()) Fail(n, field, "a non-empty string");
+  // A name or a path never holds a NUL byte; kept, it would cut every
+  // message that quotes the value (what() ends at it) and the file name a
+  // path reaches.
+  if (n.Scalar().find('\0') != std::string::npos) Fail(n, field, "a string without a NUL byte");
   return n.Scalar();
 }
 

@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace pfc::config {
 
@@ -62,6 +63,9 @@ YAML::Node ParseDocument(const std::string& path, const std::string& text,
                          const std::string& expected);
 
 std::string Scalar(const YAML::Node& n);  // the node's text for messages
+// `s` for a message: control bytes (NUL among them) as \xNN, since an
+// exception's what() ends at a NUL and a terminal acts on the others.
+std::string Printable(std::string_view s);
 // 1-based line of `key` in `map` ("" if absent or unknown), for messages that
 // point at a section rather than at one value.
 std::string KeyLine(const YAML::Node& map, const std::string& key);

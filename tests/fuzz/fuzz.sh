@@ -12,7 +12,7 @@
 #                                            ARGS go to libFuzzer (-max_total_time=20)
 # A crash, a sanitizer report, an invariant violation, an input slower than
 # -timeout or a leak makes `run` exit non-zero and leaves the input in
-# OUT/TARGET-crash-* (or -timeout-, -leak-, -oom-).
+# OUT/TARGET-crash-* (or -timeout-, -leak-, -oom-), printed in base64 too.
 set -eu
 TARGETS="parser pfc_frame telemetry_cmd config dcfit_msg fabric"
 CLANGXX=${CLANGXX:-clang++}
@@ -84,10 +84,23 @@ run() {
   mkdir -p "$out/corpus-$t"
   dict=""
   [ -f "$src/tests/fuzz/$t.dict" ] && dict="-dict=$src/tests/fuzz/$t.dict"
+  # libFuzzer's own exit code for what it finds is 77, which meson reads as
+  # "skipped": 1 instead. On a failure the input is printed (base64), so that
+  # a CI log alone reproduces it.
+  rm -f "$out/$t"-crash-* "$out/$t"-leak-* "$out/$t"-oom-* "$out/$t"-timeout-*
+  rc=0
   # shellcheck disable=SC2086
   "$out/fuzz_$t" -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$out/$t-" $dict "$@" \
-    "$out/corpus-$t" "$src/tests/fuzz/corpus/$t"
+    -error_exitcode=1 -print_final_stats=1 -artifact_prefix="$out/$t-" $dict "$@" \
+    "$out/corpus-$t" "$src/tests/fuzz/corpus/$t" || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    for a in "$out/$t"-crash-* "$out/$t"-leak-* "$out/$t"-oom-* "$out/$t"-timeout-*; do
+      [ -f "$a" ] || continue
+      echo "fuzz.sh: $a (base64; reproduce: base64 -d > in && $out/fuzz_$t in):"
+      base64 "$a"
+    done
+    exit "$rc"
+  fi
 }
 
 cmd=${1:-}

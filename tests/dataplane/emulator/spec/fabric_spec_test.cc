@@ -379,6 +379,19 @@ TEST_F(FabricFile, IncludeCycleIsRejected) {
   EXPECT_NE(err.find("a.yaml -> "), std::string::npos) << err;
 }
 
+// fuzz_fabric (CI, 2026-12-01): `include: "\0..."` resolved to the
+// directory /dev/shm/ and the message, cut at the NUL by what(), named no
+// field. A NUL is refused where a string is read, and a value quoted in a
+// message shows its control bytes escaped.
+TEST_F(FabricFile, NulByteInAStringIsRefusedByName) {
+  const std::string path = Write("z.yaml", std::string("include: \"a\\0b\"\n"));
+  const std::string err = LoadErr(path);
+  EXPECT_EQ(err, path + ":1: include: expected a string without a NUL byte (got 'a\\x00b')");
+  EXPECT_EQ(err.find('\0'), std::string::npos);
+  const std::string tab = Write("t.yaml", "\"c\\tk\": 1\n");
+  EXPECT_NE(LoadErr(tab).find(":1: c\\x09k: unknown field"), std::string::npos) << LoadErr(tab);
+}
+
 // fuzz_fabric's `include: [/]`: yaml-cpp let the directory's read error
 // escape as std::ios_base::failure and the process ended; the switch
 // template had the same path.
