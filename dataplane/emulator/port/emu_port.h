@@ -100,7 +100,8 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   // request. Poll would then start nothing, change nothing and return just
   // NextArrivalNs(): the owner can skip it (the switch's worker.cc PortQuiet).
   bool TxQuiet() const override {
-    return link_.queued() == 0 && !tx_blocked_ && want_up_.load(std::memory_order_relaxed) < 0;
+    return link_.queued() == 0 && !tx_blocked_ && !owner_more_ &&
+           want_up_.load(std::memory_order_relaxed) < 0;
   }
 
   // MPI ranks (runtime/rank_frames.h), at a window's boundary: on an end
@@ -139,7 +140,13 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   // pushes, our owner pops them as they land.
   std::unique_ptr<emulator::SpscRing<emulator::WireFrame>> rx_;
   EmuPort* peer_ = nullptr;
-  bool tx_blocked_ = false;          // the last data Tx was refused
+  bool tx_blocked_ = false;  // the last data Tx was refused
+  // A FIFO shorter than a frame's wire time (links.fifo): TxRoom's answer
+  // (room_k_ frames), and whether the owner then gave that many, all of
+  // them started at once and it may hold more (owner_more_): no frame waits
+  // whose start would wake it, so PollBusy does.
+  bool owner_more_ = false;
+  uint16_t room_k_ = 0;
   std::atomic<int8_t> want_up_{-1};  // -1: no request pending
   bool link_up_ = true;              // link_.up(), here for every egress round's look
 
