@@ -48,6 +48,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-fifo-") as tmp:
     left = [r["flow"] for r in flows if r["completed"] != "1"]
     check("every one of the 1,125 flows completes", len(flows) == 1125 and not left,
           f"{len(flows)} flows, not completed: {left[:5]}")
+    with open(os.path.join(out, "ports.csv")) as f:
+        rows = list(csv.DictReader(f))
+    last = rows[-1]["t_ms"]
+    held = [(x["switch"], x["port"], x["buffer_bytes"]) for x in rows
+            if x["t_ms"] == last and x["buffer_bytes"] != "0"]
+    check("nothing is left in a switch (every buffer empty at the end)", not held, str(held[:5]))
     r = results(out)
     check("no frame lost (the verdict's loss totals)",
           r["lossless_drops"] == 0 and not r["verdict"]["lost"]["lossless_prios"]
