@@ -21,9 +21,11 @@ dataplane/emulator/model/host_model.cc):
   a host end's own link drops are not in results.json, but the verdict's
   `lost.link_down` sums every end's, hosts' included.
 
-From these, once the fabric has drained, exactly (ring_full, the link
-ring's overflow, is not reported: it is sized never to overflow, and a
-frame lost there breaks equality 2):
+From these, once the fabric has drained, exactly (a link end's receive
+ring overflow is reported only when it happens, as a port's
+`link_ring_full_drops` and the verdict's `lost.link_ring_full`: the ring
+holds a wire full of the smallest frames made here, and a frame lost there
+breaks equality 2, which then fails, as it should):
 
 1. per switch, data: sum rx_packets[prio] = sum tx_packets[prio] +
    sum drops (classified reasons) + sum queue_depth + the egress stash

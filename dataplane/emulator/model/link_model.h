@@ -33,6 +33,7 @@
 // link's source port (Send/SendControl/Pump/SetUp); the receiving side only
 // reads the epoch published with each frame.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +68,18 @@ struct LinkParams {
   int32_t wire_overhead = kWireOverheadBytes;  // bytes a frame adds on the wire (< 0: takes off)
   bool wire_ns3 = false;                       // WireTimeNs as ns-3 has it
 };
+
+// The frames a link end's receive ring holds so that it is never the
+// bottleneck: all the peer can have on its wire and in its FIFO (and two
+// full-size frames) in frames of min_len bytes on the wire (with the
+// link's wire_overhead, which the HPCC simulator's files make negative),
+// plus `slack`. A shorter frame could overflow it.
+inline uint64_t RxRingFrames(const LinkParams& p, uint32_t min_len, uint64_t slack) {
+  const uint64_t wire_ns =
+      p.delay_ns + p.fifo_ns + 2 * WireTimeNs(1518, p.rate_bps, p.wire_overhead, p.wire_ns3);
+  const int64_t min_bytes = std::max<int64_t>(1, int64_t{min_len} + p.wire_overhead);
+  return wire_ns * (p.rate_bps / 1'000'000) / 1000 / (8 * static_cast<uint64_t>(min_bytes)) + slack;
+}
 
 // A frame on the wire, as the receiver sees it.
 struct WireFrame {

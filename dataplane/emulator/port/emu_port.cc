@@ -18,11 +18,9 @@ EmuPort::~EmuPort() {
 
 bool EmuPort::Init(std::string* err) {
   (void)err;  // heap memory: nothing to fail but the process
-  // Room for everything the peer can have on its wire and in its FIFO, in
-  // minimum-size frames, with slack: the ring is never the bottleneck.
-  const emulator::LinkParams& p = link_.params();
-  const uint64_t wire_ns = p.delay_ns + p.fifo_ns + 2 * link_.WireNs(1518);
-  const uint64_t frames = wire_ns * (p.rate_bps / 1'000'000) / 1000 / (84 * 8) + 2 * kMaxBurst;
+  // Sized for minimum-size frames: a shorter one (a runt from a real host)
+  // could fill it, counted as ring_full and reported in results.json.
+  const uint64_t frames = RxRingFrames(link_.params(), kMinFrameBytes, 2 * kMaxBurst);
   rx_ = std::make_unique<emulator::SpscRing<emulator::WireFrame>>(
       rte_align64pow2(std::max<uint64_t>(frames, 1024)));
   return true;
@@ -149,6 +147,8 @@ void EmuPort::ForEachCounter(const std::function<void(const char*, uint64_t)>& f
   f("link_busy_ns", link_.counters().busy_ns);
   f("link_tx_down_drops", c_.tx_down);
   f("link_rx_stale_drops", c_.rx_stale);
+  // Only when it happened (EmuPort::Init sizes the ring so it does not).
+  if (c_.ring_full != 0) f("link_ring_full_drops", c_.ring_full);
 }
 
 }  // namespace pfc::emulator

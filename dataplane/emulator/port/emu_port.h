@@ -43,6 +43,11 @@ struct EmuPortCounters {
   uint64_t ring_full = 0;  // receive ring overflow (sized so it never is)
 };
 
+// The smallest Ethernet frame (without its FCS) the receive ring is sized
+// for: the emulated hosts' frames and the switches' own (PFC, ARP) are at
+// least this long; a real host's runt or an echo reply to one may not be.
+inline constexpr uint32_t kMinFrameBytes = 60;
+
 // final: the emulator's own calls (hosts, the clocks) are direct. Aligned to
 // a cache line, with what every visit reads in its first line (below).
 class alignas(64) EmuPort final : public sw::PortProvider {

@@ -127,6 +127,7 @@ RunFacts CollectFacts(const Fabric& fab, const Clock& run) {
   });
   fab.ForEachLinkEnd([&](uint32_t, uint16_t, const EmuPort& e) {
     f.link_down += e.counters().tx_down + e.counters().rx_stale;
+    f.ring_full += e.counters().ring_full;
   });
   f.rank_nombuf = run.rank_frames_dropped();
   const size_t nf = spec.flows.size();
@@ -211,6 +212,7 @@ std::string PackFacts(const RunFacts& f) {
   j["drops"] = f.drops;
   j["link_down"] = f.link_down;
   j["rank_nombuf"] = f.rank_nombuf;
+  j["ring_full"] = f.ring_full;
   j["flows"] = f.flows;
   j["bins"] = f.bins;
   j["bin_from"] = f.bin_from;
@@ -254,6 +256,7 @@ RunFacts UnpackFacts(const std::string& bytes) {
   f.drops = j["drops"];
   f.link_down = j["link_down"];
   f.rank_nombuf = j["rank_nombuf"];
+  f.ring_full = j["ring_full"];
   f.flows = j["flows"].get<std::vector<json>>();
   f.bins = j["bins"];
   f.bin_from = j["bin_from"].get<std::vector<uint64_t>>();
@@ -298,6 +301,7 @@ void MergeFacts(RunFacts* into, RunFacts&& from) {
     for (size_t r = 0; r < a.drops[c].size(); r++) a.drops[c][r] += from.drops[c][r];
   a.link_down += from.link_down;
   a.rank_nombuf += from.rank_nombuf;
+  a.ring_full += from.ring_full;
   for (size_t i = 0; i < a.flows.size() && i < from.flows.size(); i++) {
     a.flows[i].update(from.flows[i]);
     if (!from.bins[i].empty()) {

@@ -33,6 +33,7 @@ struct RunFacts {
   std::array<std::array<uint64_t, kNumDropReasons>, 2> drops{};
   uint64_t link_down = 0;    // lost with a link going down (ends' tx_down + rx_stale)
   uint64_t rank_nombuf = 0;  // lost between MPI ranks: no mbuf (Clock::rank_frames_dropped)
+  uint64_t ring_full = 0;    // lost at a link end's full receive ring (EmuPortCounters)
   // Per flow of the file: results.json's object as far as it is known
   // here (the sender's keys where it runs, the receiver's where it does);
   // the receiver's bins from bin bin_from on (flows.csv; empty elsewhere);

@@ -41,7 +41,8 @@ LostTotals TotalsOf(const json& v) {
   LostTotals t;
   for (const auto& [_, n] : v["lost"]["lossless_prios"].items()) t.lossless += n.get<uint64_t>();
   t.all = t.lossless + v["lost"]["link_down"].get<uint64_t>() +
-          v["lost"].value("between_ranks_no_mbuf", uint64_t{0});
+          v["lost"].value("between_ranks_no_mbuf", uint64_t{0}) +
+          v["lost"].value("link_ring_full", uint64_t{0});
   for (const auto& [_, n] : v["lost"]["lossy_prios"].items()) t.all += n.get<uint64_t>();
   return t;
 }
@@ -109,6 +110,9 @@ json Verdict(const FabricSpec& spec, const FabricPlan& plan,
   v["lost"] = {{"lossless_prios", lossless}, {"lossy_prios", lossy}, {"link_down", f.link_down}};
   // Only when it happened (a run that fits in memory never has the key).
   if (f.rank_nombuf != 0) v["lost"]["between_ranks_no_mbuf"] = f.rank_nombuf;
+  // Likewise: a link end's receive ring is sized for its link full of
+  // minimum-size frames (EmuPort::Init), so only shorter frames fill it.
+  if (f.ring_full != 0) v["lost"]["link_ring_full"] = f.ring_full;
   // Flows: rate-limited ones below their rate, sized ones not complete.
   json slow = json::array();
   uint64_t sized = 0, incomplete = 0;
@@ -166,6 +170,8 @@ std::vector<std::string> VerdictLines(const nlohmann::json& v, bool real_clock) 
   if (down != 0) why += std::string(why.empty() ? "" : ", ") + "link down " + Thousands(down);
   if (const uint64_t n = v["lost"].value("between_ranks_no_mbuf", uint64_t{0}))
     why += std::string(why.empty() ? "" : ", ") + "between MPI ranks, no mbuf " + Thousands(n);
+  if (const uint64_t n = v["lost"].value("link_ring_full", uint64_t{0}))
+    why += std::string(why.empty() ? "" : ", ") + "link receive ring full " + Thousands(n);
   if (const uint64_t all = TotalsOf(v).all; all != 0)
     out.push_back("lost " + Thousands(all) + " frames: " + why);
   if (!v["slow_flows"].empty()) {
