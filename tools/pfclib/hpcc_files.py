@@ -483,8 +483,12 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
         late = next(i for i, f in enumerate(flows) if f[5] >= duration_ms * 1e6)
         raise HpccError(f"{flow_path}: flow {late}: starts at {flows[late][5] / 1e9:g} s, after the "
                         f"run's end ({duration_ms / 1e3:g} s)")
-    # About 500 samples a run (the simulator's runs last seconds of virtual time).
-    bin_us = max(1000, round(duration_ms * 1000 / 500))
+    # The time series from the first flow's start, down to a whole bin (the
+    # simulator's flows start at 2 s: no rows for the idle time before),
+    # about 500 samples over what is left, at least 10us each.
+    first_ns = min((f[5] for f in flows), default=0)
+    bin_us = max(10, round((duration_ms * 1e6 - first_ns) / 1000 / 500))
+    series_ns = first_ns // (bin_us * 1000) * bin_us * 1000
     name = {n: (f"S{n}" if n in topo["switches"] else f"H{n}") for n in range(topo["nodes"])}
     used = {n for a, b, _, _ in topo["links"] for n in (a, b)}
     rates = sorted({bps for _, _, bps, _ in topo["links"]})
@@ -492,7 +496,8 @@ def convert(topo_path, flow_path, config_path=None, duration_ms=None, cc=None):
     delays = sorted({d for *_, d in topo["links"]})
     out = [f"# Converted by tools/hpcc_import.py from {topo_path}, {flow_path}"
            + (f" and {config_path}" if config_path else "") + "; node i is S<i> or H<i>.",
-           f"fabric: {{ clock: virtual, duration: {duration_ms:g}ms, bin: {bin_us}us, seed: 1 }}",
+           f"fabric: {{ clock: virtual, duration: {duration_ms:g}ms, bin: {bin_us}us"
+           + (f", series_start: {series_ns // 1000}us" if series_ns else "") + ", seed: 1 }",
            "topology:",
            f"  switches: [{', '.join(name[n] for n in sorted(topo['switches']) if n in used)}]",
            f"  hosts: [{', '.join(name[n] for n in range(topo['nodes']) if n not in topo['switches'] and n in used)}]",

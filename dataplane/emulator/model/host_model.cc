@@ -354,7 +354,8 @@ void HostModel::CountRx(FlowRx& r, uint32_t len, uint64_t now_ns) {
   ++r.frames;
   r.bytes += len;
   r.last_ns = now_ns;
-  const uint64_t bin = now_ns / p_.bin_ns;
+  if (now_ns < p_.series_start_ns) return;  // before the time series
+  const uint64_t bin = (now_ns - p_.series_start_ns) / p_.bin_ns;
   if (r.bin_bytes.empty()) {
     r.bin0 = bin;
   } else if (bin < r.bin0) {  // not on either clock (a host's time never goes back)

@@ -112,7 +112,8 @@ struct HostParams : HostFaults {
   bool wire_ns3 = false;                       // the link's wire time (LinkParams)
   uint64_t storm_start_ns = 0;
   uint64_t storm_stop_ns = kNever;
-  uint64_t bin_ns = 1'000'000;  // throughput time-series bin
+  uint64_t bin_ns = 1'000'000;   // throughput time-series bin
+  uint64_t series_start_ns = 0;  // where bin 0 starts; nothing is binned before it
   // DCQCN: the reaction point's parameters for the flows that use it
   // (line_bps: the link's rate), and the notification point: a CNP (RoCEv2,
   // emulator/model/roce_frame.h) on dcqcn.cnp_dscp / cnp_prio for a
@@ -162,6 +163,7 @@ struct FlowRx {
   uint64_t min_delay_ns = kNever;  // the smallest one-way delay (fct.h)
   // Bytes received per bin_ns, from bin bin0 on (the bin of the first
   // frame): a flow that starts late in a long run keeps no empty bins.
+  // Bin b starts at series_start_ns + b bin_ns (HostParams).
   uint64_t bin0 = 0;
   std::vector<uint64_t> bin_bytes;
 };

@@ -13,12 +13,12 @@ void AppendFixed6(double v, std::string* s) {
 
 void WriteSeriesCsv(uint64_t bin_ns, uint64_t bins, const std::vector<std::string>& names,
                     const std::vector<std::vector<uint64_t>>& bytes,
-                    const std::vector<uint64_t>& from, std::ostream& out) {
+                    const std::vector<uint64_t>& from, std::ostream& out, uint64_t start_ns) {
   out << "t_ms,flow,gbps\n";
   if (bin_ns == 0) return;
   std::vector<std::string> t(bins);  // each bin's end, with its comma
   for (uint64_t b = 0; b < bins; b++) {
-    AppendFixed6(static_cast<double>((b + 1) * bin_ns) / 1e6, &t[b]);
+    AppendFixed6(static_cast<double>(start_ns + (b + 1) * bin_ns) / 1e6, &t[b]);
     t[b] += ',';
   }
   static const std::vector<uint64_t> kNone;

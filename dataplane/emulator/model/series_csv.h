@@ -19,13 +19,13 @@
 
 namespace pfc::emulator {
 
-// Rows for `bins` bins of bin_ns each (bin b ends at (b + 1) bin_ns), flow
-// by flow in the order of `names`; bytes[i][k] is what flow i's receiver
-// took in bin from[i] + k (bins outside, before from[i] or past the
-// vector, are 0; a missing from[i] is 0). Writes the header too.
+// Rows for `bins` bins of bin_ns each (bin b ends at start_ns + (b + 1)
+// bin_ns), flow by flow in the order of `names`; bytes[i][k] is what flow
+// i's receiver took in bin from[i] + k (bins outside, before from[i] or
+// past the vector, are 0; a missing from[i] is 0). Writes the header too.
 void WriteSeriesCsv(uint64_t bin_ns, uint64_t bins, const std::vector<std::string>& names,
                     const std::vector<std::vector<uint64_t>>& bytes,
-                    const std::vector<uint64_t>& from, std::ostream& out);
+                    const std::vector<uint64_t>& from, std::ostream& out, uint64_t start_ns = 0);
 
 // One number as printf("%.6f", v) writes it, appended to *s.
 void AppendFixed6(double v, std::string* s);

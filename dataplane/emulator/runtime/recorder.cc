@@ -12,9 +12,12 @@ void Recorder::Init(const Fabric& fab, bool exact) {
   total_ = {};
   drops_.clear();
   bin_ns_ = fab.spec().bin_ns;
+  start_ns_ = fab.spec().series_start_ns;
   exact_ = exact;
-  next_ns_ = bin_ns_;
-  last_ns_ = 0;
+  // From 0 every counter is 0: no baseline to take (and no stop at 0).
+  baseline_ = start_ns_ != 0;
+  next_ns_ = baseline_ ? start_ns_ : bin_ns_;
+  last_ns_ = start_ns_;
   size_t n = 0;
   for (const sw::Switch* s : sw_) n += s->ports.size() * kNumPrio;
   last_tx_.assign(n, 0);
@@ -22,8 +25,11 @@ void Recorder::Init(const Fabric& fab, bool exact) {
 
 void Recorder::Sample(uint64_t now_ns) {
   while (next_ns_ <= now_ns) {
-    if (!exact_) next_ns_ += (now_ns - next_ns_) / bin_ns_ * bin_ns_;  // the last boundary
+    if (!exact_ && !baseline_)
+      next_ns_ += (now_ns - next_ns_) / bin_ns_ * bin_ns_;  // the last boundary
     const uint64_t t = next_ns_;
+    const bool baseline = baseline_;
+    baseline_ = false;
     const uint64_t span = t - last_ns_;
     last_ns_ = t;
     size_t flat = 0;
@@ -50,15 +56,16 @@ void Recorder::Sample(uint64_t now_ns) {
           }
           const uint64_t delta = tx - last_tx_[flat];
           last_tx_[flat] = tx;
-          if (!(keep >> q & 1)) continue;
+          if (baseline || !(keep >> q & 1)) continue;
           rows_.push_back({t, s, p, q, static_cast<uint8_t>(paused != 0),
                            static_cast<uint8_t>(pausing != 0), sw.buffer.occupancy(p, q), delta,
                            span});
         }
       }
     }
-    drops_.push_back({t, now.lossless - total_.lossless, now.lossy - total_.lossy,
-                      now.link_down - total_.link_down});
+    if (!baseline)
+      drops_.push_back({t, now.lossless - total_.lossless, now.lossy - total_.lossy,
+                        now.link_down - total_.link_down});
     total_ = now;
     next_ns_ += bin_ns_;
   }

@@ -231,8 +231,10 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
   {
     std::vector<std::string> names(spec.flows.size());
     for (size_t i = 0; i < names.size(); i++) names[i] = spec.flows[i].name;
-    WriteSeriesCsv(spec.bin_ns, (spec.duration_ns + spec.bin_ns - 1) / spec.bin_ns, names,
-                   facts.bins, facts.bin_from, fcsv);
+    const uint64_t from = spec.series_start_ns;
+    const uint64_t span = spec.duration_ns > from ? spec.duration_ns - from : 0;
+    WriteSeriesCsv(spec.bin_ns, (span + spec.bin_ns - 1) / spec.bin_ns, names, facts.bins,
+                   facts.bin_from, fcsv, from);
   }
   if (!WritePortsCsv(facts, all, (dir / "ports.csv").string(), err)) return false;
   if (!WriteDropsCsv(facts, (dir / "drops.csv").string(), err)) return false;

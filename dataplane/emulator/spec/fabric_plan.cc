@@ -223,6 +223,7 @@ HostParams HostParamsOf(const FabricSpec& spec, const HostPlan& hp) {
   p.wire_overhead = spec.wire_overhead;
   p.wire_ns3 = spec.wire_ns3;
   p.bin_ns = spec.bin_ns;
+  p.series_start_ns = spec.series_start_ns;
   p.dcqcn = spec.dcqcn;
   p.rc = spec.rc;
   p.ack_cc = spec.ack_cc;

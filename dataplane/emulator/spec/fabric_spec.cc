@@ -154,7 +154,7 @@ uint8_t PrioMask(const Reader& rd, const YAML::Node& n, const std::string& field
 void ParseFabric(const Section& sec, FabricSpec* s) {
   const Reader rd(sec.file);
   const YAML::Node& n = sec.node;
-  rd.CheckKeys(n, "fabric", {"clock", "seed", "duration", "bin", "out", "quantum"});
+  rd.CheckKeys(n, "fabric", {"clock", "seed", "duration", "bin", "series_start", "out", "quantum"});
   if (n["clock"]) {
     const std::string c = rd.Str(n["clock"], "fabric.clock");
     if (c == "virtual")
@@ -172,6 +172,12 @@ void ParseFabric(const Section& sec, FabricSpec* s) {
   if (n["bin"]) {
     s->bin_ns = Duration(rd, n["bin"], "fabric.bin");
     if (s->bin_ns < 1000) rd.Fail(n["bin"], "fabric.bin", "a time-series bin of at least 1us");
+  }
+  if (n["series_start"]) {
+    s->series_start_ns = Duration(rd, n["series_start"], "fabric.series_start");
+    if (s->duration_ns != 0 && s->series_start_ns >= s->duration_ns)
+      rd.Fail(n["series_start"], "fabric.series_start",
+              "a time before fabric.duration (" + std::to_string(s->duration_ns) + " ns)");
   }
   if (n["out"]) s->out_dir = Resolve(sec.file, rd.Str(n["out"], "fabric.out"));
   if (n["quantum"]) {

@@ -133,6 +133,11 @@ struct FabricSpec {
   uint64_t seed = 1;
   uint64_t duration_ns = 0;  // 0 (real clock only): until stopped
   uint64_t bin_ns = 1'000'000;
+  // Where the time series (flows.csv, ports.csv, drops.csv) and deadlock
+  // detection start: their first bin is [series_start_ns, + bin_ns). A
+  // run whose traffic starts late (the HPCC simulator's, at 2 s) keeps no
+  // rows of the idle time before it.
+  uint64_t series_start_ns = 0;
   std::string out_dir;  // absolute; default ./<file stem>-results
   // Virtual clock step (0 = exact): the clock moves only to multiples of it,
   // so a switch round takes every frame landed in the step at once (up to a
