@@ -57,7 +57,8 @@ uint64_t LinkModel::AcceptNs(uint64_t now_ns) const {
   return drained > now_ns + p_.fifo_ns ? drained - p_.fifo_ns : now_ns;
 }
 
-bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* dropped) {
+bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* dropped,
+                     uint64_t ready_ns) {
   *dropped = false;
   if (!up_) {
     ++c_.dropped_down;
@@ -69,7 +70,7 @@ bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* drop
     return false;
   }
   const uint64_t wire = WireOf(len);
-  data_.push_back({handle, now_ns, wire, len});
+  data_.push_back({handle, ready_ns < now_ns ? ready_ns : now_ns, wire, len});
   backlog_ns_ += wire;
   return true;
 }

@@ -20,6 +20,7 @@
 // makes its owner due at the window's boundary instead).
 #pragma once
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 
 #include <atomic>
 #include <cstdint>
@@ -124,6 +125,17 @@ class alignas(64) EmuPort final : public sw::PortProvider {
     return false;
   }
 
+  // A stepped virtual clock (fabric.quantum) runs a switch's round at the
+  // step after a frame lands: the frame is stamped as it lands (an mbuf
+  // field at landed_off) and, sent on within the step, may start on the
+  // wire from its landing on (LinkModel::Send's ready_ns), as it would on
+  // the exact clock, so a hop does not gain up to a step. The switch ends
+  // of links only: a host's frames are its own.
+  void set_backdate(uint64_t quantum_ns, int landed_off) {
+    backdate_ns_ = quantum_ns;
+    landed_off_ = landed_off;
+  }
+
   const std::string& name() const { return name_; }
   const emulator::LinkModel& link() const { return link_; }
   const EmuPortCounters& counters() const { return c_; }
@@ -156,7 +168,8 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   bool link_up_ = true;              // link_.up(), here for every egress round's look
 
  public:
-  uint32_t wake_id = 0;                // what runs this end in `wake`
+  uint32_t wake_id = 0;    // what runs this end in `wake`
+  uint64_t wake_step = 0;  // a switch on a stepped clock: woken at the step a frame lands in
   emulator::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
   // Virtual clock: the owning switch's ports with frames on their way in
   // (the ActivePorts the fabric installs on its worker, stages/worker_ctx.h),
@@ -180,6 +193,8 @@ class alignas(64) EmuPort final : public sw::PortProvider {
  private:
   std::string name_;
   EmuPortCounters c_;
+  uint64_t backdate_ns_ = 0;  // set_backdate: 0 on the exact clock
+  int landed_off_ = -1;
 };
 
 }  // namespace pfc::emulator

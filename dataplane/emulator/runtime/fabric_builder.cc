@@ -3,6 +3,8 @@
 // the container's part it names, in the order the header gives.
 #include "dataplane/emulator/runtime/fabric_builder.h"
 
+#include <rte_mbuf_dyn.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <unordered_map>
@@ -48,6 +50,17 @@ class FabricBuilder {
   // connected.
   bool Links(std::string* err) {
     const tagger::Topology& t = spec_.topo;
+    // A stepped clock: each frame's landing time, in the mbuf (EmuPort::set_backdate).
+    int landed_off = -1;
+    if (spec_.quantum_ns != 0) {
+      static const rte_mbuf_dynfield kLanded = {"pfcfabric_landed_ns", sizeof(uint64_t),
+                                                alignof(uint64_t), 0};
+      landed_off = rte_mbuf_dynfield_register(&kLanded);
+      if (landed_off < 0) {
+        *err = "cannot register the mbuf field of a frame's landing time (fabric.quantum)";
+        return false;
+      }
+    }
     f_->ports_.resize(t.num_nodes());
     for (uint32_t n = 0; n < t.num_nodes(); n++) f_->ports_[n].resize(t.node(n).num_ports);
     for (uint32_t g0 : t.link_order()) {
@@ -69,6 +82,11 @@ class FabricBuilder {
       }
       end[0]->Connect(end[1]);
       end[1]->Connect(end[0]);
+      for (int e = 0; e < 2; e++) {
+        const uint32_t node = t.port_node(ends[e]);
+        if (spec_.quantum_ns != 0 && t.node(node).kind == tagger::NodeKind::kSwitch)
+          end[e]->set_backdate(spec_.quantum_ns, landed_off);
+      }
     }
     return true;
   }

@@ -102,7 +102,7 @@ void VirtualClock::PrefetchPorts(uint32_t id, uint64_t at) const {
 void VirtualClock::RunWindow(Part& part) {
   std::vector<uint32_t>& run = part.run;
   for (;;) {
-    const uint64_t now = Step(part.due.Next());
+    const uint64_t now = part.due.Next();
     if (now >= win_end_) break;  // kNever too
     // Run what is due now, switches by index then hosts, in passes until
     // nothing is (a round with work runs again at the same time when it may
@@ -124,7 +124,7 @@ void VirtualClock::RunWindow(Part& part) {
         const uint32_t after = k + 2 < run.size() ? run[k + 2]
                                : next_here        ? part.due.PeekFirst()
                                                   : part.due.PeekSecond();
-        PrefetchPorts(next, next_here ? now : Step(part.due.Next()));
+        PrefetchPorts(next, next_here ? now : part.due.Next());
         PrefetchStart(after);
         if (id < n_sws_) {
           if (qlen_.on()) qlen_.BeforeRound(id, sws_[id].ctx, now);
@@ -138,7 +138,7 @@ void VirtualClock::RunWindow(Part& part) {
           if (work != 0 && (stages::RoundLeftWork(sws_[id].ctx) || ready <= now))
             part.due.Lower(id, now);
           else if (ready != kNever)
-            part.due.Lower(id, std::max(ready, now + 1));
+            part.due.Lower(id, Step(std::max(ready, now + 1)));  // a switch runs on steps
         } else {
           part.due.Lower(id, hosts_[id - n_sws_].Round(dp_, now));
         }
@@ -168,14 +168,14 @@ void VirtualClock::InboundDue() {
 }
 
 void VirtualClock::Boundary() {
-  const uint64_t end = Step(duration_ns_);
+  const uint64_t end = duration_ns_;
   const bool ranked = fab_.spec().ranks > 1;
   uint64_t sent_ns = kNever;  // the earliest arrival of what went to other ranks
   if (started_) {
     // Every partition has run everything up to `last`: the state the one
     // thread has after its step at that time.
     const uint64_t last = win_end_ - 1;
-    if (last == Step(rec_.next_ns())) Sample(last);
+    if (last == rec_.next_ns()) Sample(last);
     // A signal: the run ends here, with what it has, as at its end (over
     // ranks, at the boundary after they agreed on it).
     if (!ranked) stopping_ = stop_->load(std::memory_order_relaxed);
@@ -192,9 +192,9 @@ void VirtualClock::Boundary() {
     InboundDue();
   }
   // The next step: the earliest thing due anywhere ...
-  uint64_t t = std::min(end, Step(rec_.next_ns()));
-  for (const auto& part : parts_) t = std::min(t, Step(part->due.Next()));
-  t = std::min(t, Step(timeline_.next_ns()));
+  uint64_t t = std::min(end, rec_.next_ns());
+  for (const auto& part : parts_) t = std::min(t, part->due.Next());
+  t = std::min(t, timeline_.next_ns());
   // ... on every rank, with what this one sent (landing there makes its
   // receiver due then): one collective step agrees on it and says what
   // each rank gets, then the frames go, and those that came make their
@@ -212,9 +212,9 @@ void VirtualClock::Boundary() {
   timeline_.ApplyDue(fab_, now_, [this](uint32_t id, uint64_t at) { DueOf(id).Lower(id, at); });
   // The window: up to the lookahead, and to the next event, sample or end,
   // which are the main thread's.
-  uint64_t e = std::min(Step(rec_.next_ns()), end) + 1;
+  uint64_t e = std::min(rec_.next_ns(), end) + 1;
   if (lookahead_ns_ != kNever) e = std::min(e, t + lookahead_ns_);
-  e = std::min(e, Step(timeline_.next_ns()));
+  e = std::min(e, timeline_.next_ns());
   win_end_ = std::max(e, t + 1);
 }
 

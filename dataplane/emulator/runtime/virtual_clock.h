@@ -89,7 +89,8 @@ class VirtualClock final : public Clock {
   // (events applied then) and end. Sets done_ at the end, or at the
   // first boundary after *stop_ was seen (over MPI ranks: agreed by all).
   void Boundary();
-  // The clock's step for a time (FabricSpec::quantum_ns).
+  // A switch's round time for a time (FabricSpec::quantum_ns): switches run
+  // on steps, hosts, events and samples at their own times.
   uint64_t Step(uint64_t t) const {
     const uint64_t q = quantum_ns_;
     return q == 0 || t == kNever ? t : (t + q - 1) / q * q;
