@@ -67,6 +67,9 @@ from pfclib.hpcc_files import read_topology  # noqa: E402  (the converter's own 
 # EMU_THREADS=N: the emulator's side on N threads (pfcfabric --threads N):
 # the same results, its wall time and CPU seconds on N cores.
 EMU_THREADS = int(os.environ.get("EMU_THREADS", "1"))
+# EMU_QUANTUM=100ns: the emulator's side on a stepped clock (fabric.quantum
+# added to the converted file): fewer switch rounds, answers a little off.
+EMU_QUANTUM = os.environ.get("EMU_QUANTUM", "").strip()
 # QLEN_MON=1: both sides' queue monitors over 100 ms from the case's
 # QLEN_MON_START (bench/hpcc/qlen.py), queue-length percentiles compared.
 QLEN_MON = os.environ.get("QLEN_MON", "0") == "1"
@@ -205,6 +208,13 @@ def start_emu(fabric_bin, cdir, out):
         f.write(r.stdout + r.stderr)
     if r.returncode != 0:
         sys.exit(f"vs_hpcc_simulator: hpcc_import failed:\n{r.stdout}{r.stderr}")
+    if EMU_QUANTUM:
+        path = os.path.join(conv, "fabric.yaml")
+        text = open(path).read()
+        if ", seed: 1 }" not in text:
+            sys.exit(f"vs_hpcc_simulator: EMU_QUANTUM: no fabric line to add it to in {path}")
+        with open(path, "w") as f:
+            f.write(text.replace(", seed: 1 }", f", seed: 1, quantum: {EMU_QUANTUM} }}", 1))
     emu = os.path.join(out, "emu")
     shutil.rmtree(emu, ignore_errors=True)
     return timed([fabric_bin, "--fabric", os.path.join(conv, "fabric.yaml"), "--out", emu,
@@ -506,7 +516,8 @@ def analyse(case, pairs, sim_p, emu_p, sim_t, emu_t, label, lines):
     lines.append(f"  CPU / wall / peak RSS: simulator {sim_t['cpu_s']:.2f} s / {sim_t['wall_s']:.2f} s / "
                  f"{sim_t['rss_mb']:.0f} MB ({label}); emulator {emu_t['cpu_s']:.2f} s / "
                  f"{emu_t['wall_s']:.2f} s / {emu_t['rss_mb']:.0f} MB"
-                 f"{f' ({EMU_THREADS} threads)' if EMU_THREADS > 1 else ''}")
+                 f"{f' ({EMU_THREADS} threads)' if EMU_THREADS > 1 else ''}"
+                 f"{f' (fabric.quantum {EMU_QUANTUM})' if EMU_QUANTUM else ''}")
     return summary
 
 
