@@ -18,5 +18,10 @@ inline constexpr Deadline kNever = ~Deadline{0};
 constexpr Deadline Earliest(Deadline a, Deadline b) { return b < a ? b : a; }
 // *d becomes the earlier of itself and t.
 inline void LowerTo(Deadline* d, Deadline t) { *d = Earliest(*d, t); }
+// t rounded up to a multiple of step (0: t itself); kNever stays kNever. A
+// stepped virtual clock's switch round time (fabric.quantum).
+constexpr Deadline StepUp(Deadline t, uint64_t step) {
+  return step == 0 || t == kNever ? t : (t + step - 1) / step * step;
+}
 
 }  // namespace pfc

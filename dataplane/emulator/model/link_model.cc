@@ -70,7 +70,7 @@ bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* drop
     return false;
   }
   const uint64_t wire = WireOf(len);
-  data_.push_back({handle, ready_ns < now_ns ? ready_ns : now_ns, wire, len});
+  data_.push_back({handle, std::min(ready_ns, now_ns), wire, len});
   backlog_ns_ += wire;
   return true;
 }

@@ -109,7 +109,7 @@ class LinkModel {
   // Data frame queued at now_ns. False when the FIFO is full (nothing
   // changes, the caller keeps the frame) or the link is down (the frame is
   // counted dropped and the caller must free it: *dropped = true). With
-  // ready_ns < now_ns (a stepped clock's switch, EmuPort::set_backdate) the
+  // ready_ns < now_ns (a stepped clock's switch, EmuPort::set_stepped) the
   // FIFO takes it as now_ns finds it, but it may start from ready_ns on.
   bool Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* dropped,
             uint64_t ready_ns = kNever);

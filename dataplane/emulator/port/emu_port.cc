@@ -41,7 +41,7 @@ uint16_t EmuPort::RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
       continue;
     }
     c_.rx_frames++;
-    if (backdate_ns_ != 0) *RTE_MBUF_DYNFIELD(m, landed_off_, uint64_t*) = f.arrive_ns;
+    if (step_ns_ != 0) *RTE_MBUF_DYNFIELD(m, landed_off_, uint64_t*) = f.arrive_ns;
     pkts[k++] = m;
   }
   return k;
@@ -57,10 +57,8 @@ void EmuPort::Pump(uint64_t now_ns) {
       rte_pktmbuf_free(m);
       return;
     }
-    if (peer_->wake != nullptr) {
-      const uint64_t q = peer_->wake_step;
-      peer_->wake->Lower(peer_->wake_id, q == 0 ? f.arrive_ns : (f.arrive_ns + q - 1) / q * q);
-    }
+    if (peer_->wake != nullptr)
+      peer_->wake->Lower(peer_->wake_id, StepUp(f.arrive_ns, peer_->step_ns_));
     if (peer_->active != nullptr) *peer_->active |= peer_->active_bit;
     if (peer_->landing != nullptr && f.arrive_ns < peer_->landing->at)
       *peer_->landing = {f.arrive_ns, m};
@@ -82,12 +80,12 @@ uint16_t EmuPort::Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control)
       }
       continue;
     }
-    // Landed within the step: it may start from its landing on (set_backdate).
+    // Landed within the step: it may start from its landing on (set_stepped).
     uint64_t ready = kNever;
     uint64_t* landed = nullptr;
-    if (backdate_ns_ != 0) {
+    if (step_ns_ != 0) {
       landed = RTE_MBUF_DYNFIELD(m, landed_off_, uint64_t*);
-      if (*landed <= now_ns && now_ns - *landed < backdate_ns_) ready = *landed;
+      if (*landed <= now_ns && now_ns - *landed < step_ns_) ready = *landed;
     }
     bool dropped = false;
     if (link_.Send(h, len, now_ns, &dropped, ready)) {

@@ -19,6 +19,7 @@
 // whose peer runs in another partition of the virtual clock (the driver
 // makes its owner due at the window's boundary instead).
 #pragma once
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
@@ -47,7 +48,7 @@ struct EmuPortCounters {
 // The smallest Ethernet frame (without its FCS) the receive ring is sized
 // for: the emulated hosts' frames and the switches' own (PFC, ARP) are at
 // least this long; a real host's runt or an echo reply to one may not be.
-inline constexpr uint32_t kMinFrameBytes = 60;
+inline constexpr uint32_t kMinFrameBytes = RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN;  // 60
 
 // final: the emulator's own calls (hosts, the clocks) are direct. Aligned to
 // a cache line, with what every visit reads in its first line (below).
@@ -126,13 +127,14 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   }
 
   // A stepped virtual clock (fabric.quantum) runs a switch's round at the
-  // step after a frame lands: the frame is stamped as it lands (an mbuf
-  // field at landed_off) and, sent on within the step, may start on the
-  // wire from its landing on (LinkModel::Send's ready_ns), as it would on
-  // the exact clock, so a hop does not gain up to a step. The switch ends
-  // of links only: a host's frames are its own.
-  void set_backdate(uint64_t quantum_ns, int landed_off) {
-    backdate_ns_ = quantum_ns;
+  // end of the step a frame lands in (the peer's Pump wakes it then): the
+  // frame is stamped as it lands (an mbuf field at landed_off) and, sent on
+  // within the step, may start on the wire from its landing on
+  // (LinkModel::Send's ready_ns), as it would on the exact clock, so a hop
+  // does not gain up to a step. The switch ends of links only: a host runs
+  // at its own times and its frames are its own.
+  void set_stepped(uint64_t quantum_ns, int landed_off) {
+    step_ns_ = quantum_ns;
     landed_off_ = landed_off;
   }
 
@@ -168,8 +170,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   bool link_up_ = true;              // link_.up(), here for every egress round's look
 
  public:
-  uint32_t wake_id = 0;    // what runs this end in `wake`
-  uint64_t wake_step = 0;  // a switch on a stepped clock: woken at the step a frame lands in
+  uint32_t wake_id = 0;                // what runs this end in `wake`
   emulator::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
   // Virtual clock: the owning switch's ports with frames on their way in
   // (the ActivePorts the fabric installs on its worker, stages/worker_ctx.h),
@@ -193,7 +194,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
  private:
   std::string name_;
   EmuPortCounters c_;
-  uint64_t backdate_ns_ = 0;  // set_backdate: 0 on the exact clock
+  uint64_t step_ns_ = 0;  // set_stepped: 0 on the exact clock
   int landed_off_ = -1;
 };
 

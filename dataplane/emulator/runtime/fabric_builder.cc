@@ -50,7 +50,7 @@ class FabricBuilder {
   // connected.
   bool Links(std::string* err) {
     const tagger::Topology& t = spec_.topo;
-    // A stepped clock: each frame's landing time, in the mbuf (EmuPort::set_backdate).
+    // A stepped clock: each frame's landing time, in the mbuf (EmuPort::set_stepped).
     int landed_off = -1;
     if (spec_.quantum_ns != 0) {
       static const rte_mbuf_dynfield kLanded = {"pfcfabric_landed_ns", sizeof(uint64_t),
@@ -77,16 +77,13 @@ class FabricBuilder {
             "n" + std::to_string(node) + "p" + std::to_string(t.local(ends[e])),
             LinkOf(node, t.neighbor(ends[e])));
         if (!port->Init(err)) return false;
+        if (spec_.quantum_ns != 0 && t.node(node).kind == tagger::NodeKind::kSwitch)
+          port->set_stepped(spec_.quantum_ns, landed_off);
         end[e] = port.get();
         f_->ports_[node][t.local(ends[e])] = std::move(port);
       }
       end[0]->Connect(end[1]);
       end[1]->Connect(end[0]);
-      for (int e = 0; e < 2; e++) {
-        const uint32_t node = t.port_node(ends[e]);
-        if (spec_.quantum_ns != 0 && t.node(node).kind == tagger::NodeKind::kSwitch)
-          end[e]->set_backdate(spec_.quantum_ns, landed_off);
-      }
     }
     return true;
   }

@@ -15,8 +15,7 @@ void Recorder::Init(const Fabric& fab, bool exact) {
   start_ns_ = fab.spec().series_start_ns;
   exact_ = exact;
   // From 0 every counter is 0: no baseline to take (and no stop at 0).
-  baseline_ = start_ns_ != 0;
-  next_ns_ = baseline_ ? start_ns_ : bin_ns_;
+  next_ns_ = start_ns_ != 0 ? start_ns_ : bin_ns_;
   last_ns_ = start_ns_;
   size_t n = 0;
   for (const sw::Switch* s : sw_) n += s->ports.size() * kNumPrio;
@@ -25,11 +24,11 @@ void Recorder::Init(const Fabric& fab, bool exact) {
 
 void Recorder::Sample(uint64_t now_ns) {
   while (next_ns_ <= now_ns) {
-    if (!exact_ && !baseline_)
+    // Only the first sample is at start_ns_ (the next are a bin on).
+    const bool baseline = start_ns_ != 0 && next_ns_ == start_ns_;
+    if (!exact_ && !baseline)
       next_ns_ += (now_ns - next_ns_) / bin_ns_ * bin_ns_;  // the last boundary
     const uint64_t t = next_ns_;
-    const bool baseline = baseline_;
-    baseline_ = false;
     const uint64_t span = t - last_ns_;
     last_ns_ = t;
     size_t flat = 0;

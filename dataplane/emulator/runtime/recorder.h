@@ -63,10 +63,10 @@ class Recorder {
  private:
   std::vector<const sw::Switch*> sw_;
   uint64_t bin_ns_ = 1'000'000;
-  // fabric.series_start: its first sample, at start_ns_, is the baseline
-  // that the first bin's counts are taken from; it writes no row.
+  // fabric.series_start: its first sample, at start_ns_ (when not 0), is
+  // the baseline that the first bin's counts are taken from; it writes no
+  // row.
   uint64_t start_ns_ = 0;
-  bool baseline_ = false;
   uint64_t next_ns_ = 0;
   uint64_t last_ns_ = 0;  // time of the previous sample
   bool exact_ = true;

@@ -91,10 +91,7 @@ class VirtualClock final : public Clock {
   void Boundary();
   // A switch's round time for a time (FabricSpec::quantum_ns): switches run
   // on steps, hosts, events and samples at their own times.
-  uint64_t Step(uint64_t t) const {
-    const uint64_t q = quantum_ns_;
-    return q == 0 || t == kNever ? t : (t + q - 1) / q * q;
-  }
+  uint64_t Step(uint64_t t) const { return StepUp(t, quantum_ns_); }
   // The calendar of the partition that runs calendar id `id`.
   DueQueue& DueOf(uint32_t id) { return parts_[part_of_[id]]->due; }
 

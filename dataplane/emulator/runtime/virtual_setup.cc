@@ -52,7 +52,6 @@ void VirtualClock::InstallCalendar() {
       if (e == nullptr) continue;
       e->wake = wake;
       e->wake_id = i;
-      e->wake_step = quantum_ns_;
       if (ctx.active != nullptr) {
         e->active = &ctx.active->rx;
         e->active_bit = PortMask{1} << p;
