@@ -208,13 +208,14 @@ def start_emu(fabric_bin, cdir, out):
         f.write(r.stdout + r.stderr)
     if r.returncode != 0:
         sys.exit(f"vs_hpcc_simulator: hpcc_import failed:\n{r.stdout}{r.stderr}")
-    if EMU_QUANTUM:
+    if EMU_QUANTUM:  # after the clock, so that SEEDS still finds ", seed: 1 }"
         path = os.path.join(conv, "fabric.yaml")
         text = open(path).read()
-        if ", seed: 1 }" not in text:
+        if "fabric: { clock: virtual," not in text:
             sys.exit(f"vs_hpcc_simulator: EMU_QUANTUM: no fabric line to add it to in {path}")
         with open(path, "w") as f:
-            f.write(text.replace(", seed: 1 }", f", seed: 1, quantum: {EMU_QUANTUM} }}", 1))
+            f.write(text.replace("fabric: { clock: virtual,",
+                                 f"fabric: {{ clock: virtual, quantum: {EMU_QUANTUM},", 1))
     emu = os.path.join(out, "emu")
     shutil.rmtree(emu, ignore_errors=True)
     return timed([fabric_bin, "--fabric", os.path.join(conv, "fabric.yaml"), "--out", emu,
@@ -437,6 +438,8 @@ def run_seeds(fabric_bin, sim_dir, cdir, cout, n, analyse_only, sim_kept):
                 sim_p = start_sim(sim_dir, cdir, sim_out, r)
             conv = os.path.join(cout, "fabric")
             text = open(os.path.join(conv, "fabric.yaml")).read()
+            if ", seed: 1 }" not in text:
+                sys.exit(f"vs_hpcc_simulator: SEEDS: no ', seed: 1 }}' to change in {conv}/fabric.yaml")
             fab = os.path.join(conv, f"fabric-seed{r}.yaml")
             with open(fab, "w") as f:
                 f.write(text.replace(", seed: 1 }", f", seed: {r} }}", 1))
