@@ -14,8 +14,8 @@ and with series_start 1ms (a whole number of 100us bins). Then:
     1.150 ms and flows.csv has 20 bins a flow (1.05 to 3 ms: the last one
     ends past the run's end, as without series_start when the duration is
     not a whole number of bins);
-  * a series_start at or past the run's end is refused before anything
-    runs, naming the file, line and field.
+  * a series_start at or past the run's end, or not a time, is refused
+    before anything runs, naming the file, line and field.
 
   series_test.py BUILD_DIR SOURCE_DIR
 """
@@ -86,4 +86,8 @@ with tempfile.TemporaryDirectory(prefix="fabric-series-") as tmp:
     check("series_start at the run's end is refused", p.returncode != 0)
     want = "late.yaml:1: fabric.series_start: expected a time before fabric.duration (3000000 ns)"
     check("the error names the file, line and field", want in p.stderr, p.stderr[-400:])
+    p, _ = run(tmp, "junk", series_start="abc")
+    check("series_start: abc is refused with the field named",
+          p.returncode != 0 and "junk.yaml:1: fabric.series_start: expected a time" in p.stderr,
+          p.stderr[-400:])
 finish()
