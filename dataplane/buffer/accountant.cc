@@ -204,8 +204,8 @@ void BufferAccountant::ClearWatermarks() {
   }
 }
 
-IngressBatch::IngressBatch(BufferAccountant& acct, PortId port, PoolSlack* slack)
-    : acct_(acct), slack_(slack), port_(port) {}
+IngressBatch::IngressBatch(BufferAccountant& acct, PortId port, PoolSlack* slack, uint16_t packets)
+    : acct_(acct), slack_(slack), port_(port), one_(packets == 1) {}
 
 void IngressBatch::Sync() {
   for (uint32_t m = loaded_; m; m &= m - 1) {
@@ -261,7 +261,12 @@ bool IngressBatch::AdmitSlow(int prio, uint32_t bytes, DropReason* why) {
     const uint64_t s = acct_.pg(port_, prio).state.load(std::memory_order_relaxed);
     occ_[prio] = BufferAccountant::Occ(s);
     hr_[prio] = BufferAccountant::Hr(s);
+    fast_[prio] = 0;
+    delta_[prio] = hr_add_[prio] = 0;
     loaded_ |= bit;
+    // The fast path says yes only where the rule does, and charges the
+    // same bytes when it does: with no packet after this one, the rule.
+    if (one_) return AdmitExact(prio, bytes, why);
     limit_[prio] = ComputeLimit(prio);
     if (spent_ + bytes <= limit_[prio]) {
       spent_ += bytes;
@@ -313,16 +318,20 @@ bool IngressBatch::AdmitExact(int prio, uint32_t bytes, DropReason* why) {
   return true;
 }
 
-void IngressBatch::Flush() {
+void IngressBatch::FlushLoaded() {
   Sync();
   int64_t pool = 0;
   for (uint32_t m = loaded_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     // Publish the split decided here: only this port's owner charges the PG
     // and releases only shrink its headroom use, so it stays <= headroom.
-    if (delta_[q]) acct_.Update(port_, q, delta_[q], hr_add_[q], &pool);
-    delta_[q] = 0;
-    hr_add_[q] = 0;
+    if (delta_[q] != 0) {
+      if (acct_.single_writer_)
+        acct_.ChargeSole(port_, q, static_cast<uint64_t>(delta_[q]),
+                         static_cast<uint64_t>(hr_add_[q]), &pool);
+      else
+        acct_.Update(port_, q, delta_[q], hr_add_[q], &pool);
+    }
     limit_[q] = 0;
   }
   PoolSlack::AddOrPublish(slack_, acct_, pool);
@@ -340,9 +349,14 @@ void ReleaseBatch::AddNew(unsigned key, uint32_t bytes) {
 
 void ReleaseBatch::FlushEntries() {
   int64_t pool = 0;
+  const bool sole = acct_.single_writer_;
   for (int i = 0; i < n_; ++i) {
-    acct_.Update(static_cast<PortId>(key_[i] / kNumPrio), key_[i] % kNumPrio, -bytes_[i], -1,
-                 &pool);
+    const auto port = static_cast<PortId>(key_[i] / kNumPrio);
+    const int prio = key_[i] % kNumPrio;
+    if (sole)
+      acct_.ReleaseSole(port, prio, static_cast<uint64_t>(bytes_[i]), &pool);
+    else
+      acct_.Update(port, prio, -bytes_[i], -1, &pool);
     slot_[key_[i]] = SlotTable::kNone;
   }
   PoolSlack::AddOrPublish(slack_, acct_, pool);

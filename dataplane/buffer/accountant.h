@@ -180,6 +180,43 @@ class BufferAccountant {
   // add (PublishPool). Workers share that word: one add per batch, not one
   // per PG, keeps it from bouncing between their caches at every update.
   void Update(PortId p, int prio, int64_t delta, int64_t to_hr, int64_t* pool_delta);
+  // Update for the one writer (set_single_writer), inline: a plain load and
+  // store of the PG's word, none of the other writers' retries. Charge:
+  // `to_hr` of the d bytes go to headroom, as the batch decided. Release:
+  // headroom first. Both add the pool's move to *pool_delta.
+  void ChargeSole(PortId p, int prio, uint64_t d, uint64_t to_hr, int64_t* pool_delta) {
+    Pg& g = pg(p, prio);
+    const uint64_t s = g.state.load(std::memory_order_relaxed);
+    const uint64_t occ = Occ(s), hr = Hr(s);
+    const uint64_t nocc = std::min<uint64_t>(occ + d, 0xffffffffu);
+    const uint64_t nhr = std::min(hr + to_hr, nocc);
+    g.state.store(nocc | nhr << 32, std::memory_order_relaxed);
+    *pool_delta += SharedMove(g.rule.reserved, occ - hr, nocc - nhr);
+    // A watermark only rises here; pfcctl's clear (ClearWatermarks) racing
+    // it ends as with Update's compare-and-swap: the higher of the two.
+    if (nocc > g.wmark.load(std::memory_order_relaxed))
+      g.wmark.store(nocc, std::memory_order_relaxed);
+    if (nhr > g.hr_wmark.load(std::memory_order_relaxed))
+      g.hr_wmark.store(nhr, std::memory_order_relaxed);
+  }
+  void ReleaseSole(PortId p, int prio, uint64_t d, int64_t* pool_delta) {
+    Pg& g = pg(p, prio);
+    const uint64_t s = g.state.load(std::memory_order_relaxed);
+    const uint64_t occ = Occ(s), hr = Hr(s);
+    if (d > occ) [[unlikely]] {
+      d = occ;
+      underflows_.fetch_add(1, std::memory_order_relaxed);
+    }
+    const uint64_t nocc = occ - d, nhr = hr - std::min(d, hr);
+    g.state.store(nocc | nhr << 32, std::memory_order_relaxed);
+    *pool_delta += SharedMove(g.rule.reserved, occ - hr, nocc - nhr);
+  }
+  // How far the pool moves when a PG's bytes outside headroom go from
+  // `before` to `after`: only what is past its reserved bytes is shared.
+  static int64_t SharedMove(uint32_t reserved, uint64_t before, uint64_t after) {
+    return static_cast<int64_t>(after > reserved ? after - reserved : 0) -
+           static_cast<int64_t>(before > reserved ? before - reserved : 0);
+  }
   void PublishPool(int64_t pool_delta) {
     if (pool_delta == 0) return;
     if (single_writer_)
@@ -270,7 +307,11 @@ class PoolSlack {
 class IngressBatch {
  public:
   // slack: the worker's PoolSlack (nullptr: publish the pool at Flush).
-  IngressBatch(BufferAccountant& acct, PortId port, PoolSlack* slack = nullptr);
+  // packets: the burst's size when known; a burst of one takes the exact
+  // rule at once, with no budgets worked out for packets that will not come
+  // (the emulator's switches, most bursts).
+  IngressBatch(BufferAccountant& acct, PortId port, PoolSlack* slack = nullptr,
+               uint16_t packets = 0);
   ~IngressBatch() { Flush(); }
   // True: charged. False: *why is kLossyBufferFull or kLosslessHeadroom.
   bool Admit(int prio, uint32_t bytes, DropReason* why) {
@@ -281,7 +322,11 @@ class IngressBatch {
     }
     return AdmitSlow(prio, bytes, why);
   }
-  void Flush();
+  // Inline for the destructor's call after the pipeline's own (nothing
+  // left then): every admitted packet loaded its priority.
+  void Flush() {
+    if (loaded_ != 0) FlushLoaded();
+  }
   // Lossless priorities of this port held lossy for the burst: no headroom
   // (nobody is paused to make it enough), so a packet past the XOFF point
   // is refused with `why`, the reason of whoever holds them (the pipeline's
@@ -294,6 +339,7 @@ class IngressBatch {
 
  private:
   bool AdmitSlow(int prio, uint32_t bytes, DropReason* why);
+  void FlushLoaded();
   // The rule itself, on the exact local view.
   bool AdmitExact(int prio, uint32_t bytes, DropReason* why);
   // Folds the fast path's bytes into the exact local view (occ_, delta_,
@@ -307,16 +353,19 @@ class IngressBatch {
   PortId port_;
   uint64_t spent_ = 0;                      // fast-path bytes since the last Sync
   std::array<uint64_t, kNumPrio> limit_{};  // budgets on spent_ (0: none)
-  std::array<uint64_t, kNumPrio> fast_{};   // fast-path bytes per prio since the last Sync
-  std::array<uint64_t, kNumPrio> occ_{};    // local view: occupancy incl. this burst
-  std::array<uint64_t, kNumPrio> hr_{};     // local view: bytes in headroom
-  std::array<int64_t, kNumPrio> delta_{};   // bytes admitted this burst, to publish
-  std::array<int64_t, kNumPrio> hr_add_{};  // of which into headroom
-  int64_t shared_used_ = 0;                 // local view of the pool
-  uint8_t loaded_ = 0;                      // prios whose snapshot is taken
-  uint8_t no_headroom_ = 0;                 // set_held_lossy
+  // Per prio, set when the prio joins the batch (bit in loaded_), so a
+  // batch of one priority, the usual burst, starts with one array to clear.
+  std::array<uint64_t, kNumPrio> fast_;   // fast-path bytes since the last Sync
+  std::array<uint64_t, kNumPrio> occ_;    // local view: occupancy incl. this burst
+  std::array<uint64_t, kNumPrio> hr_;     // local view: bytes in headroom
+  std::array<int64_t, kNumPrio> delta_;   // bytes admitted this burst, to publish
+  std::array<int64_t, kNumPrio> hr_add_;  // of which into headroom
+  int64_t shared_used_ = 0;               // local view of the pool
+  uint8_t loaded_ = 0;                    // prios whose snapshot is taken
+  uint8_t no_headroom_ = 0;               // set_held_lossy
   DropReason held_why_ = DropReason::kLosslessHeadroom;
   bool pool_loaded_ = false;
+  bool one_ = false;  // a burst of one packet
 };
 
 // A (port, priority) -> small index table (kMaxPorts x 8 bytes), all

@@ -177,7 +177,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   sw::PortCounters& pc = w.st->port[in];
   const uint8_t lossy = t.tag_map.lossy_prio;
 
-  buffer::IngressBatch admit(sw.buffer, in, &w.pool_slack);
+  buffer::IngressBatch admit(sw.buffer, in, &w.pool_slack, n);
   // Priorities a feature holds lossy on this port (held_lossy, hooks.h):
   // what would need headroom is dropped instead.
   admit.set_held_lossy(w.hooks.HeldLossy(w, in), w.hooks.held_lossy_drop);

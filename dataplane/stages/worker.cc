@@ -92,19 +92,30 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
   w.burst_full = false;
   ActivePorts* const active = w.active;
   unsigned work = 0;
-  ForEachIn(active ? &active->rx : &w.owned, [&](PortId p) {
-    if (active) {
-      // What is on its way in is reported here (a full round has each
-      // port's Poll report it), and a port with nothing leaves the set.
-      const Deadline next = active->next_rx[p].at;
-      if (next == kNever) active->rx &= ~(PortMask{1} << p);
-      if (next > w.now_ns) {
+  // With an active set: which of its ports have frames landed by now, in
+  // one pass over their next landings (a loaded fabric switch has a frame
+  // on its way on most ports, and one or two landed); the others report
+  // their next landing here (a full round has each port's Poll report it),
+  // and a port with nothing on its way leaves the set. Nothing this round
+  // does lands by now on one of its own ports (a frame takes wire time),
+  // so the set taken up front is the one a port-by-port visit would see.
+  PortMask landed = 0;
+  if (active) {
+    PortMask gone = 0;
+    for (PortMask m = active->rx; m != 0; m &= m - 1) {
+      const PortMask bit = m & -m;
+      const Deadline next = active->next_rx[__builtin_ctzll(m)].at;
+      if (next <= w.now_ns) {
+        landed |= bit;
+      } else {
         LowerTo(ready_ns, next);
-        return;
+        if (next == kNever) gone |= bit;
       }
-    } else if (NothingToReceive(sw.ports[p].io, w.now_ns)) {
-      return;
     }
+    active->rx &= ~gone;
+  }
+  ForEachIn(active ? &landed : &w.owned, [&](PortId p) {
+    if (!active && NothingToReceive(sw.ports[p].io, w.now_ns)) return;
     work += RxPort(w, p, refresh_clock);
     if (active) {
       active->tx |= PortMask{1} << p;  // its buffer, a pause received
