@@ -192,8 +192,9 @@ class BufferAccountant {
     const uint64_t nhr = std::min(hr + to_hr, nocc);
     g.state.store(nocc | nhr << 32, std::memory_order_relaxed);
     *pool_delta += SharedMove(g.rule.reserved, occ - hr, nocc - nhr);
-    // A watermark only rises here; pfcctl's clear (ClearWatermarks) racing
-    // it ends as with Update's compare-and-swap: the higher of the two.
+    // A watermark only rises here. A clear (pfcctl, ClearWatermarks) between
+    // the load and the store leaves the new level, as Update's
+    // compare-and-swap does.
     if (nocc > g.wmark.load(std::memory_order_relaxed))
       g.wmark.store(nocc, std::memory_order_relaxed);
     if (nhr > g.hr_wmark.load(std::memory_order_relaxed))
