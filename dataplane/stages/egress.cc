@@ -192,7 +192,6 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
   sw::Switch& sw = *w.sw;
   sw::PortRuntime& pr = sw.ports[port];
   sw::PortOwnerState& os = *pr.owner_state;
-  if (NothingQueued(w, pr)) return 0;
   buffer::ReleaseBatch rel(sw.buffer, &w.pool_slack, &w.egress_rel_slots);
   const uint64_t before = w.st->port[port].tx_packets.Get();
 

@@ -15,9 +15,11 @@
 
 namespace pfc::stages {
 
+// The caller saw NothingQueued false (EgressRound, worker.h), which also
+// left the port's `queued` mask naming only rings that hold packets.
 uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* ready_ns);
 // Nothing to send: no control frame, nothing the device refused, every
-// egress queue empty (EgressPort returns 0 at once, changing nothing). A
+// egress queue empty (EgressRound does not call EgressPort then). A
 // worker that serves the whole switch reads only the rings the port's
 // `queued` mask names: those queued to since they were last seen empty.
 bool NothingQueued(const WorkerCtx& w, const sw::PortRuntime& pr);

@@ -194,7 +194,10 @@ uint16_t EgressRound(WorkerCtx& w, PortId p, Deadline* ready_ns) {
   const uint8_t ignore = w.hooks.EgressIgnore(w, p, ready_ns);
   const sw::PortOwnerState& os = *sw.ports[p].owner_state;
   const uint8_t paused = (os.pause_open ? os.pause.PausedMask(w.now_ns) : 0) & ~ignore;
-  const uint16_t sent = EgressPort(w, p, static_cast<uint8_t>(paused), ready_ns);
+  // Most visits of a loaded fabric's ports find nothing queued (the port is
+  // visited for its PFC generator, its ingress holding bytes): no call then.
+  const uint16_t sent =
+      NothingQueued(w, sw.ports[p]) ? 0 : EgressPort(w, p, static_cast<uint8_t>(paused), ready_ns);
   PfcPublish(w, p);
   LowerTo(ready_ns, Earliest(PfcNextDeadline(w, p), w.hooks.NextDeadline(w, p)));
   // A provided port: frames to start, the next arrival, a full queue
