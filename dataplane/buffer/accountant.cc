@@ -16,10 +16,6 @@ std::string PgName(int port, int prio) {
   return "buffer.pg[port " + std::to_string(port) + "][prio " + std::to_string(prio) + "]";
 }
 
-uint64_t SharedPart(uint64_t normal, uint32_t reserved) {
-  return normal > reserved ? normal - reserved : 0;
-}
-
 // Raises an atomic maximum; the plain load first keeps the common case
 // (no new maximum) free of read-modify-write traffic.
 void RaiseMax(std::atomic<uint64_t>& m, uint64_t v) {
@@ -181,8 +177,7 @@ void BufferAccountant::Update(PortId p, int prio, int64_t delta, int64_t hint_hr
     if (g.state.compare_exchange_weak(s, ns, std::memory_order_relaxed)) break;
   }
   // s is the word we replaced: the pool moves by exactly this PG's change.
-  const int64_t dshared = static_cast<int64_t>(SharedPart(nocc - nhr, c.reserved)) -
-                          static_cast<int64_t>(SharedPart(Occ(s) - Hr(s), c.reserved));
+  const int64_t dshared = SharedMove(c.reserved, Occ(s) - Hr(s), nocc - nhr);
   if (pool_delta != nullptr)
     *pool_delta += dshared;
   else

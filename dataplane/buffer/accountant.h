@@ -44,6 +44,12 @@
 
 namespace pfc::buffer {
 
+// The part of a PG's bytes outside headroom (`normal`) that the shared
+// pool holds: what is past its reserved bytes.
+inline uint64_t SharedPart(uint64_t normal, uint32_t reserved) {
+  return normal > reserved ? normal - reserved : 0;
+}
+
 struct PgConfig {
   bool lossless = false;
   uint32_t reserved = 0;  // bytes guaranteed to this PG
@@ -213,10 +219,10 @@ class BufferAccountant {
     *pool_delta += SharedMove(g.rule.reserved, occ - hr, nocc - nhr);
   }
   // How far the pool moves when a PG's bytes outside headroom go from
-  // `before` to `after`: only what is past its reserved bytes is shared.
+  // `before` to `after`.
   static int64_t SharedMove(uint32_t reserved, uint64_t before, uint64_t after) {
-    return static_cast<int64_t>(after > reserved ? after - reserved : 0) -
-           static_cast<int64_t>(before > reserved ? before - reserved : 0);
+    return static_cast<int64_t>(SharedPart(after, reserved)) -
+           static_cast<int64_t>(SharedPart(before, reserved));
   }
   void PublishPool(int64_t pool_delta) {
     if (pool_delta == 0) return;
