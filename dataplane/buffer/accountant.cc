@@ -211,8 +211,7 @@ void IngressBatch::Sync() {
     // this PG's change of shared part.
     const uint32_t reserved = acct_.pg(port_, q).rule.reserved;
     const uint64_t normal = occ_[q] - hr_[q];
-    shared_used_ +=
-        static_cast<int64_t>(SharedPart(normal + f, reserved) - SharedPart(normal, reserved));
+    shared_used_ += BufferAccountant::SharedMove(reserved, normal, normal + f);
     occ_[q] += f;
     delta_[q] += static_cast<int64_t>(f);
     fast_[q] = 0;
@@ -244,6 +243,7 @@ uint64_t IngressBatch::ComputeLimit(int prio) const {
 }
 
 bool IngressBatch::AdmitSlow(int prio, uint32_t bytes, DropReason* why) {
+  if (one_) return AdmitOne(prio, bytes, why);
   const uint8_t bit = static_cast<uint8_t>(1u << prio);
   if (!pool_loaded_) {
     shared_used_ = static_cast<int64_t>(acct_.shared_used_.load(std::memory_order_relaxed)) +
@@ -259,9 +259,6 @@ bool IngressBatch::AdmitSlow(int prio, uint32_t bytes, DropReason* why) {
     fast_[prio] = 0;
     delta_[prio] = hr_add_[prio] = 0;
     loaded_ |= bit;
-    // The fast path says yes only where the rule does, and charges the
-    // same bytes when it does: with no packet after this one, the rule.
-    if (one_) return AdmitExact(prio, bytes, why);
     limit_[prio] = ComputeLimit(prio);
     if (spent_ + bytes <= limit_[prio]) {
       spent_ += bytes;
@@ -279,37 +276,62 @@ bool IngressBatch::AdmitSlow(int prio, uint32_t bytes, DropReason* why) {
   return ok;
 }
 
-bool IngressBatch::AdmitExact(int prio, uint32_t bytes, DropReason* why) {
+bool IngressBatch::Rule(int prio, uint64_t occ, uint64_t hr, int64_t used, uint32_t bytes,
+                        uint64_t* to_hr, DropReason* why) const {
   const BufferAccountant::PgRule& c = acct_.pg(port_, prio).rule;
-  const uint64_t hr = hr_[prio];
-  const uint64_t normal = occ_[prio] - hr;
-  const uint64_t own = SharedPart(normal, c.reserved);
-  const uint64_t cap = acct_.SharedCap(port_, prio, own, acct_.FreeOf(shared_used_));
-  uint64_t to_hr = 0;
+  const uint64_t normal = occ - hr;
+  const uint64_t cap =
+      acct_.SharedCap(port_, prio, SharedPart(normal, c.reserved), acct_.FreeOf(used));
+  *to_hr = 0;
   if (!c.lossless) {
     if (SharedPart(normal + bytes, c.reserved) > cap) {
       *why = DropReason::kLossyBufferFull;
       return false;
     }
-  } else {
-    const uint64_t xoff_normal = c.reserved + cap;
-    const uint64_t room = xoff_normal > normal ? xoff_normal - normal : 0;
-    to_hr = bytes > room ? bytes - room : 0;
-    if (to_hr > 0 && (no_headroom_ >> prio & 1)) {
-      *why = held_why_;
-      return false;
-    }
-    if (hr + to_hr > c.headroom) {
-      *why = DropReason::kLosslessHeadroom;
-      return false;
-    }
+    return true;
   }
+  const uint64_t xoff_normal = c.reserved + cap;
+  const uint64_t room = xoff_normal > normal ? xoff_normal - normal : 0;
+  *to_hr = bytes > room ? bytes - room : 0;
+  if (*to_hr > 0 && (no_headroom_ >> prio & 1)) {
+    *why = held_why_;
+    return false;
+  }
+  if (hr + *to_hr > c.headroom) {
+    *why = DropReason::kLosslessHeadroom;
+    return false;
+  }
+  return true;
+}
+
+bool IngressBatch::AdmitExact(int prio, uint32_t bytes, DropReason* why) {
+  const uint64_t hr = hr_[prio], normal = occ_[prio] - hr;
+  uint64_t to_hr;
+  if (!Rule(prio, occ_[prio], hr, shared_used_, bytes, &to_hr, why)) return false;
   const uint64_t nnormal = normal + bytes - to_hr;
-  shared_used_ += static_cast<int64_t>(SharedPart(nnormal, c.reserved) - own);
+  shared_used_ +=
+      BufferAccountant::SharedMove(acct_.pg(port_, prio).rule.reserved, normal, nnormal);
   hr_[prio] = hr + to_hr;
   occ_[prio] = nnormal + hr_[prio];
   delta_[prio] += bytes;
   hr_add_[prio] += static_cast<int64_t>(to_hr);
+  return true;
+}
+
+bool IngressBatch::AdmitOne(int prio, uint32_t bytes, DropReason* why) {
+  const int64_t used = static_cast<int64_t>(acct_.shared_used_.load(std::memory_order_relaxed)) +
+                       (slack_ ? slack_->pending() : 0);
+  const uint64_t s = acct_.pg(port_, prio).state.load(std::memory_order_relaxed);
+  uint64_t to_hr;
+  if (!Rule(prio, BufferAccountant::Occ(s), BufferAccountant::Hr(s), used, bytes, &to_hr, why))
+    return false;
+  // What FlushLoaded publishes for a batch that admitted this one packet.
+  int64_t pool = 0;
+  if (acct_.single_writer_)
+    acct_.ChargeSole(port_, prio, bytes, to_hr, &pool);
+  else
+    acct_.Update(port_, prio, bytes, static_cast<int64_t>(to_hr), &pool);
+  PoolSlack::AddOrPublish(slack_, acct_, pool);
   return true;
 }
 

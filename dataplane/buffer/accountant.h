@@ -314,9 +314,9 @@ class PoolSlack {
 class IngressBatch {
  public:
   // slack: the worker's PoolSlack (nullptr: publish the pool at Flush).
-  // packets: the burst's size when known; a burst of one takes the exact
-  // rule at once, with no budgets worked out for packets that will not come
-  // (the emulator's switches, most bursts).
+  // packets: the burst's size when known; a burst of one takes the rule at
+  // once and publishes its charge (AdmitOne), with no budgets worked out for
+  // packets that will not come (the emulator's switches, most bursts).
   IngressBatch(BufferAccountant& acct, PortId port, PoolSlack* slack = nullptr,
                uint16_t packets = 0);
   ~IngressBatch() { Flush(); }
@@ -347,8 +347,17 @@ class IngressBatch {
  private:
   bool AdmitSlow(int prio, uint32_t bytes, DropReason* why);
   void FlushLoaded();
-  // The rule itself, on the exact local view.
+  // The rule on a view of prio's group (occupancy, headroom bytes) and of
+  // the pool (`used`): whether `bytes` more fit, and how many of them go
+  // into headroom (*to_hr).
+  bool Rule(int prio, uint64_t occ, uint64_t hr, int64_t used, uint32_t bytes, uint64_t* to_hr,
+            DropReason* why) const;
+  // The rule on the exact local view, which it moves.
   bool AdmitExact(int prio, uint32_t bytes, DropReason* why);
+  // A burst of one packet: the rule on the accountant's own state, and the
+  // charge published at once (what Flush would publish), with no local
+  // view to set up and fold back.
+  bool AdmitOne(int prio, uint32_t bytes, DropReason* why);
   // Folds the fast path's bytes into the exact local view (occ_, delta_,
   // shared_used_) and zeroes spent_ (the budgets must then be recomputed).
   void Sync();

@@ -788,14 +788,22 @@ TEST(PoolSlack, HoldsBackUpToTheSlackAndDecidesAsIfPublished) {
   EXPECT_EQ(with.shared_used(), 7000u);  // past the slack: published
   EXPECT_EQ(slack.pending(), 0);
   // Burst after burst, admissions are those of the accountant that
-  // publishes every batch, up to the dynamic limit (half the pool).
+  // publishes every batch, up to the dynamic limit (half the pool); every
+  // other burst comes as eight bursts of one packet, told so (the rule on
+  // the accountant's state, the charge through the slack at once).
   EXPECT_EQ(AdmitN(without, 0, 0, 7, 1000), 7);
   for (int burst = 0; burst < 60; ++burst) {
     int ok_with = 0;
-    {
+    if (burst % 2 == 0) {
       buffer::IngressBatch b(with, 0, &slack);
       DropReason why;
       for (int i = 0; i < 8; ++i) ok_with += b.Admit(0, 700, &why);
+    } else {
+      for (int i = 0; i < 8; ++i) {
+        buffer::IngressBatch b(with, 0, &slack, 1);
+        DropReason why;
+        ok_with += b.Admit(0, 700, &why);
+      }
     }
     EXPECT_EQ(ok_with, AdmitN(without, 0, 0, 8, 700)) << "burst " << burst;
   }
