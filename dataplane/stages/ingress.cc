@@ -182,7 +182,6 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   // what would need headroom is dropped instead.
   admit.set_held_lossy(w.hooks.HeldLossy(w, in), w.hooks.held_lossy_drop);
   buffer::ReleaseBatch undo(sw.buffer, &w.pool_slack, &w.ingress_undo_slots);
-  Groups groups(w.ingress_group_slots);
   uint64_t rx_bytes = 0;
   // Per-burst accumulators, flushed once (style guide: counters).
   uint32_t prio_rx[kNumPrio] = {}, prio_rx_bytes[kNumPrio] = {};
@@ -190,17 +189,19 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   const uint64_t my_mac = Mac48(ip.mac);
   const uint32_t cell_mask = t.cell_mask, cell_bytes = t.cell_bytes;
   sw::PrioCounters* const in_prio_pc = w.st->prio[in];
-  // The packets that go on, packed at the front of pkts, and their group
-  // keys: grouping is a second pass. Inside this loop, each packet's slot
-  // and count loads would wait on its own chain of lookups (tag, rewrite,
-  // priority) and hold the next packet back: the pass gains 7% of the L3
-  // rate on net_pcap for about 12 more instructions a packet.
+  // The per-packet pipeline: a packet that goes on is packed at the front
+  // of pkts with its group key (out port * 8 + egress priority) in keys;
+  // one consumed here (dropped, a MAC control frame, ARP) is not.
+  // seen_prio: the last packet's priority (for the one-packet path's
+  // counters; dead in the burst loop's).
   uint16_t keys[kMaxBurst];
   uint16_t kept = 0;
-
-  for (uint16_t i = 0; i < n; i++) {
-    if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
-    rte_mbuf* m = pkts[i];
+  uint8_t seen_prio = kNumPrio;
+  // (Both lambdas inlined at both call sites: out of line, the burst loop
+  // would pay a call and reload its state through the closure per packet.)
+  // clang-format off
+  auto forward = [&](rte_mbuf* m) __attribute__((always_inline)) {
+    // clang-format on
     uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
     const uint32_t len = rte_pktmbuf_data_len(m);
     rx_bytes += rte_pktmbuf_pkt_len(m);
@@ -209,14 +210,14 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     switch (net::ParseFrame(d, len, t.verify_ip_checksum, &pp)) {
       case net::PktKind::kBad:
         Drop(w, in, lossy, pp.bad, m);
-        continue;
+        return;
       case net::PktKind::kMacControl:
         PfcReceive(w, in, m);  // consumed, never forwarded
-        continue;
+        return;
       case net::PktKind::kArp:
         if constexpr (l3) {
           HandleArp(w, in, pp, m);
-          continue;
+          return;
         }
         break;  // L2 mode: ARP is switched like any non-IP frame (unicast only)
       case net::PktKind::kOtherL2:
@@ -235,6 +236,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     bool fallback = !is_ip;
     const uint8_t tag = is_ip ? pp.dscp : t.tag_map.lossy_tag;
     const uint8_t prio = is_ip ? t.tag_map.Classify(tag, &fallback) : lossy;
+    seen_prio = prio;
     prio_rx[prio]++;
     prio_rx_bytes[prio] += rte_pktmbuf_pkt_len(m);
     if (fallback && is_ip) in_prio_pc[prio].lossy_fallback.Add(1);
@@ -245,11 +247,11 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     if constexpr (l3) {
       if (((Load64(d) ^ my_mac) & kMac48) != 0) {
         Drop(w, in, prio, DropReason::kNotForUs, m);
-        continue;
+        return;
       }
       if (!is_ip) {
         Drop(w, in, prio, DropReason::kUnsupported, m);
-        continue;
+        return;
       }
       uint16_t nhi = t.routes.Lookup(pp.dst_ip);
       // Our addresses sit in connected subnets (no gateway) or have no route.
@@ -257,15 +259,15 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
           nhi == tables::RouteTable::kNoRoute || t.routes.next_hop(nhi).gateway == 0;
       if (maybe_local && IsLocalAddress(sw, pp.dst_ip)) {
         HandleLocal(w, in, pp, m, prio);
-        continue;
+        return;
       }
       if (pp.ttl <= 1) {
         Drop(w, in, prio, DropReason::kTtlExpired, m);
-        continue;
+        return;
       }
       if (nhi == tables::RouteTable::kNoRoute) {
         Drop(w, in, prio, DropReason::kNoRoute, m);
-        continue;
+        return;
       }
       if (const uint16_t g = t.routes.next_hop(nhi).group; g > 1) [[unlikely]] {
         nhi = static_cast<uint16_t>(nhi + EcmpPick(t, pp, d, len, g));  // the flow's member
@@ -280,7 +282,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
         if (!t.neighbors.Lookup(target, nh_mac) && !sw.neighbors.Lookup(target, nh_mac)) {
           RequestArp(w, out, target);
           Drop(w, in, prio, DropReason::kNeighborMiss, m);
-          continue;
+          return;
         }
         memo.Fill(target, out, nh_mac, sw.ports[out].mac);
       }
@@ -288,14 +290,14 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
       int p = pp.dst_multicast ? -1 : t.L2Lookup(d);
       if (p < 0) {
         Drop(w, in, prio, DropReason::kUnknownL2Dst, m);
-        continue;
+        return;
       }
       out = static_cast<PortId>(p);
     }
 
     if (out == in && t.hairpin_drop) {
       Drop(w, in, prio, DropReason::kHairpin, m);
-      continue;
+      return;
     }
 
     // Buffer admission: charged to the ingress priority group until the
@@ -304,7 +306,7 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
     DropReason why;
     if (!admit.Admit(prio, charge, &why)) {
       Drop(w, in, prio, why, m);
-      continue;
+      return;
     }
 
     // Steps 2 and 3: rewrite by (tag, in, out), queue by the NEW tag.
@@ -328,6 +330,68 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
 
     keys[kept] = static_cast<uint16_t>(out * kNumPrio + eprio);
     pkts[kept++] = m;
+  };
+  // Each group to its queue, through the enqueue hooks; `bytes`: the
+  // group's, for the hooks that read them (0 for the others).
+  auto enqueue = [&](PortId out, int eprio, rte_mbuf** gp, uint16_t gn, uint64_t bytes)
+      __attribute__((always_inline)) {
+    uint32_t notes[kMaxHookUsers];
+    gn = w.hooks.Enqueue(w, out, eprio, gp, gn, bytes, undo, notes);
+    MarkQueued(w, out, static_cast<uint16_t>(1u << eprio));
+    // Behind packets already held for this queue, a packet waits too (order).
+    const bool behind = w.held->packets != 0 && w.held->At(out, eprio).n != 0;
+    unsigned done = behind ? 0
+                           : rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
+                                                    reinterpret_cast<void**>(gp), gn, nullptr);
+    if (done < gn && (w.t->tag_map.lossless_mask >> eprio & 1)) [[unlikely]] {
+      // A lossless queue: what the ring cannot take waits, still charged,
+      // and counts as queued for the hooks (it is the queue's tail).
+      HoldRefused(w, out, eprio, gp + done, gn - done);
+      done = gn;
+    }
+    w.hooks.Enqueued(w, in, out, eprio, gp, notes, done);
+    if (done < gn) [[unlikely]]
+      w.hooks.Refused(w, out, eprio, gp + done, static_cast<uint16_t>(gn - done));
+    for (unsigned k = done; k < gn; k++) {
+      rte_mbuf* m = gp[k];
+      const sw::PktMeta* meta = sw.Meta(m);
+      undo.Add(meta->in_port, meta->in_prio, meta->charged);
+      Drop(w, in, meta->in_prio, DropReason::kEgressQueueFull, m);
+    }
+  };
+
+  // A burst of one frame (an emulated switch's usual round): the frame
+  // straight to its queue, with no grouping and no per-priority sums.
+  if (n == 1) {
+    const uint32_t plen = rte_pktmbuf_pkt_len(pkts[0]);
+    forward(pkts[0]);
+    // Its ring's producer line, fetched while the counters are settled (as
+    // the burst path does for each group, below).
+    if (kept != 0)
+      __builtin_prefetch(&sw.ports[keys[0] / kNumPrio].egress[keys[0] % kNumPrio]->prod, 1);
+    pc.rx_packets.Add(1);
+    pc.rx_bytes.Add(plen);
+    if (seen_prio < kNumPrio) {
+      w.st->prio[in][seen_prio].rx_packets.Add(1);
+      w.st->prio[in][seen_prio].rx_bytes.Add(plen);
+    }
+    pc.rx_bursts.Add(1);
+    admit.Flush();
+    if (kept != 0)
+      enqueue(static_cast<PortId>(keys[0] / kNumPrio), keys[0] % kNumPrio, pkts, 1,
+              w.hooks.enqueue_bytes ? plen : 0);
+    return;
+  }
+
+  // The packets that go on, packed at the front of pkts, and their group
+  // keys: grouping is a second pass. Inside this loop, each packet's slot
+  // and count loads would wait on its own chain of lookups (tag, rewrite,
+  // priority) and hold the next packet back: the pass gains 7% of the L3
+  // rate on net_pcap for about 12 more instructions a packet.
+  Groups groups(w.ingress_group_slots);
+  for (uint16_t i = 0; i < n; i++) {
+    if (i + 2 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void*));
+    forward(pkts[i]);
   }
   // With enqueue users that read a group's bytes (ECN, INT), each group's
   // bytes are summed as it is grouped, two instructions a packet, where a
@@ -357,36 +421,9 @@ void IngressBurstMode(WorkerCtx& w, PortId in, rte_mbuf** pkts, uint16_t n) {
   pc.rx_bursts.Add(1);
   admit.Flush();
 
-  for (int g = 0; g < groups.count; g++) {
-    const PortId out = groups.key[g] / kNumPrio;
-    const int eprio = groups.key[g] % kNumPrio;
-    uint32_t notes[kMaxHookUsers];
-    groups.n[g] = w.hooks.Enqueue(w, out, eprio, groups.pkts[g], groups.n[g],
-                                  w.hooks.enqueue_bytes ? groups.bytes[g] : 0, undo, notes);
-    MarkQueued(w, out, static_cast<uint16_t>(1u << eprio));
-    // Behind packets already held for this queue, a packet waits too (order).
-    const bool behind = w.held->packets != 0 && w.held->At(out, eprio).n != 0;
-    unsigned done = behind ? 0
-                           : rte_ring_enqueue_burst(sw.ports[out].egress[eprio],
-                                                    reinterpret_cast<void**>(groups.pkts[g]),
-                                                    groups.n[g], nullptr);
-    if (done < groups.n[g] && (w.t->tag_map.lossless_mask >> eprio & 1)) [[unlikely]] {
-      // A lossless queue: what the ring cannot take waits, still charged,
-      // and counts as queued for the hooks (it is the queue's tail).
-      HoldRefused(w, out, eprio, groups.pkts[g] + done, groups.n[g] - done);
-      done = groups.n[g];
-    }
-    w.hooks.Enqueued(w, in, out, eprio, groups.pkts[g], notes, done);
-    if (done < groups.n[g]) [[unlikely]]
-      w.hooks.Refused(w, out, eprio, groups.pkts[g] + done,
-                      static_cast<uint16_t>(groups.n[g] - done));
-    for (unsigned k = done; k < groups.n[g]; k++) {
-      rte_mbuf* m = groups.pkts[g][k];
-      const sw::PktMeta* meta = sw.Meta(m);
-      undo.Add(meta->in_port, meta->in_prio, meta->charged);
-      Drop(w, in, meta->in_prio, DropReason::kEgressQueueFull, m);
-    }
-  }
+  for (int g = 0; g < groups.count; g++)
+    enqueue(static_cast<PortId>(groups.key[g] / kNumPrio), groups.key[g] % kNumPrio, groups.pkts[g],
+            groups.n[g], w.hooks.enqueue_bytes ? groups.bytes[g] : 0);
 }
 
 }  // namespace
