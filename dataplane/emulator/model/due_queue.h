@@ -77,11 +77,20 @@ class DueQueue {
   // wins unless it is a right sibling. (What the driver runs after next,
   // fetched ahead: a hint, so O(log n) is all it may cost.)
   uint32_t PeekSecond() const {
-    if (tree_[1] == kNever) return ~0u;
+    uint32_t first, second;
+    PeekTwo(&first, &second);
+    return second;
+  }
+  // PeekFirst's and PeekSecond's on one walk down (the path to the first is
+  // the walk that finds the second's subtree).
+  void PeekTwo(uint32_t* first, uint32_t* second) const {
+    *first = *second = ~0u;
+    if (tree_[1] == kNever) return;
     uint32_t best = 0;
     uint64_t best_t = kNever;
     bool best_left = false;
-    for (uint32_t i = 1; i < leaves_;) {
+    uint32_t i = 1;
+    while (i < leaves_) {
       i *= 2;
       const bool right = tree_[i] != tree_[i / 2];  // the path goes right: its sibling is left
       const uint32_t sib = right ? i : i + 1;
@@ -91,12 +100,13 @@ class DueQueue {
         best = sib, best_t = t, best_left = right;
       }
     }
-    if (best_t == kNever) return ~0u;
+    *first = i - leaves_;
+    if (best_t == kNever) return;
     while (best < leaves_) {
       best *= 2;
       if (tree_[best] != tree_[best / 2]) best++;
     }
-    return best - leaves_;
+    *second = best - leaves_;
   }
   // The earliest due time, or kNever.
   uint64_t Next() const { return tree_[1]; }

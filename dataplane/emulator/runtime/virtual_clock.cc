@@ -120,10 +120,13 @@ void VirtualClock::RunWindow(Part& part) {
         // during the round before this one), and the first lines of the one
         // after it.
         const bool next_here = k + 1 < run.size();
-        const uint32_t next = next_here ? run[k + 1] : part.due.PeekFirst();
-        const uint32_t after = k + 2 < run.size() ? run[k + 2]
-                               : next_here        ? part.due.PeekFirst()
-                                                  : part.due.PeekSecond();
+        uint32_t next, after;
+        if (next_here) {
+          next = run[k + 1];
+          after = k + 2 < run.size() ? run[k + 2] : part.due.PeekFirst();
+        } else {
+          part.due.PeekTwo(&next, &after);
+        }
         PrefetchPorts(next, next_here ? now : part.due.Next());
         PrefetchStart(after);
         if (id < n_sws_) {

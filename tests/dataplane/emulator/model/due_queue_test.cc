@@ -82,6 +82,10 @@ TEST(DueQueue, MatchesALinearScan) {
           if (second == ~0u || ref[i] < ref[second]) second = i;
         }
         ASSERT_EQ(q.PeekSecond(), second);
+        uint32_t two[2];
+        q.PeekTwo(&two[0], &two[1]);
+        ASSERT_EQ(two[0], q.PeekFirst());
+        ASSERT_EQ(two[1], second);
         if (next == kNever) break;
         now = next;
         std::vector<uint32_t> want, got;
