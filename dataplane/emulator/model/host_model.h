@@ -245,6 +245,9 @@ class HostModel {
   // id (the QP less kQpBase): the first tx_ flow, the rx_ entry.
   std::vector<uint32_t> live_;
   bool maybe_retired_ = false;  // a flow got done since live_ was last pruned
+  // No live QP's retransmission timeout is due before this (the earliest of
+  // their timeouts at the last check, lowered when a QP starts its timer).
+  uint64_t timeout_check_ns_ = 0;
   // (id, index) sorted by id; a host has few flows: a binary search in
   // one or two lines.
   using IdIndex = std::vector<std::pair<uint32_t, uint32_t>>;
