@@ -34,28 +34,19 @@ bool StaticNeighbors::Build(const std::vector<Entry>& entries, std::string* err)
       return false;
     }
   }
-  std::vector<uint32_t> ips;
-  std::vector<std::array<uint8_t, 6>> macs;
-  ips.reserve(order.size());
-  macs.reserve(order.size());
-  for (size_t i : order) {
-    ips.push_back(entries[i].ip);
-    macs.push_back(entries[i].mac);
+  // Twice the entries or more, so that a probe meets an empty slot soon.
+  uint32_t cap = 1;
+  while (cap < 2 * order.size()) cap <<= 1;
+  std::vector<Slot> slots(cap);
+  for (const Entry& e : entries) {
+    uint32_t k = Home(e.ip, cap - 1);
+    while (slots[k].ip != 0) k = (k + 1) & (cap - 1);
+    slots[k] = {e.ip, e.mac};
   }
-  ips_ = std::move(ips);
-  macs_ = std::move(macs);
+  slots_ = std::move(slots);
+  mask_ = cap - 1;
+  size_ = entries.size();
   return true;
-}
-
-bool StaticNeighbors::Lookup(uint32_t ip, uint8_t mac[6]) const {
-  const auto it = std::lower_bound(ips_.begin(), ips_.end(), ip);
-  if (it == ips_.end() || *it != ip) return false;
-  std::memcpy(mac, macs_[static_cast<size_t>(it - ips_.begin())].data(), 6);
-  return true;
-}
-
-bool StaticNeighbors::Contains(uint32_t ip) const {
-  return std::binary_search(ips_.begin(), ips_.end(), ip);
 }
 
 }  // namespace pfc::tables

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace pfc {
 namespace {
 
@@ -27,6 +29,30 @@ TEST(StaticNeighbors, LooksUpWhatWasBuilt) {
   EXPECT_FALSE(n.Lookup(0x0a000004, mac));
   EXPECT_FALSE(n.Lookup(0, mac));
   EXPECT_FALSE(n.Contains(0x0a000000));
+}
+
+// A set large enough for the hash's probes to run into each other: every
+// address built is found with its own MAC, the ones around it are not.
+TEST(StaticNeighbors, ManyNeighboursAllFoundNoneInvented) {
+  tables::StaticNeighbors n;
+  std::string err;
+  std::vector<tables::StaticNeighbors::Entry> es;
+  for (uint32_t i = 0; i < 1000; i++) {
+    const uint32_t ip = 0x0a000000u + i * 7 + (i % 3) * 0x10000;  // strides and subnets
+    es.push_back({ip, {0x02, 0, 0, static_cast<uint8_t>(i >> 8), static_cast<uint8_t>(i), 1}});
+  }
+  ASSERT_TRUE(n.Build(es, &err)) << err;
+  EXPECT_EQ(n.size(), 1000u);
+  uint8_t mac[6];
+  for (uint32_t i = 0; i < 1000; i++) {
+    ASSERT_TRUE(n.Lookup(es[i].ip, mac)) << i;
+    EXPECT_EQ(mac[3] << 8 | mac[4], static_cast<int>(i));
+    EXPECT_FALSE(n.Contains(es[i].ip + 0x1000000)) << i;  // another /8
+  }
+  EXPECT_FALSE(n.Lookup(0, mac));
+  tables::StaticNeighbors none;
+  EXPECT_FALSE(none.Contains(0x0a000001));
+  EXPECT_EQ(none.size(), 0u);
 }
 
 TEST(StaticNeighbors, RefusedBuildNamesTheFieldAndKeepsTheOldSet) {
