@@ -285,6 +285,7 @@ WorkerCtx MakeWorkerCtx(sw::Switch& sw, unsigned id) {
   w.pool_slack.set_enabled(shared);
   sw.buffer.set_single_writer(!shared);
   w.solo = !shared;
+  w.private_rings = !shared && sw.dp.own_memory;
   MakeMechanismState(sw);
   MakeMechanismWorkerState(w);
   w.hooks = BuildHooks(sw);

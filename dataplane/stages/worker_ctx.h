@@ -62,6 +62,11 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // runs on the port's owner, so owner-only state can track it (the rings
   // a port's `queued` mask names).
   bool solo = false;
+  // solo, and no other thread reads the rings' positions either (the
+  // fabric emulator's rings, Dataplane::own_memory: no stats thread counts
+  // them): an emptied egress ring may start again at its first slot
+  // (stages/egress.cc, Rewind).
+  bool private_rings = false;
   // The current round stopped short of something due now: an rx burst came
   // back full, or an egress took a whole burst (data or control frames).
   // Set by the stages, cleared when a round starts; see RoundLeftWork.
