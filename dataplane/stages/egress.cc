@@ -16,20 +16,6 @@ constexpr uint32_t kWireOverhead = 24;  // FCS 4 + preamble/SFD 8 + IFG 12
 // so several rings fold into one test.
 inline uint32_t RingCount(const rte_ring* r) { return r->prod.tail - r->cons.tail; }
 
-// An emptied ring starts again at its first slot. rte_ring's positions only
-// grow, so a queue that is never long walks its whole ring (sized for the
-// buffer full in one queue: megabytes) a slot a packet: every 64 bytes of
-// slots a cold line, every 4 KB a page first touched (a fault, a zeroed
-// page) and a TLB miss. Rewound, a short queue lives in its first lines.
-// Only where nothing else can hold or read the positions
-// (WorkerCtx::private_rings): the owner's thread enqueues and dequeues.
-inline void Rewind(rte_ring* r) {
-  r->prod.head = 0;
-  r->prod.tail = 0;
-  r->cons.head = 0;
-  r->cons.tail = 0;
-}
-
 // What the accounting after a tx burst needs of its packets, read BEFORE the
 // burst: a packet the device took is no longer ours to read. Most virtual
 // devices (af_packet, pcap, vhost, memif) copy and free it inside the burst,
@@ -292,7 +278,14 @@ uint16_t EgressPort(WorkerCtx& w, PortId port, uint8_t paused_mask, Deadline* re
     if (got < static_cast<unsigned>(take) || rte_ring_empty(pr.egress[q])) {
       nonempty &= static_cast<uint8_t>(~(1u << q));
       seen_empty(q);
-      if (w.private_rings) Rewind(pr.egress[q]);
+      // An emptied ring starts again at its first slot. rte_ring's positions
+      // only grow, so a queue that is never long walks its whole ring (sized
+      // for the buffer full in one queue: megabytes) a slot a packet: every
+      // 64 bytes of slots a cold line, every 4 KB a page first touched (a
+      // fault, a zeroed page) and a TLB miss. Reset, a short queue lives in
+      // its first lines. Only where nothing else can hold or read the
+      // positions (WorkerCtx::private_rings), as rte_ring_reset requires.
+      if (w.private_rings) rte_ring_reset(pr.egress[q]);
     }
     const uint32_t bytes =
         static_cast<uint32_t>(TakeMetas(sw, pkts + n, static_cast<uint16_t>(got), metas + n));

@@ -65,7 +65,7 @@ struct alignas(kWorkerAlign) WorkerCtx {
   // solo, and no other thread reads the rings' positions either (the
   // fabric emulator's rings, Dataplane::own_memory: no stats thread counts
   // them): an emptied egress ring may start again at its first slot
-  // (stages/egress.cc, Rewind).
+  // (stages/egress.cc, rte_ring_reset).
   bool private_rings = false;
   // The current round stopped short of something due now: an rx burst came
   // back full, or an egress took a whole burst (data or control frames).

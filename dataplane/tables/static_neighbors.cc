@@ -2,7 +2,6 @@
 #include "dataplane/tables/static_neighbors.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 namespace pfc::tables {

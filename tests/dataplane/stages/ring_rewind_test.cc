@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage tests of the rewound egress ring (stages/egress.cc, Rewind): where
+// Stage tests of the rewound egress ring (stages/egress.cc, rte_ring_reset): where
 // the worker alone touches its rings' positions (WorkerCtx::private_rings,
 // the fabric emulator's switches), a ring the egress empties starts again
 // at its first slot, so a short queue keeps to its first lines; packets
