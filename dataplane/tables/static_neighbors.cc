@@ -33,7 +33,14 @@ bool StaticNeighbors::Build(const std::vector<Entry>& entries, std::string* err)
       return false;
     }
   }
-  // Twice the entries or more, so that a probe meets an empty slot soon.
+  // Twice the entries or more, so that a probe meets an empty slot soon;
+  // the slot count, a power of two, must fit the 32-bit mask.
+  constexpr size_t kMaxEntries = size_t{1} << 30;
+  if (order.size() > kMaxEntries) {
+    *err = "neighbors: " + std::to_string(order.size()) + " entries, expected at most " +
+           std::to_string(kMaxEntries);
+    return false;
+  }
   uint32_t cap = 1;
   while (cap < 2 * order.size()) cap <<= 1;
   std::vector<Slot> slots(cap);

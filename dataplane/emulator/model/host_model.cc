@@ -112,7 +112,7 @@ uint64_t HostModel::StormInterval() const {
 // simulator's IsWinBound: packets from the oldest unacknowledged to the
 // send position, times the MTU).
 static bool WindowFull(const FlowTx& f, uint32_t mtu) {
-  if (!f.cc) return false;
+  if (!f.has_cc()) return false;
   const uint64_t w = f.cc->window_bytes();
   return w != 0 && (f.rc->nxt() - f.rc->una()) * mtu >= w;
 }
@@ -121,11 +121,11 @@ static bool WindowFull(const FlowTx& f, uint32_t mtu) {
 // nothing outstanding (completed, or failed). It stays in tx_ (late ACKs,
 // the results) but leaves HostModel::live_.
 static bool Retired(const FlowTx& f) {
-  return f.done() && (!f.rc || f.rc->NextEventNs() == kNever);
+  return f.done() && (!f.has_rc() || f.rc->NextEventNs() == kNever);
 }
 
 bool HostModel::Eligible(const FlowTx& f, uint8_t paused, uint64_t now_ns) const {
-  if (f.rc && !f.rc->HasData()) return false;
+  if (f.has_rc() && !f.rc->HasData()) return false;
   if (WindowFull(f, p_.rc.mtu)) return false;
   return !f.done() && now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns && now_ns >= f.next_ns &&
          !(paused >> f.spec.prio & 1);
@@ -154,7 +154,7 @@ uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool*
     uint64_t next = kNever;
     for (const uint32_t i : live_) {
       FlowTx& f = tx_[i];
-      if (!f.rc) continue;
+      if (!f.has_rc()) continue;
       f.rc->Advance(now_ns);
       next = std::min<uint64_t>(next, f.rc->NextEventNs());
     }
@@ -182,7 +182,7 @@ uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool*
     FlowTx& f = tx_[i];
     if (!Eligible(f, paused, now_ns)) continue;
     rr_ = (i + 1) % tx_.size();
-    return f.rc ? BuildRc(f, now_ns, buf, cap) : BuildData(f, now_ns, buf, cap);
+    return f.has_rc() ? BuildRc(f, now_ns, buf, cap) : BuildData(f, now_ns, buf, cap);
   }
   return 0;
 }
@@ -528,7 +528,7 @@ Deadline HostModel::NextEventNs(uint64_t now_ns) const {
   }
   for (const uint32_t i : live_) {
     const FlowTx& f = tx_[i];
-    if (f.rc) {
+    if (f.has_rc()) {
       t = std::min(t, std::max(f.rc->NextEventNs(), now_ns));  // its timeout
       if (!f.rc->HasData()) continue;
     }

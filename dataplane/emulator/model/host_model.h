@@ -72,25 +72,27 @@ inline constexpr uint32_t QpOf(uint32_t flow) { return flow + kQpBase; }
 // each (spec/fabric_spec.h FlowSpecFile); id and dst_ip are the fabric's
 // to give (spec/fabric_plan.h FlowOf).
 struct FlowSpec {
-  uint32_t id = 0;  // unique in the fabric; carried in every frame
-  uint32_t dst_ip = 0;
-  uint8_t dscp = 0;           // the tag
-  uint8_t prio = 0;           // the NIC queue (pause of this priority holds it)
-  uint8_t ttl = 64;           // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
-  uint16_t src_port = 0;      // UDP source port (ECMP entropy); 0: 0xc000 | id
-  uint16_t ack_src_port = 0;  // rc: its responder's ACKs, NAKs and CNPs, the same; 0: 0xc000 | id
-  uint8_t ecn = 0;            // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
-  bool dcqcn = false;         // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
-  AckCcMode ack_cc = AckCcMode::kNone;  // rc: HPCC, TIMELY or DCTCP on its ACKs
-  uint64_t base_rtt_ns = 0;             // ack_cc: the simulator's base RTT and window
-  uint64_t win_bytes = 0;               // (the fabric's plan computes them)
-  bool rc = false;                      // an RC QP (HostParams::rc); else raw frames
-  uint32_t frame_len = 1000;            // raw: bytes without FCS, kFlowHdrLen..kMaxFlowFrameLen
-  uint64_t rate_bps = 0;                // 0 = as fast as the link and pause allow
-  uint64_t bytes = 0;                   // 0 = unbounded; raw: frame bytes, rc: message data
-  uint64_t message_bytes = 0;           // rc: each message's size (0: all `bytes` in one)
+  // First, with prio, rc and ack_cc: what a host's scan of its live flows
+  // reads (FlowTx's first line, below).
   uint64_t start_ns = 0;
   uint64_t stop_ns = kNever;
+  uint32_t id = 0;  // unique in the fabric; carried in every frame
+  uint32_t dst_ip = 0;
+  uint8_t dscp = 0;                     // the tag
+  uint8_t prio = 0;                     // the NIC queue (pause of this priority holds it)
+  uint8_t ttl = 64;                     // IPv4 TTL as sent, 1..255 (the fabric file's flows[].ttl)
+  bool rc = false;                      // an RC QP (HostParams::rc); else raw frames
+  AckCcMode ack_cc = AckCcMode::kNone;  // rc: HPCC, TIMELY or DCTCP on its ACKs
+  uint8_t ecn = 0;                      // the ECN field as sent (0 Not-ECT, 2 ECT(0), 1 ECT(1))
+  bool dcqcn = false;                   // rate controlled by DCQCN (HostParams::dcqcn) on CNPs
+  uint16_t src_port = 0;                // UDP source port (ECMP entropy); 0: 0xc000 | id
+  uint16_t ack_src_port = 0;   // rc: its responder's ACKs, NAKs and CNPs, the same; 0: 0xc000 | id
+  uint32_t frame_len = 1000;   // raw: bytes without FCS, kFlowHdrLen..kMaxFlowFrameLen
+  uint64_t base_rtt_ns = 0;    // ack_cc: the simulator's base RTT and window
+  uint64_t win_bytes = 0;      // (the fabric's plan computes them)
+  uint64_t rate_bps = 0;       // 0 = as fast as the link and pause allow
+  uint64_t bytes = 0;          // 0 = unbounded; raw: frame bytes, rc: message data
+  uint64_t message_bytes = 0;  // rc: each message's size (0: all `bytes` in one)
 };
 
 // What a host does wrong on purpose (the misbehaviour above), declared
@@ -123,18 +125,27 @@ struct HostParams : HostFaults {
   AckCcParams ack_cc{};  // HPCC, TIMELY, DCTCP for the flows that run them
 };
 
-struct FlowTx {
-  FlowSpec spec;
-  uint64_t gap_ns = 0;   // rate limiter: wire time of a frame at the flow's rate
+// A host scans its live flows on every round (HostModel::NextEventNs,
+// NextFrame): at scale each flow's lines are out of cache by then, so the
+// scan reads two lines a flow, this struct's first (next_ns and spec's
+// start_ns, stop_ns, prio, rc, ack_cc) and its RC requester's first
+// (rc_qp.h), rather than five or six. Whether rc and cc hold a value is read
+// from spec (has_rc, has_cc: AddFlow emplaces them from it), not from the
+// flag each optional keeps after its value, a line of its own.
+struct alignas(64) FlowTx {
   uint64_t next_ns = 0;  // rate limiter: earliest next frame
+  FlowSpec spec;
+  uint64_t gap_ns = 0;  // rate limiter: wire time of a frame at the flow's rate
   uint64_t seq = 0;
   uint64_t tx_frames = 0, tx_bytes = 0;
-  std::optional<DcqcnRp> rp;      // spec.dcqcn: the flow's rate
   std::optional<RcRequester> rc;  // spec.rc: the QP's send side
+  std::optional<DcqcnRp> rp;      // spec.dcqcn: the flow's rate
   std::optional<AckCc> cc;        // spec.ack_cc: its rate and window
   uint64_t cnp_rx = 0;            // CNPs for this flow
+  bool has_rc() const { return spec.rc; }
+  bool has_cc() const { return spec.rc && spec.ack_cc != AckCcMode::kNone; }
   bool done() const {
-    if (rc) return rc->completed() || rc->failed();
+    if (has_rc()) return rc->completed() || rc->failed();
     return spec.bytes != 0 && tx_bytes >= spec.bytes;
   }
 };

@@ -2,6 +2,7 @@
 #include "dataplane/emulator/model/rc_qp.h"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace pfc::emulator {
 
@@ -44,6 +45,9 @@ std::span<const Param<RcParams>> RcParamTable() { return kRcParams; }
 
 RcRequester::RcRequester(const RcParams& p, uint64_t bytes, uint64_t message_bytes)
     : p_(p), bytes_(bytes), msg_bytes_(message_bytes != 0 ? message_bytes : bytes) {
+  // What a host's scan of its flows reads, in the first line (rc_qp.h).
+  static_assert(offsetof(RcRequester, p_) + offsetof(RcParams, timeout) < 64 &&
+                offsetof(RcRequester, failed_) < 64);
   if (p_.mtu == 0) p_.mtu = 1000;
   if (msg_bytes_ == 0) msg_bytes_ = p_.mtu;  // unbounded without a size: one packet each
   pkts_per_msg_ = (msg_bytes_ + p_.mtu - 1) / p_.mtu;

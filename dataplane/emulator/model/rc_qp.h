@@ -76,7 +76,7 @@ struct RcRequesterCounters {
   uint64_t messages_done = 0;
 };
 
-class RcRequester {
+class alignas(64) RcRequester {
  public:
   // `bytes` to send in messages of `message_bytes` (the last one shorter);
   // bytes == 0: messages of message_bytes without end.
@@ -118,16 +118,18 @@ class RcRequester {
   bool Unwrap(uint32_t psn24, uint64_t* out) const;
   void Progress(uint64_t una, uint64_t now_ns);
 
-  RcParams p_;
-  uint64_t bytes_, msg_bytes_;
-  uint64_t pkts_per_msg_;
-  uint64_t total_pkts_;
-  uint64_t una_ = 0;          // oldest unacknowledged PSN
-  uint64_t nxt_ = 0;          // next PSN to send
-  uint64_t high_ = 0;         // one past the highest PSN ever sent
+  // The first line: what a host's scan of its flows reads (HasData,
+  // completed, failed, una, nxt, NextEventNs with p_.timeout).
+  uint64_t una_ = 0;   // oldest unacknowledged PSN
+  uint64_t nxt_ = 0;   // next PSN to send
+  uint64_t high_ = 0;  // one past the highest PSN ever sent
+  uint64_t total_pkts_ = 0;
   uint64_t progress_ns_ = 0;  // last ACK progress (or first send)
   uint32_t retries_ = 0;
   bool failed_ = false;
+  RcParams p_;
+  uint64_t bytes_, msg_bytes_;
+  uint64_t pkts_per_msg_;
   uint64_t done_ns_ = 0;
   uint64_t min_rtt_ = kNever;
   // Send times of recent first transmissions, by PSN modulo kRttSlots.

@@ -6,6 +6,7 @@
 // completion time from the sender's side.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <vector>
@@ -150,6 +151,33 @@ TEST(HostRc, MessagesAsWriteFramesAckedOnTheFlowsClass) {
   EXPECT_GE(c.ideal_ns, tx.rc->min_rtt_ns());
   EXPECT_GE(c.slowdown, 1.0);
   EXPECT_LT(c.slowdown, 1.2);
+}
+
+// A host's scan of its live flows reads each flow's first line and its
+// requester's (host_model.h FlowTx): whether the flow is RC and has an
+// ACK-driven control comes from spec there, as AddFlow emplaced them.
+TEST(HostRc, FlowScanFieldsShareTheFirstLine) {
+  Pair p;
+  FlowSpec f = RcFlow(3000, 0);
+  f.ack_cc = AckCcMode::kDctcp;
+  p.a.AddFlow(f);
+  FlowSpec g = RcFlow(3000, 0);
+  g.id = 6;
+  p.a.AddFlow(g);
+  const FlowTx& tx = p.a.tx_flows()[0];
+  auto line = [](const void* q) { return reinterpret_cast<uintptr_t>(q) / 64; };
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(&tx) % 64, 0u);
+  for (const void* q :
+       {static_cast<const void*>(&tx.spec.start_ns), static_cast<const void*>(&tx.spec.stop_ns),
+        static_cast<const void*>(&tx.spec.prio), static_cast<const void*>(&tx.spec.rc),
+        static_cast<const void*>(&tx.spec.ack_cc)})
+    EXPECT_EQ(line(q), line(&tx.next_ns));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(&*tx.rc) % 64, 0u);
+  EXPECT_TRUE(tx.has_rc() && tx.rc.has_value());
+  EXPECT_TRUE(tx.has_cc() && tx.cc.has_value());
+  const FlowTx& plain = p.a.tx_flows()[1];
+  EXPECT_TRUE(plain.has_rc() && plain.rc.has_value());
+  EXPECT_FALSE(plain.has_cc() || plain.cc.has_value());
 }
 
 TEST(HostRc, LostFrameIsNakedAndResentGoBackN) {
