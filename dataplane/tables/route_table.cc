@@ -82,6 +82,7 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
 
   ZeroPages<uint16_t> tbl24(size_t{1} << 24);  // all "no route" (stored XOR kNoRoute)
   std::vector<uint16_t> tbl8;
+  std::vector<uint32_t> owner;  // each group's /24 (its tbl24 index)
   for (const Route* r : sorted) {
     if (r->len <= 24) {
       const size_t first = r->prefix >> 8;
@@ -94,6 +95,7 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
     if (!(e & kGroupFlag) || e == kNoRoute) {
       const size_t group = tbl8.size() >> 8;  // fewer than kGroupFlag - 1: Check
       tbl8.resize(tbl8.size() + 256, e);
+      owner.push_back(r->prefix >> 8);
       stored = static_cast<uint16_t>((kGroupFlag | group) ^ kNoRoute);
     }
     const uint16_t g = stored ^ kNoRoute;
@@ -101,8 +103,24 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
     std::fill_n(tbl8.begin() + base, size_t{1} << (32 - r->len), r->nh);
   }
 
+  // A group whose 256 entries all agree goes back into its tbl24 entry: a
+  // /24 covered by longer prefixes over one next hop (a fabric's per-host
+  // routes towards another pod) then costs one load, not two, and no group.
+  std::vector<uint16_t> kept;
+  kept.reserve(tbl8.size());
+  for (size_t g = 0; g < owner.size(); ++g) {
+    const uint16_t* group = tbl8.data() + (g << 8);
+    uint16_t& stored = tbl24[owner[g]];
+    if (std::all_of(group, group + 256, [&](uint16_t v) { return v == group[0]; })) {
+      stored = static_cast<uint16_t>(group[0] ^ kNoRoute);
+      continue;
+    }
+    stored = static_cast<uint16_t>((kGroupFlag | (kept.size() >> 8)) ^ kNoRoute);
+    kept.insert(kept.end(), group, group + 256);
+  }
+
   tbl24_ = std::move(tbl24);
-  tbl8_ = std::move(tbl8);
+  tbl8_ = std::move(kept);
   next_hops_ = next_hops;
   routes_ = routes;
   return true;

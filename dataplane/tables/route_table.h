@@ -3,7 +3,9 @@
 // (one load for prefixes up to /24, two beyond). Built completely by the
 // control thread and published in the Tables snapshot; immutable after, read
 // by the workers. tbl24 is 32 MiB; each distinct /24 covered by a longer
-// prefix costs a 512-byte tbl8 group (at most 32767 groups).
+// prefix costs a 512-byte tbl8 group (at most 32767 groups), unless its
+// addresses all end at one next hop (or none): Build folds that group back
+// into the /24's tbl24 entry.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -64,6 +66,8 @@ class RouteTable {
   // ingress stage calls Lookup per packet); kept as the batch interface.
   void LookupBurst(const uint32_t* dst_ips, uint16_t* nh, int n) const;
   const NextHop& next_hop(uint16_t i) const { return next_hops_[i]; }
+  // tbl8 groups in use: /24s whose longer prefixes do not all agree.
+  size_t tbl8_groups() const { return tbl8_.size() >> 8; }
   size_t size() const { return routes_.size(); }
   // Memory the table holds now: tbl24's resident pages, tbl8, the lists.
   size_t MemoryBytes() const {

@@ -133,6 +133,33 @@ TEST(RouteTable, ManyTbl8Groups) {
   }
 }
 
+// A /24 whose longer prefixes all lead to one next hop (a fabric's /30 per
+// host towards another pod) keeps no tbl8 group: Build folds it into its
+// tbl24 entry, with the same answers; one that differs anywhere keeps it.
+TEST(RouteTable, UniformGroupFoldsIntoTbl24) {
+  std::vector<Route> routes;
+  for (uint32_t i = 0; i < 64; ++i) routes.push_back({Ip(10, 1, 2, 0) + 4 * i, 30, 3});
+  for (uint32_t i = 0; i < 64; ++i)
+    routes.push_back({Ip(10, 1, 5, 0) + 4 * i, 30, uint16_t(i % 2)});
+  routes.push_back({Ip(10, 1, 7, 0), 25, 1});  // half a /24: the other half has no route
+  routes.push_back({Ip(10, 1, 7, 128), 25, 1});
+  tables::RouteTable t;
+  std::string err;
+  ASSERT_TRUE(t.Build(routes, Hops(4), &err)) << err;
+  EXPECT_EQ(t.tbl8_groups(), 1u) << "only 10.1.5.0/24's next hops differ";
+  for (uint32_t a = 0; a < 256; ++a) {
+    ASSERT_EQ(t.Lookup(Ip(10, 1, 2, a)), 3);
+    ASSERT_EQ(t.Lookup(Ip(10, 1, 5, a)), (a / 4) % 2);
+    ASSERT_EQ(t.Lookup(Ip(10, 1, 7, a)), 1);
+    ASSERT_EQ(t.Lookup(Ip(10, 1, 3, a)), tables::RouteTable::kNoRoute);
+  }
+  routes.pop_back();  // 10.1.7.128/25 gone: that /24 now differs
+  ASSERT_TRUE(t.Build(routes, Hops(4), &err)) << err;
+  EXPECT_EQ(t.tbl8_groups(), 2u);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 7, 200)), tables::RouteTable::kNoRoute);
+  EXPECT_EQ(t.Lookup(Ip(10, 1, 7, 100)), 1);
+}
+
 // Random route sets with /0, /32, >24 prefixes and heavy overlap (prefixes
 // are drawn around a few anchors), compared with the naive scan at every
 // prefix boundary and at random addresses.
