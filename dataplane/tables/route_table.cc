@@ -107,7 +107,6 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
   // /24 covered by longer prefixes over one next hop (a fabric's per-host
   // routes towards another pod) then costs one load, not two, and no group.
   std::vector<uint16_t> kept;
-  kept.reserve(tbl8.size());
   for (size_t g = 0; g < owner.size(); ++g) {
     const uint16_t* group = tbl8.data() + (g << 8);
     uint16_t& stored = tbl24[owner[g]];
@@ -118,6 +117,7 @@ bool RouteTable::Build(const std::vector<Route>& routes, const std::vector<NextH
     stored = static_cast<uint16_t>((kGroupFlag | (kept.size() >> 8)) ^ kNoRoute);
     kept.insert(kept.end(), group, group + 256);
   }
+  kept.shrink_to_fit();  // MemoryBytes counts capacity
 
   tbl24_ = std::move(tbl24);
   tbl8_ = std::move(kept);

@@ -147,6 +147,7 @@ TEST(RouteTable, UniformGroupFoldsIntoTbl24) {
   std::string err;
   ASSERT_TRUE(t.Build(routes, Hops(4), &err)) << err;
   EXPECT_EQ(t.tbl8_groups(), 1u) << "only 10.1.5.0/24's next hops differ";
+  const size_t folded = t.MemoryBytes();
   for (uint32_t a = 0; a < 256; ++a) {
     ASSERT_EQ(t.Lookup(Ip(10, 1, 2, a)), 3);
     ASSERT_EQ(t.Lookup(Ip(10, 1, 5, a)), (a / 4) % 2);
@@ -156,6 +157,7 @@ TEST(RouteTable, UniformGroupFoldsIntoTbl24) {
   routes.pop_back();  // 10.1.7.128/25 gone: that /24 now differs
   ASSERT_TRUE(t.Build(routes, Hops(4), &err)) << err;
   EXPECT_EQ(t.tbl8_groups(), 2u);
+  EXPECT_GE(t.MemoryBytes(), folded + 256 * sizeof(uint16_t)) << "a group's 512 bytes";
   EXPECT_EQ(t.Lookup(Ip(10, 1, 7, 200)), tables::RouteTable::kNoRoute);
   EXPECT_EQ(t.Lookup(Ip(10, 1, 7, 100)), 1);
 }
