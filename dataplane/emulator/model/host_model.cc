@@ -221,7 +221,8 @@ uint32_t HostModel::BuildData(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t
 
 uint32_t HostModel::BuildRc(FlowTx& f, uint64_t now_ns, uint8_t* buf, uint32_t cap) {
   // Room for the QP's largest frame first: Next() commits the PSN.
-  if (cap < RoceWriteLen(kBthOpWriteFirst, p_.rc.mtu) + (f.cc ? net::kIntHopsBytes : 0)) return 0;
+  if (cap < RoceWriteLen(kBthOpWriteFirst, p_.rc.mtu) + (f.has_cc() ? net::kIntHopsBytes : 0))
+    return 0;
   const RcPacket k = f.rc->Next(now_ns);
   // The one way a QP's timeout comes sooner: its first outstanding packet
   // starts the timer (an ACK or a NAK only moves it later).
@@ -292,7 +293,7 @@ void HostModel::Pace(FlowTx& f, uint32_t len, uint64_t now_ns) {
     // next packet a whole slot after this one left (the HPCC simulator's
     // NIC). Taking back late slots lets a busy NIC's flows exceed the rate
     // their control set (measured: docs/howto/rdma-simulator.md).
-    const bool from_now = !p_.rc.pace_catch_up && (f.rp || f.cc);
+    const bool from_now = !p_.rc.pace_catch_up && (f.rp || f.has_cc());
     f.next_ns =
         from_now ? now_ns + gap : std::max(f.next_ns, now_ns > gap ? now_ns - gap : 0) + gap;
   } else {
@@ -446,7 +447,7 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
       ++f.cnp_rx;
       ++c_.cnp_rx;
       if (f.rp) f.rp->OnCnp(now_ns);
-    } else if (!f.rc) {
+    } else if (!f.has_rc()) {
       ++c_.qp_unknown;
     } else if (rh.syndrome >> 5 == 0) {
       ++c_.ack_rx;
@@ -471,7 +472,7 @@ bool HostModel::ReceiveRoce(const uint8_t* frame, uint32_t len, uint64_t now_ns)
 // the echo it carries.
 void HostModel::AckToCc(FlowTx& f, const uint8_t* frame, uint32_t len, const RoceHeader& rh,
                         uint64_t now_ns) {
-  if (!f.cc) return;
+  if (!f.has_cc()) return;
   const uint8_t* t = net::FindIntTrailer(const_cast<uint8_t*>(frame), len, rh.datagram_end);
   const uint64_t mtu = p_.rc.mtu;
   f.cc->OnAck(now_ns, f.rc->una() * mtu, f.rc->nxt() * mtu, t, rh.becn);

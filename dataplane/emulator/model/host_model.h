@@ -131,7 +131,8 @@ struct HostParams : HostFaults {
 // start_ns, stop_ns, prio, rc, ack_cc) and its RC requester's first
 // (rc_qp.h), rather than five or six. Whether rc and cc hold a value is read
 // from spec (has_rc, has_cc: AddFlow emplaces them from it), not from the
-// flag each optional keeps after its value, a line of its own.
+// flag each optional keeps after its value, a line of its own; the model
+// asks the same way on its per-frame paths too.
 struct alignas(64) FlowTx {
   uint64_t next_ns = 0;  // rate limiter: earliest next frame
   FlowSpec spec;
