@@ -40,7 +40,7 @@ class Fifo {
     mask_ = buf_.size() - 1;
   }
   // The positions first: a link's two queues' sizes (LinkModel::queued)
-  // share one line.
+  // share one line with the first's array.
   size_t head_ = 0, tail_ = 0;  // positions, wrapped by mask_ when used
   size_t mask_ = 0;
   std::vector<T> buf_;

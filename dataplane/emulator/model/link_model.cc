@@ -70,7 +70,9 @@ bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* drop
     return false;
   }
   const uint64_t wire = WireOf(len);
-  data_.push_back({handle, std::min(ready_ns, now_ns), wire, len});
+  const uint64_t queued_ns = std::min(ready_ns, now_ns);
+  if (data_.empty()) data_head_ns_ = queued_ns;
+  data_.push_back({handle, queued_ns, wire, len});
   backlog_ns_ += wire;
   return true;
 }
@@ -80,14 +82,14 @@ bool LinkModel::SendControl(uintptr_t handle, uint32_t len, uint64_t now_ns) {
     ++c_.dropped_down;
     return false;
   }
+  if (control_.empty()) ctl_head_ns_ = now_ns;
   control_.push_back({handle, now_ns, WireOf(len), len});
   return true;
 }
 
-WireFrame LinkModel::Start(const Queued& q, bool control) {
-  const uint64_t start = StartOf(q);
+WireFrame LinkModel::Start(const Queued& q, uint64_t start_ns, bool control) {
   const uint64_t wire = q.wire_ns;
-  wire_free_ns_ = start + wire;
+  wire_free_ns_ = start_ns + wire;
   ++c_.frames;
   c_.bytes += q.len;
   c_.busy_ns += wire;
@@ -96,10 +98,7 @@ WireFrame LinkModel::Start(const Queued& q, bool control) {
 }
 
 Deadline LinkModel::NextStartNs() const {
-  Deadline t = kNever;
-  if (!control_.empty()) t = StartOf(control_.front());
-  if (!data_.empty() && StartOf(data_.front()) < t) t = StartOf(data_.front());
-  return t;
+  return std::min(StartAt(ctl_head_ns_), StartAt(data_head_ns_));
 }
 
 }  // namespace pfc::emulator

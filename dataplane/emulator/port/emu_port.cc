@@ -48,7 +48,7 @@ uint16_t EmuPort::RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
 }
 
 void EmuPort::Pump(uint64_t now_ns) {
-  if (link_.queued() == 0) return;  // after most Tx calls: the frame already started
+  if (link_.idle()) return;  // after most Tx calls: the frame already started
   link_.Pump(now_ns, [&](const emulator::WireFrame& f) {
     rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
     if (on_wire) on_wire(m, f.arrive_ns - link_.params().delay_ns - link_.WireNs(f.len), f.control);
@@ -59,7 +59,7 @@ void EmuPort::Pump(uint64_t now_ns) {
     }
     if (peer_->wake != nullptr)
       peer_->wake->Lower(peer_->wake_id, StepUp(f.arrive_ns, peer_->step_ns_));
-    if (peer_->active != nullptr) *peer_->active |= peer_->active_bit;
+    if (peer_->active != nullptr) *peer_->active |= PortMask{1} << peer_->active_port;
     if (peer_->landing != nullptr && f.arrive_ns < peer_->landing->at)
       *peer_->landing = {f.arrive_ns, m};
   });
@@ -106,7 +106,7 @@ uint16_t EmuPort::Tx(rte_mbuf** pkts, uint16_t n, uint64_t now_ns, bool control)
   // wakes the owner); a shorter one leaves none, so the owner is woken when
   // the link takes a frame again. (Not with the default FIFO and frames
   // of up to 1,514 bytes: outputs as before.)
-  if (!control && k == n && n == room_k_ && link_.queued() == 0) owner_more_ = true;
+  if (!control && k == n && n == room_k_ && link_.idle()) owner_more_ = true;
   room_k_ = 0;
   return k;
 }

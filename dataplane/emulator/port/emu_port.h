@@ -107,7 +107,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   // request. Poll would then start nothing, change nothing and return just
   // NextArrivalNs(): the owner can skip it (the switch's worker.cc PortQuiet).
   bool TxQuiet() const override {
-    return link_.queued() == 0 && !tx_blocked_ && !owner_more_ &&
+    return link_.idle() && !tx_blocked_ && !owner_more_ &&
            want_up_.load(std::memory_order_relaxed) < 0;
   }
 
@@ -133,8 +133,9 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   // (LinkModel::Send's ready_ns), as it would on the exact clock, so a hop
   // does not gain up to a step. The switch ends of links only: a host runs
   // at its own times and its frames are its own.
+  // (fabric.quantum is at most a millisecond.)
   void set_stepped(uint64_t quantum_ns, int landed_off) {
-    step_ns_ = quantum_ns;
+    step_ns_ = static_cast<uint32_t>(quantum_ns);
     landed_off_ = landed_off;
   }
 
@@ -170,21 +171,31 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   bool link_up_ = true;              // link_.up(), here for every egress round's look
 
  public:
-  uint32_t wake_id = 0;                // what runs this end in `wake`
+  // Virtual clock: the bit of `active` (below) that is this end's port.
+  uint8_t active_port = 0;
+  uint32_t wake_id = 0;  // what runs this end in `wake`
+
+ private:
+  // set_stepped: 0 on the exact clock. Here, not with the rest of
+  // set_stepped's, since every frame sent (Tx), landed (RxLanded) or pushed
+  // towards this end (the peer's Pump) reads it.
+  uint32_t step_ns_ = 0;
+
+ public:
   emulator::DueQueue* wake = nullptr;  // virtual clock: the driver's calendar
   // Virtual clock: the owning switch's ports with frames on their way in
   // (the ActivePorts the fabric installs on its worker, stages/worker_ctx.h),
-  // where a frame pushed towards this end sets `active_bit`.
+  // where a frame pushed towards this end sets bit `active_port`.
   PortMask* active = nullptr;
-  PortMask active_bit = 0;
   // And the owner's record of when this end's next frame lands and which
   // it is (a switch's ActivePorts::next_rx, a host's Host::landing), set by
-  // each frame pushed that lands first.
+  // each frame pushed that lands first. (The first line ends here: all the
+  // peer's Pump reads of this end is on it.)
   sw::Landing* landing = nullptr;
 
  private:
-  // Our transmit direction, on a line of its own start: its queues' positions
-  // (TxQuiet) share one line.
+  // Our transmit direction, on a line of its own start: what TxQuiet and
+  // Pump's first look read shares one line.
   alignas(64) emulator::LinkModel link_;
 
  public:
@@ -194,7 +205,6 @@ class alignas(64) EmuPort final : public sw::PortProvider {
  private:
   std::string name_;
   EmuPortCounters c_;
-  uint64_t step_ns_ = 0;  // set_stepped: 0 on the exact clock
   int landed_off_ = -1;
 };
 

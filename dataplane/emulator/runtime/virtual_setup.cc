@@ -54,7 +54,7 @@ void VirtualClock::InstallCalendar() {
       e->wake_id = i;
       if (ctx.active != nullptr) {
         e->active = &ctx.active->rx;
-        e->active_bit = PortMask{1} << p;
+        e->active_port = static_cast<uint8_t>(p);
         e->landing = &ctx.active->next_rx[p];
       }
     }
@@ -110,7 +110,7 @@ void VirtualClock::Partition() {
       return;
     }
     parts_[node_part[node] - first]->inbound.push_back(
-        {&e, e.wake_id, e.active, e.active_bit, e.landing});
+        {&e, e.wake_id, e.active, PortMask{1} << e.active_port, e.landing});
     e.wake = nullptr;
     e.active = nullptr;
     e.landing = nullptr;
