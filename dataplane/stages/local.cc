@@ -61,8 +61,8 @@ void DropLocal(WorkerCtx& w, PortId in, DropReason r, rte_mbuf* m) {
 }  // namespace
 
 bool IsLocalAddress(const sw::Switch& sw, uint32_t ip) {
-  for (const auto& p : sw.ports)
-    if (p.ipv4 == ip) return true;
+  for (const uint32_t a : sw.local_ipv4)
+    if (a == ip) return true;
   return false;
 }
 

@@ -217,6 +217,7 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& 
     const config::PortConfig& pc = cfg.ports[i];
     pr.name = pc.name;
     pr.ipv4 = pc.ipv4;
+    sw->local_ipv4.push_back(pc.ipv4);
     pr.mask = pc.prefix_len ? 0xffffffffu << (32 - pc.prefix_len) : 0;
     pr.speed_bps = pc.speed_bps;
     pr.owner =
@@ -259,6 +260,9 @@ std::unique_ptr<Switch> CreateSwitch(Dataplane& dp, const config::SwitchConfig& 
     }
   }
 
+  std::sort(sw->local_ipv4.begin(), sw->local_ipv4.end());
+  sw->local_ipv4.erase(std::unique(sw->local_ipv4.begin(), sw->local_ipv4.end()),
+                       sw->local_ipv4.end());
   for (unsigned w = 0; w < dp.workers; w++) sw->stats.push_back(std::make_unique<WorkerStats>());
   for (unsigned w = 0; w < dp.workers; w++)
     sw->held.push_back(std::make_unique<HeldQueues>(nports));

@@ -73,6 +73,10 @@ class Switch {
   const unsigned index;    // in its process; names DPDK objects
   config::SwitchConfig cfg;
   std::vector<PortRuntime> ports;
+  // The ports' addresses (PortRuntime::ipv4, 0 for none), sorted, each once:
+  // what IsLocalAddress compares a packet for a connected subnet with, in a
+  // line or two instead of a line a port. Set with the ports, never changed.
+  std::vector<uint32_t> local_ipv4;
   buffer::BufferAccountant buffer;
   tables::NeighborTable neighbors{4096};
   std::vector<std::unique_ptr<WorkerStats>> stats;  // one per worker

@@ -345,6 +345,49 @@ TEST_F(StageTest, UnknownDestinationsAreDroppedNeverFlooded) {
                   {"p2.tx_bytes", 120}});
 }
 
+// The switch answers an ICMP echo request to any of its ports' addresses,
+// whichever port it comes in on (IsLocalAddress: the sorted list of the
+// ports' addresses, Switch::local_ipv4), and only to those: a host's
+// address in a connected subnet is forwarded, not answered.
+TEST_F(StageTest, AnswersEchoToEveryPortAddressOnly) {
+  Start(BaseYaml());
+  auto echo = [](uint32_t dst, uint16_t seq) {
+    std::vector<uint8_t> f = Frame({.in_port = 0, .dst_ip = dst, .seq = seq});
+    uint8_t* ip = f.data() + 14;
+    ip[9] = 1;  // ICMP
+    ip[10] = ip[11] = 0;
+    const uint16_t c = net::Ipv4HeaderChecksum(ip, 20);
+    std::memcpy(ip + 10, &c, 2);
+    ip[20] = 8;  // echo request, code 0
+    ip[21] = 0;
+    return f;
+  };
+  const Frames in = {echo(Ip(10, 0, 3, 1), 1), echo(Ip(10, 0, 0, 1), 2), echo(Ip(10, 0, 1, 1), 3)};
+  Ingress(0, in, kT0);
+  EXPECT_EQ(Egress(0, kT0 + 1000), 3);
+  const Frames out = TakeTx(0);
+  ASSERT_EQ(out.size(), 3u);
+  for (size_t i = 0; i < out.size(); i++) {
+    const uint8_t* ip = out[i].data() + 14;
+    EXPECT_EQ(ip[20], 0) << "echo reply " << i;
+    EXPECT_TRUE(std::equal(ip + 12, ip + 16, in[i].data() + 14 + 16)) << "from the address asked";
+    EXPECT_TRUE(std::equal(ip + 16, ip + 20, in[i].data() + 14 + 12)) << "to the asker";
+    EXPECT_TRUE(net::Ipv4ChecksumOk(ip, 20));
+  }
+  EXPECT_EQ(Snapshot(*sw_)["p0.icmp_echo_reply"], 3u);
+
+  // 10.0.3.2, the host on p3 (a connected subnet), is not the switch: the
+  // request is forwarded to it, not answered.
+  const std::vector<uint8_t> to_host = echo(Ip(10, 0, 3, 2), 4);
+  Ingress(0, {to_host}, kT0 + 2000);
+  EXPECT_EQ(Egress(0, kT0 + 3000), 0);
+  EXPECT_EQ(Egress(3, kT0 + 3000), 1);
+  const Frames fwd = TakeTx(3);
+  ASSERT_EQ(fwd.size(), 1u);
+  EXPECT_EQ(fwd[0], Routed(to_host, 3, HostMac(3), 0));
+  EXPECT_EQ(Snapshot(*sw_)["p0.icmp_echo_reply"], 3u);
+}
+
 // A switch served by one worker skips a port's rings while nothing was
 // queued to them since they were seen empty (PortOwnerState::queued).
 // Every way of queueing must say so: a data packet and an ARP request, each
