@@ -39,8 +39,8 @@ class Fifo {
     buf_ = std::move(b);
     mask_ = buf_.size() - 1;
   }
-  // The positions first: a link's two queues' sizes (LinkModel::queued)
-  // share one line with the first's array.
+  // The positions first, then the array: empty(), size() and front() read
+  // this object's first 32 bytes.
   size_t head_ = 0, tail_ = 0;  // positions, wrapped by mask_ when used
   size_t mask_ = 0;
   std::vector<T> buf_;
