@@ -142,8 +142,7 @@ class LinkModel {
   // Earliest time Pump() has work (a queued frame's start), or kNever.
   Deadline NextStartNs() const;
   uint64_t wire_free_ns() const { return wire_free_ns_; }
-  size_t queued() const { return data_.size() + control_.size(); }
-  // Nothing queued (queued() == 0) from the first line alone.
+  // Nothing queued, data or control (read from the first line alone).
   bool idle() const { return (data_head_ns_ & ctl_head_ns_) == kNever; }
   const LinkParams& params() const { return p_; }
   const LinkCounters& counters() const { return c_; }

@@ -162,6 +162,39 @@ TEST(LinkModel, ControlQueuedLaterDoesNotOvertakeAFrameThatStartedBefore) {
   EXPECT_EQ(f[2].arrive_ns, 1640u + 68u);
 }
 
+// The queues' heads' times the model keeps beside the wire (idle,
+// NextStartNs) follow every push, start and drop: a data head waiting for
+// the wire, a control frame queued behind a started one, both emptied, and
+// a link gone down with frames queued.
+TEST(LinkModel, HeadTimesFollowTheQueues) {
+  LinkModel l({k10G, 0, 10 * 820});
+  bool dropped = false;
+  EXPECT_TRUE(l.idle());
+  EXPECT_EQ(l.NextStartNs(), kNever);
+  for (uintptr_t i = 1; i <= 3; ++i) ASSERT_TRUE(l.Send(i, 1000, 0, &dropped));
+  EXPECT_FALSE(l.idle());
+  EXPECT_EQ(l.NextStartNs(), 0u);
+  ASSERT_EQ(PumpAll(l, 0).size(), 1u);  // frame 1 until 820
+  EXPECT_EQ(l.NextStartNs(), 820u);
+  ASSERT_TRUE(l.SendControl(99, 60, 100));
+  EXPECT_EQ(l.NextStartNs(), 820u);
+  auto f = PumpAll(l, 820);  // the control frame, until 888
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].handle, 99u);
+  EXPECT_FALSE(l.idle());
+  EXPECT_EQ(l.NextStartNs(), 888u);
+  ASSERT_EQ(PumpAll(l, 10'000).size(), 2u);
+  EXPECT_TRUE(l.idle());
+  EXPECT_EQ(l.NextStartNs(), kNever);
+  ASSERT_TRUE(l.Send(4, 1000, 20'000, &dropped));
+  ASSERT_TRUE(l.Send(5, 1000, 20'000, &dropped));
+  ASSERT_EQ(PumpAll(l, 20'000).size(), 1u);
+  EXPECT_EQ(l.NextStartNs(), 20'820u);
+  l.SetUp(false, 20'100, [](uintptr_t) {});
+  EXPECT_TRUE(l.idle());
+  EXPECT_EQ(l.NextStartNs(), kNever);
+}
+
 TEST(LinkModel, DownDropsQueuedAndMarksFramesOnTheWireStale) {
   LinkModel l({k10G, 5000, 10 * 820});
   bool dropped = false;
