@@ -29,6 +29,10 @@ for b in "$A" "$B"; do
 done
 [ -f "$FABRIC" ] || { echo "ab_cpu: $FABRIC: no such fabric file" >&2; exit 1; }
 TOGETHER=${AB_TOGETHER:-0}
+case "$TOGETHER" in
+  0 | 1) ;;
+  *) echo "ab_cpu: AB_TOGETHER: expected 0 or 1 (got '$TOGETHER')" >&2; exit 2 ;;
+esac
 CPUS=()
 if [ "$TOGETHER" = 1 ]; then
   mapfile -t CPUS < <(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
