@@ -73,10 +73,13 @@ struct LinkParams {
 // bottleneck: all the peer can have on its wire and in its FIFO (and two
 // full-size frames) in frames of min_len bytes on the wire (with the
 // link's wire_overhead, which the HPCC simulator's files make negative),
-// plus `slack`. A shorter frame could overflow it.
+// plus `slack`. A shorter frame could overflow it. The wire counts twice:
+// the virtual clock's windows are a delay long (plus a nanosecond), and
+// the sender may run the whole of one before the receiver takes what
+// landed in it (rounds one entity at a time, partitions on threads).
 inline uint64_t RxRingFrames(const LinkParams& p, uint32_t min_len, uint64_t slack) {
-  const uint64_t wire_ns =
-      p.delay_ns + p.fifo_ns + 2 * WireTimeNs(1518, p.rate_bps, p.wire_overhead, p.wire_ns3);
+  const uint64_t wire_ns = 2 * p.delay_ns + 1 + p.fifo_ns +
+                           2 * WireTimeNs(1518, p.rate_bps, p.wire_overhead, p.wire_ns3);
   const int64_t min_bytes = std::max<int64_t>(1, int64_t{min_len} + p.wire_overhead);
   return wire_ns * (p.rate_bps / 1'000'000) / 1000 / (8 * static_cast<uint64_t>(min_bytes)) + slack;
 }

@@ -46,6 +46,9 @@ class Clock {
   virtual uint64_t Run(const std::atomic<int>& stop) = 0;
   // The virtual clock's window with --threads; kNever otherwise.
   virtual uint64_t lookahead_ns() const { return kNever; }
+  // Windows whose rounds run one entity at a time are at most this long
+  // (virtual_clock.h); kNever: rounds run in time order.
+  virtual uint64_t entity_window_ns() const { return kNever; }
   // Over MPI ranks: frames from other ranks this one found no mbuf for
   // (the machine's memory ran out), dropped.
   virtual uint64_t rank_frames_dropped() const { return 0; }

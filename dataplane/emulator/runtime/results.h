@@ -35,9 +35,10 @@ SwitchEntries LocalSwitchEntries(const Fabric& fab);
 // What the run took of the real clock and the machine, for timing.json
 // (never results.json, which stays byte-identical across runs).
 struct RunTiming {
-  double wall_seconds = 0;         // the run
-  double startup_seconds = 0;      // process start to the run's first step
-  bool malloc_huge_pages = false;  // the heap on transparent huge pages (huge_pages.h)
+  double wall_seconds = 0;             // the run
+  double startup_seconds = 0;          // process start to the run's first step
+  bool malloc_huge_pages = false;      // the heap on transparent huge pages (huge_pages.h)
+  uint64_t entity_window_ns = kNever;  // Clock::entity_window_ns
 };
 
 // The files, from the settled facts (run_facts.h) and the switches' entries;

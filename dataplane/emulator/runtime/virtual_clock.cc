@@ -99,7 +99,45 @@ void VirtualClock::PrefetchPorts(uint32_t id, uint64_t at) const {
   if (h.landing.at <= at) sw::PrefetchLanding(h.landing);
 }
 
+void VirtualClock::RunWindowByEntity(Part& part) {
+  for (uint64_t at = part.due.Next(); at < win_end_; at = part.due.Next()) {
+    const uint32_t id = part.due.PeekFirst();
+    part.due.Set(id, kNever);  // what was sent to it meanwhile is in its rounds' answers
+    // While it runs, what runs after it: the next one's ports (its first
+    // lines came during the entity before this one) and the first lines
+    // of the one after that.
+    uint32_t next, after;
+    part.due.PeekTwo(&next, &after);
+    PrefetchPorts(next, part.due.Next());
+    PrefetchStart(after);
+    // Every round it has in the window. What it sends lands after the
+    // window (entity_window_ns_), and what others send it this window
+    // lands after it too, so its rounds are those of time order.
+    uint64_t now = at, due;
+    while ((due = Round(part, id, now)) < win_end_) now = due;
+    part.due.Lower(id, due);
+  }
+}
+
+uint64_t VirtualClock::Round(Part& part, uint32_t id, uint64_t now) {
+  if (id >= n_sws_) return hosts_[id - n_sws_].Round(dp_, now);
+  if (qlen_.on()) qlen_.BeforeRound(id, sws_[id].ctx, now);
+  Deadline ready = kNever;
+  const unsigned work = stages::WorkerRound(sws_[id].ctx, now, &ready);
+  part.rounds++;
+  // One partition only (CheckThreads refuses DCFIT with more).
+  if (stages::DcfitOf(*sws_[id].sw)) dcfit_.Take(dcfit_sws_, plan_, id, true);
+  // A deadline already reached (none is, as the stages report them)
+  // would also be due now.
+  if (work != 0 && (stages::RoundLeftWork(sws_[id].ctx) || ready <= now)) return now;
+  return ready == kNever ? kNever : Step(std::max(ready, now + 1));  // a switch runs on steps
+}
+
 void VirtualClock::RunWindow(Part& part) {
+  if (by_entity_) {
+    RunWindowByEntity(part);
+    return;
+  }
   std::vector<uint32_t>& run = part.run;
   for (;;) {
     const uint64_t now = part.due.Next();
@@ -129,22 +167,7 @@ void VirtualClock::RunWindow(Part& part) {
         }
         PrefetchPorts(next, next_here ? now : part.due.Next());
         PrefetchStart(after);
-        if (id < n_sws_) {
-          if (qlen_.on()) qlen_.BeforeRound(id, sws_[id].ctx, now);
-          Deadline ready = kNever;
-          const unsigned work = stages::WorkerRound(sws_[id].ctx, now, &ready);
-          part.rounds++;
-          // One partition only (CheckThreads refuses DCFIT with more).
-          if (stages::DcfitOf(*sws_[id].sw)) dcfit_.Take(dcfit_sws_, plan_, id, true);
-          // A deadline already reached (none is, as the stages report them)
-          // would also be due now.
-          if (work != 0 && (stages::RoundLeftWork(sws_[id].ctx) || ready <= now))
-            part.due.Lower(id, now);
-          else if (ready != kNever)
-            part.due.Lower(id, Step(std::max(ready, now + 1)));  // a switch runs on steps
-        } else {
-          part.due.Lower(id, hosts_[id - n_sws_].Round(dp_, now));
-        }
+        part.due.Lower(id, Round(part, id, now));
       }
     }
     // One partition's window runs to the next sample or event, which may be
@@ -217,6 +240,7 @@ void VirtualClock::Boundary() {
   // which are the main thread's.
   uint64_t e = std::min(rec_.next_ns(), end) + 1;
   if (lookahead_ns_ != kNever) e = std::min(e, t + lookahead_ns_);
+  if (entity_window_ns_ != kNever) e = std::min(e, t + entity_window_ns_);
   e = std::min(e, timeline_.next_ns());
   win_end_ = std::max(e, t + 1);
 }

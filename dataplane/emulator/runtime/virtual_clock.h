@@ -20,6 +20,14 @@
 // at the same times as on one thread: results are byte-identical for any
 // thread count.
 //
+// The same argument lets a window run one entity at a time: with windows
+// no longer than the shortest link's delay (plus a nanosecond), nothing an
+// entity sends lands within the window, so each switch or host runs every
+// round it has in the window back to back while its state is in the
+// caches, then the next (RunWindowByEntity), and runs the rounds of time
+// order. Where that would not hold (DCFIT, a stepped clock, a capture, or
+// PFCFABRIC_TIME_ORDER=1) windows run in time order.
+//
 // The clock installs its policies on the fabric when made (virtual_setup.cc):
 // each link end's calendar and id (EmuPort::wake), and, where the switch
 // allows it, the set of ports a switch round visits (stages::ActivePorts).
@@ -43,6 +51,7 @@ class VirtualClock final : public Clock {
   // name (VirtualClock::Run).
   [[gnu::noinline]] uint64_t Run(const std::atomic<int>& stop) override;
   uint64_t lookahead_ns() const override { return lookahead_ns_; }
+  uint64_t entity_window_ns() const override { return by_entity_ ? entity_window_ns_ : kNever; }
   uint64_t rank_frames_dropped() const override { return rank_frames_.dropped_nombuf(); }
 
  private:
@@ -73,9 +82,17 @@ class VirtualClock final : public Clock {
   // (pfcfabric checked that the fabric may be split: CheckThreads).
   void InstallCalendar();
   void Partition();
+  void ChooseWindows();
 
   // Runs part's entities due in [now_, win_end_), in time order.
   void RunWindow(Part& part);
+  // The same window, one entity at a time: each runs every round it has
+  // before win_end_ while its lines are in the caches, then the next
+  // (entity_window_ns_ says when that gives the same rounds).
+  void RunWindowByEntity(Part& part);
+  // Entity id's round at `now`: when it is next due (kNever: when a frame
+  // comes).
+  uint64_t Round(Part& part, uint32_t id, uint64_t now);
   // Hints (stages/worker.h PrefetchRound*): the state of calendar id `id`,
   // to run next, fetched while the current entity runs; its ports as of
   // time `at` once that is in. Any id (none due: ~0) is fine.
@@ -111,7 +128,16 @@ class VirtualClock final : public Clock {
   // Over MPI ranks: this rank's stand-ins for the ends others run.
   RankFrames rank_frames_;
   uint64_t lookahead_ns_ = kNever;
-  uint64_t win_end_ = 0;  // the current window is [now_, win_end_)
+  // Windows run one entity at a time (RunWindowByEntity) are at most this
+  // long: the shortest link's delay plus a wire time, so that nothing an
+  // entity sends lands within the window and entities of one window never
+  // interact. kNever: windows run in time order (DCFIT follows every
+  // switch's state at one instant, a stepped clock rounds times up, a
+  // capture writes both directions of a link in the order they start, and
+  // PFCFABRIC_TIME_ORDER=1 asks for it).
+  uint64_t entity_window_ns_ = kNever;
+  bool by_entity_ = false;  // this rank's windows run by entity
+  uint64_t win_end_ = 0;    // the current window is [now_, win_end_)
   bool started_ = false, done_ = false;
   const std::atomic<int>* stop_ = nullptr;  // Run's: a signal asks the run to end early
   int stopping_ = 0;  // the signal seen (agreed over ranks): the next boundary ends the run

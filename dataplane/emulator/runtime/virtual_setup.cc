@@ -7,6 +7,7 @@
 
 #include "dataplane/emulator/runtime/virtual_clock.h"
 #include "dataplane/emulator/spec/partition.h"
+#include "dataplane/stages/dcfit_stage.h"
 #include "dataplane/stages/worker_ctx.h"
 
 namespace pfc::emulator {
@@ -23,6 +24,25 @@ VirtualClock::VirtualClock(Fabric& fab)
       duration_ns_(fab.spec().duration_ns) {
   InstallCalendar();
   Partition();
+  ChooseWindows();
+}
+
+void VirtualClock::ChooseWindows() {
+  const FabricSpec& spec = fab_.spec();
+  bool by_entity = spec.quantum_ns == 0 && spec.captures.empty() &&
+                   std::getenv("PFCFABRIC_TIME_ORDER") == nullptr;
+  for (uint32_t i = 0; i < n_sws_; i++)
+    if (sws_[i].ctx.sw != nullptr && stages::DcfitOf(*sws_[i].ctx.sw) != nullptr) by_entity = false;
+  uint64_t w = kNever;
+  // A frame lands at least its wire time (>= 1 ns) after the delay.
+  if (by_entity)
+    fab_.ForEachLinkEnd(
+        [&](uint32_t, uint16_t, EmuPort& e) { w = std::min(w, e.link().params().delay_ns + 1); });
+  // Every rank's windows alike (a rank that runs in time order takes the
+  // others' windows: shorter windows change nothing in time order).
+  if (spec.ranks > 1) w = Ranks::Get().Min(w);
+  entity_window_ns_ = w;
+  by_entity_ = by_entity && w != kNever;
 }
 
 void VirtualClock::InstallCalendar() {
