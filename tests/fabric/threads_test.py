@@ -76,6 +76,18 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
             check(f"{name}: {n} threads run", rc == 0 and f"{n} threads, windows of" in log, log)
             ok, detail = same_outputs(one, many)
             check(f"{name}: {n} threads give every file byte for byte", ok, detail)
+    # Links shorter than 100 ns: windows that short cost more than they
+    # save, so the rounds run in time order.
+    short = os.path.join(tmp, "fattree4-short.yaml")
+    with open(ft) as f, open(short, "w") as g:
+        text = f.read()
+        check("the fat-tree's links are 1 us", "delay: 1us" in text)
+        g.write(text.replace("delay: 1us", "delay: 50ns"))
+    rc, log = run(short, os.path.join(tmp, "short"), 1)
+    check("50 ns links: one thread runs in time order",
+          rc == 0 and entity_window(os.path.join(tmp, "short")) is None, log)
+    check("the fat-tree's windows are its links' delay and a nanosecond",
+          entity_window(os.path.join(tmp, "fattree4-1")) == 1001)
     # The queue monitor: every switch port sampled at each of the 3,001
     # instants from 50 to 350 us (every 100 ns), some of them queued.
     qlen = {}

@@ -26,7 +26,8 @@
 // round it has in the window back to back while its state is in the
 // caches, then the next (RunWindowByEntity), and runs the rounds of time
 // order. Where that would not hold (DCFIT, a stepped clock, a capture, or
-// PFCFABRIC_TIME_ORDER=1) windows run in time order.
+// PFCFABRIC_TIME_ORDER=1), or would not pay (links under 100 ns), windows
+// run in time order.
 //
 // The clock installs its policies on the fabric when made (virtual_setup.cc):
 // each link end's calendar and id (EmuPort::wake), and, where the switch
@@ -136,8 +137,9 @@ class VirtualClock final : public Clock {
   // capture writes both directions of a link in the order they start, and
   // PFCFABRIC_TIME_ORDER=1 asks for it).
   uint64_t entity_window_ns_ = kNever;
-  bool by_entity_ = false;  // this rank's windows run by entity
-  uint64_t win_end_ = 0;    // the current window is [now_, win_end_)
+  static constexpr uint64_t kMinEntityWindowNs = 100;  // shorter: time order
+  bool by_entity_ = false;                             // this rank's windows run by entity
+  uint64_t win_end_ = 0;                               // the current window is [now_, win_end_)
   bool started_ = false, done_ = false;
   const std::atomic<int>* stop_ = nullptr;  // Run's: a signal asks the run to end early
   int stopping_ = 0;  // the signal seen (agreed over ranks): the next boundary ends the run

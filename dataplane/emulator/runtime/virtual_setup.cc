@@ -41,6 +41,10 @@ void VirtualClock::ChooseWindows() {
   // Every rank's windows alike (a rank that runs in time order takes the
   // others' windows: shorter windows change nothing in time order).
   if (spec.ranks > 1) w = Ranks::Get().Min(w);
+  // Each window costs a boundary: on short links that costs more than the
+  // caches save (the HPCC simulator's fat-tree, 1 ms, CPU against time
+  // order: 1.018 with 20 ns links, 0.966 with 100 ns, 0.74 with 1 us).
+  if (w < kMinEntityWindowNs) w = kNever;
   entity_window_ns_ = w;
   by_entity_ = by_entity && w != kNever;
 }
