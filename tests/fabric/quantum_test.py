@@ -10,7 +10,10 @@ On the 3-to-1 incast topology (1 us links):
     idle path nothing moves. (Before, each hop gained up to a step.)
   * three RC flows into H4 (PFC on): with quantum 500ns every flow
     completes with no lossless drop, in fewer switch rounds than exact, and
-    each flow's completion time is within 10% of the exact clock's.
+    each flow's completion time is within 10% of the exact clock's; and
+    its rounds run one entity at a time (in windows of the delay and a
+    nanosecond less a step: a frame may leave from its landing, up to a
+    step before the round) give time order's files byte for byte.
 
   quantum_test.py BUILD_DIR SOURCE_DIR
 """
@@ -29,13 +32,13 @@ fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
 cfg = os.path.abspath(os.path.join(src, "configs/fabric"))
 
 
-def run(tmp, name, flows, **extra):
+def run(tmp, name, flows, env=None, **extra):
     spec = incast_3to1(cfg, {"clock": "virtual", "duration": "3ms", "bin": "100us", **extra}, flows,
                        switch=os.path.join(cfg, "switch-lossless.yaml"), rc={"mtu": 1024})
     path = write(os.path.join(tmp, f"{name}.yaml"), spec)
     out = os.path.join(tmp, name)
     p = subprocess.run([fabric, "--fabric", path, "--out", out], capture_output=True, text=True,
-                       timeout=120)
+                       timeout=120, env=dict(os.environ, **(env or {})))
     check(f"{name}: the run succeeds", p.returncode == 0, p.stderr[-400:])
     with open(os.path.join(out, "results.json")) as f:
         r = json.load(f)
@@ -43,6 +46,8 @@ def run(tmp, name, flows, **extra):
         text = f.read()
     with open(os.path.join(out, "fct.csv")) as f:
         fct = {row["flow"]: int(row["fct_ns"]) for row in csv.DictReader(f)}
+    with open(os.path.join(out, "timing.json")) as f:
+        r["timing"] = json.load(f)
     return r, text, fct
 
 
@@ -60,6 +65,16 @@ with tempfile.TemporaryDirectory(prefix="fabric-quantum-") as tmp:
     incast = [rc(f"f{i}", f"H{i}", 300_000) for i in (1, 2, 3)]
     r0, _, f0 = run(tmp, "incast-exact", incast)
     r1, _, f1 = run(tmp, "incast-step", incast, quantum="500ns")
+    r2, _, f2 = run(tmp, "incast-step-time-order", incast, {"PFCFABRIC_TIME_ORDER": "1"},
+                    quantum="500ns")
+    check("incast with quantum: windows of 1 us + 1 ns less a step, one entity at a time",
+          r1["timing"]["entity_window_ns"] == 501 and r2["timing"]["entity_window_ns"] is None,
+          f"{r1['timing']['entity_window_ns']}, {r2['timing']['entity_window_ns']}")
+    for r in (r1, r2):  # wall time, and the fabric file's name
+        r.pop("timing"), r.pop("fabric")
+    check("incast with quantum: one entity at a time gives time order's results",
+          r1 == r2 and f1 == f2,
+          [k for k in sorted(set(r1) | set(r2)) if r1.get(k) != r2.get(k)] or f"{f1} against {f2}")
     v = r1["verdict"]
     check("incast with quantum: every flow completes", v["incomplete_flows"] == 0, v)
     check("incast with quantum: no lossless drop", r1["lossless_drops"] == 0, r1["lossless_drops"])

@@ -21,13 +21,13 @@
 // thread count.
 //
 // The same argument lets a window run one entity at a time: with windows
-// no longer than the shortest link's delay (plus a nanosecond), nothing an
-// entity sends lands within the window, so each switch or host runs every
-// round it has in the window back to back while its state is in the
-// caches, then the next (RunWindowByEntity), and runs the rounds of time
-// order. Where that would not hold (DCFIT, a stepped clock, a capture, or
-// PFCFABRIC_TIME_ORDER=1), or would not pay (links under 100 ns), windows
-// run in time order.
+// no longer than the shortest link's delay (plus a nanosecond, less a step
+// of a stepped clock), nothing an entity sends lands within the window, so
+// each switch or host runs every round it has in the window back to back
+// while its state is in the caches, then the next (RunWindowByEntity), and
+// runs the rounds of time order. Where that would not hold (DCFIT, a
+// capture, or PFCFABRIC_TIME_ORDER=1), or would not pay (windows under
+// 100 ns), windows run in time order.
 //
 // The clock installs its policies on the fabric when made (virtual_setup.cc):
 // each link end's calendar and id (EmuPort::wake), and, where the switch
@@ -130,11 +130,12 @@ class VirtualClock final : public Clock {
   RankFrames rank_frames_;
   uint64_t lookahead_ns_ = kNever;
   // Windows run one entity at a time (RunWindowByEntity) are at most this
-  // long: the shortest link's delay plus a wire time, so that nothing an
-  // entity sends lands within the window and entities of one window never
-  // interact. kNever: windows run in time order (DCFIT follows every
-  // switch's state at one instant, a stepped clock rounds times up, a
-  // capture writes both directions of a link in the order they start, and
+  // long: the shortest link's delay plus a wire time, less a step (a
+  // stepped switch sends a frame on from its landing, up to a step before
+  // its round), so that nothing an entity sends lands within the window
+  // and entities of one window never interact. kNever: windows run in time
+  // order (DCFIT follows every switch's state at one instant, a capture
+  // writes both directions of a link in the order they start, and
   // PFCFABRIC_TIME_ORDER=1 asks for it).
   uint64_t entity_window_ns_ = kNever;
   static constexpr uint64_t kMinEntityWindowNs = 100;  // shorter: time order
