@@ -53,6 +53,15 @@ class SpscRing {
     }
     return &c_.slots[h & c_.mask];
   }
+  // Consumer: f on each element from the oldest, up to max, while it
+  // returns true.
+  template <typename F>
+  void ForEachQueued(size_t max, F&& f) const {
+    const uint64_t h = c_.head.load(std::memory_order_relaxed);
+    const uint64_t t = p_.tail.load(std::memory_order_acquire);
+    for (uint64_t i = h; i != t && i - h < max; i++)
+      if (!f(c_.slots[i & c_.mask])) return;
+  }
   // Consumer: drops the element Front returned.
   void Pop() {
     c_.head.store(c_.head.load(std::memory_order_relaxed) + 1, std::memory_order_release);

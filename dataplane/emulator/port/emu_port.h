@@ -98,6 +98,15 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   }
   // When the next frame on its way to this end lands, or kNever for none.
   Deadline NextArrivalNs() override { return NextLanding().at; }
+  // A hint for a driver that runs our owner through a window at once: the
+  // first lines of up to `max` frames landing before before_ns.
+  void PrefetchLandingBefore(uint64_t before_ns, size_t max) const {
+    rx_->ForEachQueued(max, [before_ns](const emulator::WireFrame& f) {
+      if (f.arrive_ns >= before_ns) return false;
+      sw::PrefetchLanding({f.arrive_ns, reinterpret_cast<const rte_mbuf*>(f.handle)});
+      return true;
+    });
+  }
   sw::Landing NextLanding() override {
     const emulator::WireFrame* f = rx_->Front();
     if (f == nullptr) return {};

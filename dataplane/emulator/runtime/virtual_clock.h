@@ -99,6 +99,8 @@ class VirtualClock final : public Clock {
   // time `at` once that is in. Any id (none due: ~0) is fine.
   void PrefetchStart(uint32_t id) const;
   void PrefetchPorts(uint32_t id, uint64_t at) const;
+  // RunWindowByEntity's: the frames landing on id in the window.
+  void PrefetchWindow(uint32_t id) const;
   // Receivers of frames that crossed from another partition made due at
   // the first's arrival.
   void InboundDue();
