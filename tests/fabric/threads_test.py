@@ -88,6 +88,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
           rc == 0 and entity_window(os.path.join(tmp, "short")) is None, log)
     check("the fat-tree's windows are its links' delay and a nanosecond",
           entity_window(os.path.join(tmp, "fattree4-1")) == 1001)
+    rc, log = run(ft, os.path.join(tmp, "order-0"), 1, env=dict(ENV, PFCFABRIC_TIME_ORDER="0"))
+    check("PFCFABRIC_TIME_ORDER=0: one entity at a time, as unset",
+          rc == 0 and entity_window(os.path.join(tmp, "order-0")) == 1001, log)
+    rc, log = run(ft, os.path.join(tmp, "order-bad"), 1, env=dict(ENV, PFCFABRIC_TIME_ORDER="yes"))
+    check("PFCFABRIC_TIME_ORDER=yes: refused (exit 2), naming it and what it takes",
+          rc == 2 and "PFCFABRIC_TIME_ORDER: expected 0" in log and "(got 'yes')" in log, log[-300:])
     # The queue monitor: every switch port sampled at each of the 3,001
     # instants from 50 to 350 us (every 100 ns), some of them queued.
     qlen = {}
@@ -109,6 +115,10 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
 
     # Refused where the partitions could not give the one-thread results.
     dcfit = fig10_with_dcfit(FAB, tmp, "detect", 6)
+    # DCFIT reads every switch's state at one instant: time order.
+    rc, log = run(dcfit, os.path.join(tmp, "dcfit-1"), 1)
+    check("DCFIT on one thread runs in time order",
+          rc == 0 and entity_window(os.path.join(tmp, "dcfit-1")) is None, log[-300:])
     rc, log = run(dcfit, os.path.join(tmp, "dcfit"), 2)
     check("--threads with DCFIT is refused before it starts, naming DCFIT",
           rc == 2 and "runs DCFIT" in log, log[-300:])

@@ -2,6 +2,9 @@
 // What both clocks share (clock.h), and the choice between them.
 #include "dataplane/emulator/runtime/clock.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "dataplane/emulator/runtime/real_clock.h"
 #include "dataplane/emulator/runtime/virtual_clock.h"
 
@@ -29,6 +32,21 @@ void Clock::Finish() {
 void Clock::ListDcfitSwitches() {
   dcfit_sws_.clear();
   for (const SwitchRun& s : fab_.switches()) dcfit_sws_.push_back(s.sw.get());
+}
+
+bool TimeOrderSettingOk(std::string* err) {
+  const char* v = std::getenv("PFCFABRIC_TIME_ORDER");
+  if (v == nullptr || std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0) return true;
+  *err = std::string(
+             "PFCFABRIC_TIME_ORDER: expected 0 (a window one switch or host at a time where "
+             "that gives the same results, the default) or 1 (always in time order) (got '") +
+         v + "')";
+  return false;
+}
+
+bool TimeOrderAsked() {
+  const char* v = std::getenv("PFCFABRIC_TIME_ORDER");
+  return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
 std::unique_ptr<Clock> MakeClock(Fabric& fab) {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dataplane/emulator/runtime/dcfit_report.h"
@@ -98,5 +99,11 @@ class Clock {
 // The clock fab's file asks for (fabric.clock), set up over it. After
 // BuildFabric, before anything runs.
 std::unique_ptr<Clock> MakeClock(Fabric& fab);
+
+// PFCFABRIC_TIME_ORDER: unset or 0, the virtual clock runs a window one
+// entity at a time where that gives the same rounds (virtual_clock.h); 1,
+// always in time order. Anything else is refused before the run (err).
+bool TimeOrderSettingOk(std::string* err);
+bool TimeOrderAsked();
 
 }  // namespace pfc::emulator
