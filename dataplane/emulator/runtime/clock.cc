@@ -2,9 +2,7 @@
 // What both clocks share (clock.h), and the choice between them.
 #include "dataplane/emulator/runtime/clock.h"
 
-#include <cstdlib>
-#include <cstring>
-
+#include "dataplane/emulator/runtime/env_switch.h"
 #include "dataplane/emulator/runtime/real_clock.h"
 #include "dataplane/emulator/runtime/virtual_clock.h"
 
@@ -35,19 +33,13 @@ void Clock::ListDcfitSwitches() {
 }
 
 bool TimeOrderSettingOk(std::string* err) {
-  const char* v = std::getenv("PFCFABRIC_TIME_ORDER");
-  if (v == nullptr || std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0) return true;
-  *err = std::string(
-             "PFCFABRIC_TIME_ORDER: expected 0 (a window one switch or host at a time where "
-             "that gives the same results, the default) or 1 (always in time order) (got '") +
-         v + "')";
-  return false;
+  return EnvSwitchOk("PFCFABRIC_TIME_ORDER",
+                     "a window one switch or host at a time where that gives the same results, "
+                     "the default",
+                     "always in time order", err);
 }
 
-bool TimeOrderAsked() {
-  const char* v = std::getenv("PFCFABRIC_TIME_ORDER");
-  return v != nullptr && std::strcmp(v, "1") == 0;
-}
+bool TimeOrderAsked() { return EnvSwitchIs("PFCFABRIC_TIME_ORDER", "1"); }
 
 std::unique_ptr<Clock> MakeClock(Fabric& fab) {
   if (fab.virtual_clock()) return std::make_unique<VirtualClock>(fab);

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "dataplane/emulator/runtime/env_switch.h"
+
 namespace pfc::emulator {
 namespace {
 
@@ -27,13 +29,8 @@ bool ThpNever() {
 }  // namespace
 
 bool HugePagesSettingOk(std::string* err) {
-  const char* v = std::getenv("PFCFABRIC_HUGE_PAGES");
-  if (v == nullptr || std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0) return true;
-  *err = std::string(
-             "PFCFABRIC_HUGE_PAGES: expected 0 (the heap on 4 KB pages) or 1 (on "
-             "transparent huge pages, the default) (got '") +
-         v + "')";
-  return false;
+  return EnvSwitchOk("PFCFABRIC_HUGE_PAGES", "the heap on 4 KB pages",
+                     "on transparent huge pages, the default", err);
 }
 
 bool RestartWithHugePages(char** argv) {
@@ -48,8 +45,7 @@ bool RestartWithHugePages(char** argv) {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.hugetlb") != nullptr)
     return std::strstr(tunables, "glibc.malloc.hugetlb=0") == nullptr;
-  const char* off = std::getenv("PFCFABRIC_HUGE_PAGES");
-  if (off != nullptr && std::strcmp(off, "0") == 0) return false;
+  if (EnvSwitchIs("PFCFABRIC_HUGE_PAGES", "0")) return false;
   const char* preload = std::getenv("LD_PRELOAD");
   if (preload != nullptr && std::strstr(preload, "vgpreload") != nullptr) return false;
   if (ThpNever()) return false;
