@@ -469,8 +469,9 @@ int PlotResults(const Options& opt, const Run& run, int rc) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (std::string err;
-      !pfc::emulator::HugePagesSettingOk(&err) || !pfc::emulator::TimeOrderSettingOk(&err)) {
+  if (std::string err; !pfc::emulator::HugePagesSettingOk(&err) ||
+                       !pfc::emulator::TimeOrderSettingOk(&err) ||
+                       !pfc::emulator::EveryPortSettingOk(&err)) {
     std::fprintf(stderr, "pfcfabric: %s\n", err.c_str());
     return 2;
   }

@@ -9,7 +9,7 @@ apart): Fig. 12's deadlock (links down, routes changed on switches of
 either rank), Fig. 10 with its capture (written by the rank that runs the
 link, gathered by rank 0), the mixed experiment's storm and its watchdog's
 events, a link flapping under traffic, and a k=4 fat-tree with RC flows
-under DCQCN. mpirun of what cannot keep that promise is refused with the
+under DCQCN, also on a stepped clock (fabric.quantum). mpirun of what cannot keep that promise is refused with the
 reason (DCFIT, the real clock, --here).
 
   mpi_test.py BUILD_DIR SOURCE_DIR
@@ -23,7 +23,7 @@ from pfclib.checks import check, finish
 from pfclib.dcfit_fabrics import fig10_with_dcfit
 from pfclib.fabric_results import results
 from pfclib.split_cases import (fattree4_file, flap_file, real_clock_file, same_outputs,
-                                 split_setup)
+                                 split_setup, stepped_file)
 
 fabric, FAB, ENV = split_setup(sys.argv)
 
@@ -45,7 +45,8 @@ with tempfile.TemporaryDirectory(prefix="fabric-mpi-") as tmp:
              ("mixed-storm", f"{FAB}/mixed-storm.yaml", [(2, 1)]),
              ("mixed-pfcwd", f"{FAB}/mixed-lossless-pfcwd.yaml", [(2, 1)]),
              ("fig11-flap", flap, [(2, 1)]),
-             ("fattree4", ft, [(2, 1), (2, 2), (3, 1)])]
+             ("fattree4", ft, [(2, 1), (2, 2), (3, 1)]),
+             ("fattree4-stepped", stepped_file(ft, tmp), [(2, 1)])]
     for name, path, splits in cases:
         one = os.path.join(tmp, name + "-1")
         rc, log = run(path, one, 1)

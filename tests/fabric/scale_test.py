@@ -69,6 +69,12 @@ with tempfile.TemporaryDirectory(prefix="fabric-scale-") as tmp:
           p.returncode == 1 and "needs about" in p.stderr and "150 MB available" in p.stderr
           and not os.path.exists(os.path.join(tmp, "small/results.json")), p.stderr)
     check("128 hosts", len(hosts) == 128, str(len(hosts)))
+    # The test switch takes 0 or 1: another value is refused, not read as 1.
+    p = subprocess.run([fabric, "--fabric", idle, "--out", os.path.join(tmp, "every-bad")],
+                       capture_output=True, text=True, env=dict(ENV, PFCFABRIC_EVERY_PORT="yes"))
+    check("PFCFABRIC_EVERY_PORT=yes is refused before the run",
+          p.returncode == 2 and "PFCFABRIC_EVERY_PORT: expected 0" in p.stderr
+          and not os.path.exists(os.path.join(tmp, "every-bad")), p.stderr)
     path = os.path.join(tmp, "ft8.yaml")
     flows = write(path, "fattree:8", hosts, 0.3)
     runs = []

@@ -8,7 +8,7 @@ at 2 ms), Fig. 10 with its capture (a captured link's ends stay together),
 the storm of the mixed experiment (a host turned into a pause storm), a
 link flapping under traffic faster than a pause lasts, and a k=4 fat-tree
 with RC flows under DCQCN and raw flows between pods, also on more threads
-than the machine has cores. --threads is refused, with the reason,
+than the machine has cores, and on a stepped clock (fabric.quantum). --threads is refused, with the reason,
 where it cannot keep that promise (DCFIT, the real clock). The same for
 a window's rounds run one entity at a time (each runs every round it has
 in a window before the next starts: VirtualClock::RunWindowByEntity)
@@ -26,7 +26,8 @@ import tempfile
 from pfclib.checks import check, finish
 from pfclib.dcfit_fabrics import fig10_with_dcfit
 from pfclib.fabric_results import port_sum, results
-from pfclib.split_cases import fattree4_file, flap_file, real_clock_file, same_outputs
+from pfclib.split_cases import (fattree4_file, flap_file, real_clock_file, same_outputs,
+                                 stepped_file)
 
 build, src = sys.argv[1], os.path.abspath(sys.argv[2])
 fabric = os.path.join(build, "dataplane/emulator/pfcfabric")
@@ -49,11 +50,15 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
     flap = flap_file(FAB, tmp)
     ft, log, ok = fattree4_file(fabric, FAB, tmp, ENV)
     check("the fat-tree file is valid", ok, log)
+    stepped = stepped_file(ft, tmp)
     cases = [("fig12", f"{FAB}/fig12-scenario.yaml", [2]),
              ("fig10-capture", f"{FAB}/fig10-1bounce.yaml", [2]),
              ("mixed-storm", f"{FAB}/mixed-storm.yaml", [2]),
              ("fig11-flap", flap, [3]),
-             ("fattree4", ft, [2, 5])]
+             ("fattree4", ft, [2, 5]),
+             # A stepped clock: a window a step shorter, and a receiver fed
+             # across partitions due at the end of the step its frame lands in.
+             ("fattree4-stepped", stepped, [2])]
     for name, path, counts in cases:
         one = os.path.join(tmp, name + "-1")
         rc, log = run(path, one, 1)
@@ -76,6 +81,14 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
             check(f"{name}: {n} threads run", rc == 0 and f"{n} threads, windows of" in log, log)
             ok, detail = same_outputs(one, many)
             check(f"{name}: {n} threads give every file byte for byte", ok, detail)
+    # Partitions in time order on a stepped clock: their windows alone
+    # (the lookahead across partitions) are a step shorter.
+    stepped_timed = os.path.join(tmp, "fattree4-stepped-2-time-order")
+    rc, log = run(stepped, stepped_timed, 2, env=dict(ENV, PFCFABRIC_TIME_ORDER="1"))
+    check("fattree4-stepped: 2 threads in time order run",
+          rc == 0 and entity_window(stepped_timed) is None, log)
+    ok, detail = same_outputs(os.path.join(tmp, "fattree4-stepped-1"), stepped_timed)
+    check("fattree4-stepped: 2 threads in time order give every file byte for byte", ok, detail)
     # Links shorter than 100 ns: windows that short cost more than they
     # save, so the rounds run in time order.
     short = os.path.join(tmp, "fattree4-short.yaml")

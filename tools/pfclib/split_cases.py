@@ -63,6 +63,18 @@ def fattree4_file(fabric, fab, out_dir, env=None):
     return path, "", True
 
 
+def stepped_file(path, out_dir, quantum="250ns"):
+    """The fabric at `path` on a stepped clock (fabric.quantum): its
+    switches' rounds at the ends of steps."""
+    out = os.path.join(out_dir, os.path.basename(path).replace(".yaml", "-stepped.yaml"))
+    text = open(path).read()
+    if "clock: virtual, " not in text:
+        raise ValueError(f"{path}: no 'clock: virtual, ' to add a quantum to")
+    with open(out, "w") as f:
+        f.write(text.replace("clock: virtual, ", f"clock: virtual, quantum: {quantum}, ", 1))
+    return out
+
+
 def real_clock_file(fab, out_dir):
     """Fig. 11 on the real clock (what a split of the virtual one refuses)."""
     path = os.path.join(out_dir, "real.yaml")

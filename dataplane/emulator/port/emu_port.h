@@ -147,6 +147,9 @@ class alignas(64) EmuPort final : public sw::PortProvider {
     step_ns_ = static_cast<uint32_t>(quantum_ns);
     landed_off_ = landed_off;
   }
+  // The step its owner's rounds run on (0: exact): a frame landing at t
+  // makes it due at StepUp(t, step_ns()).
+  uint64_t step_ns() const { return step_ns_; }
 
   const std::string& name() const { return name_; }
   const emulator::LinkModel& link() const { return link_; }

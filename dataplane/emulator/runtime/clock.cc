@@ -41,6 +41,14 @@ bool TimeOrderSettingOk(std::string* err) {
 
 bool TimeOrderAsked() { return EnvSwitchIs("PFCFABRIC_TIME_ORDER", "1"); }
 
+bool EveryPortSettingOk(std::string* err) {
+  return EnvSwitchOk("PFCFABRIC_EVERY_PORT",
+                     "a switch round visits the ports with something to do, the default",
+                     "every port, every round", err);
+}
+
+bool EveryPortAsked() { return EnvSwitchIs("PFCFABRIC_EVERY_PORT", "1"); }
+
 std::unique_ptr<Clock> MakeClock(Fabric& fab) {
   if (fab.virtual_clock()) return std::make_unique<VirtualClock>(fab);
   return std::make_unique<RealClock>(fab);

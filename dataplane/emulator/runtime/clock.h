@@ -105,5 +105,10 @@ std::unique_ptr<Clock> MakeClock(Fabric& fab);
 // always in time order. Anything else is refused before the run (err).
 bool TimeOrderSettingOk(std::string* err);
 bool TimeOrderAsked();
+// PFCFABRIC_EVERY_PORT (a test switch, tests/fabric/scale_test.py): unset or
+// 0, a virtual clock's switch rounds visit the ports with something to do;
+// 1, every port. Anything else is refused before the run (err).
+bool EveryPortSettingOk(std::string* err);
+bool EveryPortAsked();
 
 }  // namespace pfc::emulator

@@ -209,7 +209,9 @@ void VirtualClock::InboundDue() {
     for (const Part::Inbound& in : part->inbound) {
       const sw::Landing a = in.port->NextLanding();
       if (a.at == kNever) continue;
-      part->due.Lower(in.id, a.at);
+      // A stepped switch is due at the end of the step it lands in, as the
+      // sender's Pump makes it within a partition.
+      part->due.Lower(in.id, StepUp(a.at, in.port->step_ns()));
       if (in.active != nullptr) *in.active |= in.bit;
       if (in.landing != nullptr && a.at < in.landing->at) *in.landing = a;
     }

@@ -3,7 +3,6 @@
 // the policies it installs on the switches and link ends, and the split
 // into partitions for --threads.
 #include <algorithm>
-#include <cstdlib>
 
 #include "dataplane/emulator/runtime/virtual_clock.h"
 #include "dataplane/emulator/spec/partition.h"
@@ -66,7 +65,7 @@ void VirtualClock::InstallCalendar() {
   DueQueue* wake = &parts_[0]->due;
   // PFCFABRIC_EVERY_PORT=1: rounds over every port (tests/fabric/
   // scale_test.py checks both give the same results).
-  const bool every_port = std::getenv("PFCFABRIC_EVERY_PORT") != nullptr;
+  const bool every_port = EveryPortAsked();
   for (uint32_t i = 0; i < n_sws_; i++) {
     stages::WorkerCtx& ctx = sws_[i].ctx;
     if (!every_port && stages::ActivePortsAllowed(ctx)) {
@@ -130,8 +129,10 @@ void VirtualClock::Partition() {
     const uint32_t from = t.port_node(g);
     if (node_part[from] == node_part[node]) return;
     const EmuPort* sender = fab_.PortOf(from, static_cast<uint16_t>(t.local(g)));
-    // A frame lands at least its wire time (>= 1 ns) after the delay.
-    lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1);
+    // A frame lands at least its wire time (>= 1 ns) after the delay; on a
+    // stepped clock it may leave a switch from its landing, up to a step
+    // before the round that sends it (as ChooseWindows says).
+    lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1 - spec.quantum_ns);
     if (!spec.Local(node)) {
       rank_frames_.AddStandIn(&e, t.gport(node, p), node_part[node] / n);
       return;

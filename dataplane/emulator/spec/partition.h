@@ -43,7 +43,7 @@ std::vector<uint16_t> PartitionNodes(const tagger::Topology& t, unsigned parts,
 bool PlaceRanks(unsigned ranks, unsigned rank, FabricSpec* spec, std::string* err);
 
 // Whether spec.threads partitions (times spec.ranks) can give the one-thread run's results:
-// not with a stepped clock (fabric.quantum_ns), nor with DCFIT on a switch
+// not with DCFIT on a switch
 // (configs, parallel to plan's switches: the fabric's DCFIT report follows
 // a loop through every switch's state at the moment one is found). False
 // with *err naming the file, the option and why.

@@ -739,16 +739,12 @@ TEST_F(FabricFile, QuantumStepsTheVirtualClockOnly) {
   std::vector<config::SwitchConfig> cfgs;
   ASSERT_TRUE(WriteSwitchConfigs(s, &plan, &cfgs, &err)) << err;
   EXPECT_EQ(cfgs[0].pfc.response_ns, 1000u + 2 * 500u);
-  // --threads needs the exact clock: the error names the file's key and line.
+  // A stepped clock splits over threads too (tests/fabric/threads_test.py
+  // compares the files).
   s.threads = 2;
   std::vector<std::string> names;
   for (uint32_t n : s.topo.Switches()) names.push_back(s.topo.node(n).name);
-  EXPECT_FALSE(CheckThreads(s, names, cfgs, &err));
-  EXPECT_NE(err.find("--threads 2: expected fabric.quantum 0 (a stepped clock runs on one thread; "
-                     "got 500 ns at "),
-            std::string::npos)
-      << err;
-  EXPECT_NE(err.find("q3.yaml:1)"), std::string::npos) << err;
+  EXPECT_TRUE(CheckThreads(s, names, cfgs, &err)) << err;
 }
 
 TEST_F(FabricFile, SwitchTemplateMustNotCarryGeneratedSections) {
