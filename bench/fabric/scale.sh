@@ -3,8 +3,9 @@
 # Datacenter-scale fabrics on the virtual clock: fat-trees k = 4 to 32
 # (20 to 1,280 switches, 16 to 8,192 hosts) and Jellyfish fabrics of 100,
 # 500 and 1,000 switches (16 ports, 12 to switches), pfc-tagger's
-# generators. For each: peak RSS, start-up seconds, 1 ms of the web search
-# workload at 30% load (hops, wall seconds, Mhops/s; then on two threads and
+# generators. For each: peak RSS, start-up seconds, the web search
+# workload at 30% load for 1 ms (longer below 1,024 hosts, so that a small
+# fabric's run is long enough to time: fattree:4 64 ms) (hops, wall seconds, Mhops/s; then on two threads and
 # over two MPI ranks: speedups, byte-identical results, each rank's peak
 # RSS) and instructions per switch-hop (callgrind, 50 us of a 30%
 # permutation, on the build's -Dcpu=baseline twin; fabrics up to
@@ -15,7 +16,7 @@
 # Last line: RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
 #            instr_per_hop_max_over_min=<x> threads2_speedup=<x> identical_t2=<0|1>
 #            ranks2_speedup=<x> identical_r2=<0|1> rank_rss_mb_at_max=<a+b>
-#            mhops_per_s_at_max_r2=<x>
+#            mhops_per_s_at_max_r2=<x> hop_rate_min_over_max=<x>
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/lib.sh
