@@ -22,6 +22,7 @@ void Clock::Sample(uint64_t now) {
 }
 
 void Clock::Finish() {
+  fab_.FlushCaptures(kNever);  // what the virtual clock still held
   qlen_.Finish(fab_, now_);
   logs_.Print(fab_);
   fab_.ReleaseSpares();

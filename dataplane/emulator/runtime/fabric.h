@@ -50,6 +50,18 @@ struct Capture {
   std::string path;
   std::unique_ptr<PcapngWriter> out;
   std::mutex mu;
+  // Virtual clock: frames wait here (copied) until the clock knows no
+  // frame that started earlier can still come (Fabric::FlushCaptures), then
+  // go to the file in the order they started on the wire, whichever order
+  // the rounds ran in (time order, one entity at a time, partitions).
+  bool held = false;
+  struct Held {
+    uint64_t start_ns;
+    Direction dir;
+    uint32_t off, len;  // in bytes
+  };
+  std::vector<Held> frames;
+  std::vector<uint8_t> bytes;
 };
 
 class Fabric {
@@ -98,6 +110,10 @@ class Fabric {
   // The captures, one per file's capture (null: another MPI rank runs
   // the link); CloseCaptures completes their files (the end of a run).
   const std::vector<std::unique_ptr<Capture>>& captures() const { return captures_; }
+  // Held frames that started before before_ns to their files, by start time
+  // (outbound first at equal times); the rest stay. Called where no round
+  // runs (the virtual clock's boundaries, its end).
+  void FlushCaptures(uint64_t before_ns);
   void CloseCaptures();
   // Over MPI ranks: the mbufs this rank's part adds to the pool one process
   // would make for the whole fabric (its pool_size is their sum).

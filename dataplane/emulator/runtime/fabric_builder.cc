@@ -118,6 +118,7 @@ class FabricBuilder {
       fs::create_directories(path.parent_path(), ec);
       auto cap = std::make_unique<Capture>();
       cap->path = path.string();
+      cap->held = spec_.clock == ClockKind::kVirtual;
       const std::string link = t.node(c.a).name + "-" + t.node(c.b).name;
       cap->out = std::make_unique<PcapngWriter>(
           path.string(), link,
@@ -134,8 +135,14 @@ class FabricBuilder {
         p->on_wire = [cp, dir](const rte_mbuf* m, uint64_t start_ns, bool) {
           std::lock_guard<std::mutex> g(cp->mu);
           if (cp->out == nullptr) return;  // closed (Fabric::CloseCaptures)
-          cp->out->Write(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), start_ns,
-                         dir);
+          const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
+          const uint32_t len = rte_pktmbuf_data_len(m);
+          if (!cp->held) {
+            cp->out->Write(d, len, start_ns, dir);
+            return;
+          }
+          cp->frames.push_back({start_ns, dir, static_cast<uint32_t>(cp->bytes.size()), len});
+          cp->bytes.insert(cp->bytes.end(), d, d + len);
         };
       }
       f_->captures_.push_back(std::move(cap));

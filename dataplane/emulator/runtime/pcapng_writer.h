@@ -2,8 +2,9 @@
 // A minimal pcapng writer for link captures of the fabric emulator: one
 // Section Header Block, one Interface Description Block (Ethernet, nanosecond
 // timestamps: if_tsresol = 9), then one Enhanced Packet Block per frame.
-// Frames are written as they start on the emulated wire, stamped with the
-// fabric's clock (virtual or real), FCS not included, each with its
+// Frames are written as they start on the emulated wire (on the virtual
+// clock, by start time at its boundaries: Fabric::FlushCaptures), stamped
+// with the fabric's clock (virtual or real), FCS not included, each with its
 // direction (epb_flags): a link capture is taken at the link's first end,
 // so what that end sends is outbound and what it receives inbound (tshark
 // -e frame.packet_flags_direction: 2 and 1). tshark and Wireshark read the

@@ -226,6 +226,10 @@ void VirtualClock::Boundary() {
     // Every partition has run everything up to `last`: the state the one
     // thread has after its step at that time.
     const uint64_t last = win_end_ - 1;
+    // Every frame that started before the window's end less a step is in
+    // (a switch sends a frame on from its landing up to a step before the
+    // round that sends it): those go to their captures' files, by start.
+    fab_.FlushCaptures(win_end_ > quantum_ns_ ? win_end_ - quantum_ns_ : 0);
     if (last == rec_.next_ns()) Sample(last);
     // A signal: the run ends here, with what it has, as at its end (over
     // ranks, at the boundary after they agreed on it).
@@ -266,6 +270,7 @@ void VirtualClock::Boundary() {
   uint64_t e = std::min(rec_.next_ns(), end) + 1;
   if (lookahead_ns_ != kNever) e = std::min(e, t + lookahead_ns_);
   if (entity_window_ns_ != kNever) e = std::min(e, t + entity_window_ns_);
+  if (!fab_.spec().captures.empty()) e = std::min(e, t + kCaptureWindowNs);
   e = std::min(e, timeline_.next_ns());
   win_end_ = std::max(e, t + 1);
 }

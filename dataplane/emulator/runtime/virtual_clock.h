@@ -136,13 +136,17 @@ class VirtualClock final : public Clock {
   // stepped switch sends a frame on from its landing, up to a step before
   // its round), so that nothing an entity sends lands within the window
   // and entities of one window never interact. kNever: windows run in time
-  // order (DCFIT follows every switch's state at one instant, a capture
-  // writes both directions of a link in the order they start, and
+  // order (DCFIT follows every switch's state at one instant, and
   // PFCFABRIC_TIME_ORDER=1 asks for it).
   uint64_t entity_window_ns_ = kNever;
   static constexpr uint64_t kMinEntityWindowNs = 100;  // shorter: time order
-  bool by_entity_ = false;                             // this rank's windows run by entity
-  uint64_t win_end_ = 0;                               // the current window is [now_, win_end_)
+  // A link capture's frames wait for the next boundary to be written in
+  // the order they started (Fabric::FlushCaptures): windows are at most
+  // this long then, so that one partition's window, which otherwise runs to
+  // the next sample or event, holds a bounded number of them.
+  static constexpr uint64_t kCaptureWindowNs = 100'000;
+  bool by_entity_ = false;  // this rank's windows run by entity
+  uint64_t win_end_ = 0;    // the current window is [now_, win_end_)
   bool started_ = false, done_ = false;
   const std::atomic<int>* stop_ = nullptr;  // Run's: a signal asks the run to end early
   int stopping_ = 0;  // the signal seen (agreed over ranks): the next boundary ends the run

@@ -28,7 +28,7 @@ VirtualClock::VirtualClock(Fabric& fab)
 
 void VirtualClock::ChooseWindows() {
   const FabricSpec& spec = fab_.spec();
-  bool by_entity = spec.captures.empty() && !TimeOrderAsked();
+  bool by_entity = !TimeOrderAsked();
   for (uint32_t i = 0; i < n_sws_; i++)
     if (sws_[i].ctx.sw != nullptr && stages::DcfitOf(*sws_[i].ctx.sw) != nullptr) by_entity = false;
   uint64_t w = kNever;
