@@ -23,7 +23,7 @@
 # outputs an earlier run left in OUT_DIR again), EMU_THREADS=N (the emulator
 # on N threads: the same results; CPU and wall seconds are both reported),
 # EMU_QUANTUM=<time> (the emulator on a stepped clock, fabric.quantum added to
-# the converted file: fewer switch rounds, answers a little off; one thread),
+# the converted file: fewer switch rounds, answers a little off; with EMU_THREADS too),
 # QLEN_MON=1 (both sides' queue monitors, every 100 ns over 100 ms from the
 # case's QLEN_MON_START; queue-length percentiles over the traffic compared,
 # bench/hpcc/qlen.py), SIM_TRACE=<node,...> (the simulator traces every packet
