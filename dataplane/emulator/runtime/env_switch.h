@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A 0/1 switch read from pfcfabric's environment (PFCFABRIC_HUGE_PAGES,
-// PFCFABRIC_TIME_ORDER): unset, 0 or 1, anything else refused before the
-// run with what each value means, never read as one of them.
+// PFCFABRIC_TIME_ORDER, PFCFABRIC_EVERY_PORT): unset, 0 or 1, anything else
+// refused before the run with what each value means, never read as one of
+// them.
 #pragma once
 #include <cstdlib>
 #include <cstring>

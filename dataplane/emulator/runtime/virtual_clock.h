@@ -84,6 +84,15 @@ class VirtualClock final : public Clock {
   void InstallCalendar();
   void Partition();
   void ChooseWindows();
+  // How long after a window starts a frame sent on e's link in it may land:
+  // at least its wire time (>= 1 ns) after the delay; on a stepped clock a
+  // switch's round at the end of a step sends a frame on from its landing
+  // in the step, up to a step earlier (FabricSpec checked that a step is at
+  // most the shortest delay). Bounds windows across partitions (Partition)
+  // and those run one entity at a time (ChooseWindows).
+  uint64_t WindowBoundNs(const EmuPort& e) const {
+    return e.link().params().delay_ns + 1 - quantum_ns_;
+  }
 
   // Runs part's entities due in [now_, win_end_), in time order.
   void RunWindow(Part& part);

@@ -32,14 +32,8 @@ void VirtualClock::ChooseWindows() {
   for (uint32_t i = 0; i < n_sws_; i++)
     if (sws_[i].ctx.sw != nullptr && stages::DcfitOf(*sws_[i].ctx.sw) != nullptr) by_entity = false;
   uint64_t w = kNever;
-  // A frame lands at least its wire time (>= 1 ns) after the delay. On a
-  // stepped clock a switch's round at the end of a step sends a frame on
-  // from its landing in the step, up to a step earlier (FabricSpec checked
-  // that a step is at most the shortest delay).
   if (by_entity)
-    fab_.ForEachLinkEnd([&](uint32_t, uint16_t, EmuPort& e) {
-      w = std::min(w, e.link().params().delay_ns + 1 - spec.quantum_ns);
-    });
+    fab_.ForEachLinkEnd([&](uint32_t, uint16_t, EmuPort& e) { w = std::min(w, WindowBoundNs(e)); });
   // Every rank's windows alike (a rank that runs in time order takes the
   // others' windows: shorter windows change nothing in time order).
   if (spec.ranks > 1) w = Ranks::Get().Min(w);
@@ -129,10 +123,7 @@ void VirtualClock::Partition() {
     const uint32_t from = t.port_node(g);
     if (node_part[from] == node_part[node]) return;
     const EmuPort* sender = fab_.PortOf(from, static_cast<uint16_t>(t.local(g)));
-    // A frame lands at least its wire time (>= 1 ns) after the delay; on a
-    // stepped clock it may leave a switch from its landing, up to a step
-    // before the round that sends it (as ChooseWindows says).
-    lookahead_ns_ = std::min(lookahead_ns_, sender->link().params().delay_ns + 1 - spec.quantum_ns);
+    lookahead_ns_ = std::min(lookahead_ns_, WindowBoundNs(*sender));
     if (!spec.Local(node)) {
       rank_frames_.AddStandIn(&e, t.gport(node, p), node_part[node] / n);
       return;
