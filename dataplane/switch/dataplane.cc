@@ -23,13 +23,6 @@ std::unique_ptr<Dataplane> CreateDataplane(unsigned workers, uint64_t nmbufs, ui
   dp->tsc_hz = rte_get_tsc_hz();
   dp->ns_mult =
       static_cast<uint64_t>((static_cast<unsigned __int128>(1000000000u) << 32) / dp->tsc_hz);
-  static const rte_mbuf_dynfield kMetaField = {"pfcswitch_pkt_meta", sizeof(PktMeta),
-                                               alignof(PktMeta), 0};
-  dp->meta_off = rte_mbuf_dynfield_register(&kMetaField);
-  if (dp->meta_off < 0) {
-    *err = "cannot register the mbuf metadata field";
-    return nullptr;
-  }
   if (populate != 0) {
     dp->pool = CreateGrowablePool("pfc_pool", nmbufs, populate, room, err);
     if (!dp->pool) return nullptr;

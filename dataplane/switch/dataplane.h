@@ -22,14 +22,22 @@
 
 namespace pfc::sw {
 
-// Per-packet metadata kept in an mbuf dynamic field from admission until the
-// packet leaves: which ingress priority group to release.
+// Per-packet metadata kept in the mbuf from admission until the packet
+// leaves: which ingress priority group to release. It lives in the mbuf's
+// 8-byte `hash` (Dataplane::Meta), which no port of ours reads: in the first
+// cache line, which ingress and egress read anyway (pkt_len, data_off),
+// where a dynamic field sits in the second, one more line a hop (at scale,
+// a cache miss as ingress writes it and another as egress reads it).
 struct PktMeta {
   uint16_t in_port;
   uint8_t in_prio;
   uint8_t flags;
   uint32_t charged;  // bytes charged to the buffer (cell-rounded)
 };
+static_assert(sizeof(PktMeta) == sizeof(rte_mbuf::hash) &&
+                  offsetof(rte_mbuf, hash) % alignof(PktMeta) == 0 &&
+                  offsetof(rte_mbuf, hash) + sizeof(PktMeta) <= RTE_CACHE_LINE_MIN_SIZE,
+              "PktMeta fills the mbuf's hash, in its first cache line");
 
 class Dataplane {
  public:
@@ -51,7 +59,6 @@ class Dataplane {
   std::atomic<bool> stop{false};
   uint64_t tsc_hz = 0;
   uint64_t ns_mult = 0;  // ns per TSC cycle, 32.32 fixed point
-  int meta_off = -1;     // mbuf dynfield offset of PktMeta
   // Subtracted from the clock: the fabric emulator starts its real clock at
   // 0 so that switches, emulated hosts and the timeline share one time base.
   uint64_t epoch_ns = 0;
@@ -75,7 +82,9 @@ class Dataplane {
     if (__builtin_expect(m == nullptr, 0) && grow_on_empty) m = GrowAndAlloc();
     return m;
   }
-  PktMeta* Meta(rte_mbuf* m) const { return RTE_MBUF_DYNFIELD(m, meta_off, PktMeta*); }
+  // A receiving PMD may have written an RSS hash there; nothing reads it
+  // after the switch takes the packet, and a transmitting one ignores it.
+  static PktMeta* Meta(rte_mbuf* m) { return reinterpret_cast<PktMeta*>(&m->hash); }
   uint64_t NowNs() const {
     // A multiply, not a 128-bit division: this runs after every rx burst.
     return static_cast<uint64_t>((static_cast<unsigned __int128>(rte_get_tsc_cycles()) * ns_mult) >>
