@@ -10,8 +10,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
-#include <vector>
 
 namespace pfc::emulator {
 
@@ -19,31 +19,36 @@ template <typename T>
 class Fifo {
  public:
   bool empty() const { return head_ == tail_; }
+  // 32-bit positions: their difference and their low bits stay right
+  // across the wrap, the capacity being a power of two below 2^32.
   size_t size() const { return tail_ - head_; }
   const T& front() const { return buf_[head_ & mask_]; }
   // The i-th queued entry from the front (i < size()).
   const T& at(size_t i) const { return buf_[(head_ + i) & mask_]; }
   void pop_front() { head_++; }
   void push_back(const T& v) {
-    if (size() == buf_.size()) Grow();
+    if (size() == cap_) Grow();
     buf_[tail_++ & mask_] = v;
   }
   void clear() { head_ = tail_ = 0; }
 
  private:
   void Grow() {
-    std::vector<T> b(buf_.empty() ? 16 : 2 * buf_.size());
-    for (size_t i = 0; i < size(); i++) b[i] = at(i);
-    tail_ = size();
+    const uint32_t cap = cap_ == 0 ? 16 : 2 * cap_;
+    auto b = std::make_unique<T[]>(cap);
+    const uint32_t n = tail_ - head_;
+    for (uint32_t i = 0; i < n; i++) b[i] = at(i);
     head_ = 0;
+    tail_ = n;
     buf_ = std::move(b);
-    mask_ = buf_.size() - 1;
+    cap_ = cap;
+    mask_ = cap - 1;
   }
-  // The positions first, then the array: empty(), size() and front() read
-  // this object's first 32 bytes.
-  size_t head_ = 0, tail_ = 0;  // positions, wrapped by mask_ when used
-  size_t mask_ = 0;
-  std::vector<T> buf_;
+  // 24 bytes, the positions first: empty(), size() and front() read its
+  // first 16, and the link model keeps its data queue on its first line.
+  uint32_t head_ = 0, tail_ = 0;  // positions, wrapped by mask_ when used
+  uint32_t mask_ = 0, cap_ = 0;
+  std::unique_ptr<T[]> buf_;
 };
 
 }  // namespace pfc::emulator

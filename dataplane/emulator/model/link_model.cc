@@ -6,8 +6,12 @@
 
 namespace pfc::emulator {
 
-LinkModel::LinkModel(const LinkParams& p) : p_(p) {
-  memo_[0] = memo_[1] = room_memo_ = {0, WireNs(0)};
+LinkModel::LinkModel(const LinkParams& p) : fifo_ns_(p.fifo_ns), delay_ns_(p.delay_ns), p_(p) {
+  memo_[0] = memo_[1] = room_memo_ = Memo(0);
+  static_assert(offsetof(LinkModel, epoch_) + sizeof(epoch_) + sizeof(up_) <= 64 &&
+                    offsetof(LinkModel, fifo_ns_) == 64 &&
+                    offsetof(LinkModel, c_) + offsetof(LinkCounters, busy_ns) + 8 <= 128,
+                "a data frame's fields on the first two lines");
 }
 
 uint64_t WireTimeNs(uint32_t len, uint64_t bps, int32_t overhead, bool ns3) {
@@ -34,7 +38,7 @@ bool LinkModel::CanSend(uint32_t len, uint64_t now_ns) const {
   // When the new frame would start, relative to now: the FIFO holds at most
   // fifo_ns of wire time ahead of it (0: only an idle wire accepts).
   const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
-  return free + backlog_ns_ - now_ns <= p_.fifo_ns;
+  return free + backlog_ns_ - now_ns <= fifo_ns_;
 }
 
 uint32_t LinkModel::Room(uint32_t len, uint64_t now_ns, uint32_t n) const {
@@ -43,10 +47,10 @@ uint32_t LinkModel::Room(uint32_t len, uint64_t now_ns, uint32_t n) const {
   // wire busy for at most fifo_ns; each one taken adds its wire time.
   const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
   const uint64_t pending = free + backlog_ns_ - now_ns;
-  if (pending > p_.fifo_ns) return 0;
+  if (pending > fifo_ns_) return 0;
   const uint64_t wire = RoomWireOf(len);
   // Most visits find room for one frame at most: no division then.
-  const uint64_t left = p_.fifo_ns - pending;
+  const uint64_t left = fifo_ns_ - pending;
   const uint64_t k = wire == 0 ? n : left < wire ? 1 : left / wire + 1;
   return k < n ? static_cast<uint32_t>(k) : n;
 }
@@ -54,7 +58,7 @@ uint32_t LinkModel::Room(uint32_t len, uint64_t now_ns, uint32_t n) const {
 uint64_t LinkModel::AcceptNs(uint64_t now_ns) const {
   const uint64_t free = wire_free_ns_ > now_ns ? wire_free_ns_ : now_ns;
   const uint64_t drained = free + backlog_ns_;
-  return drained > now_ns + p_.fifo_ns ? drained - p_.fifo_ns : now_ns;
+  return drained > now_ns + fifo_ns_ ? drained - fifo_ns_ : now_ns;
 }
 
 bool LinkModel::Send(uintptr_t handle, uint32_t len, uint64_t now_ns, bool* dropped,
@@ -94,7 +98,7 @@ WireFrame LinkModel::Start(const Queued& q, uint64_t start_ns, bool control) {
   c_.bytes += q.len;
   c_.busy_ns += wire;
   if (control) ++c_.control_frames;
-  return WireFrame{q.handle, wire_free_ns_ + p_.delay_ns, q.len, epoch(), control};
+  return WireFrame{q.handle, wire_free_ns_ + delay_ns_, q.len, epoch(), control};
 }
 
 Deadline LinkModel::NextStartNs() const {

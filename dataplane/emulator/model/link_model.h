@@ -93,12 +93,14 @@ struct WireFrame {
   bool control = false;
 };
 
+// What every frame started adds to first (the LinkModel keeps those three
+// on the line it reads for the frame).
 struct LinkCounters {
   uint64_t frames = 0, bytes = 0;  // started on the wire
+  uint64_t busy_ns = 0;            // wire time used (utilisation)
   uint64_t control_frames = 0;
   uint64_t refused = 0;       // Send() back-pressure (not a drop)
   uint64_t dropped_down = 0;  // queued or sent while down
-  uint64_t busy_ns = 0;       // wire time used (utilisation)
 };
 
 class LinkModel {
@@ -169,36 +171,59 @@ class LinkModel {
   // one way, the reverse flows' ACKs), kept most recent first.
   uint64_t WireOf(uint32_t len) const {
     if (len == memo_[0].len) return memo_[0].ns;
-    if (len != memo_[1].len) memo_[1] = {len, WireNs(len)};
+    if (len != memo_[1].len) {
+      memo_[1] = Memo(len);
+      if (memo_[1].len != len) return WireNs(len);
+    }
     std::swap(memo_[0], memo_[1]);
     return memo_[0].ns;
   }
   uint64_t RoomWireOf(uint32_t len) const {
-    if (len != room_memo_.len) room_memo_ = {len, WireNs(len)};
+    if (len != room_memo_.len) {
+      room_memo_ = Memo(len);
+      if (room_memo_.len != len) return WireNs(len);
+    }
     return room_memo_.ns;
   }
+  // A length and its wire time in 8 bytes, so that three fit on the line
+  // a frame sent reads anyway. A wire time of 2^32 ns or more (a link
+  // slower than about 3 kb/s) is not kept: its memo names no length.
   struct WireMemo {
     uint32_t len;
-    uint64_t ns;
+    uint32_t ns;
   };
+  static constexpr uint32_t kNoLen = UINT32_MAX;  // frames are below 64 KB
+  WireMemo Memo(uint32_t len) const {
+    const uint64_t ns = WireNs(len);
+    return ns > UINT32_MAX ? WireMemo{kNoLen, 0} : WireMemo{len, static_cast<uint32_t>(ns)};
+  }
 
-  // What decides whether a frame starts, and when, first: a line-aligned
-  // LinkModel has it in its first line (idle(), what a quiet port's every
-  // visit reads, too). The queues' heads' queued times are kept here, not
-  // only in their slots: a busy port is polled again and again while its
-  // head waits for the wire, and the slot's line has gone cold by then (a
-  // third of Pump's time went to that one load).
+  // A line-aligned LinkModel (EmuPort's) keeps all that a data frame's
+  // Room, Send and Start read or write on two lines (the constructor
+  // checks): at scale every line of it a frame touches is a cache miss.
+  //
+  // The first: what decides whether a frame starts, and when (idle(), what
+  // a quiet port's every visit reads, too). The queues' heads' queued times
+  // are kept here, not only in their slots: a busy port is polled again and
+  // again while its head waits for the wire, and the slot's line has gone
+  // cold by then (a third of Pump's time went to that one load).
   uint64_t data_head_ns_ = kNever;  // data_.front().queued_ns; kNever: empty
   uint64_t ctl_head_ns_ = kNever;   // control_.front().queued_ns; kNever: empty
   uint64_t wire_free_ns_ = 0;       // end of the last started frame
   uint64_t backlog_ns_ = 0;         // wire time of queued data frames
-  Fifo<Queued> data_, control_;
-  LinkParams p_;
+  Fifo<Queued> data_;
   std::atomic<uint32_t> epoch_{0};  // bumped by the owner on link down
   bool up_ = true;
+  // The second: the two parameters a frame reads (copies of p_'s), the
+  // wire-time memos, the counters every started frame adds to.
+  uint64_t fifo_ns_;
+  uint64_t delay_ns_;
   mutable WireMemo memo_[2] = {};  // WireOf's lengths and their wire times
   mutable WireMemo room_memo_ = {};
   LinkCounters c_;
+  // Then what a data frame does not read.
+  Fifo<Queued> control_;
+  LinkParams p_;
 };
 
 template <typename Sink>

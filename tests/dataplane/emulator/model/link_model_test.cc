@@ -55,6 +55,26 @@ TEST(LinkModel, WireTimeCountsPreambleGapAndFcs) {
   EXPECT_EQ(WireTimeNs(5, k10G, -10), 1u);  // 1 byte: 0.8 ns, rounded up
 }
 
+// A wire time of 2^32 ns or more is not memoised (the memo keeps 32 bits):
+// at 1 kb/s a 1,000-byte frame takes 8.192 s, and frames keep their exact
+// times, back to back, whether the memo holds their length or not.
+TEST(LinkModel, WireTimesBeyondTheMemoStayExact) {
+  LinkModel l({1000, 5, 1'000'000'000'000ull});
+  const uint64_t w = WireTimeNs(1000, 1000);
+  ASSERT_EQ(w, 8'192'000'000u);
+  bool dropped = false;
+  ASSERT_EQ(l.Room(1000, 0, 3), 3u);
+  ASSERT_TRUE(l.Send(1, 1000, 0, &dropped));
+  ASSERT_TRUE(l.Send(2, 1000, 0, &dropped));
+  ASSERT_TRUE(l.Send(3, 60, 0, &dropped));
+  const auto f = PumpAll(l, 3 * w);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].arrive_ns, w + 5);
+  EXPECT_EQ(f[1].arrive_ns, 2 * w + 5);
+  EXPECT_EQ(f[2].arrive_ns, 2 * w + WireTimeNs(60, 1000) + 5);
+  EXPECT_EQ(l.counters().busy_ns, 2 * w + WireTimeNs(60, 1000));
+}
+
 TEST(LinkModel, SerialisesBackToBackAndAddsPropagation) {
   LinkModel l({k10G, 1000, 100'000});
   bool dropped = false;
