@@ -40,7 +40,6 @@ uint16_t EmuPort::RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
       rte_pktmbuf_free(m);
       continue;
     }
-    c_.rx_frames++;
     if (step_ns_ != 0) *RTE_MBUF_DYNFIELD(m, landed_off_, uint64_t*) = f.arrive_ns;
     pkts[k++] = m;
   }

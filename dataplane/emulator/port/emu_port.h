@@ -38,8 +38,10 @@
 
 namespace pfc::emulator {
 
+// What a link end loses. Frames received are counted by the switch and the
+// hosts, not here: a count here would cost every landing a write to a line
+// it touches for nothing else.
 struct EmuPortCounters {
-  uint64_t rx_frames = 0;
   uint64_t rx_stale = 0;   // on the wire when the link went down: dropped
   uint64_t tx_down = 0;    // sent while the link was down: dropped
   uint64_t ring_full = 0;  // receive ring overflow (sized so it never is)
