@@ -24,11 +24,13 @@ inline void Drop(WorkerCtx& w, PortId in, int prio, DropReason r, rte_mbuf* m) {
 }
 
 // Bytes rounded up to whole buffer cells. Power-of-two cells (every shipped
-// config) take a mask (Tables::cell_mask) instead of a division. The caller
+// config, and the 1-byte cells of the HPCC simulator's converted files)
+// take a mask (Tables::cell_mask) instead of a division. The caller
 // passes the table's values as locals: read through `t` after the loop's
 // stores to packet data, they would be reloaded for every packet.
 inline uint32_t CellRound(uint32_t bytes, uint32_t cell_mask, uint32_t cell_bytes) {
-  if (cell_mask) return (bytes + cell_mask) & ~cell_mask;
+  if (cell_mask != sw::Tables::kCellDivide) [[likely]]
+    return (bytes + cell_mask) & ~cell_mask;
   return (bytes + cell_bytes - 1) / cell_bytes * cell_bytes;
 }
 

@@ -48,8 +48,8 @@ std::unique_ptr<Tables> Tables::Build(const config::SwitchConfig& cfg, uint64_t 
   t->honor_pause_8023x = cfg.pfc.honor_pause_8023x;
   t->burst = static_cast<uint16_t>(cfg.burst);
   t->cell_bytes = cfg.cell_bytes;
-  if (cfg.cell_bytes > 1 && (cfg.cell_bytes & (cfg.cell_bytes - 1)) == 0)
-    t->cell_mask = cfg.cell_bytes - 1;
+  t->cell_mask =
+      (cfg.cell_bytes & (cfg.cell_bytes - 1)) == 0 ? cfg.cell_bytes - 1 : Tables::kCellDivide;
   if (cfg.ports.size() > kMaxPorts) {
     *err = "ports: expected at most " + std::to_string(kMaxPorts) + " ports";
     return nullptr;

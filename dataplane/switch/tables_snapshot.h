@@ -46,7 +46,10 @@ struct Tables {
   bool honor_pause_8023x = false;  // pfc.honor_pause_8023x
   uint16_t burst = kMaxBurst;      // switch.burst
   uint32_t cell_bytes = 1;         // buffer.cell_bytes
-  uint32_t cell_mask = 0;          // cell_bytes - 1 when a power of two above 1, else 0
+  // cell_bytes - 1 when a power of two (0 for 1-byte cells: nothing to
+  // round), else kCellDivide: ingress rounds with a mask, not a division.
+  static constexpr uint32_t kCellDivide = UINT32_MAX;
+  uint32_t cell_mask = 0;
   // ports[i].mtu + 18 (Ethernet header, 802.1Q tag, no FCS): the frame size
   // the egress stage divides the shaper's byte budget by.
   std::array<uint32_t, kMaxPorts> max_frame{};

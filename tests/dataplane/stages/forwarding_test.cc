@@ -58,6 +58,29 @@ Counters AlternatingBurstSent() {
           {"p1.q4.tx_bytes", 16 * 60}};
 }
 
+// Cells of 1 byte (the HPCC simulator's converted files: a packet's own
+// bytes) and of a size that is no power of two (a division) charge what
+// the frame rounds to.
+class CellTest : public StageTest {
+ protected:
+  void ChargesEach(uint32_t cell, uint64_t charge) {
+    Start(BaseYaml("  total_bytes: 256K\n  cell_bytes: " + std::to_string(cell) +
+                   "\n"
+                   "  lossy: { reserved: 0, limit: 64K }\n"
+                   "  lossless: { reserved: 0, xoff: 32K, headroom: 16K, xon_hysteresis: 4K }\n"));
+    Frames in;
+    for (uint16_t i = 0; i < 8; i++)
+      in.push_back(Frame({.in_port = 2, .dst_ip = Ip(10, 9, 0, i), .dscp = 24, .seq = i}));
+    Ingress(2, in, kT0);
+    EXPECT_EQ(Occ(2, 3), 8 * charge);
+    EXPECT_EQ(Egress(1, kT0 + 1000), 8);
+    EXPECT_EQ(TakeTx(1).size(), 8u);
+    EXPECT_EQ(Occ(2, 3), 0u);
+  }
+};
+TEST_F(CellTest, OneByteCellsChargeTheFrame) { ChargesEach(1, 60); }
+TEST_F(CellTest, CellsOfNoPowerOfTwoRoundUp) { ChargesEach(100, 100); }
+
 TEST_F(StageTest, RoutesWithTtlDecrementAndMacRewrite) {
   Start(BaseYaml());
   // 32 packets from the host on p2 to 10.9/16, which is behind 10.0.1.2 on p1.
