@@ -45,6 +45,7 @@
 #include "dataplane/emulator/runtime/run_facts.h"
 #include "dataplane/emulator/runtime/verdict.h"
 #include "dataplane/emulator/spec/class_check.h"
+#include "dataplane/emulator/spec/cpu_plan.h"
 #include "dataplane/emulator/spec/fabric_plan.h"
 #include "dataplane/emulator/spec/fabric_spec.h"
 #include "dataplane/emulator/spec/partition.h"
@@ -287,16 +288,22 @@ std::optional<int> PlanFabric(Run* run) {
 std::optional<int> InitEal(const Options& opt, Run* run) {
   std::vector<std::string>& eal = run->eal;
   eal = {opt.argv0};
+  // Before EAL pins this thread: the threads of --threads run on these.
+  run->spec.cpus = pfc::emulator::AllowedCpus();
   if (!opt.eal_given) {
     // Real clock: the main lcore runs hosts and events, the others switches.
     // Frames live in emulated links only unless a device carries some
     // (BuildFabric chooses the pool the same way).
     const bool emulated_only = pfc::emulator::VdevArgs(run->spec).empty() && opt.here.empty();
-    const unsigned cores = std::max(2u, std::min(3u, std::thread::hardware_concurrency()));
-    // MPI ranks on one machine: each clock thread starts on a CPU of its own.
-    const unsigned cpu = pfc::emulator::Ranks::Get().local_rank() %
-                         std::max(1u, std::thread::hardware_concurrency());
-    eal.insert(eal.end(), {"-l", run->virt ? std::to_string(cpu) : "0-" + std::to_string(cores - 1),
+    // The CPUs the process was given (spec/cpu_plan.h): the virtual clock
+    // runs on one of them (an MPI rank on one machine on its own), the real
+    // clock's main lcore and its 1-2 workers on the first ones.
+    const std::vector<unsigned>& cpus = run->spec.cpus;
+    const unsigned cores = std::max<unsigned>(2, std::min<size_t>(3, cpus.size()));
+    eal.insert(eal.end(), {"--lcores",
+                           run->virt ? pfc::emulator::LcoreMap(
+                                           cpus, 1, pfc::emulator::Ranks::Get().local_rank())
+                                     : pfc::emulator::LcoreMap(cpus, cores, 0),
                            "--no-huge", "--no-pci", "--no-shconf", "-m",
                            std::to_string(pfc::config::FabricEalMb(run->configs, emulated_only)),
                            "--file-prefix", "pfcfabric-" + std::to_string(getpid()), "--log-level",

@@ -8,7 +8,8 @@ at 2 ms), Fig. 10 with its capture (a captured link's ends stay together),
 the storm of the mixed experiment (a host turned into a pause storm), a
 link flapping under traffic faster than a pause lasts, and a k=4 fat-tree
 with RC flows under DCQCN and raw flows between pods, also on more threads
-than the machine has cores, and on a stepped clock (fabric.quantum). --threads is refused, with the reason,
+than the machine has cores, and on a stepped clock (fabric.quantum), and
+under taskset (on the CPU it was given). --threads is refused, with the reason,
 where it cannot keep that promise (DCFIT, the real clock). The same for
 a window's rounds run one entity at a time (each runs every round it has
 in a window before the next starts: VirtualClock::RunWindowByEntity)
@@ -135,6 +136,20 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
               len(times) > 500 and all(a <= b for a, b in zip(times, times[1:])),
               sum(1 for a, b in zip(times, times[1:]) if b < a))
     check("fig10's capture was written", os.path.getsize(os.path.join(tmp, "fig10-capture-2/l2-s1.pcapng")) > 10000)
+
+    # On the CPUs it was given (spec/cpu_plan.h): under taskset the clock's
+    # lcore is the given CPU (the last this test may use), not CPU 0, and
+    # the threads stay in the set; the results are the same.
+    cpu = sorted(os.sched_getaffinity(0))[-1]
+    for n in (1, 2):
+        pinned = os.path.join(tmp, f"fig12-cpu{cpu}-{n}")
+        p = subprocess.run(["taskset", "-c", str(cpu), fabric, "--fabric", f"{FAB}/fig12-scenario.yaml",
+                            "--out", pinned, "--threads", str(n)], capture_output=True, text=True,
+                           env=dict(ENV, PFCFABRIC_SHOW_EAL="1"), timeout=300)
+        check(f"taskset -c {cpu}, {n} thread(s): EAL's lcore 0 is CPU {cpu}",
+              p.returncode == 0 and f"--lcores 0@{cpu} " in p.stdout, (p.stdout + p.stderr)[-400:])
+        ok, detail = same_outputs(os.path.join(tmp, "fig12-1"), pinned)
+        check(f"taskset -c {cpu}, {n} thread(s): every file byte for byte", ok, detail)
 
     # Refused where the partitions could not give the one-thread results.
     dcfit = fig10_with_dcfit(FAB, tmp, "detect", 6)

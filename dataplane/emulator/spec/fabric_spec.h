@@ -208,6 +208,10 @@ struct FabricSpec {
   // pfcfabric --memory-limit: the memory the fabric may use (bytes; 0: the
   // machine's MemAvailable when it starts). Not in the file either.
   uint64_t memory_limit = 0;
+  // The CPUs the process was given when it started (spec/cpu_plan.h
+  // AllowedCpus; pfcfabric sets it before EAL pins its main thread): the
+  // --threads partitions run on any of them. Not in the file either.
+  std::vector<unsigned> cpus;
 
   // What the file asks that runs but is likely not what was meant, each
   // "file:line: field: what happens" (a flow faster than its host's link,
