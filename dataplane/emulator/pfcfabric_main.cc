@@ -27,6 +27,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <optional>
 #include <thread>
@@ -365,6 +366,12 @@ int Interrupted(const pfc::emulator::Clock& clock, const Run& run) {
 using Timing = pfc::emulator::RunTiming;
 
 // To the duration, or on the real clock to SIGINT/SIGTERM if sooner.
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
+}
+
 Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run,
                  std::chrono::steady_clock::time_point started) {
   std::signal(SIGINT, OnSignal);
@@ -382,6 +389,7 @@ Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run
   std::printf("pfcfabric: running on the %s clock\n", run.virt ? "virtual" : "real");
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = ProcessCpuSeconds();
   // Progress on long runs, for a person watching: one line rewritten in
   // place on stderr when it is a terminal, twice a second at most.
   const bool progress = isatty(2) && run.spec.duration_ns > 0;
@@ -398,8 +406,12 @@ Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run
   }
   clock.Run(g_stop);
   if (progress) std::fprintf(stderr, "\r\033[K");
-  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-          std::chrono::duration<double>(t0 - started).count()};
+  Timing timing;
+  timing.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  timing.cpu_seconds = ProcessCpuSeconds() - cpu0;
+  timing.startup_seconds = std::chrono::duration<double>(t0 - started).count();
+  return timing;
 }
 
 // The results written, the run and its verdict said; returns the exit

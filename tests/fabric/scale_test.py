@@ -95,6 +95,11 @@ with tempfile.TemporaryDirectory(prefix="fabric-scale-") as tmp:
           f"start-up {t['startup_seconds']:.2f} s, pool {t['pool_mbufs_populated']} mbufs")
     check("traffic crossed the fabric", flows > 20 and hops > 100000, f"{flows} flows, {hops} hops")
     check("no lossless drops", "lossless drops 0;" in log, log)
+    # The run's CPU time (bench/fabric/scale.py's hop rate): one thread,
+    # never more than its wall time (less when others share the machine).
+    check("timing.json has the run's CPU seconds, at most its wall seconds",
+          0 < t["cpu_seconds"] <= t["wall_seconds"] + 0.01,
+          f"{t['cpu_seconds']} s CPU, {t['wall_seconds']} s wall")
     check(f"peak RSS below {RSS_LIMIT_MB} MB", rss < RSS_LIMIT_MB, f"{rss:.0f} MB")
     size = r["switches"]["c0"]["pool_size"]
     check("the pool holds a small part of its bound",

@@ -248,6 +248,9 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
   const double wall = timing.wall_seconds;
   std::ofstream(dir / "timing.json")
       << json{{"wall_seconds", wall},
+              // Apart from what else ran on the machine meanwhile (a shared
+              // machine's wall time moves with its load): hops per CPU second.
+              {"cpu_seconds", timing.cpu_seconds},
               {"startup_seconds", timing.startup_seconds},
               {"virtual_over_real", wall > 0 ? facts.end_ns / 1e9 / wall : 0},
               {"pool_mbufs_populated", facts.pool_mbufs},

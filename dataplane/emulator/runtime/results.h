@@ -36,6 +36,7 @@ SwitchEntries LocalSwitchEntries(const Fabric& fab);
 // (never results.json, which stays byte-identical across runs).
 struct RunTiming {
   double wall_seconds = 0;             // the run
+  double cpu_seconds = 0;              // the run's CPU time, every thread of the process
   double startup_seconds = 0;          // process start to the run's first step
   bool malloc_huge_pages = false;      // the heap on transparent huge pages (huge_pages.h)
   uint64_t entity_window_ns = kNever;  // Clock::entity_window_ns
