@@ -181,7 +181,7 @@ bool LoadRulesFile(const std::string& path, const std::vector<std::string>& port
                    SwitchConfig* out, std::string* err, const ReadTextFn& read) {
   return Guarded(path, err, [&] {
     SwitchConfig c;
-    for (const std::string& name : port_names) c.ports.push_back(PortConfig{.name = name});
+    for (const std::string& name : port_names) c.ports.emplace_back().name = name;
     config::Reader rd(path);
     YAML::Node root = LoadFile(read, path, "a map of sections qos, rewrite");
     CheckRulesFileKeys(rd, root);  // only qos and rewrite are rules
