@@ -10,7 +10,9 @@
 # RSS) and instructions per switch-hop (callgrind, 50 us of a 30%
 # permutation, on the build's -Dcpu=baseline twin; fabrics up to
 # CALLGRIND_MAX=400 switches). Figures in OUT/fabric_scale.png. See
-# bench/fabric/scale.py (RANKS=0: no MPI runs).
+# bench/fabric/scale.py (RANKS=0: no MPI runs; HOP_PAIRS=N: the smallest and
+# the largest fabric's one-thread runs, alternating, whose medians give
+# hop_rate_min_over_max, hops per CPU second; default 3).
 #   bench/fabric/scale.sh [BUILD_DIR] [OUT_DIR] [FABRIC...]
 # About an hour here for the default set (callgrind and fattree:32 most of it).
 # Last line: RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
