@@ -365,13 +365,15 @@ int Interrupted(const pfc::emulator::Clock& clock, const Run& run) {
 
 using Timing = pfc::emulator::RunTiming;
 
-// To the duration, or on the real clock to SIGINT/SIGTERM if sooner.
+// CPU time of every thread of the process so far (timing.json's
+// cpu_seconds is the run's difference).
 double ProcessCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
 }
 
+// To the duration, or on the real clock to SIGINT/SIGTERM if sooner.
 Timing RunFabric(pfc::emulator::Clock& clock, const Options& opt, const Run& run,
                  std::chrono::steady_clock::time_point started) {
   std::signal(SIGINT, OnSignal);
