@@ -57,13 +57,22 @@ from pfclib.workload import generate, load_cdf
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LINK_GBPS, LOAD, SEED = 40, 0.3, 1
-CALLGRIND_MAX = int(os.environ.get("CALLGRIND_MAX", "400"))
+def env_count(name, default, least):
+    """An integer setting from the environment, at least `least`, else a
+    clear exit naming it."""
+    v = os.environ.get(name, str(default))
+    if not v.isdigit() or int(v) < least:
+        sys.exit(f"fabric_scale: {name}: expected an integer of at least {least} (got '{v}')")
+    return int(v)
+
+
+CALLGRIND_MAX = env_count("CALLGRIND_MAX", 400, 0)
 PERM_US = 50  # the callgrind run's length
 HOST_MS = 1024  # hosts x ms of the timed run (at least 1 ms)
 SPEEDUP_FABRIC = os.environ.get("SPEEDUP_FABRIC", "fattree:8")
-PAIRS = int(os.environ.get("PAIRS", "3"))
-HOP_PAIRS = int(os.environ.get("HOP_PAIRS", "3"))
-RANKS = int(os.environ.get("RANKS", "2"))
+PAIRS = env_count("PAIRS", 3, 1)
+HOP_PAIRS = env_count("HOP_PAIRS", 3, 1)
+RANKS = env_count("RANKS", 2, 0)
 # Open MPI refuses root unless told (CI and this machine run as root).
 MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 OUTPUTS = ("results.json", "flows.csv", "ports.csv", "fct.csv")
@@ -147,10 +156,11 @@ def measure(fabric, cost_fabric, out, gen):
             rc, log, rss = run(cmd + ["--fabric", path, "--out", dd], MPI_ENV)
             if rc != 0:
                 sys.exit(f"fabric_scale: {gen}: {' '.join(cmd)} failed:\n{log}")
-            walls[side].append(json.load(open(os.path.join(dd, "timing.json")))["wall_seconds"])
+            timing = json.load(open(os.path.join(dd, "timing.json")))
+            walls[side].append(timing["wall_seconds"])
             if side == "t1":
-                rss_mb, t = rss, json.load(open(os.path.join(d, "timing.json")))
-                cpus_t1.append(t["cpu_seconds"])
+                rss_mb, t = rss, timing
+                cpus_t1.append(timing["cpu_seconds"])
     run_s, run_s2 = statistics.median(walls["t1"]), statistics.median(walls["t2"])
 
     def same_as_one(dd):
@@ -158,7 +168,9 @@ def measure(fabric, cost_fabric, out, gen):
                    for f in OUTPUTS if os.path.exists(os.path.join(d, f)))
     same = same_as_one(d2)
     hops = hops_of(d)
-    row = {"fabric": gen, "path": path, "cpus_t1": cpus_t1, "switches": switches, "hosts": len(hosts), "run_ms": run_ms, "flows": flows,
+    # path and cpus_t1 serve hop_rate_pairs; main drops them before the CSV.
+    row = {"fabric": gen, "path": path, "cpus_t1": cpus_t1,
+           "switches": switches, "hosts": len(hosts), "run_ms": run_ms, "flows": flows,
            "rss_mb": round(rss_mb), "startup_s": round(t["startup_seconds"], 2),
            "run_s": round(run_s, 2), "hops": hops,
            "mhops_per_s": round(hops / statistics.median(cpus_t1) / 1e6, 3),
@@ -259,7 +271,6 @@ def main():
           f"{'speedup':>8} {'same':>6} {'run_s_r2':>8} {'speedup':>8} {'same':>6} "
           f"{'rank_rss_mb':>12}")
     rows = [measure(fabric, cost_fabric, out, gen) for gen in sys.argv[4:]]
-    rounds = []
     if len(rows) >= 2 and HOP_PAIRS > 1:
         small_row = min(rows, key=lambda r: r["switches"])
         big_row = max(rows, key=lambda r: r["switches"])

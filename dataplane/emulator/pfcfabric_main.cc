@@ -30,7 +30,6 @@
 #include <ctime>
 #include <filesystem>
 #include <optional>
-#include <thread>
 
 #include "dataplane/common/cli_parse.h"
 #include "dataplane/common/memory_use.h"

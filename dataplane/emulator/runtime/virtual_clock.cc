@@ -285,16 +285,12 @@ uint64_t VirtualClock::Run(const std::atomic<int>& stop) {
   const unsigned workers = static_cast<unsigned>(parts_.size() - 1);
   // EAL pinned this thread to the main lcore's one CPU, and threads
   // inherit that: with partitions, every thread may run on any CPU the
-  // process was given (all of them if no one said).
+  // process was given (FabricSpec::cpus, which pfcfabric sets before EAL).
   cpu_set_t pinned, any;
   pthread_getaffinity_np(pthread_self(), sizeof pinned, &pinned);
   if (workers != 0) {
     CPU_ZERO(&any);
     for (unsigned c : fab_.spec().cpus) CPU_SET(c, &any);
-    if (fab_.spec().cpus.empty()) {
-      for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); c++)
-        CPU_SET(c, &any);
-    }
     pthread_setaffinity_np(pthread_self(), sizeof any, &any);
   }
   WindowSync sync;
