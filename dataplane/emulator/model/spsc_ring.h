@@ -62,6 +62,12 @@ class SpscRing {
     for (uint64_t i = h; i != t && i - h < max; i++)
       if (!f(c_.slots[i & c_.mask])) return;
   }
+  // A hint: fetches the two lines ForEachQueued reads first (each side's
+  // index), so that a walk a round later finds them in the caches.
+  void PrefetchIndices() const {
+    __builtin_prefetch(&c_);
+    __builtin_prefetch(&p_);
+  }
   // Consumer: drops the element Front returned.
   void Pop() {
     c_.head.store(c_.head.load(std::memory_order_relaxed) + 1, std::memory_order_release);

@@ -56,6 +56,7 @@ inline constexpr uint32_t kMinFrameBytes = RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN
 // a cache line, with what every visit reads in its first line (below).
 class alignas(64) EmuPort final : public sw::PortProvider {
  public:
+  using RxQueue = emulator::SpscRing<emulator::WireFrame>;
   // `name` names the port in messages.
   EmuPort(std::string name, const emulator::LinkParams& tx);
   ~EmuPort() override;
@@ -103,12 +104,20 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   // A hint for a driver that runs our owner through a window at once: the
   // first lines of up to `max` frames landing before before_ns.
   void PrefetchLandingBefore(uint64_t before_ns, size_t max) const {
-    rx_->ForEachQueued(max, [before_ns](const emulator::WireFrame& f) {
+    PrefetchLandingBefore(*rx_, before_ns, max);
+  }
+  // The same for the ring of frames on their way to an end (rx_queue()):
+  // a driver that keeps the rings beside each other reaches them without
+  // this end's line.
+  static void PrefetchLandingBefore(const RxQueue& q, uint64_t before_ns, size_t max) {
+    q.ForEachQueued(max, [before_ns](const emulator::WireFrame& f) {
       if (f.arrive_ns >= before_ns) return false;
       sw::PrefetchLanding({f.arrive_ns, reinterpret_cast<const rte_mbuf*>(f.handle)});
       return true;
     });
   }
+  // The ring of frames on their way to this end; fixed once the end is made.
+  const RxQueue* rx_queue() const { return rx_.get(); }
   sw::Landing NextLanding() override {
     const emulator::WireFrame* f = rx_->Front();
     if (f == nullptr) return {};
@@ -172,7 +181,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   //
   // Frames on their way to this end, in arrival order: the peer's owner
   // pushes, our owner pops them as they land.
-  std::unique_ptr<emulator::SpscRing<emulator::WireFrame>> rx_;
+  std::unique_ptr<RxQueue> rx_;
   EmuPort* peer_ = nullptr;
   bool tx_blocked_ = false;  // the last data Tx was refused
   // A FIFO shorter than a frame's wire time (links.fifo): TxRoom's answer

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdio>
 #include <thread>
 
@@ -79,10 +80,21 @@ class WindowSync {
 }  // namespace
 
 void VirtualClock::PrefetchStart(uint32_t id) const {
-  if (id < n_sws_)
+  if (id < n_sws_) {
     stages::PrefetchRoundStart(&sws_[id].ctx, &sws_[id].active);
-  else if (id - n_sws_ < n_hosts_)
+    // What PrefetchRings reads a round from now: the rest of the active
+    // set (each port's next landing) and the switch's receive rings.
+    const auto* a = reinterpret_cast<const char*>(&sws_[id].active);
+    const size_t a_end =
+        std::min(sizeof(stages::ActivePorts),
+                 offsetof(stages::ActivePorts, next_rx) + sizeof(sw::Landing) * rx_stride_);
+    for (size_t o = 64; o < a_end; o += 64) __builtin_prefetch(a + o);
+    const auto* q = reinterpret_cast<const char*>(rx_queues_.data() + size_t{id} * rx_stride_);
+    for (size_t o = 0; o < sizeof(void*) * rx_stride_; o += 64) __builtin_prefetch(q + o);
+  } else if (id - n_sws_ < n_hosts_) {
     __builtin_prefetch(&hosts_[id - n_sws_].landing);
+    __builtin_prefetch(&host_rx_queues_[id - n_sws_]);
+  }
 }
 
 void VirtualClock::PrefetchPorts(uint32_t id, uint64_t at) const {
@@ -99,6 +111,22 @@ void VirtualClock::PrefetchPorts(uint32_t id, uint64_t at) const {
   if (h.landing.at <= at) sw::PrefetchLanding(h.landing);
 }
 
+template <typename F>
+void VirtualClock::ForEachRingLanding(uint32_t id, F&& f) const {
+  if (id >= n_sws_) {
+    if (id - n_sws_ < n_hosts_ && hosts_[id - n_sws_].landing.at < win_end_)
+      f(*host_rx_queues_[id - n_sws_]);
+    return;
+  }
+  const stages::ActivePorts* a = sws_[id].ctx.active;
+  if (a == nullptr) return;
+  const EmuPort::RxQueue* const* q = rx_queues_.data() + size_t{id} * rx_stride_;
+  for (PortMask m = a->rx; m != 0; m &= m - 1) {
+    const auto p = static_cast<uint16_t>(__builtin_ctzll(m));
+    if (a->next_rx[p].at < win_end_ && q[p] != nullptr) f(*q[p]);
+  }
+}
+
 // Every frame landing on the entity in the window, fetched as it starts:
 // the first round's came with PrefetchPorts, the later rounds' would each
 // wait on a frame another switch sent a link's delay ago. Up to about a
@@ -106,19 +134,13 @@ void VirtualClock::PrefetchPorts(uint32_t id, uint64_t at) const {
 // 48 on the HPCC simulator's fat-tree; 256 the same as 48).
 void VirtualClock::PrefetchWindow(uint32_t id) const {
   constexpr size_t kWindowFetch = 48;
-  if (id >= n_sws_) {
-    const Host& h = hosts_[id - n_sws_];
-    if (h.landing.at < win_end_) h.nic->PrefetchLandingBefore(win_end_, kWindowFetch);
-    return;
-  }
-  const stages::ActivePorts* a = sws_[id].ctx.active;
-  if (a == nullptr) return;
-  const uint32_t node = plan_.switches[id].node;
-  for (PortMask m = a->rx; m != 0; m &= m - 1) {
-    const auto p = static_cast<uint16_t>(__builtin_ctzll(m));
-    if (a->next_rx[p].at >= win_end_) continue;
-    if (const EmuPort* e = fab_.PortOf(node, p)) e->PrefetchLandingBefore(win_end_, kWindowFetch);
-  }
+  ForEachRingLanding(id, [this](const EmuPort::RxQueue& q) {
+    EmuPort::PrefetchLandingBefore(q, win_end_, kWindowFetch);
+  });
+}
+
+void VirtualClock::PrefetchRings(uint32_t id) const {
+  ForEachRingLanding(id, [](const EmuPort::RxQueue& q) { q.PrefetchIndices(); });
 }
 
 void VirtualClock::RunWindowByEntity(Part& part) {
@@ -132,6 +154,7 @@ void VirtualClock::RunWindowByEntity(Part& part) {
     uint32_t next, after;
     part.due.PeekTwo(&next, &after);
     PrefetchPorts(next, part.due.Next());
+    PrefetchRings(next);
     PrefetchStart(after);
     // Every round it has in the window. What it sends lands after the
     // window (entity_window_ns_), and what others send it this window

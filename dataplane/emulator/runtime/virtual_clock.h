@@ -108,8 +108,16 @@ class VirtualClock final : public Clock {
   // time `at` once that is in. Any id (none due: ~0) is fine.
   void PrefetchStart(uint32_t id) const;
   void PrefetchPorts(uint32_t id, uint64_t at) const;
-  // RunWindowByEntity's: the frames landing on id in the window.
+  // RunWindowByEntity's: the frames landing on id in the window, and a
+  // round before, the rings they are in (PrefetchRings: each receive
+  // ring's two index lines, from rx_queues_, where reaching them through
+  // the fabric's port table and the link end cost the walk three waits).
   void PrefetchWindow(uint32_t id) const;
+  void PrefetchRings(uint32_t id) const;
+  // f(const EmuPort::RxQueue&) on each receive ring of id with a frame
+  // landing in the window.
+  template <typename F>
+  void ForEachRingLanding(uint32_t id, F&& f) const;
   // Receivers of frames that crossed from another partition made due at
   // the first's arrival.
   void InboundDue();
@@ -124,6 +132,13 @@ class VirtualClock final : public Clock {
   // The calendar of the partition that runs calendar id `id`.
   DueQueue& DueOf(uint32_t id) { return parts_[part_of_[id]]->due; }
 
+  // Each switch with an active set: the receive rings of its ports, at
+  // [id * rx_stride_ + port] (null for none), so that a switch's are
+  // a line or two found without a load (InstallCalendar).
+  std::vector<const EmuPort::RxQueue*> rx_queues_;
+  uint32_t rx_stride_ = 0;
+  // Each host's NIC's receive ring, by host index.
+  std::vector<const EmuPort::RxQueue*> host_rx_queues_;
   // The fabric's parts the windows run, fixed once it is built.
   SwitchRun* const sws_;
   const uint32_t n_sws_;

@@ -60,6 +60,9 @@ void VirtualClock::InstallCalendar() {
   // PFCFABRIC_EVERY_PORT=1: rounds over every port (tests/fabric/
   // scale_test.py checks both give the same results).
   const bool every_port = EveryPortAsked();
+  for (uint32_t i = 0; i < n_sws_; i++)
+    rx_stride_ = std::max<uint32_t>(rx_stride_, t.node(plan_.switches[i].node).num_ports);
+  rx_queues_.assign(size_t{n_sws_} * rx_stride_, nullptr);
   for (uint32_t i = 0; i < n_sws_; i++) {
     stages::WorkerCtx& ctx = sws_[i].ctx;
     if (!every_port && stages::ActivePortsAllowed(ctx)) {
@@ -76,10 +79,13 @@ void VirtualClock::InstallCalendar() {
         e->active = &ctx.active->rx;
         e->active_port = static_cast<uint8_t>(p);
         e->landing = &ctx.active->next_rx[p];
+        rx_queues_[size_t{i} * rx_stride_ + p] = e->rx_queue();
       }
     }
   }
+  host_rx_queues_.assign(fab_.hosts().size(), nullptr);
   for (size_t j = 0; j < fab_.hosts().size(); j++) {
+    host_rx_queues_[j] = hosts_[j].nic->rx_queue();
     hosts_[j].nic->wake = wake;
     hosts_[j].nic->wake_id = fab_.HostId(j);
     hosts_[j].nic->landing = &hosts_[j].landing;
