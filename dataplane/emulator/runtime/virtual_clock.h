@@ -114,10 +114,12 @@ class VirtualClock final : public Clock {
   // the fabric's port table and the link end cost the walk three waits).
   void PrefetchWindow(uint32_t id) const;
   void PrefetchRings(uint32_t id) const;
-  // f(const EmuPort::RxQueue&) on each receive ring of id with a frame
-  // landing in the window.
-  template <typename F>
-  void ForEachRingLanding(uint32_t id, F&& f) const;
+  // Switch id's receive rings by port (rx_queues_) and, in *a, its active
+  // set; null for a switch without one.
+  const EmuPort::RxQueue* const* RingsOf(uint32_t id, const stages::ActivePorts** a) const {
+    *a = sws_[id].ctx.active;
+    return *a == nullptr ? nullptr : rx_queues_.data() + size_t{id} * rx_stride_;
+  }
   // Receivers of frames that crossed from another partition made due at
   // the first's arrival.
   void InboundDue();
