@@ -80,19 +80,23 @@ class WindowSync {
 }  // namespace
 
 void VirtualClock::PrefetchStart(uint32_t id) const {
-  if (id < n_sws_) {
+  if (id < n_sws_)
     stages::PrefetchRoundStart(&sws_[id].ctx, &sws_[id].active);
-    // What PrefetchRings reads a round from now: the rest of the active
-    // set (each port's next landing) and the switch's receive rings.
+  else if (id - n_sws_ < n_hosts_)
+    __builtin_prefetch(&hosts_[id - n_sws_].landing);
+}
+
+void VirtualClock::PrefetchRingTable(uint32_t id) const {
+  if (id < n_sws_) {
+    using Rx = decltype(stages::ActivePorts::next_rx)::value_type;
     const auto* a = reinterpret_cast<const char*>(&sws_[id].active);
-    const size_t a_end =
-        std::min(sizeof(stages::ActivePorts),
-                 offsetof(stages::ActivePorts, next_rx) + sizeof(sw::Landing) * rx_stride_);
+    const size_t a_end = std::min(sizeof(stages::ActivePorts),
+                                  offsetof(stages::ActivePorts, next_rx) + sizeof(Rx) * rx_stride_);
+    // The first line came with PrefetchStart.
     for (size_t o = 64; o < a_end; o += 64) __builtin_prefetch(a + o);
     const auto* q = reinterpret_cast<const char*>(rx_queues_.data() + size_t{id} * rx_stride_);
     for (size_t o = 0; o < sizeof(void*) * rx_stride_; o += 64) __builtin_prefetch(q + o);
   } else if (id - n_sws_ < n_hosts_) {
-    __builtin_prefetch(&hosts_[id - n_sws_].landing);
     __builtin_prefetch(&host_rx_queues_[id - n_sws_]);
   }
 }
@@ -165,6 +169,7 @@ void VirtualClock::RunWindowByEntity(Part& part) {
     PrefetchPorts(next, part.due.Next());
     PrefetchRings(next);
     PrefetchStart(after);
+    PrefetchRingTable(after);
     // Every round it has in the window. What it sends lands after the
     // window (entity_window_ns_), and what others send it this window
     // lands after it too, so its rounds are those of time order.

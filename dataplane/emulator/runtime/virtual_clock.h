@@ -114,6 +114,11 @@ class VirtualClock final : public Clock {
   // the fabric's port table and the link end cost the walk three waits).
   void PrefetchWindow(uint32_t id) const;
   void PrefetchRings(uint32_t id) const;
+  // What PrefetchRings reads a round later: the rest of id's active set
+  // (each port's next landing) and its line of rx_queues_ (a host's entry
+  // in host_rx_queues_). RunWindowByEntity's only: time order reads
+  // neither.
+  void PrefetchRingTable(uint32_t id) const;
   // Switch id's receive rings by port (rx_queues_) and, in *a, its active
   // set; null for a switch without one.
   const EmuPort::RxQueue* const* RingsOf(uint32_t id, const stages::ActivePorts** a) const {
@@ -139,7 +144,8 @@ class VirtualClock final : public Clock {
   // a line or two found without a load (InstallCalendar).
   std::vector<const EmuPort::RxQueue*> rx_queues_;
   uint32_t rx_stride_ = 0;
-  // Each host's NIC's receive ring, by host index.
+  // Each host's NIC's receive ring, by host index: the same for hosts,
+  // reached without the NIC's line.
   std::vector<const EmuPort::RxQueue*> host_rx_queues_;
   // The fabric's parts the windows run, fixed once it is built.
   SwitchRun* const sws_;
