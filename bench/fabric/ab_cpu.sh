@@ -12,7 +12,10 @@
 # same time instead, each pinned to a CPU of its own (swapped every pair):
 # on a shared machine whose load drifts by more than the change (a virtual
 # machine's neighbours), both sides then see the same moment; an A against
-# A run that way is the noise to compare with. Prints each run and the
+# A run that way is the noise to compare with. AB_RUN_CPU=1 compares the
+# run's own CPU seconds (timing.json's cpu_seconds: the clock's run, without
+# parsing the file and building the fabric) instead of the process's: a
+# change to the run is then not diluted by start-up. Prints each run and the
 # medians, draws OUT_DIR/ab_cpu.png, and ends with
 #   RESULT cpu_s_a=<median> cpu_s_b=<median> ratio=<b/a> pair_ratio=<median
 #   of each pair's b/a> runs=<n> identical=<0|1>
@@ -28,11 +31,13 @@ for b in "$A" "$B"; do
   [ -x "$(pfc_bin "$b" pfcfabric)" ] || { echo "ab_cpu: build $b first" >&2; exit 1; }
 done
 [ -f "$FABRIC" ] || { echo "ab_cpu: $FABRIC: no such fabric file" >&2; exit 1; }
-TOGETHER=${AB_TOGETHER:-0}
-case "$TOGETHER" in
-  0 | 1) ;;
-  *) echo "ab_cpu: AB_TOGETHER: expected 0 or 1 (got '$TOGETHER')" >&2; exit 2 ;;
-esac
+TOGETHER=${AB_TOGETHER:-0} RUN_CPU=${AB_RUN_CPU:-0}
+for v in "AB_TOGETHER=$TOGETHER" "AB_RUN_CPU=$RUN_CPU"; do
+  case "${v#*=}" in
+    0 | 1) ;;
+    *) echo "ab_cpu: ${v%%=*}: expected 0 or 1 (got '${v#*=}')" >&2; exit 2 ;;
+  esac
+done
 CPUS=()
 if [ "$TOGETHER" = 1 ]; then
   mapfile -t CPUS < <(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
@@ -67,19 +72,25 @@ for i in $(seq 1 "$RUNS"); do
     [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] ||
       { echo "ab_cpu: run $i of $side failed (exit $rc): $OUT/$side.log" >&2; exit 1; }
     read -r user sys wall < "$OUT/time.$side"
-    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    if [ "$RUN_CPU" = 1 ]; then
+      cpu=$(/usr/bin/python3 -c 'import json, sys
+print("%.2f" % json.load(open(sys.argv[1]))["cpu_seconds"])' "$OUT/$side/timing.json")
+      echo "run $i $side: $cpu s CPU in the run (process: $user user + $sys system), $wall s wall"
+    else
+      cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+      echo "run $i $side: $cpu s CPU ($user user + $sys system), $wall s wall"
+    fi
     echo "$side,$i,$cpu,$wall" >> "$OUT/times.csv"
-    echo "run $i $side: $cpu s CPU ($user user + $sys system), $wall s wall"
   done
   # The last pair's outputs, every file but the wall-clock one.
   while IFS= read -r f; do
     cmp -s "$OUT/A/$f" "$OUT/B/$f" || { echo "ab_cpu: $f differs" >&2; identical=0; }
   done < <(cd "$OUT/A" && find . -type f ! -name timing.json | sort)
 done
-/usr/bin/python3 - "$OUT" "$identical" "$A" "$B" "$TOGETHER" <<'EOF'
+/usr/bin/python3 - "$OUT" "$identical" "$A" "$B" "$TOGETHER" "$RUN_CPU" <<'EOF'
 import csv, statistics, sys
 out, identical, a, b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-together = sys.argv[5] == "1"
+together, run_cpu = sys.argv[5] == "1", sys.argv[6] == "1"
 rows = list(csv.reader(open(f"{out}/times.csv")))
 cpu = {s: [float(r[2]) for r in rows if r[0] == s] for s in "AB"}
 ma, mb = statistics.median(cpu["A"]), statistics.median(cpu["B"])
@@ -96,7 +107,8 @@ try:
     ax.bar([x - 0.2 for x in xs], cpu["A"], 0.4, label=f"A (median {ma:.1f} s)")
     ax.bar([x + 0.2 for x in xs], cpu["B"], 0.4, label=f"B (median {mb:.1f} s)")
     ax.set_xlabel("pair (A and B at once)" if together else "run (A then B)")
-    ax.set_ylabel("pfcfabric CPU, user + system (s)")
+    ax.set_ylabel("the run's CPU, timing.json (s)" if run_cpu
+                  else "pfcfabric CPU, user + system (s)")
     ax.set_xticks(list(xs))
     ax.set_title(f"B / A = {mb / ma:.3f} (pairs' median {pr:.3f}), "
                  f"outputs {'identical' if identical else 'DIFFER'}")
