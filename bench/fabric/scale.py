@@ -34,14 +34,16 @@ fat-tree and a 1,000-switch Jellyfish in one process). For each fabric:
   RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
          instr_per_hop_max_over_min=<x> threads2_speedup=<x> identical_t2=<0|1>
          ranks2_speedup=<x> identical_r2=<0|1> rank_rss_mb_at_max=<a+b>
-         mhops_per_s_at_max_r2=<x> hop_rate_min_over_max=<x>
+         mhops_per_s_at_max_r2=<x> hop_rate_min_over_max=<x> threads2_balance=<x>
 hop_rate_min_over_max: the hops per CPU second of the fabric with the fewest
 switches over the one with the most (one thread; the issue's "within 2x"),
 each the median of HOP_PAIRS (default 3) one-thread runs that alternate
 between the two (small, big, small, big, ...): run one after the other
 once, the shared machine's load moved the ratio by more than 10%.
 threads2_speedup and ranks2_speedup are SPEEDUP_FABRIC's (na when it is
-not in the set).
+not in the set); threads2_balance too, the median of its two-thread runs'
+timing.json balance (the threads' mean seconds in windows over the slowest
+thread's, window by window: 1 when none waits for another).
 """
 import csv
 import filecmp
@@ -145,7 +147,7 @@ def measure(fabric, cost_fabric, out, gen):
     flows = fabric_file(path, gen, hosts, run_ms, run_ms)
     d, d2, dr = (os.path.join(out, tag + x) for x in ("", "-t2", "-r2"))
     walls = {"t1": [], "t2": [], "r2": []}
-    cpus_t1 = []
+    cpus_t1, balance_t2 = [], []
     rss_mb, t = 0, None
     sides = [("t1", d, [fabric, "--threads", "1"]), ("t2", d2, [fabric, "--threads", "2"])]
     if RANKS > 1:
@@ -161,6 +163,8 @@ def measure(fabric, cost_fabric, out, gen):
             if side == "t1":
                 rss_mb, t = rss, timing
                 cpus_t1.append(timing["cpu_seconds"])
+            if side == "t2":
+                balance_t2.append(timing["threads"]["balance"])
     run_s, run_s2 = statistics.median(walls["t1"]), statistics.median(walls["t2"])
 
     def same_as_one(dd):
@@ -175,6 +179,7 @@ def measure(fabric, cost_fabric, out, gen):
            "run_s": round(run_s, 2), "hops": hops,
            "mhops_per_s": round(hops / statistics.median(cpus_t1) / 1e6, 3),
            "run_s_t2": round(run_s2, 2), "speedup_t2": round(run_s / run_s2, 2),
+           "balance_t2": round(statistics.median(balance_t2), 3),
            "identical_t2": int(same),
            "pool_mbufs": t["pool_mbufs_populated"], "instr_per_hop": "",
            "run_s_r2": "", "speedup_r2": "", "identical_r2": "", "rank_rss_mb": ""}
@@ -202,7 +207,7 @@ def measure(fabric, cost_fabric, out, gen):
             row["instr_per_hop"] = round(ir / short_hops)
     print(("{fabric:<22} {switches:>8} {hosts:>6} {run_ms:>6} {flows:>6} {rss_mb:>7} {startup_s:>9} "
            "{run_s:>7} {hops:>9} {mhops_per_s:>10} {instr_per_hop:>10} {run_s_t2:>8} "
-           "{speedup_t2:>8} {identical_t2:>6} {run_s_r2:>8} {speedup_r2:>8} {identical_r2:>6} "
+           "{speedup_t2:>8} {balance_t2:>8} {identical_t2:>6} {run_s_r2:>8} {speedup_r2:>8} {identical_r2:>6} "
            "{rank_rss_mb:>12}").format(**row), flush=True)
     return row
 
@@ -268,7 +273,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     print(f"{'fabric':<22} {'switches':>8} {'hosts':>6} {'run_ms':>6} {'flows':>6} {'rss_mb':>7} {'startup_s':>9} "
           f"{'run_s':>7} {'hops':>9} {'Mhops/s':>10} {'instr/hop':>10} {'run_s_t2':>8} "
-          f"{'speedup':>8} {'same':>6} {'run_s_r2':>8} {'speedup':>8} {'same':>6} "
+          f"{'speedup':>8} {'balance':>8} {'same':>6} {'run_s_r2':>8} {'speedup':>8} {'same':>6} "
           f"{'rank_rss_mb':>12}")
     rows = [measure(fabric, cost_fabric, out, gen) for gen in sys.argv[4:]]
     if len(rows) >= 2 and HOP_PAIRS > 1:
@@ -294,6 +299,7 @@ def main():
         if len(rows) >= 2 and big["mhops_per_s"] else "na"
     sp = [r for r in rows if r["fabric"] == SPEEDUP_FABRIC]
     speedup = sp[0]["speedup_t2"] if sp else "na"
+    balance = sp[0]["balance_t2"] if sp else "na"
     rows_r = [r for r in rows if r["identical_r2"] != ""]
     speedup_r = sp[0]["speedup_r2"] if sp and sp[0]["speedup_r2"] != "" else "na"
     if any(not r["identical_r2"] for r in rows_r):
@@ -309,7 +315,7 @@ def main():
           f"identical_r2={int(all(r['identical_r2'] for r in rows_r)) if rows_r else 'na'} "
           f"rank_rss_mb_at_max={big['rank_rss_mb'] or 'na'} "
           f"mhops_per_s_at_max_r2={round(big['hops'] / big['run_s_r2'] / 1e6, 3) if big['run_s_r2'] else 'na'} "
-          f"hop_rate_min_over_max={rate_ratio}")
+          f"hop_rate_min_over_max={rate_ratio} threads2_balance={balance}")
 
 
 if __name__ == "__main__":

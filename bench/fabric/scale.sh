@@ -18,7 +18,7 @@
 # Last line: RESULT switches_max=<n> rss_mb_per_switch=<x> startup_s_at_max=<x>
 #            instr_per_hop_max_over_min=<x> threads2_speedup=<x> identical_t2=<0|1>
 #            ranks2_speedup=<x> identical_r2=<0|1> rank_rss_mb_at_max=<a+b>
-#            mhops_per_s_at_max_r2=<x> hop_rate_min_over_max=<x>
+#            mhops_per_s_at_max_r2=<x> hop_rate_min_over_max=<x> threads2_balance=<x>
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/lib.sh

@@ -521,6 +521,7 @@ int main(int argc, char** argv) {
   Timing timing = RunFabric(*emu->clock, opt, run, started);
   timing.malloc_huge_pages = huge_pages;
   timing.entity_window_ns = emu->clock->entity_window_ns();
+  timing.threads = emu->clock->window_times();
   const int rc = Report(*emu, opt, run, timing);
   // The fabric's switches and pool live in EAL memory: they go first, the
   // clock that borrows them before them; the pool, the frames and the

@@ -86,6 +86,26 @@ with tempfile.TemporaryDirectory(prefix="fabric-threads-") as tmp:
             check(f"{name}: {n} threads run", rc == 0 and f"{n} threads, windows of" in log, log)
             ok, detail = same_outputs(one, many)
             check(f"{name}: {n} threads give every file byte for byte", ok, detail)
+    # Where the threads' time went (timing.json's "threads"): a thread's
+    # windows and waits fit in the run's wall time, the slowest thread's
+    # window summed over windows is at least any thread's, and one thread
+    # has none of it.
+    for n in (2, 5):
+        with open(os.path.join(tmp, f"fattree4-{n}", "timing.json")) as f:
+            timing = json.load(f)
+        th, wall = timing["threads"], timing["wall_seconds"]
+        busy, wait = th["busy_seconds"], th["wait_seconds"]
+        check(f"fattree4, {n} threads: timing.json has each thread's busy and waiting seconds",
+              len(busy) == n and len(wait) == n and min(busy) > 0 and th["windows"] > 100, th)
+        check(f"fattree4, {n} threads: each thread's busy and waiting seconds fit in the wall time",
+              all(b + w <= wall + 0.001 for b, w in zip(busy, wait)), (wall, th))
+        check(f"fattree4, {n} threads: the critical path is at least each thread's busy time, and "
+              "balance its mean over it",
+              max(busy) <= th["critical_seconds"] + 1e-6 <= wall + 0.001 and
+              abs(th["balance"] - sum(busy) / n / th["critical_seconds"]) < 1e-9 and
+              0 < th["balance"] <= 1, (wall, th))
+    with open(os.path.join(tmp, "fattree4-1", "timing.json")) as f:
+        check("one thread: timing.json's threads is null", json.load(f)["threads"] is None)
     # Partitions in time order on a stepped clock: their windows alone
     # (the lookahead across partitions) are a step shorter.
     stepped_timed = os.path.join(tmp, "fattree4-stepped-2-time-order")

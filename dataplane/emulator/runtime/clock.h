@@ -31,6 +31,7 @@
 #include "dataplane/emulator/runtime/recorder.h"
 #include "dataplane/emulator/runtime/switch_logs.h"
 #include "dataplane/emulator/runtime/timeline.h"
+#include "dataplane/emulator/runtime/window_times.h"
 
 namespace pfc::emulator {
 
@@ -53,6 +54,11 @@ class Clock {
   // Over MPI ranks: frames from other ranks this one found no mbuf for
   // (the machine's memory ran out), dropped.
   virtual uint64_t rank_frames_dropped() const { return 0; }
+  // With --threads: where each thread's time went (empty otherwise).
+  virtual const WindowTimes& window_times() const {
+    static const WindowTimes kNone;
+    return kNone;
+  }
 
   // What the run recorded: where it ended, the switch rounds, the events
   // applied, the samples, DCFIT's events.

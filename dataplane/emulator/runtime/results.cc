@@ -142,6 +142,23 @@ bool WriteQlenCsv(const RunFacts& facts, const std::vector<FabricPlan::SwitchNam
   return true;
 }
 
+// timing.json's "threads" (null on one thread). `balance`: the threads'
+// mean time in windows over the slowest's, window by window (1: every
+// window as long on each thread; the wall time's floor is the critical
+// seconds plus the boundaries).
+json ThreadsJson(const WindowTimes& t) {
+  if (t.busy_seconds.empty()) return nullptr;
+  double busy = 0;
+  for (const double b : t.busy_seconds) busy += b;
+  const double mean = busy / static_cast<double>(t.busy_seconds.size());
+  return json{{"busy_seconds", t.busy_seconds},
+              {"wait_seconds", t.wait_seconds},
+              {"boundary_seconds", t.boundary_seconds},
+              {"critical_seconds", t.critical_seconds},
+              {"windows", t.windows},
+              {"balance", t.critical_seconds > 0 ? mean / t.critical_seconds : 1.0}};
+}
+
 }  // namespace
 
 json SwitchResults(const SwitchRun& s) {
@@ -259,7 +276,8 @@ bool WriteResults(const FabricSpec& spec, const std::vector<FabricPlan::SwitchNa
               // Rounds one entity at a time in windows of this many ns, or
               // in time order (null): the same results either way.
               {"entity_window_ns",
-               timing.entity_window_ns == kNever ? json(nullptr) : json(timing.entity_window_ns)}}
+               timing.entity_window_ns == kNever ? json(nullptr) : json(timing.entity_window_ns)},
+              {"threads", ThreadsJson(timing.threads)}}
              .dump()
       << "\n";
   if (!fcsv) {

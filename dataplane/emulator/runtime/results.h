@@ -14,6 +14,7 @@
 
 #include "dataplane/emulator/runtime/fabric.h"
 #include "dataplane/emulator/runtime/run_facts.h"
+#include "dataplane/emulator/runtime/window_times.h"
 
 namespace pfc::emulator {
 
@@ -40,6 +41,7 @@ struct RunTiming {
   double startup_seconds = 0;          // process start to the run's first step
   bool malloc_huge_pages = false;      // the heap on transparent huge pages (huge_pages.h)
   uint64_t entity_window_ns = kNever;  // Clock::entity_window_ns
+  WindowTimes threads;                 // Clock::window_times (--threads)
 };
 
 // The files, from the settled facts (run_facts.h) and the switches' entries;

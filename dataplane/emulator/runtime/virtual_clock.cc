@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
+#include <ctime>
 #include <thread>
 
 #include "dataplane/stages/dcfit_stage.h"
@@ -76,6 +77,18 @@ class WindowSync {
   alignas(64) std::atomic<unsigned> arrived_{0};
   alignas(64) std::atomic<uint64_t> gen_{0};
 };
+
+// A thread's share of Run's windows (WindowTimes), on a line of its own.
+struct alignas(64) ThreadClock {
+  uint64_t busy_ns = 0, wait_ns = 0;
+  uint64_t last_ns = 0;  // its last window
+};
+
+uint64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 }  // namespace
 
@@ -331,29 +344,61 @@ uint64_t VirtualClock::Run(const std::atomic<int>& stop) {
     pthread_setaffinity_np(pthread_self(), sizeof any, &any);
   }
   WindowSync sync;
+  // Each thread's window and wait times (window_times): its own line,
+  // read by the main thread after AwaitAll (last_ns) and after the join.
+  std::vector<ThreadClock> tc(workers + 1);
   std::vector<std::thread> threads;
   for (unsigned w = 1; w <= workers; w++) {
-    threads.emplace_back([this, &sync, w] {
+    threads.emplace_back([this, &sync, &c = tc[w], w] {
       // An lcore id of its own: a mempool cache, as the main thread has.
       const bool registered = rte_thread_register() == 0;
       uint64_t seen = 0;
+      uint64_t t = MonotonicNs();
       for (;;) {
         sync.AwaitOpen(&seen);
+        const uint64_t opened = MonotonicNs();
+        c.wait_ns += opened - t;
         if (done_) break;
         RunWindow(*parts_[w]);
+        t = MonotonicNs();
+        c.last_ns = t - opened;
+        c.busy_ns += c.last_ns;
         sync.Arrive();
       }
       if (registered) rte_thread_unregister();
     });
   }
-  for (;;) {
+  uint64_t boundary_ns = 0, critical_ns = 0, windows = 0;
+  for (uint64_t t = MonotonicNs();;) {
     Boundary();
+    const uint64_t opened = MonotonicNs();
+    boundary_ns += opened - t;
     sync.Open();
     if (done_) break;
     RunWindow(*parts_[0]);
+    t = MonotonicNs();
+    tc[0].last_ns = t - opened;
+    tc[0].busy_ns += tc[0].last_ns;
     sync.AwaitAll(workers);
+    uint64_t slowest = 0;
+    for (const ThreadClock& c : tc) slowest = std::max(slowest, c.last_ns);
+    critical_ns += slowest;
+    windows++;
+    const uint64_t all_in = MonotonicNs();
+    tc[0].wait_ns += all_in - t;
+    t = all_in;
   }
   for (std::thread& th : threads) th.join();
+  window_times_ = {};
+  if (workers != 0) {
+    for (const ThreadClock& c : tc) {
+      window_times_.busy_seconds.push_back(c.busy_ns / 1e9);
+      window_times_.wait_seconds.push_back(c.wait_ns / 1e9);
+    }
+    window_times_.boundary_seconds = boundary_ns / 1e9;
+    window_times_.critical_seconds = critical_ns / 1e9;
+    window_times_.windows = windows;
+  }
   if (workers != 0) pthread_setaffinity_np(pthread_self(), sizeof pinned, &pinned);
   rounds_ = 0;
   for (const auto& part : parts_) rounds_ += part->rounds;

@@ -54,6 +54,7 @@ class VirtualClock final : public Clock {
   uint64_t lookahead_ns() const override { return lookahead_ns_; }
   uint64_t entity_window_ns() const override { return by_entity_ ? entity_window_ns_ : kNever; }
   uint64_t rank_frames_dropped() const override { return rank_frames_.dropped_nombuf(); }
+  const WindowTimes& window_times() const override { return window_times_; }
 
  private:
   // A partition: its calendar (ids fabric-wide, only its own ever due)
@@ -177,8 +178,9 @@ class VirtualClock final : public Clock {
   // this long then, so that one partition's window, which otherwise runs to
   // the next sample or event, holds a bounded number of them.
   static constexpr uint64_t kCaptureWindowNs = 100'000;
-  bool by_entity_ = false;  // this rank's windows run by entity
-  uint64_t win_end_ = 0;    // the current window is [now_, win_end_)
+  WindowTimes window_times_;  // Run's, with partitions
+  bool by_entity_ = false;    // this rank's windows run by entity
+  uint64_t win_end_ = 0;      // the current window is [now_, win_end_)
   bool started_ = false, done_ = false;
   const std::atomic<int>* stop_ = nullptr;  // Run's: a signal asks the run to end early
   int stopping_ = 0;  // the signal seen (agreed over ranks): the next boundary ends the run
