@@ -10,7 +10,8 @@ Checked:
  * idle with both guests attached, the worker wakes about once per
    interrupt_sleep_ms (1 s here), not every idle_sleep_us (20 us: tens of
    thousands of rounds a second);
- * frames sent one by one, 0.1 s apart, each wake the worker (an interrupt
+ * frames sent one by one, each after the last was routed and 0.1 s
+   later, each wake the worker (an interrupt
    sleep ends per frame, where without the kick the worker would sleep on
    for up to 1 s), are routed p0 -> p1 and all reach the receiver;
  * after each such wake the worker polls (a timed sleep: a stream's next
@@ -103,18 +104,19 @@ try:
     r.check(loops < 200, f"idle for 2 s: {loops} worker rounds (timed 20 us sleeps would be > 20,000)")
     r.check(b["intr_sleeps"] > a["intr_sleeps"], "idle sleeps are interrupt sleeps")
 
-    # Frames one by one: each kick ends a sleep.
+    # Frames one by one: each kick ends a sleep. The next frame goes only
+    # after the last one was routed: a sender held up on a loaded host runs
+    # its queued commands back to back, and a frame that lands during the
+    # previous wake's timed poll rightly needs no kick.
+    def routed(n):
+        return swlib.port(ctl("stats"), "p1")["tx_packets"] >= n
     a = ctl("info")
-    for _ in range(N):
+    for i in range(N):
         tx.stdin.write("start tx_first 1\n")
         tx.stdin.write("stop\n")
         tx.stdin.flush()
-        time.sleep(0.1)
-
-    def routed():
-        st = ctl("stats")
-        return swlib.port(st, "p1")["tx_packets"] >= N
-    wait_until(routed, 10, f"the switch to route {N} frames to p1")
+        wait_until(lambda: routed(i + 1), 10, f"the switch to route frame {i + 1} to p1")
+        time.sleep(0.1)  # the worker back on interrupts (its first empty timed sleep)
     b = ctl("info")
     wakes = b["intr_sleeps"] - a["intr_sleeps"]
     r.check(wakes >= N, f"{N} frames 0.1 s apart ended {wakes} interrupt sleeps (>= {N}: woken by each kick)")
