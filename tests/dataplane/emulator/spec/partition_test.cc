@@ -25,7 +25,9 @@ TEST(Partition, FatTreeHalvesKeepHostsWithTheirSwitchAndBalance) {
   ASSERT_EQ(part.size(), t.num_nodes());
   for (uint32_t v = 0; v < t.num_nodes(); v++) {
     ASSERT_LT(part[v], 2);
-    if (!t.is_switch(v)) EXPECT_EQ(part[v], part[t.neighbor(t.gport(v, 0))]) << t.node(v).name;
+    if (!t.is_switch(v)) {
+      EXPECT_EQ(part[v], part[t.neighbor(t.gport(v, 0))]) << t.node(v).name;
+    }
   }
   const uint64_t w0 = Weight(t, part, 0), w1 = Weight(t, part, 1);
   EXPECT_GT(w0, 0u);
