@@ -173,15 +173,19 @@ rv_use_plan() {
 # rv_perf NAME BINARY ARGS... : one perftest pair (server on rxeB, client on rxeA -> RV_IPB).
 # Sets RV_PERF_LINE (the client's last result row) and appends "NAME rc line" to
 # $RV_OUT/perf.txt. Under TCG perftest sometimes cannot calibrate its cycle counter; only that
-# failure is retried (3 tries). Returns 0 iff both sides exit 0 with a finite result row.
+# failure is retried, up to RV_PERF_TRIES (6) tries with a growing pause between them: the
+# calibration times usleep() against the TSC, and a guest whose vCPUs share the host with a
+# busy-polling switch fails it in runs (CI once failed three tries in a row within 9 s).
+# Returns 0 iff both sides exit 0 with a finite result row.
 rv_perf() {
   local name=$1 bin=$2 try
   shift 2
   RV_PERF_LINE="" RV_PERF_CLI="$RV_OUT/$name.cli.txt"
-  for try in 1 2 3; do
+  for try in $(seq "${RV_PERF_TRIES:-6}"); do
     _rv_perf_once "$name" "$bin" "$@" && return 0
     grep -qE 'Correlation coefficient|Unable to calibrate' "$RV_OUT/$name".{cli,srv}.txt 2>/dev/null || break
-    rv_log "$name: perftest clock calibration failed under TCG, retry $try"
+    rv_log "$name: perftest clock calibration failed under TCG, retry $try after ${try}s"
+    sleep "$try"
   done
   echo "$name FAIL $RV_PERF_LINE" >> "$RV_OUT/perf.txt"
   rv_log "$name FAILED; end of client and server output:"
