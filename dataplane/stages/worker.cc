@@ -99,19 +99,25 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
   // and a port with nothing on its way leaves the set. Nothing this round
   // does lands by now on one of its own ports (a frame takes wire time),
   // so the set taken up front is the one a port-by-port visit would see.
+  // The earliest landing is kept in a register and stored once: lowered
+  // through ready_ns, which may alias what the loop reads, each port waited
+  // on the last one's store (a tenth of a fabric switch's round).
   PortMask landed = 0;
   if (active) {
     PortMask gone = 0;
+    const Deadline now = w.now_ns;
+    Deadline soonest = kNever;
     for (PortMask m = active->rx; m != 0; m &= m - 1) {
       const PortMask bit = m & -m;
       const Deadline next = active->next_rx[__builtin_ctzll(m)].at;
-      if (next <= w.now_ns) {
+      if (next <= now) {
         landed |= bit;
       } else {
-        LowerTo(ready_ns, next);
+        soonest = Earliest(soonest, next);
         if (next == kNever) gone |= bit;
       }
     }
+    LowerTo(ready_ns, soonest);
     active->rx &= ~gone;
   }
   ForEachIn(active ? &landed : &w.owned, [&](PortId p) {
