@@ -105,8 +105,7 @@ void VirtualClock::Partition() {
   // (PlaceRanks): this rank runs partitions rank x n to rank x n + n - 1.
   std::vector<std::pair<uint32_t, uint32_t>> glue;
   for (const CaptureSpec& c : spec.captures) glue.emplace_back(c.a, c.b);
-  const std::vector<uint16_t> node_part =
-      spec.ranks > 1 ? spec.parts : PartitionNodes(t, n, glue, NodeWork(spec));
+  const std::vector<uint16_t> node_part = spec.ranks > 1 ? spec.parts : PartitionNodes(t, n, glue);
   const unsigned first = spec.rank * n;
   const auto entities = static_cast<uint32_t>(part_of_.size());
   while (parts_.size() < n) {

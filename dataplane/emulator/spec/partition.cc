@@ -2,7 +2,6 @@
 #include "dataplane/emulator/spec/partition.h"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 
 namespace pfc::emulator {
@@ -18,95 +17,10 @@ struct Groups {
   void Join(uint32_t a, uint32_t b) { up[Find(a)] = Find(b); }
 };
 
-constexpr double kFrameBytes = 1000;
-constexpr double kHostCost = 2;  // switch transmissions a host frame costs (partition.h)
-
-// Frames of flow f in the run (its bytes, else its rate over its time).
-double FlowFrames(const FabricSpec& spec, const FlowSpecFile& f) {
-  double bytes = static_cast<double>(f.bytes);
-  if (f.bytes == 0) {
-    const uint64_t end = std::min(f.stop_ns, spec.duration_ns);
-    if (end <= f.start_ns) return 0;
-    const uint64_t rate = f.rate_bps != 0 ? f.rate_bps : spec.link_rate_bps;
-    bytes = static_cast<double>(rate) / 8e9 * static_cast<double>(end - f.start_ns);
-  }
-  return std::ceil(bytes / kFrameBytes);
-}
-
 }  // namespace
 
-std::vector<uint64_t> NodeWork(const FabricSpec& spec) {
-  const tagger::Topology& t = spec.topo;
-  const uint32_t n = t.num_nodes();
-  std::vector<double> load(n, 0);
-  // By the node routes lead to: a host's one switch stands for it (every
-  // host behind a switch shares its routes past it), so the walks below are
-  // one per such switch, not one per host.
-  std::vector<std::vector<std::pair<uint32_t, double>>> toward(n);  // (source, frames)
-  auto add = [&](uint32_t from, uint32_t to, double frames) {
-    if (frames <= 0 || from == to) return;
-    uint32_t root = to;
-    if (!t.forwards(to) && t.node(to).num_ports == 1) {
-      load[to] += frames;  // the last hop's frames land here
-      root = t.neighbor(t.gport(to, 0));
-    }
-    toward[root].emplace_back(from, frames);
-  };
-  for (const FlowSpecFile& f : spec.flows) {
-    const double frames = FlowFrames(spec, f);
-    add(f.from, f.to, frames);
-    if (f.rc) add(f.to, f.from, frames);  // an ACK a frame
-  }
-  std::vector<int32_t> dist(n);
-  std::vector<double> mass(n, 0);
-  std::vector<uint32_t> order;
-  for (uint32_t root = 0; root < n; root++) {
-    if (toward[root].empty()) continue;
-    // Breadth first from the root over nodes that forward.
-    std::fill(dist.begin(), dist.end(), -1);
-    dist[root] = 0;
-    order.assign(1, root);
-    for (size_t i = 0; i < order.size(); i++) {
-      const uint32_t v = order[i];
-      if (v != root && !t.forwards(v)) continue;
-      for (uint32_t p = 0; p < t.node(v).num_ports; p++) {
-        const uint32_t u = t.neighbor(t.gport(v, p));
-        if (dist[u] >= 0) continue;
-        dist[u] = dist[v] + 1;
-        order.push_back(u);
-      }
-    }
-    for (const auto& [src, frames] : toward[root])
-      if (dist[src] >= 0) mass[src] += frames;  // one the root cannot reach sends nothing
-    // Farthest first: what reaches a node leaves it, split evenly over its
-    // next hops toward the root.
-    for (size_t i = order.size(); i-- > 0;) {
-      const uint32_t v = order[i];
-      if (mass[v] == 0) continue;
-      load[v] += mass[v];
-      if (v != root) {
-        uint32_t hops = 0;
-        auto next = [&](uint32_t u) {
-          return dist[u] == dist[v] - 1 && (u == root || t.forwards(u));
-        };
-        for (uint32_t p = 0; p < t.node(v).num_ports; p++) hops += next(t.neighbor(t.gport(v, p)));
-        for (uint32_t p = 0; p < t.node(v).num_ports; p++) {
-          const uint32_t u = t.neighbor(t.gport(v, p));
-          if (next(u)) mass[u] += mass[v] / hops;
-        }
-      }
-      mass[v] = 0;
-    }
-  }
-  std::vector<uint64_t> work(n);
-  for (uint32_t v = 0; v < n; v++)
-    work[v] = static_cast<uint64_t>(std::llround(load[v] * (t.forwards(v) ? 1 : kHostCost)));
-  return work;
-}
-
 std::vector<uint16_t> PartitionNodes(const tagger::Topology& t, unsigned parts,
-                                     const std::vector<std::pair<uint32_t, uint32_t>>& glue,
-                                     const std::vector<uint64_t>& work) {
+                                     const std::vector<std::pair<uint32_t, uint32_t>>& glue) {
   const uint32_t n = t.num_nodes();
   std::vector<uint16_t> part(n, 0);
   if (parts <= 1 || n == 0) return part;
@@ -124,7 +38,7 @@ std::vector<uint16_t> PartitionNodes(const tagger::Topology& t, unsigned parts,
   std::vector<uint32_t> queue;
   uint64_t total = 0;
   for (uint32_t v = 0; v < n; v++) {
-    const uint64_t w = t.node(v).num_ports + 1 + (work.empty() ? 0 : work[v]);
+    const uint64_t w = t.node(v).num_ports + 1;
     weight[g.Find(v)] += w;
     total += w;
   }
@@ -192,7 +106,7 @@ bool PlaceRanks(unsigned ranks, unsigned rank, FabricSpec* spec, std::string* er
   const unsigned parts = ranks * spec->threads;
   std::vector<std::pair<uint32_t, uint32_t>> glue;
   for (const CaptureSpec& c : spec->captures) glue.emplace_back(c.a, c.b);
-  spec->parts = PartitionNodes(t, parts, glue, NodeWork(*spec));
+  spec->parts = PartitionNodes(t, parts, glue);
   std::vector<bool> used(parts, false);
   for (uint32_t n = 0; n < t.num_nodes(); n++) used[spec->parts[n]] = true;
   if (std::count(used.begin(), used.end(), true) != static_cast<long>(parts)) {

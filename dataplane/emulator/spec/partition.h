@@ -11,9 +11,8 @@
 // The split: nodes that must stay together (a host with its switch, both
 // ends of a captured link) form groups; groups are ordered breadth first
 // over the links from node 0, so a partition is a connected region where it
-// can be; the order is cut into `parts` runs of about equal weight. A
-// node's weight is the work the fabric's flows are expected to give it
-// (NodeWork), its ports where they give none.
+// can be; the order is cut into `parts` runs of about equal weight (a
+// node's weight: its ports, the frames it handles scale with them).
 //
 // Pure: no DPDK, unit-tested in tests/dataplane/emulator/spec.
 #pragma once
@@ -31,23 +30,9 @@ namespace pfc::emulator {
 // part[n] for every node n of t, in 0..parts-1 (every part non-empty when
 // there are at least `parts` groups). `glue`: node pairs that must share a
 // partition, besides every host (a node that is not a switch) with its
-// neighbours. `work`: each node's expected work (NodeWork), added to its
-// ports + 1; empty: the ports alone.
+// neighbours.
 std::vector<uint16_t> PartitionNodes(const tagger::Topology& t, unsigned parts,
-                                     const std::vector<std::pair<uint32_t, uint32_t>>& glue,
-                                     const std::vector<uint64_t>& work = {});
-
-// The work spec's flows are expected to give each node of spec.topo, in
-// switch transmissions: every flow's frames (its bytes, or its rate over its
-// time in the run, in 1,000-byte frames) and, for an RC flow, as many ACKs
-// back, routed over the shortest paths and spread evenly over equal-cost
-// next hops, as ECMP spreads flows on average. A frame counts once at each
-// switch it leaves and twice at each host end (sending or receiving one
-// costs a host about two switch transmissions: on the HPCC simulator's
-// fat-tree the two threads' busy seconds fit 0.31 s per million switch
-// transmissions and 0.62 s per million host frames). An estimate for the
-// split only: the results do not depend on it.
-std::vector<uint64_t> NodeWork(const FabricSpec& spec);
+                                     const std::vector<std::pair<uint32_t, uint32_t>>& glue);
 
 // mpirun -np `ranks`: splits the fabric into ranks x spec->threads
 // partitions (PartitionNodes, the captured links' ends together) and
