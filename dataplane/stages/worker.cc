@@ -101,7 +101,8 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
   // so the set taken up front is the one a port-by-port visit would see.
   // The earliest landing is kept in a register and stored once: lowered
   // through ready_ns, which may alias what the loop reads, each port waited
-  // on the last one's store (a tenth of a fabric switch's round).
+  // on the last one's store (Round had 24.7% of a fabric run's samples with
+  // it, 21.8% without).
   PortMask landed = 0;
   if (active) {
     PortMask gone = 0;
