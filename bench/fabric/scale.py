@@ -55,17 +55,13 @@ import subprocess
 import sys
 
 from pfclib.fabric_results import port_sum, results
+from pfclib import bench_env
 from pfclib.workload import generate, load_cdf
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LINK_GBPS, LOAD, SEED = 40, 0.3, 1
 def env_count(name, default, least):
-    """An integer setting from the environment, at least `least`, else a
-    clear exit naming it."""
-    v = os.environ.get(name, str(default))
-    if not v.isdigit() or int(v) < least:
-        sys.exit(f"fabric_scale: {name}: expected an integer of at least {least} (got '{v}')")
-    return int(v)
+    return bench_env.env_count("fabric_scale", name, default, least)
 
 
 CALLGRIND_MAX = env_count("CALLGRIND_MAX", 400, 0)

@@ -26,32 +26,13 @@ import subprocess
 import sys
 
 import vs_simulator as vs
+from pfclib import bench_env
 
 OUTPUTS = ("results.json", "fct.csv", "flows.csv")
 
 
-def env_int(name, default, least):
-    v = os.environ.get(name, str(default))
-    if not v.isdigit() or int(v) < least:
-        sys.exit(f"hpcc threads: {name}: expected an integer of at least {least} (got '{v}')")
-    return int(v)
-
-
-PAIRS = env_int("PAIRS", 3, 1)
-THREADS = env_int("THREADS", 2, 2)
-
-
-def convert(cdir, out):
-    cfg = vs.read_config(os.path.join(cdir, "config.txt"))
-    conv = os.path.join(out, "fabric")
-    r = subprocess.run([sys.executable, os.path.join(vs.ROOT, "tools", "hpcc_import.py"),
-                        "--topology", os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]),
-                        "--flows", os.path.join(cdir, cfg["FLOW_FILE"][0]),
-                        "--config", os.path.join(cdir, "config.txt"), "--out", conv],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"hpcc threads: hpcc_import failed:\n{r.stdout}{r.stderr}")
-    return os.path.join(conv, "fabric.yaml")
+PAIRS = bench_env.env_count("hpcc threads", "PAIRS", 3, 1)
+THREADS = bench_env.env_count("hpcc threads", "THREADS", 2, 2)
 
 
 def run(fabric_bin, fabric, out, threads):
@@ -69,7 +50,9 @@ def main():
         sys.exit(__doc__)
     fabric_bin, ref, out, case = sys.argv[1:]
     cdir = vs.case_dir(ref, case)
-    fabric = convert(cdir, out)
+    conv = os.path.join(out, "fabric")
+    vs.hpcc_import(cdir, os.path.join(cdir, "config.txt"), conv, "hpcc threads")
+    fabric = os.path.join(conv, "fabric.yaml")
     runs, first, identical = [], None, True
     for i in range(PAIRS):
         order = (1, THREADS) if i % 2 == 0 else (THREADS, 1)
@@ -98,7 +81,7 @@ def main():
     with open(os.path.join(out, "threads.json"), "w") as f:
         json.dump(data, f, indent=1)
     plot(data, os.path.join(out, "threads.png"))
-    print(f"RESULT {key}_speedup_median={statistics.median(ratios):.2f} "
+    print(f"RESULT {key}_speedup_median={data['speedup_median']:.2f} "
           f"{key}_speedup_of_medians={t1 / tn:.2f} "
           f"{key}_pairs={','.join(f'{r:.2f}' for r in ratios)} {key}_wall_s_t1={t1:.2f} "
           f"{key}_wall_s_t{THREADS}={tn:.2f} {key}_balance={bal:.3f} "

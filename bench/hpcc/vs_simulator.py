@@ -190,8 +190,23 @@ def mon_start(cdir):
     return start
 
 
-def start_emu(fabric_bin, cdir, out):
+def hpcc_import(cdir, config, conv, what="vs_hpcc_simulator"):
+    """The case's topology and flow files (those config.txt names) and the
+    config file `config` through tools/hpcc_import.py into the folder conv;
+    its output in conv/../hpcc_import.log."""
     cfg = read_config(os.path.join(cdir, "config.txt"))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "hpcc_import.py"),
+                        "--topology", os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]),
+                        "--flows", os.path.join(cdir, cfg["FLOW_FILE"][0]),
+                        "--config", config, "--out", conv],
+                       capture_output=True, text=True)
+    with open(os.path.join(os.path.dirname(conv), "hpcc_import.log"), "w") as f:
+        f.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        sys.exit(f"{what}: hpcc_import failed:\n{r.stdout}{r.stderr}")
+
+
+def start_emu(fabric_bin, cdir, out):
     config = os.path.join(cdir, "config.txt")
     if QLEN_MON:   # the converter sees the monitor the simulator runs with
         config = os.path.join(out, "config-qlen.txt")
@@ -199,15 +214,7 @@ def start_emu(fabric_bin, cdir, out):
             f.writelines(qlen.config_lines(open(os.path.join(cdir, "config.txt")).readlines(),
                                            mon_start(cdir)))
     conv = os.path.join(out, "fabric")
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "hpcc_import.py"),
-                        "--topology", os.path.join(cdir, cfg["TOPOLOGY_FILE"][0]),
-                        "--flows", os.path.join(cdir, cfg["FLOW_FILE"][0]),
-                        "--config", config, "--out", conv],
-                       capture_output=True, text=True)
-    with open(os.path.join(out, "hpcc_import.log"), "w") as f:
-        f.write(r.stdout + r.stderr)
-    if r.returncode != 0:
-        sys.exit(f"vs_hpcc_simulator: hpcc_import failed:\n{r.stdout}{r.stderr}")
+    hpcc_import(cdir, config, conv)
     if EMU_QUANTUM:  # after the clock, so that SEEDS still finds ", seed: 1 }"
         path = os.path.join(conv, "fabric.yaml")
         text = open(path).read()

@@ -178,13 +178,13 @@ rv_use_plan() {
 # busy-polling switch fails it in runs (CI once failed three tries in a row within 9 s).
 # Returns 0 iff both sides exit 0 with a finite result row.
 rv_perf() {
-  local name=$1 bin=$2 try
+  local name=$1 bin=$2 try tries=${RV_PERF_TRIES:-6}
   shift 2
   RV_PERF_LINE="" RV_PERF_CLI="$RV_OUT/$name.cli.txt"
-  for try in $(seq "${RV_PERF_TRIES:-6}"); do
+  for try in $(seq "$tries"); do
     _rv_perf_once "$name" "$bin" "$@" && return 0
     grep -qE 'Correlation coefficient|Unable to calibrate' "$RV_OUT/$name".{cli,srv}.txt 2>/dev/null || break
-    [ "$try" -lt "${RV_PERF_TRIES:-6}" ] || break
+    [ "$try" -lt "$tries" ] || break
     rv_log "$name: perftest clock calibration failed under TCG, retry $try after ${try}s"
     sleep "$try"
   done
