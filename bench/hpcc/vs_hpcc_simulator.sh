@@ -20,7 +20,9 @@
 # is one draw of the marking), SIM_KEEP=1 (keep the simulator's outputs an earlier run left in OUT_DIR and
 # run the emulator's side alone), NO_BUILD=1 (use BUILD_DIR's pfcfabric as it is: no ninja, e.g. in a build
 # directory someone else is building), ANALYSE_ONLY=1 (run nothing: read the
-# outputs an earlier run left in OUT_DIR again), EMU_THREADS=N (the emulator
+# outputs an earlier run left in OUT_DIR again), SIDES=turns (the simulator
+# alone, then the emulator alone, instead of both at once: each side's CPU
+# seconds without the other beside it), EMU_THREADS=N (the emulator
 # on N threads: the same results; CPU and wall seconds are both reported),
 # EMU_QUANTUM=<time> (the emulator on a stepped clock, fabric.quantum added to
 # the converted file: fewer switch rounds, answers a little off; with EMU_THREADS too),

@@ -8,7 +8,8 @@ there is kept, the emulator's side alone runs again), tools/hpcc_import.py conve
 the same three files (the config unchanged) into OUT_DIR/CASE/fabric, and
 pfcfabric runs them into OUT_DIR/CASE/emu (on EMU_THREADS threads, default
 1), each under /usr/bin/time (user + system CPU seconds, wall seconds,
-peak RSS; the two sides run at once, one a core). With SIM_FROM_REFERENCE=1 the simulator is not
+peak RSS; the two sides run at once, one a core, or with SIDES=turns one
+after the other, each alone). With SIM_FROM_REFERENCE=1 the simulator is not
 run: its outputs and time.log kept in the reference folder are read instead,
 and the output says so. With ANALYSE_ONLY=1 nothing runs: the outputs an
 earlier run left in OUT_DIR are read again (tables, figure). SEEDS=N runs
@@ -73,6 +74,15 @@ EMU_QUANTUM = os.environ.get("EMU_QUANTUM", "").strip()
 # QLEN_MON=1: both sides' queue monitors over 100 ms from the case's
 # QLEN_MON_START (bench/hpcc/qlen.py), queue-length percentiles compared.
 QLEN_MON = os.environ.get("QLEN_MON", "0") == "1"
+# SIDES=together (default): the two sides run at once, one a core, and
+# see the same moment of a shared machine's load, but each also slows the
+# other (memory bandwidth, the last-level cache: pfcfabric on the fat-tree
+# takes 30-40% more CPU seconds beside the simulator than alone here).
+# SIDES=turns: the simulator alone, then the emulator alone: the CPU
+# seconds each takes on a machine it has to itself.
+SIDES = os.environ.get("SIDES", "together").strip()
+if SIDES not in ("together", "turns"):
+    sys.exit(f"vs_hpcc_simulator: SIDES: expected together or turns (got '{SIDES}')")
 # SIM_TRACE=363,344: the simulator traces every packet event at these
 # nodes (ENABLE_TRACE 1) into CASE/sim/out_mix.tr; bench/hpcc/sim_trace.sh
 # prints it. For following a flow's packets through its queues.
@@ -624,11 +634,15 @@ def main():
             if kept:
                 label += " (its outputs kept from an earlier run in OUT_DIR)"
             sim_proc = None if from_ref or kept else start_sim(sim_dir, cdir, sim_out)
-            emu_proc = start_emu(fabric_bin, cdir, cout)   # both at once: 2 cores
+            if SIDES == "turns" and sim_proc is not None and sim_proc.wait() != 0:
+                sys.exit(f"vs_hpcc_simulator: the simulator failed (see {sim_out}/sim.log)")
+            emu_proc = start_emu(fabric_bin, cdir, cout)   # together: both at once, 2 cores
             if emu_proc.wait() != 0:
                 sys.exit(f"vs_hpcc_simulator: pfcfabric failed (see {cout}/emu.log)")
             if sim_proc is not None and sim_proc.wait() != 0:
                 sys.exit(f"vs_hpcc_simulator: the simulator failed (see {sim_out}/sim.log)")
+            label += "; the two sides in turns, each alone" if SIDES == "turns" else \
+                ("; the two sides at once, one a core" if sim_proc is not None else "")
         sim_t = reference_time(os.path.join(cdir, "time.log")) if from_ref else read_time(sim_tf)
         emu_t = read_time(emu_tf)
         sim = sim_flows(os.path.join(sim_out, "out_fct.txt"))
@@ -639,6 +653,7 @@ def main():
         s = analyse(name, pairs, sim_pauses(os.path.join(sim_out, "out_pfc.txt")),
                     emu_pauses(os.path.join(cout, "emu", "results.json")), sim_t, emu_t, label, lines)
         s["unmatched"] = unmatched
+        s["sides"] = SIDES
         s["paused_links"] = paused_links(cdir, sim_out, os.path.join(cout, "emu", "results.json"))
         pl = s["paused_links"]
         lines.insert(-1, f"  paused links: simulator {pl['sim']}, emulator {pl['emu']}, "

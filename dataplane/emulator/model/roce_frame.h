@@ -118,7 +118,5 @@ inline bool HasReth(uint8_t op) { return op == kBthOpWriteFirst || op == kBthOpW
 // no FCS) whose last 4 bytes are the ICRC field, over an IPv4 header of
 // 20 bytes; as stored (read the field little-endian to compare).
 uint32_t RoceIcrc(const uint8_t* frame, uint32_t len);
-// zlib's crc32(crc, n zero bytes), without reading them.
-uint32_t Crc32Zeros(uint32_t crc, uint32_t n);
 
 }  // namespace pfc::emulator
