@@ -32,11 +32,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 K = 8
 HOSTS = [f"h{p}_{i}_{m}" for p in range(K) for i in range(K // 2) for m in range(K // 2)]
 LINK_GBPS, LOAD, SEED = 40, 0.4, 7
+WEBSEARCH = os.path.join(ROOT, "configs", "workloads", "websearch.cdf")
 
 
 def websearch(out, cc, window_ms, run_ms):
-    cdf = load_cdf(os.path.join(ROOT, "configs", "workloads", "websearch.cdf"))
-    flows = generate(HOSTS, LINK_GBPS * 1e9, LOAD, window_ms * 1e6, cdf, SEED)
+    flows = generate(HOSTS, LINK_GBPS * 1e9, LOAD, window_ms * 1e6, load_cdf(WEBSEARCH), SEED)
     switch = os.path.join(ROOT, "configs", "fabric", "switch-lossless-ecn.yaml")
     if cc == "hpcc":  # the switches fill the INT trailers HPCC's senders add
         with open(switch) as f:
@@ -67,9 +67,9 @@ def hpcc_case(out, window_ms):
         f.write(f"{hosts + tors + spines} {tors + spines} {len(links)}\n")
         f.write(" ".join(str(n) for n in range(hosts, hosts + tors + spines)) + "\n")
         f.writelines(f"{a} {b} {rate} 1000ns 0.000000\n" for a, b, rate in links)
-    cdf = load_cdf(os.path.join(ROOT, "configs", "workloads", "websearch.cdf"))
     # Flows from the simulator's 2 s mark, as its experiments start them.
-    flows = generate(list(range(hosts)), 100e9, 0.3, window_ms * 1e6, cdf, SEED, 2_000_000_000)
+    flows = generate(list(range(hosts)), 100e9, 0.3, window_ms * 1e6, load_cdf(WEBSEARCH), SEED,
+                     2_000_000_000)
     fl = os.path.join(out, "hpcc-flows.txt")
     with open(fl, "w") as f:
         f.write(f"{len(flows)}\n")

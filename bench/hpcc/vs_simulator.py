@@ -75,11 +75,11 @@ EMU_QUANTUM = os.environ.get("EMU_QUANTUM", "").strip()
 # QLEN_MON_START (bench/hpcc/qlen.py), queue-length percentiles compared.
 QLEN_MON = os.environ.get("QLEN_MON", "0") == "1"
 # SIDES=together (default): the two sides run at once, one a core, and
-# see the same moment of a shared machine's load, but each also slows the
-# other (memory bandwidth, the last-level cache: pfcfabric on the fat-tree
-# takes 30-40% more CPU seconds beside the simulator than alone here).
-# SIDES=turns: the simulator alone, then the emulator alone: the CPU
-# seconds each takes on a machine it has to itself.
+# see the same moment of a shared machine's load, but may also slow each
+# other (memory bandwidth, the last-level cache). SIDES=turns: the
+# simulator alone, then the emulator alone: the CPU seconds each takes on
+# a machine it has to itself (on the fat-tree, pfcfabric took the same
+# alone as beside the simulator: docs/explanation/emulator-scale.md).
 SIDES = os.environ.get("SIDES", "together").strip()
 if SIDES not in ("together", "turns"):
     sys.exit(f"vs_hpcc_simulator: SIDES: expected together or turns (got '{SIDES}')")
@@ -641,8 +641,9 @@ def main():
                 sys.exit(f"vs_hpcc_simulator: pfcfabric failed (see {cout}/emu.log)")
             if sim_proc is not None and sim_proc.wait() != 0:
                 sys.exit(f"vs_hpcc_simulator: the simulator failed (see {sim_out}/sim.log)")
-            label += "; the two sides in turns, each alone" if SIDES == "turns" else \
-                ("; the two sides at once, one a core" if sim_proc is not None else "")
+            if sim_proc is not None:
+                label += "; the two sides in turns, each alone" if SIDES == "turns" else \
+                    "; the two sides at once, one a core"
         sim_t = reference_time(os.path.join(cdir, "time.log")) if from_ref else read_time(sim_tf)
         emu_t = read_time(emu_tf)
         sim = sim_flows(os.path.join(sim_out, "out_fct.txt"))
