@@ -67,6 +67,13 @@ class PfcGenerator {
   // The group is empty and ON (the caller skipped its thresholds): with
   // on_change, its next bytes are a rise from zero.
   void ObserveEmpty(int prio) { last_occ_[prio] = 0; }
+  // With on_change, Observe(prio, occupancy, ...) would change nothing
+  // whatever the thresholds: the group's bytes are those of its last look
+  // (the caller, worker.cc, then skips the look).
+  bool Unchanged(int prio, uint64_t occupancy) const {
+    return cfg_.on_change && ((cfg_.lossless_mask >> prio) & 1) && occupancy < UINT32_MAX &&
+           last_occ_[prio] == occupancy;
+  }
   // True when a frame should leave now; *out holds the class-enable vector
   // and quanta. Does not change state (see MarkSent).
   bool Collect(uint64_t now_ns, PauseRequest* out) const;

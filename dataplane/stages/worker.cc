@@ -41,16 +41,42 @@ bool NothingToReceive(const sw::PortIo& io, uint64_t now_ns) {
 // arrival, a full queue taking frames again), which the caller runs alone.
 // Checked with a few loads, so a round of a 64-port switch with one busy
 // port costs about one port's work.
-bool PortQuiet(const WorkerCtx& w, PortId p) {
+//
+// kHolding: the same but for groups that hold bytes which, under pfc.decide
+// on_change, decide nothing this round: each holds exactly what the
+// generator saw at its last look (PfcGenerator::Unchanged), so Observe
+// would change nothing, with the link as its last round saw it
+// (LinkChanged) and no feature holding the group lossy. Such a port stays
+// in an active set (its bytes leave with another port's dequeue, which does
+// not add it back): a loaded Clos switch holds bytes from most ports while
+// its frames are queued elsewhere, and its rounds visited all of them in
+// full.
+enum class PortLook : uint8_t { kBusy, kQuiet, kHolding };
+
+bool LinkAsSeen(const sw::PortRuntime& pr) {
+  const sw::PortOwnerState& os = *pr.owner_state;
+  return (pr.io.ethdev() ? os.dev_link_up.load(std::memory_order_relaxed)
+                         : pr.io.provider->LinkUp()) == os.link_up;
+}
+
+PortLook LookAtPort(const WorkerCtx& w, PortId p) {
   const sw::Switch& sw = *w.sw;
   const sw::PortRuntime& pr = sw.ports[p];
   const sw::PortOwnerState& os = *pr.owner_state;
-  if (!os.pfc_gen.quiet() || os.pfc_changed || os.pfc_live != 0) return false;
-  if (w.hooks.PortBusy(w, p)) return false;  // e.g. a storm or a stall under watch
+  if (!os.pfc_gen.quiet() || os.pfc_changed || os.pfc_live != 0) return PortLook::kBusy;
+  if (w.hooks.PortBusy(w, p)) return PortLook::kBusy;  // e.g. a storm or a stall under watch
+  bool holding = false;
   for (uint32_t m = w.t->tag_map.lossless_mask; m; m &= m - 1) {
-    if (sw.buffer.occupancy(p, __builtin_ctz(m)) != 0) return false;
+    const int q = __builtin_ctz(m);
+    const uint64_t occ = sw.buffer.occupancy(p, q);
+    if (occ == 0) continue;
+    if (!os.pfc_gen.Unchanged(q, occ)) return PortLook::kBusy;
+    holding = true;
   }
-  return NothingQueued(w, pr);
+  if (!NothingQueued(w, pr)) return PortLook::kBusy;
+  if (!holding) return PortLook::kQuiet;
+  if (w.hooks.HeldLossy(w, p) != 0 || !LinkAsSeen(pr)) return PortLook::kBusy;
+  return PortLook::kHolding;
 }
 
 // The ports of `*mask` in order, the mask re-read after each so that a
@@ -133,7 +159,8 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
   });
   w.hooks.Round(w);
   ForEachIn(active ? &active->tx : &w.owned, [&](PortId p) {
-    if (!PortQuiet(w, p)) {
+    const PortLook look = LookAtPort(w, p);
+    if (look == PortLook::kBusy) {
       work += EgressRound(w, p, ready_ns);
       return;
     }
@@ -142,13 +169,14 @@ unsigned Round(WorkerCtx& w, uint64_t now_ns, Deadline* ready_ns, bool refresh_c
     // The provider's part of EgressRound (with nothing to send on it, Poll
     // returns just the next frame on its way to us, which an active set
     // knows); a quiet port with its transmit side idle leaves the set.
+    const bool may_leave = active && look == PortLook::kQuiet;
     if (active && prov->TxQuiet()) {
       LowerTo(ready_ns, active->next_rx[p].at);
-      active->tx &= ~(PortMask{1} << p);
+      if (may_leave) active->tx &= ~(PortMask{1} << p);
       return;
     }
     LowerTo(ready_ns, prov->Poll(w.now_ns));
-    if (active && prov->TxQuiet()) active->tx &= ~(PortMask{1} << p);
+    if (may_leave && prov->TxQuiet()) active->tx &= ~(PortMask{1} << p);
   });
   // Full lossless rings that drained take what waited for them, before the
   // next round's ingress queues behind it.

@@ -56,8 +56,15 @@ void HostModel::AddFlow(const FlowSpec& f) {
     t.cc.emplace(f.ack_cc, p_.ack_cc, p_.link_bps, f.base_rtt_ns, f.win_bytes, p_.rc.mtu,
                  Mix64(f.id));
   AddId(&tx_by_id_, f.id, static_cast<uint32_t>(tx_.size()));
-  live_.push_back(static_cast<uint32_t>(tx_.size()));
+  // Latest start first: the next to start is at the back (NextFrame
+  // admits it to live_ once it starts).
+  const auto i = static_cast<uint32_t>(tx_.size());
   tx_.push_back(t);
+  pending_.insert(std::upper_bound(pending_.begin(), pending_.end(), i,
+                                   [this](uint32_t a, uint32_t b) {
+                                     return tx_[a].spec.start_ns > tx_[b].spec.start_ns;
+                                   }),
+                  i);
 }
 
 void HostModel::AddResponder(uint32_t id, uint8_t dscp, uint8_t prio, AckCcMode sender_cc,
@@ -147,6 +154,12 @@ uint32_t HostModel::NextFrame(uint64_t now_ns, uint8_t* buf, uint32_t cap, bool*
     ++c_.pfc_tx;
     *control = true;
     return static_cast<uint32_t>(n);
+  }
+  // Flows that started join live_, in index order (the round robin's).
+  while (!pending_.empty() && tx_[pending_.back()].spec.start_ns <= now_ns) {
+    const uint32_t i = pending_.back();
+    pending_.pop_back();
+    live_.insert(std::upper_bound(live_.begin(), live_.end(), i), i);
   }
   // Retransmission timeouts, only once one may be due: a visit of every
   // live flow each frame was a tenth of a busy host's work.
@@ -527,18 +540,22 @@ Deadline HostModel::NextEventNs(uint64_t now_ns) const {
     const bool held = paused >> c.prio & 1;
     t = std::min(t, held ? std::max(now_ns, pause_.PausedUntil(c.prio)) : now_ns);
   }
-  for (const uint32_t i : live_) {
-    const FlowTx& f = tx_[i];
+  auto lower = [&](const FlowTx& f) {
     if (f.has_rc()) {
       t = std::min(t, std::max(f.rc->NextEventNs(), now_ns));  // its timeout
-      if (!f.rc->HasData()) continue;
+      if (!f.rc->HasData()) return;
     }
     if (f.done() || f.spec.stop_ns <= now_ns || WindowFull(f, p_.rc.mtu))
-      continue;  // an ACK wakes it
+      return;  // an ACK wakes it
     uint64_t ready = std::max(f.next_ns, f.spec.start_ns);
     if (paused >> f.spec.prio & 1) ready = std::max(ready, pause_.PausedUntil(f.spec.prio));
     t = std::min(t, std::max(ready, now_ns));
-  }
+  };
+  for (const uint32_t i : live_) lower(tx_[i]);
+  // A flow yet to start is due no sooner than its start: the first few
+  // of pending_ decide.
+  for (auto it = pending_.rbegin(); it != pending_.rend() && tx_[*it].spec.start_ns < t; ++it)
+    lower(tx_[*it]);
   return t;
 }
 

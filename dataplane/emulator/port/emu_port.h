@@ -125,7 +125,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
   }
   // Transmit side: nothing queued on the link, no refused send, no up/down
   // request. Poll would then start nothing, change nothing and return just
-  // NextArrivalNs(): the owner can skip it (the switch's worker.cc PortQuiet).
+  // NextArrivalNs(): the owner can skip it (the switch's worker.cc LookAtPort).
   bool TxQuiet() const override {
     return link_.idle() && !tx_blocked_ && !owner_more_ &&
            want_up_.load(std::memory_order_relaxed) < 0;
