@@ -3,6 +3,7 @@
 #include "dataplane/emulator/runtime/results.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -49,14 +50,38 @@ bool WritePortsCsv(const RunFacts& facts, const std::vector<FabricPlan::SwitchNa
                    const std::string& path, std::string* err) {
   std::ofstream f(path);
   f << "t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps\n";
-  char line[256];
+  // By hand rather than snprintf (the same text: AppendFixed6 is %.6f): a
+  // large fabric's rows took a tenth of a second more.
+  std::string buf;
+  buf.reserve(1 << 20);
+  auto put_u = [&buf](uint64_t v) {
+    char d[24];
+    buf.append(d, std::to_chars(d, d + sizeof d, v).ptr);
+  };
   for (const PortSample& r : facts.rows) {
     const FabricPlan::SwitchNames& sw = all[r.sw];
-    std::snprintf(line, sizeof line, "%.6f,%s,%s,%u,%u,%u,%llu,%.6f\n", r.t_ns / 1e6,
-                  sw.name.c_str(), sw.ports[r.port].c_str(), r.prio, r.paused, r.pausing,
-                  static_cast<unsigned long long>(r.buffer_bytes), r.tx_bytes * 8.0 / r.span_ns);
-    f << line;
+    AppendFixed6(r.t_ns / 1e6, &buf);
+    buf += ',';
+    buf += sw.name;
+    buf += ',';
+    buf += sw.ports[r.port];
+    buf += ',';
+    put_u(r.prio);
+    buf += ',';
+    put_u(r.paused);
+    buf += ',';
+    put_u(r.pausing);
+    buf += ',';
+    put_u(r.buffer_bytes);
+    buf += ',';
+    AppendFixed6(r.tx_bytes * 8.0 / r.span_ns, &buf);
+    buf += '\n';
+    if (buf.size() >= (1 << 20) - 512) {
+      f.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
   }
+  f.write(buf.data(), static_cast<std::streamsize>(buf.size()));
   if (!f) {
     *err = path + ": cannot write";
     return false;
