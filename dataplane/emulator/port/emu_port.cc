@@ -46,7 +46,8 @@ uint16_t EmuPort::RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   return k;
 }
 
-void EmuPort::PumpBusy(uint64_t now_ns) {
+void EmuPort::Pump(uint64_t now_ns) {
+  if (link_.idle()) return;  // after most Tx calls: the frame already started
   link_.Pump(now_ns, [&](const emulator::WireFrame& f) {
     rte_mbuf* m = reinterpret_cast<rte_mbuf*>(f.handle);
     if (on_wire) on_wire(m, f.arrive_ns - link_.params().delay_ns - link_.WireNs(f.len), f.control);

@@ -173,13 +173,7 @@ class alignas(64) EmuPort final : public sw::PortProvider {
  private:
   uint16_t RxLanded(rte_mbuf** pkts, uint16_t n, uint64_t now_ns);
   Deadline PollBusy(uint64_t now_ns);
-  // Starts what is due on our wire and pushes it towards the peer. Inline
-  // for most calls (after most Tx calls the frame already started): the
-  // out-of-line part's register saves cost more than the look.
-  void Pump(uint64_t now_ns) {
-    if (!link_.idle()) PumpBusy(now_ns);
-  }
-  void PumpBusy(uint64_t now_ns);
+  void Pump(uint64_t now_ns);
   void ApplyRequest(uint64_t now_ns);
 
   // The first line (with the vtable pointer): what a visit of the owner's
