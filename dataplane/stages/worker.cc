@@ -46,18 +46,13 @@ bool NothingToReceive(const sw::PortIo& io, uint64_t now_ns) {
 // on_change, decide nothing this round: each holds exactly what the
 // generator saw at its last look (PfcGenerator::Unchanged), so Observe
 // would change nothing, with the link as its last round saw it
-// (LinkChanged) and no feature holding the group lossy. Such a port stays
-// in an active set (its bytes leave with another port's dequeue, which does
-// not add it back): a loaded Clos switch holds bytes from most ports while
-// its frames are queued elsewhere, and its rounds visited all of them in
-// full.
+// (LinkChanged). Only with an active set, which no feature's hooks share
+// (ActivePortsAllowed): a hook may act on a port that holds bytes. Such a
+// port stays in the set (its bytes leave with another port's dequeue,
+// which does not add it back): a loaded Clos switch holds bytes from most
+// ports while its frames are queued elsewhere, and its rounds visited all
+// of them in full.
 enum class PortLook : uint8_t { kBusy, kQuiet, kHolding };
-
-bool LinkAsSeen(const sw::PortRuntime& pr) {
-  const sw::PortOwnerState& os = *pr.owner_state;
-  return (pr.io.ethdev() ? os.dev_link_up.load(std::memory_order_relaxed)
-                         : pr.io.provider->LinkUp()) == os.link_up;
-}
 
 PortLook LookAtPort(const WorkerCtx& w, PortId p) {
   const sw::Switch& sw = *w.sw;
@@ -70,12 +65,13 @@ PortLook LookAtPort(const WorkerCtx& w, PortId p) {
     const int q = __builtin_ctz(m);
     const uint64_t occ = sw.buffer.occupancy(p, q);
     if (occ == 0) continue;
-    if (!os.pfc_gen.Unchanged(q, occ)) return PortLook::kBusy;
+    if (w.active == nullptr || !os.pfc_gen.Unchanged(q, occ)) return PortLook::kBusy;
     holding = true;
   }
   if (!NothingQueued(w, pr)) return PortLook::kBusy;
   if (!holding) return PortLook::kQuiet;
-  if (w.hooks.HeldLossy(w, p) != 0 || !LinkAsSeen(pr)) return PortLook::kBusy;
+  // Every port is provided with an active set.
+  if (pr.io.provider->LinkUp() != os.link_up) return PortLook::kBusy;
   return PortLook::kHolding;
 }
 

@@ -50,8 +50,9 @@ bool WritePortsCsv(const RunFacts& facts, const std::vector<FabricPlan::SwitchNa
                    const std::string& path, std::string* err) {
   std::ofstream f(path);
   f << "t_ms,switch,port,prio,paused,pausing,buffer_bytes,tx_gbps\n";
-  // By hand rather than snprintf (the same text: AppendFixed6 is %.6f): a
-  // large fabric's rows took a tenth of a second more.
+  // By hand, as WriteSeriesCsv writes flows.csv, rather than snprintf (the
+  // same text: AppendFixed6 is %.6f): a fabric's run has hundreds of
+  // thousands of rows (640,000 on the HPCC simulator's fat-tree).
   std::string buf;
   buf.reserve(1 << 20);
   auto put_u = [&buf](uint64_t v) {
