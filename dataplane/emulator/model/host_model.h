@@ -250,11 +250,12 @@ class HostModel {
   std::vector<FlowTx> tx_;
   std::vector<FlowRx> rx_;
   size_t rr_ = 0;  // round-robin position among tx_
-  // The flows of tx_ that started and may still send or time out, by index,
-  // in order: a flow done with nothing outstanding (Retired) never acts again, and a
-  // host's every frame would otherwise visit each flow it ever had, each
-  // a few cache lines (NextFrame, NextEventNs). Frames find their flow by
-  // id (the QP less kQpBase): the first tx_ flow, the rx_ entry.
+  // The flows of tx_ that started and may still send or time out, by
+  // index, in order: a flow done with nothing outstanding (Retired) never
+  // acts again, and a host's every frame would otherwise visit each flow it
+  // ever had, each a few cache lines (NextFrame, NextEventNs). Frames find
+  // their flow by id (the QP less kQpBase): the first tx_ flow, the rx_
+  // entry.
   std::vector<uint32_t> live_;
   bool maybe_retired_ = false;  // a flow got done since live_ was last pruned
   // The flows of tx_ not yet started, latest start first. They join live_

@@ -11,6 +11,12 @@ void AppendFixed6(double v, std::string* s) {
   s->append(buf, r.ptr);
 }
 
+void WriteChunk(std::string* buf, std::ostream& out, bool last) {
+  if (!last && buf->size() < kCsvChunk - 512) return;
+  out.write(buf->data(), static_cast<std::streamsize>(buf->size()));
+  buf->clear();
+}
+
 void WriteSeriesCsv(uint64_t bin_ns, uint64_t bins, const std::vector<std::string>& names,
                     const std::vector<std::vector<uint64_t>>& bytes,
                     const std::vector<uint64_t>& from, std::ostream& out, uint64_t start_ns) {
@@ -23,7 +29,7 @@ void WriteSeriesCsv(uint64_t bin_ns, uint64_t bins, const std::vector<std::strin
   }
   static const std::vector<uint64_t> kNone;
   std::string buf;
-  buf.reserve(1 << 20);
+  buf.reserve(kCsvChunk);
   for (size_t i = 0; i < names.size(); i++) {
     const std::vector<uint64_t>& rx = i < bytes.size() ? bytes[i] : kNone;
     const uint64_t b0 = i < from.size() ? from[i] : 0;
@@ -38,13 +44,10 @@ void WriteSeriesCsv(uint64_t bin_ns, uint64_t bins, const std::vector<std::strin
         AppendFixed6(static_cast<double>(n) * 8.0 / static_cast<double>(bin_ns), &buf);
         buf += '\n';
       }
-      if (buf.size() >= (1 << 20) - 512) {
-        out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-        buf.clear();
-      }
+      WriteChunk(&buf, out);
     }
   }
-  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  WriteChunk(&buf, out, true);
 }
 
 }  // namespace pfc::emulator

@@ -12,6 +12,7 @@
 //
 // Pure code; the caller owns the stream.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -29,5 +30,12 @@ void WriteSeriesCsv(uint64_t bin_ns, uint64_t bins, const std::vector<std::strin
 
 // One number as printf("%.6f", v) writes it, appended to *s.
 void AppendFixed6(double v, std::string* s);
+
+// The CSV writers gather rows in a string of about kCsvChunk bytes (reserve
+// it) and write it to the stream as it fills: WriteChunk once a row has
+// taken it within 512 bytes of that (a row is shorter), and once at the
+// end with `last`.
+inline constexpr size_t kCsvChunk = size_t{1} << 20;
+void WriteChunk(std::string* buf, std::ostream& out, bool last = false);
 
 }  // namespace pfc::emulator

@@ -54,7 +54,7 @@ bool WritePortsCsv(const RunFacts& facts, const std::vector<FabricPlan::SwitchNa
   // same text: AppendFixed6 is %.6f): a fabric's run has hundreds of
   // thousands of rows (640,000 on the HPCC simulator's fat-tree).
   std::string buf;
-  buf.reserve(1 << 20);
+  buf.reserve(kCsvChunk);
   auto put_u = [&buf](uint64_t v) {
     char d[24];
     buf.append(d, std::to_chars(d, d + sizeof d, v).ptr);
@@ -77,12 +77,9 @@ bool WritePortsCsv(const RunFacts& facts, const std::vector<FabricPlan::SwitchNa
     buf += ',';
     AppendFixed6(r.tx_bytes * 8.0 / r.span_ns, &buf);
     buf += '\n';
-    if (buf.size() >= (1 << 20) - 512) {
-      f.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-      buf.clear();
-    }
+    WriteChunk(&buf, f);
   }
-  f.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  WriteChunk(&buf, f, true);
   if (!f) {
     *err = path + ": cannot write";
     return false;
